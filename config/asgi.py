@@ -1,0 +1,28 @@
+"""HTTP through Django, websockets through Channels; the in-process runner binds to this server's loop."""
+
+import os
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+from django.core.asgi import get_asgi_application  # noqa: E402
+
+django_asgi_app = get_asgi_application()
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+
+from explorer.routing import websocket_urlpatterns  # noqa: E402
+from reasoning.runner import bind_loop  # noqa: E402
+
+router = ProtocolTypeRouter(
+    {
+        "http": django_asgi_app,
+        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    }
+)
+
+
+async def application(scope, receive, send):
+    bind_loop()
+    return await router(scope, receive, send)

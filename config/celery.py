@@ -1,0 +1,11 @@
+"""The Celery app for the scale-out profile (TASK_RUNNER=celery, REDIS_URL)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("config")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks(["reasoning"])

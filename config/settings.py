@@ -1,0 +1,147 @@
+"""One settings module; the profile (embedded or scale-out) is chosen by environment variables."""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+# litellm would otherwise fetch its price list from the network at import time.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name, default=False):
+    return os.environ.get(name, str(default)).strip().lower() in {"1", "true", "yes", "on"}
+
+
+def envint(name, default):
+    return int(os.environ.get(name) or default)
+
+
+def envfloat(name, default):
+    return float(os.environ.get(name) or default)
+
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-in-production")
+DEBUG = envbool("DEBUG", False)
+ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "reasoning",
+    "explorer",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: SQLite (WAL, busy timeout) unless DATABASE_URL names another.
+DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "var"))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'db.sqlite3'}",
+        conn_max_age=envint("DB_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["OPTIONS"] = {
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
+    }
+    DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_SQLITE_NAME", str(DATA_DIR / "test.sqlite3"))}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Channel layer: in-memory unless REDIS_URL is set.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise looks here first; the finders serve the files in development
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    ("vendor/d3", BASE_DIR / "node_modules" / "d3" / "dist"),
+]
+# Serve from the finders in development and tests, so no collectstatic is needed.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {"LiteLLM": {"level": "ERROR"}},
+}
+
+# The reasoning engine.
+REASONING = {
+    "MODEL_PRIMARY": os.environ.get("REASONING_MODEL_PRIMARY", "offline/sim"),
+    "MODEL_FALLBACK": os.environ.get("REASONING_MODEL_FALLBACK", ""),
+    "OFFLINE_LATENCY_MS": envint("REASONING_OFFLINE_LATENCY_MS", 0),
+    "OFFLINE_SEED": envint("REASONING_OFFLINE_SEED", 7),
+    "DEFAULT_BUDGET_USD": envfloat("REASONING_DEFAULT_BUDGET_USD", 0.50),
+    "MAX_BUDGET_USD": envfloat("REASONING_MAX_BUDGET_USD", 50.0),
+    "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
+    "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 2),
+    "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
+    "RUNNER": os.environ.get("TASK_RUNNER", "inprocess"),
+    "MAX_CONCURRENT_SESSIONS": envint("REASONING_MAX_CONCURRENT_SESSIONS", 8),
+}
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1

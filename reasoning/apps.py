@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ReasoningConfig(AppConfig):
+    name = "reasoning"
+    verbose_name = "Reasoning engine"
+    default_auto_field = "django.db.models.BigAutoField"

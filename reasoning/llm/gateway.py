@@ -1,0 +1,201 @@
+"""The one door to every model: litellm's Router with the session's primary and fallback models.
+
+Before each call the gateway reserves the call's worst-case cost against the session budget
+(an atomic conditional update), so concurrent calls can never spend past it; after the call
+it settles the real cost from litellm and writes one LLMCall row, whatever the outcome.
+"""
+
+import asyncio
+import os
+import time
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402
+from asgiref.sync import sync_to_async  # noqa: E402
+from django.conf import settings  # noqa: E402
+from django.db import transaction  # noqa: E402
+from django.db.models import F  # noqa: E402
+from litellm import Router  # noqa: E402
+
+from reasoning import events  # noqa: E402
+from reasoning.models import LLMCall, ReasoningSession  # noqa: E402
+from reasoning.prompts import ParseError, parse  # noqa: E402
+from reasoning.strategies.base import Answer, BudgetExhausted, Unparseable  # noqa: E402
+
+from . import offline  # noqa: E402
+
+litellm.drop_params = True  # a provider that lacks a parameter (e.g. max_tokens) ignores it instead of failing
+litellm.suppress_debug_info = True
+litellm.turn_off_message_logging = True  # prompts hold client data; and copying them for logs costs a millisecond a call
+
+MAX_TOKENS = {"tot.propose": 1200, "tot.evaluate": 300, "tot.synthesize": 1000}
+PARSE_RETRIES = 1
+EPSILON = 1e-12
+LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
+SPEND_EVENT_INTERVAL_S = 0.25  # the budget bar needs a few updates a second, not one per call
+
+
+class ModelError(Exception):
+    """Every model (primary, retries, fallback) failed for one call."""
+
+
+def prices(model):
+    """(input, output) USD per token from litellm's price list; (0, 0) for a model it does not price."""
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for unknown models
+        return 0.0, 0.0
+    return info.get("input_cost_per_token") or 0.0, info.get("output_cost_per_token") or 0.0
+
+
+class ModelGateway:
+    def __init__(self, session, deployment_params=None, retries=None, timeout=None):
+        engine = settings.REASONING
+        offline.register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"])
+        self.session_id, self.tenant_id = session.id, session.tenant_id
+        self.primary, self.fallback = session.model_primary, session.model_fallback or ""
+        self.router = self._router(deployment_params or {}, retries, timeout)
+        self.models = [m for m in (self.primary, self.fallback) if m]
+        self.spent, self.calls = 0.0, 0
+        self.spend_published_at = 0.0
+        self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
+        self.lease_lock = asyncio.Lock()
+
+    def _router(self, deployment_params, retries, timeout):
+        engine = settings.REASONING
+        model_list = [{"model_name": "primary", "litellm_params": {"model": self.primary, **deployment_params.get("primary", {})}}]
+        fallbacks = []
+        if self.fallback:
+            model_list.append({"model_name": "fallback", "litellm_params": {"model": self.fallback, **deployment_params.get("fallback", {})}})
+            fallbacks = [{"primary": ["fallback"]}]
+        return Router(
+            model_list=model_list,
+            fallbacks=fallbacks,
+            num_retries=engine["LLM_RETRIES"] if retries is None else retries,
+            timeout=timeout or engine["LLM_TIMEOUT_S"],
+            retry_after=0,
+        )
+
+    async def ask(self, contract, prompt, node_id=None):
+        """One parsed answer for a prompt; a reply that breaks the contract is asked again once."""
+        messages = [{"role": "user", "content": prompt}]
+        cost, latency, model = 0.0, 0, ""
+        for attempt in range(1 + PARSE_RETRIES):
+            text, call = await self._call(contract, messages, node_id)
+            cost, latency, model = cost + call.cost_usd, latency + call.latency_ms, call.model_used
+            try:
+                parsed, _how = parse(contract, text)
+                return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency)
+            except ParseError as error:
+                await sync_to_async(LLMCall.objects.filter(pk=call.pk).update)(parse_ok=False, error=str(error)[:2000])
+                messages = [*messages, {"role": "assistant", "content": text},
+                            {"role": "user", "content": f"Your reply broke the output contract ({error}). Reply again with the JSON only."}]
+                last_error = error
+        raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model)
+
+    async def remaining_usd(self):
+        row = await ReasoningSession.objects.filter(pk=self.session_id).values(
+            "budget_usd", "budget_used_usd", "budget_reserved_usd").aget()
+        return row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"] + self.lease
+
+    async def close(self):
+        """Give back the budget leased and not spent."""
+        async with self.lease_lock:
+            if self.lease:
+                amount, self.lease = self.lease, 0.0
+                await sync_to_async(self._settle)(amount, 0.0)
+
+    def typical_call_usd(self):
+        return self.spent / self.calls if self.calls else 0.0
+
+    def reservation_usd(self, contract, messages):
+        """The most this call can cost: the whole prompt plus a full reply, at the dearer model's prices."""
+        prompt_tokens = sum(len(m["content"]) for m in messages) // 3 + 16
+        reply_tokens = MAX_TOKENS.get(contract, 1000)
+        return max(i * prompt_tokens + o * reply_tokens for i, o in map(prices, self.models))
+
+    async def _call(self, contract, messages, node_id):
+        reserve = self.reservation_usd(contract, messages)
+        if not await self._take(reserve):
+            await sync_to_async(self._record)(contract, node_id, outcome=LLMCall.Outcome.BUDGET, reserved=reserve)
+            raise BudgetExhausted(f"{contract} needs up to {reserve:.6f} USD")
+        started = time.perf_counter()
+        try:
+            response = await self.router.acompletion(
+                model="primary", messages=messages, max_tokens=MAX_TOKENS.get(contract, 1000))
+        except Exception as error:  # any provider failure, after litellm's retries and fallbacks
+            self.lease += reserve
+            await sync_to_async(self._record)(contract, node_id, outcome=LLMCall.Outcome.ERROR, reserved=reserve,
+                                              latency_ms=_ms(started), error=f"{type(error).__name__}: {error}"[:2000])
+            raise ModelError(str(error)) from error
+        latency_ms = _ms(started)
+        cost = self._cost(response)
+        self.spent, self.calls = self.spent + cost, self.calls + 1
+        used = response._hidden_params.get("litellm_model_name") or self.primary
+        self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
+        call = await sync_to_async(self._settle_and_record)(contract, node_id, reserve, cost, response, used, latency_ms)
+        return response.choices[0].message.content or "", call
+
+    def _cost(self, response):
+        cost = response._hidden_params.get("response_cost")
+        if cost is None:
+            try:
+                cost = litellm.completion_cost(completion_response=response)
+            except Exception:  # an unpriced model costs what we can tell: nothing
+                cost = 0.0
+        return float(cost or 0.0)
+
+    async def _take(self, amount):
+        """Promise an amount to one call, from the lease or by leasing more; False if the budget cannot cover it."""
+        async with self.lease_lock:
+            if self.lease < amount:
+                for wanted in (amount * LEASE_CALLS - self.lease, amount - self.lease):
+                    if await sync_to_async(self._reserve)(wanted):
+                        self.lease += wanted
+                        break
+                else:
+                    return False
+            self.lease -= amount
+            return True
+
+    def _reserve(self, amount):
+        """Atomically reserve an amount; False if it would take the session past its budget."""
+        return ReasoningSession.objects.filter(
+            pk=self.session_id,
+            budget_used_usd__lte=F("budget_usd") - F("budget_reserved_usd") - amount + EPSILON,
+        ).update(budget_reserved_usd=F("budget_reserved_usd") + amount) == 1
+
+    def _settle(self, released, cost):
+        ReasoningSession.objects.filter(pk=self.session_id).update(
+            budget_reserved_usd=F("budget_reserved_usd") - released, budget_used_usd=F("budget_used_usd") + cost)
+
+    def _settle_and_record(self, contract, node_id, reserved, cost, response, used, latency_ms):
+        usage = getattr(response, "usage", None)
+        outcome = LLMCall.Outcome.OK if used in (self.primary, _bare(self.primary)) else LLMCall.Outcome.FALLBACK
+        with transaction.atomic():
+            self._settle(cost, cost)
+            call = self._record(
+                contract, node_id, outcome=outcome, reserved=reserved, cost=cost, model_used=used, latency_ms=latency_ms,
+                tokens_in=getattr(usage, "prompt_tokens", 0) or 0, tokens_out=getattr(usage, "completion_tokens", 0) or 0,
+                parse_ok=True,
+            )
+            if time.monotonic() - self.spend_published_at >= SPEND_EVENT_INTERVAL_S:
+                self.spend_published_at = time.monotonic()
+                session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
+                events.publish(self.session_id, [events.session_updated(session)])
+        return call
+
+    def _record(self, contract, node_id, outcome, reserved=0.0, cost=0.0, model_used="", latency_ms=0, **fields):
+        return LLMCall.objects.create(
+            tenant_id=self.tenant_id, session_id=self.session_id, node_id=node_id, purpose=contract,
+            model_requested=self.primary, model_used=model_used, outcome=outcome, reserved_usd=reserved,
+            cost_usd=cost, latency_ms=latency_ms, **fields)
+
+
+def _ms(started):
+    return int((time.perf_counter() - started) * 1000)
+
+
+def _bare(model):
+    return model.split("/", 1)[-1]

@@ -1,0 +1,408 @@
+"""The offline model's replies: plausible, deterministic JSON for each prompt contract, with no network.
+
+`answer(prompt, seed)` reads the `### NAME` sections of a rendered prompt, picks the handler registered
+for its contract, and returns JSON text that satisfies that contract. Game of 24 problems get a real
+solver (game24.py); wealth problems get text built from per-kind step banks (offline_banks.py) filled
+with the amounts, ages, places and assets found in the problem.
+"""
+
+import hashlib
+import json
+import random
+import re
+from dataclasses import dataclass, field
+
+from reasoning.llm import game24
+from reasoning.llm.offline_banks import BANKS, DEFAULT_AMOUNT, DEFAULT_ASSET, NOTES, RELATED, STAGES, STOPWORDS
+
+HEADER = re.compile(r"^### (.+)$", re.MULTILINE)
+STEP_LINE = re.compile(r"^\s*(\d+)\.\s+(.*)$")
+BUILDS_ON = re.compile(r"\s*Builds on step \d+ \([^)]*\)\.\s*$")
+
+
+@dataclass
+class Prompt:
+    contract: str = ""
+    kind: str = "general"
+    problem: str = ""
+    rubric: str = ""
+    steps: list = field(default_factory=list)
+    last_step: str = ""
+    step: int = 1
+    depth: int = 4
+    k: int = 3
+
+
+def answer(prompt: str, seed: int) -> str:
+    """The offline model's reply to one prompt: JSON text; the same (prompt, seed) always gives the same text."""
+    p = read_prompt(prompt or "")
+    rng = random.Random(int.from_bytes(hashlib.sha256(f"{seed}:{prompt}".encode()).digest(), "big"))
+    handlers = game24.HANDLERS if game24.puzzle_numbers(p.problem) else HANDLERS
+    handler = handlers.get(p.contract) or HANDLERS.get(p.contract, unknown_contract)
+    return json.dumps(handler(p, rng), ensure_ascii=False)
+
+
+# Reading the prompt.
+
+def sections(text):
+    """Section name -> body; the first occurrence of a name wins (a retry repeats the prompt)."""
+    found = {}
+    headers = list(HEADER.finditer(text))
+    for here, after in zip(headers, headers[1:] + [None]):
+        end = after.start() if after else len(text)
+        found.setdefault(here[1].strip().upper(), text[here.end():end].strip())
+    return found
+
+
+def read_prompt(text):
+    s = sections(text)
+    kind = (s.get("PROBLEM KIND", "").split() or ["general"])[0].lower()
+    numbers = [int(n) for n in re.findall(r"\d+", s.get("STEP NUMBER", ""))]
+    steps = parse_steps(s.get("STEPS SO FAR") or s.get("CHOSEN STEPS") or "")
+    k = int((re.findall(r"\d+", s.get("K", "")) or [3])[0])
+    return Prompt(
+        contract=(s.get("CONTRACT", "").split() or [""])[0],
+        kind=kind if kind in BANKS else "general",
+        problem=s.get("PROBLEM", ""),
+        rubric=s.get("RUBRIC", ""),
+        steps=steps,
+        last_step=s.get("LAST STEP", ""),
+        step=numbers[0] if numbers else len(steps) + 1,
+        depth=numbers[1] if len(numbers) > 1 else 4,
+        k=min(8, max(1, k)),
+    )
+
+
+def parse_steps(text):
+    """The numbered steps of format_path(); continuation lines belong to the step above them."""
+    steps = []
+    for line in text.splitlines():
+        match = STEP_LINE.match(line)
+        if match:
+            steps.append(match[2].strip())
+        elif steps and line.strip():
+            steps[-1] += " " + line.strip()
+    return steps
+
+
+# Facts from the problem text.
+
+CURRENCY = r"(CHF|USD|EUR|GBP|SFr\.?|Fr\.|\$|€|£)"
+FIGURE = r"(\d{1,3}(?:[,'’]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+SCALE = r"(?:\s?(bn|billion|mn|mio|million|m|k|thousand)(?![A-Za-z]))?"
+MONEY_BEFORE = re.compile(CURRENCY + r"\s?" + FIGURE + SCALE)
+MONEY_AFTER = re.compile(FIGURE + SCALE + r"\s?(?:Swiss\s|US\s)?(CHF|USD|EUR|GBP|francs|dollars|euros)\b")
+SCALES = {"bn": 1e9, "billion": 1e9, "mn": 1e6, "mio": 1e6, "million": 1e6, "m": 1e6, "k": 1e3, "thousand": 1e3}
+CODES = {"$": "USD", "€": "EUR", "£": "GBP", "SFr": "CHF", "SFr.": "CHF", "Fr.": "CHF",
+         "francs": "CHF", "dollars": "USD", "euros": "EUR"}
+PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b|per cent\b)")
+AGE = re.compile(r"\baged?\s+(\d{2})\b|\b(\d{2})[- ]years?[- ]old\b|\b(\d{2})\s+years?\s+old\b")
+HORIZON = re.compile(r"\b(\d{1,2})[- ](?:years?|yrs?)\b(?![- ]old)")
+YEAR = re.compile(r"\b(?:by|until|before|in)\s+(20\d\d)\b")
+PLACES = ("Zurich Zürich Geneva Genève Vaud Zug Bern Berne Basel Lucerne Luzern Ticino Schwyz Valais Fribourg "
+          "Neuchâtel Graubünden Aargau Thurgau Solothurn Schaffhausen Appenzell Glarus Nidwalden "
+          "Obwalden Jura Lausanne Lugano").split() + ["St. Gallen"]
+COUNTRIES = ("Switzerland", "Liechtenstein", "Germany", "France", "Italy", "Austria", "Spain", "Portugal",
+             "United Kingdom", "UK", "United States", "USA", "US", "Singapore", "Monaco", "Luxembourg",
+             "Netherlands", "Belgium", "UAE", "Dubai")
+NAME = r"[A-ZÀ-ÖØ-Þ][\w&'’-]*"
+COMPANY = re.compile(rf"\b({NAME}(?:\s{NAME}){{0,3}}\s(?:AG|SA|Inc\.?|Ltd|GmbH|plc|Holding|Group))\b")
+HELD_AS = re.compile(rf"\b({NAME}(?:\s{NAME}){{0,2}})\s+(?:shares|stock|stocks|stake|position|holding|bonds|notes)\b")
+TICKER = re.compile(r"\b[A-Z]{2,5}\b")
+NOT_TICKERS = set("CHF USD EUR GBP JPY ETF ETFS ESG AHV AVS BVG LPP IRA USA UK US EU UAE CEO CFO AG SA GDP CPI "
+                  "SNB ECB FED FX IPO REIT OK II III IV VI".split())
+LEADING = set("The A An Her His Their Its In Of Our My Your With And Mr Mrs Ms Dr".split())
+NOT_NAMES = set("Swiss US UK European Global Emerging Government Corporate Pillar Bank Company Family".split())
+
+
+class Facts(dict):
+    def __missing__(self, key):
+        return ""  # a template naming an unknown fact reads a little thinner instead of failing
+
+
+def money_spans(text):
+    """(text as written, value, currency code) for each money amount, in order of appearance."""
+    found = []
+    for match in MONEY_BEFORE.finditer(text):
+        found.append((match.start(), match[0].strip(), _value(match[2], match[3]), CODES.get(match[1], match[1])))
+    for match in MONEY_AFTER.finditer(text):
+        found.append((match.start(), match[0].strip(), _value(match[1], match[2]), CODES.get(match[3], match[3])))
+    return [(written, value, code) for _, written, value, code in sorted(found)]
+
+
+def _value(figure, scale):
+    return float(re.sub(r"[,'’]", "", figure)) * SCALES.get((scale or "").lower(), 1)
+
+
+def money(value, code):
+    if value >= 1e9:
+        return f"{code} {_trim(value / 1e9)}bn"
+    if value >= 1e6:
+        return f"{code} {_trim(value / 1e6)}m"
+    if value >= 1e3:
+        return f"{code} {round(value / 1e3):,}k"
+    return f"{code} {round(value):,}"
+
+
+def _trim(number):
+    return f"{number:.2f}".rstrip("0").rstrip(".")
+
+
+def first_asset(text):
+    """A named company, a name followed by 'shares'/'stake'/..., or a ticker; never a person or a place."""
+    for pattern in (COMPANY, HELD_AS):
+        for match in pattern.finditer(text):
+            words = match[1].split()
+            while words and words[0] in LEADING:
+                words = words[1:]
+            name = " ".join(words)
+            if name and name not in NOT_NAMES and name not in PLACES and name not in COUNTRIES:
+                return name
+    tickers = [t for t in TICKER.findall(text) if t not in NOT_TICKERS and t not in COUNTRIES]
+    return tickers[0] if tickers else ""
+
+
+def first_place(text):
+    for names in (PLACES, COUNTRIES):
+        hits = [(m.start(), name) for name in names for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+        if hits:
+            return min(hits)[1]
+    return ""
+
+
+TO_DEPLOY = re.compile(r"\b(?:invest|add|deploy|allocat|put|commit|buy|rebalanc|transfer|gift)\w*\W+(?:\w+\W+){0,3}$",
+                       re.IGNORECASE)
+
+
+def main_amount(problem):
+    """The amount the decision is about: one right after an invest/add/transfer verb, else the largest one."""
+    amounts = money_spans(problem)
+    for written, value, code in amounts:
+        if TO_DEPLOY.search(problem[: problem.find(written)]):
+            return written, value, code
+    return max(amounts, key=lambda a: a[1]) if amounts else None
+
+
+TARGET_PERCENT = (re.compile(r"(\d+(?:\.\d+)?)\s?%\s*(?:\w+\s+)?target", re.IGNORECASE),
+                  re.compile(r"target\D{0,20}?(\d+(?:\.\d+)?)\s?%", re.IGNORECASE), PERCENT)
+
+
+def target_percent(problem):
+    """The weight a drift band is drawn around: a percentage called a target, else the first plausible one."""
+    for pattern in TARGET_PERCENT:
+        values = [float(m[1]) for m in pattern.finditer(problem)]
+        value = next((v for v in values if 10 <= v <= 90), None)
+        if value is not None:
+            return value
+    return None
+
+
+def facts(problem, kind):
+    """Placeholder values for the step templates, from the problem text, with readable fallbacks."""
+    written, value, code = main_amount(problem) or (DEFAULT_AMOUNT[kind], 0.0, "CHF")
+    amounts = money_spans(problem)
+    home = max(amounts, key=lambda a: a[1])[2] if amounts else "CHF"  # the currency most of the wealth is in
+    ages = [int(next(g for g in m.groups() if g)) for m in AGE.finditer(problem)]
+    age = next((a for a in ages if 18 <= a <= 99), None)
+    years = [int(m[1]) for m in HORIZON.finditer(problem) if int(m[1]) != age]
+    target_year = YEAR.search(problem)
+    band_base = target_percent(problem)
+    f = Facts(
+        amount=" ".join(written.split()), cur=home,
+        asset=first_asset(problem) or DEFAULT_ASSET[kind],
+        place=first_place(problem) or "the client's canton",
+        client=f"the {age}-year-old client" if age else "the client",
+        horizon=f"{years[0]} years" if years else (f"the period to {target_year[1]}" if target_year else
+                                                  "the planning horizon"),
+        band=(f"{_trim(band_base - 5)}-{_trim(band_base + 5)}% around the {_trim(band_base)}% target"
+              if band_base else "target ±5 points"),
+        pillar_ages=_pillar_ages(age),
+    )
+    shares = {"third": 3, "tenth": 10, "twentieth": 20}
+    for name, parts in shares.items():
+        f[name] = money(value / parts, code) if value else {"third": "a third of the assets",
+                                                            "tenth": "10% of the assets",
+                                                            "twentieth": "5% of the assets"}[name]
+    f["cap_range"] = f"5-10% of wealth ({f['twentieth']} to {f['tenth']})" if value else "5-10% of wealth"
+    return f
+
+
+def _pillar_ages(age):
+    """Three yearly 3a withdrawals: the earliest allowed ages (from 60) that are still ahead of the client."""
+    if not age:
+        return "three consecutive years around retirement"
+    start = max(age + 1, 60)
+    return f"{start}, {start + 1} and {start + 2}" if start + 2 <= 70 else "the next three tax years"
+
+
+# tot.propose
+
+def stage_index(step, depth):
+    """Step 1 frames the problem, the last step sets controls, the steps between act and then sequence."""
+    if step <= 1:
+        return 0
+    if step >= depth:
+        return 3
+    return 1 if (step - 1) / (depth - 1) <= 0.5 else 2
+
+
+def title_of(thought):
+    head, colon, _ = thought.partition(":")
+    return head.strip() if colon and len(head.split()) <= 6 else " ".join(thought.split()[:5])
+
+
+def candidates(kind, stage, steps, rng):
+    """Templates for this step, this kind's own stage first, then the general bank, then nearby stages."""
+    taken = " ".join(steps).lower()
+    order = []
+    for distance in range(4):
+        for bank in dict.fromkeys((kind, "general")):
+            for s in sorted({stage - distance, stage + distance} & set(range(4))):
+                group = list(BANKS[bank][s])
+                rng.shuffle(group)
+                order += group
+    unique = {}
+    for template in order:
+        title = title_of(template)
+        if title.lower() not in taken:
+            unique.setdefault(title, template)
+    return list(unique.values())
+
+
+def tot_propose(p, rng):
+    f = facts(p.problem, p.kind)
+    stage = stage_index(p.step, p.depth)
+    previous = f" Builds on step {len(p.steps)} ({title_of(p.steps[-1])})." if p.steps else ""
+    thoughts = []
+    for template in candidates(p.kind, stage, p.steps, rng)[: p.k]:
+        title = title_of(template)
+        thoughts.append({"thought": template.format_map(f) + previous, "state": {
+            "summary": f"after step {p.step}: {title.lower()} for {f['amount']}",
+            "approach": title, "stage": STAGES[stage], "step": p.step,
+        }})
+    return {"thoughts": thoughts}
+
+
+# tot.evaluate
+
+CRITERION = re.compile(r"^\s*-\s*(.+?)\s*\(weight\s*([\d.]+)\)\s*:?\s*(.*)$", re.MULTILINE)
+NUMERIC = ("number", "figure", "quanti", "concre", "specif")
+THEMES = ("risk", "tax", "liquid", "cost")
+
+
+def keywords(text):
+    """Word stems of a rubric text, widened by RELATED so plain synonyms in a step also count."""
+    stems = {w[:6] for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOPWORDS}
+    return stems | {extra for root, more in RELATED.items() if any(s.startswith(root) for s in stems)
+                    for extra in more}
+
+
+def rubric_criteria(rubric):
+    """(name, weight, name stems, description stems) for each `- Name (weight W): description` line."""
+    return [(name, float(weight), keywords(name), keywords(description))
+            for name, weight, description in CRITERION.findall(rubric)]
+
+
+def meets(criterion, text):
+    """A criterion counts as met if the step uses a word of its name, or two words of its description."""
+    _, _, name_stems, description_stems = criterion
+    low = text.lower()
+    words = re.findall(r"[a-z]+", low)
+
+    def used(stem):  # a stem counts at the start of a word only: "gain" must not match "against"
+        return stem in low if " " in stem else any(w.startswith(stem) for w in words)
+
+    if re.search(r"\d", text) and any(s.startswith(NUMERIC) for s in name_stems | description_stems):
+        return True
+    return any(map(used, name_stems)) or sum(map(used, description_stems)) >= 2
+
+
+def tot_evaluate(p, rng):
+    text = p.last_step
+    criteria = rubric_criteria(p.rubric)
+    met = [c for c in criteria if meets(c, text)]
+    missed = [c for c in criteria if c not in met]
+    words = len(text.split())
+    has_numbers = bool(re.search(r"\d", text))
+    score = 0.3 + 0.12 * has_numbers + 0.05 * min(3, sum(t in text.lower() for t in THEMES))
+    total = sum(c[1] for c in criteria)
+    score += 0.3 * sum(c[1] for c in met) / total if total else 0.1
+    score += 0.04 if facts(p.problem, p.kind)["amount"] in text else 0
+    score += -0.15 if words < 8 else (-0.1 if words > 110 else 0.04)
+    repeated = bool(p.steps) and title_of(text).lower() in " ".join(p.steps).lower()
+    score -= 0.2 if repeated else 0
+    score = round(min(0.98, max(0.02, score + rng.uniform(-0.05, 0.05))), 3)
+    return {"score": score, "reason": _reason(score, met, missed, has_numbers, repeated)}
+
+
+def _named(criteria):
+    names = [f"{name} (weight {weight:g})" for name, weight, _, _ in criteria]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _reason(score, met, missed, has_numbers, repeated):
+    verdict = "Strong" if score >= 0.75 else ("Plausible" if score >= 0.5 else "Weak")
+    figures = "with concrete figures" if has_numbers else "but without figures"
+    if not met and not missed:
+        return f"{verdict}: no rubric criteria given, so judged on concreteness ({figures}) and on coverage of " \
+               "risk, tax, liquidity and cost."
+    first = f"{verdict}: meets {_named(met)} {figures}." if met else f"{verdict}: addresses none of the criteria."
+    second = f" Does not address {_named(missed)}." if missed else ""
+    return first + second + (" It repeats an earlier step." if repeated else "")
+
+
+# tot.synthesize
+
+def _short(step, limit=32):
+    """One action line: the step without its back-reference, cut at a clause boundary when long."""
+    words = BUILDS_ON.sub("", step).split()
+    if len(words) <= limit:
+        return " ".join(words)
+    head = " ".join(words[:limit])
+    cut = max(head.rfind(";"), head.rfind(","))
+    return (head[:cut] if cut > len(head) // 2 else head).rstrip(",;") + "."
+
+
+PERCENT_RANGE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?%")
+
+
+def key_numbers(problem, steps):
+    found = [w for w, _, _ in money_spans(problem)] + [f"{m[1]}%" for m in PERCENT.finditer(problem)]
+    for step in steps:
+        found += [w for w, _, _ in money_spans(step)] + PERCENT_RANGE.findall(step)
+    return list(dict.fromkeys(" ".join(n.split()) for n in found))[:6]
+
+
+def tot_synthesize(p, rng):
+    f = facts(p.problem, p.kind)
+    lead, risk, mitigation = (text.format_map(f) for text in NOTES[p.kind])
+    steps = p.steps or [rng.choice(BANKS[p.kind][s]).format_map(f) for s in range(4)]
+    titles = ", then ".join(title_of(s).lower() for s in steps)
+    numbers = key_numbers(p.problem, steps)
+    for limit in (32, 20, 12):
+        actions = "\n".join(f"{i}. {_short(s, limit)}" for i, s in enumerate(steps, 1))
+        text = (f"Recommendation: {lead}, following this line: {titles}.\n\nSequence of actions:\n{actions}\n\n"
+                f"Key numbers: {', '.join(numbers) if numbers else 'none stated in the problem'}.\n\n"
+                f"Main risk: {risk}. Mitigation: {mitigation}.")
+        if len(text.split()) <= 250:
+            break
+    return {"answer": _at_most_words(text, 250)}
+
+
+def _at_most_words(text, limit):
+    """Cut after `limit` words, keeping the line breaks; only a very long chosen line needs it."""
+    ends = [m.end() for m in re.finditer(r"\S+", text)]
+    return text if len(ends) <= limit else text[: ends[limit - 1]] + " …"
+
+
+def unknown_contract(p, rng):
+    named = f"the '{p.contract}' contract" if p.contract else "a prompt without a contract"
+    return {"answer": f"The offline model has no script for {named}, so it cannot reason about this step; "
+                      "run the session with a real model for a substantive answer."}
+
+
+HANDLERS = {
+    "tot.propose": tot_propose,
+    "tot.evaluate": tot_evaluate,
+    "tot.synthesize": tot_synthesize,
+}

@@ -1,0 +1,42 @@
+"""Seed the demo: tenant `demo`, the login advisor/advisor (demo only), rubrics and a few finished sessions."""
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from reasoning.engine import solve
+from reasoning.fixtures import load_rubrics
+from reasoning.models import Membership, ReasoningSession, Tenant
+
+DEMO_PROBLEMS = [
+    ("investment-thesis", "tot",
+     "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m family "
+     "portfolio that is 60% global equities, 30% CHF bonds and 10% cash, for a client aged 58 retiring in 7 years."),
+    ("wealth-transfer", "auto",
+     "A Geneva-based entrepreneur aged 67 wants to pass a CHF 40m operating company and a CHF 6m property "
+     "portfolio to two children, one active in the business, while keeping an income of CHF 400,000 a year."),
+    ("general", "tot", "Game of 24: use the numbers 4 9 10 13 with + - * / to make 24."),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo tenant, the advisor/advisor login, the rubrics and a few finished demo sessions (idempotent)."
+
+    def handle(self, *args, **options):
+        created = load_rubrics()
+        tenant, _ = Tenant.objects.get_or_create(slug="demo", defaults={"name": "Demo Family Office"})
+        user = self.advisor()
+        Membership.objects.update_or_create(user=user, defaults={"tenant": tenant, "is_admin": True})
+        if not ReasoningSession.objects.filter(tenant=tenant).exists():
+            for kind, mode, problem in DEMO_PROBLEMS:
+                session = solve(problem, mode=mode, kind=kind, tenant=tenant, triggered_by="seed_demo")
+                self.stdout.write(f"demo session {session.id}: {session.status}, {session.nodes.count()} nodes")
+        self.stdout.write(self.style.SUCCESS(
+            f"Demo ready: tenant 'demo', {created} new rubrics. Log in as advisor / advisor (demo only)."))
+
+    def advisor(self):
+        user, is_new = get_user_model().objects.get_or_create(username="advisor", defaults={"is_staff": True})
+        if is_new:
+            user.is_superuser = True  # the demo login may edit rubrics in the admin
+            user.set_password("advisor")
+            user.save()
+        return user

@@ -1,0 +1,57 @@
+"""Run one session in the terminal with a progress bar and print the answer."""
+
+import asyncio
+
+from django.core.management.base import BaseCommand, CommandError
+from pydantic import ValidationError
+from tqdm import tqdm
+
+from reasoning import services
+from reasoning.engine import run_session
+from reasoning.fixtures import load_rubrics
+from reasoning.models import Mode, ReasoningNode, ReasoningSession, Tenant
+from reasoning.schemas import SessionIn
+
+
+class Command(BaseCommand):
+    help = 'Solve a problem: solve "<problem>" --mode tot --kind investment-thesis'
+
+    def add_arguments(self, parser):
+        parser.add_argument("problem")
+        parser.add_argument("--mode", default="auto", choices=Mode.values)
+        parser.add_argument("--kind", default=None, help="problem kind (a rubric); default general")
+        parser.add_argument("--tenant", default="demo", help="the tenant the session belongs to (created if new)")
+        parser.add_argument("--budget", type=float, default=None, help="budget in USD")
+        parser.add_argument("--model", default=None, help="primary model (any litellm model name)")
+        parser.add_argument("--fallback", default=None, help="fallback model")
+
+    def handle(self, *args, **o):
+        load_rubrics()
+        tenant, _ = Tenant.objects.get_or_create(slug=o["tenant"], defaults={"name": o["tenant"]})
+        try:
+            data = SessionIn(problem_text=o["problem"], mode=o["mode"], problem_kind=o["kind"], budget_usd=o["budget"],
+                             model_primary=o["model"], model_fallback=o["fallback"])
+            session = services.create_session(tenant, data, triggered_by="cli", submit=False)
+        except (ValidationError, services.InvalidInput) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}")
+        asyncio.run(self.run_with_progress(session))
+        session.refresh_from_db()
+        self.stdout.write(f"\nstatus: {session.status}  nodes: {session.nodes.count()}  "
+                          f"spent: {session.budget_used_usd:.6f} of {session.budget_usd:.2f} USD")
+        if session.error:
+            self.stderr.write(session.error)
+        self.stdout.write("\n" + (session.final_answer or "(no answer)"))
+
+    async def run_with_progress(self, session):
+        task = asyncio.create_task(run_session(session.id))
+        p = session.params
+        expected = 1 + p.get("branching", 3) + (p.get("depth", 4) - 1) * p.get("keep", 2) * p.get("branching", 3)
+        with tqdm(total=expected, unit="node", desc=session.mode, file=self.stderr._out) as bar:
+            while not task.done():
+                await asyncio.wait({task}, timeout=0.2)
+                count = await ReasoningNode.objects.filter(session_id=session.id).acount()
+                spent = await ReasoningSession.objects.filter(pk=session.id).values_list("budget_used_usd", flat=True).aget()
+                bar.update(count - bar.n)
+                bar.set_postfix_str(f"{spent:.4f} USD")
+        await task

@@ -1,0 +1,395 @@
+"""The engine's data: tenants and keys, sessions and their trees, rubrics, the LLM ledger, the audit log.
+
+Field names follow the seed card's Prisma models in snake_case; every row a user can
+reach carries its tenant so that every query can be scoped by it.
+"""
+
+import hashlib
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+def sha256(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Tenant(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return self.slug
+
+
+class Membership(models.Model):
+    """Which tenant a user works in; tenant admins may write rubrics."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership")
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
+    is_admin = models.BooleanField(default=False)
+
+    def __str__(self):
+        return f"{self.user} @ {self.tenant}"
+
+
+class ApiKey(models.Model):
+    """A bearer key for integrations; only its SHA-256 is stored."""
+
+    PREFIX = "rk_"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    hint = models.CharField(max_length=16, help_text="The first characters of the key, to recognise it.")
+    is_admin = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self):
+        return f"{self.hint}… ({self.tenant})"
+
+    @classmethod
+    def issue(cls, tenant, name="", is_admin=False):
+        """Create a key and return (row, plaintext); the plaintext is never stored."""
+        plaintext = cls.PREFIX + secrets.token_urlsafe(32)
+        row = cls.objects.create(
+            tenant=tenant, name=name, is_admin=is_admin, key_hash=sha256(plaintext), hint=plaintext[:10]
+        )
+        return row, plaintext
+
+    @classmethod
+    def find(cls, plaintext):
+        if not plaintext or not plaintext.startswith(cls.PREFIX) or len(plaintext) > 200:
+            return None
+        return cls.objects.select_related("tenant").filter(key_hash=sha256(plaintext), revoked_at=None).first()
+
+
+class Status(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    PAUSED = "paused"
+    SOLVED = "solved"
+    FAILED = "failed"
+    EXHAUSTED = "exhausted"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+
+
+class Mode(models.TextChoices):
+    AUTO = "auto", "Auto (by problem kind)"
+    TOT = "tot", "Tree of Thoughts"
+    LATS = "lats", "LATS (MCTS)"
+    REFLEXION = "reflexion", "Reflexion"
+    REACT = "react", "ReAct"
+    TRM = "trm", "TRM recursive refinement"
+
+
+class ReasoningSession(models.Model):
+    FINISHED = {Status.SOLVED, Status.FAILED, Status.EXHAUSTED, Status.CANCELLED}
+    # The state machine: which statuses a session may move to from each status.
+    TRANSITIONS = {
+        Status.QUEUED: {Status.RUNNING, Status.CANCELLED, Status.FAILED},
+        Status.RUNNING: {Status.PAUSED, Status.SOLVED, Status.FAILED, Status.EXHAUSTED, Status.CANCELLED, Status.INTERRUPTED},
+        Status.PAUSED: {Status.QUEUED, Status.CANCELLED},
+        Status.INTERRUPTED: {Status.QUEUED, Status.CANCELLED},
+        Status.SOLVED: set(),
+        Status.FAILED: set(),
+        Status.EXHAUSTED: set(),
+        Status.CANCELLED: set(),
+    }
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="sessions")
+    problem_kind = models.CharField(max_length=64, default="general")
+    problem_text = models.TextField()
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AUTO)
+    requested_mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AUTO)
+    mode_reason = models.CharField(max_length=300, blank=True)
+    model_primary = models.CharField(max_length=200)
+    model_fallback = models.CharField(max_length=200, blank=True)
+    budget_usd = models.FloatField(default=0.50)
+    budget_used_usd = models.FloatField(default=0.0)
+    budget_reserved_usd = models.FloatField(default=0.0)
+    params = models.JSONField(default=dict, blank=True)
+    root_node = models.ForeignKey("ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    termination_reason = models.CharField(max_length=64, blank=True)
+    error = models.TextField(blank=True)
+    final_answer = models.TextField(blank=True)
+    final_node = models.ForeignKey("ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    triggered_by = models.CharField(max_length=200, blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+    seq = models.BigIntegerField(default=0, help_text="The last event sequence number published.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["tenant", "problem_kind"]),
+            models.Index(fields=["tenant", "-started_at"]),
+            models.Index(fields=["tenant", "status"]),
+        ]
+        ordering = ["-started_at"]
+
+    def __str__(self):
+        return f"{self.get_mode_display()} · {self.problem_text[:60]}"
+
+    @property
+    def is_finished(self):
+        return self.status in self.FINISHED
+
+    @property
+    def offline(self):
+        return is_offline(self.model_primary) or is_offline(self.model_fallback)
+
+    def to_dict(self):
+        return {
+            "id": str(self.id),
+            "tenant": self.tenant.slug if "tenant" in self._state.fields_cache else None,
+            "status": self.status,
+            "problem_kind": self.problem_kind,
+            "problem_text": self.problem_text,
+            "mode": self.mode,
+            "requested_mode": self.requested_mode,
+            "mode_reason": self.mode_reason,
+            "model_primary": self.model_primary,
+            "model_fallback": self.model_fallback or None,
+            "offline": self.offline,
+            "budget_usd": self.budget_usd,
+            "budget_used_usd": round(self.budget_used_usd, 8),
+            "params": self.params,
+            "root_node_id": _str_or_none(self.root_node_id),
+            "final_answer": self.final_answer or None,
+            "final_node_id": _str_or_none(self.final_node_id),
+            "termination_reason": self.termination_reason or None,
+            "error": self.error or None,
+            "created_at": self.created_at.isoformat(),
+            "started_at": self.started_at.isoformat(),
+            "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "triggered_by": self.triggered_by,
+            "seq": self.seq,
+        }
+
+
+class ReasoningNode(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="nodes")
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")
+    depth = models.PositiveIntegerField()
+    thought = models.TextField()
+    state = models.JSONField(default=dict, blank=True)
+    eval_score = models.FloatField(null=True, blank=True)
+    eval_reason = models.TextField(blank=True)
+    parse_error = models.TextField(blank=True, help_text="Why the model's output for this node could not be parsed.")
+    visit_count = models.PositiveIntegerField(default=0)
+    total_reward = models.FloatField(default=0.0)
+    pruned = models.BooleanField(default=False)
+    pruned_by = models.CharField(max_length=16, blank=True)
+    is_terminal = models.BooleanField(default=False)
+    model_used = models.CharField(max_length=200, blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+    cost_usd = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "depth"]), models.Index(fields=["parent"])]
+        ordering = ["created_at"]
+
+    def __str__(self):
+        return f"d{self.depth}: {self.thought[:60]}"
+
+    def to_dict(self):
+        return {
+            "id": str(self.id),
+            "session_id": str(self.session_id),
+            "parent_id": _str_or_none(self.parent_id),
+            "depth": self.depth,
+            "thought": self.thought,
+            "state": self.state,
+            "eval_score": self.eval_score,
+            "eval_reason": self.eval_reason or None,
+            "parse_error": self.parse_error or None,
+            "visit_count": self.visit_count,
+            "total_reward": self.total_reward,
+            "pruned": self.pruned,
+            "pruned_by": self.pruned_by or None,
+            "is_terminal": self.is_terminal,
+            "model_used": self.model_used,
+            "offline": is_offline(self.model_used),
+            "latency_ms": self.latency_ms,
+            "cost_usd": round(self.cost_usd, 8),
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+class ReasoningEdge(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="edges")
+    from_node = models.ForeignKey(ReasoningNode, on_delete=models.CASCADE, related_name="out_edges")
+    to_node = models.ForeignKey(ReasoningNode, on_delete=models.CASCADE, related_name="in_edges")
+    action = models.CharField(max_length=500, blank=True)
+    observation = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["session"]), models.Index(fields=["from_node"])]
+        ordering = ["created_at"]
+
+    def to_dict(self):
+        return {
+            "id": str(self.id),
+            "session_id": str(self.session_id),
+            "from_node_id": str(self.from_node_id),
+            "to_node_id": str(self.to_node_id),
+            "action": self.action,
+            "observation": self.observation or None,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+class ReasoningCritique(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="critiques")
+    node = models.ForeignKey(ReasoningNode, null=True, blank=True, on_delete=models.SET_NULL, related_name="critiques")
+    attempt_num = models.PositiveIntegerField()
+    outcome_score = models.FloatField()
+    critique = models.TextField()
+    applied_to_next = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "attempt_num"])]
+        ordering = ["attempt_num"]
+
+    def to_dict(self):
+        return {
+            "id": str(self.id),
+            "session_id": str(self.session_id),
+            "node_id": _str_or_none(self.node_id),
+            "attempt_num": self.attempt_num,
+            "outcome_score": self.outcome_score,
+            "critique": self.critique,
+            "applied_to_next": self.applied_to_next,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+class Rubric(models.Model):
+    """How an evaluator scores thoughts for one problem kind; a tenant's own rubric overrides the shared one."""
+
+    tenant = models.ForeignKey(Tenant, null=True, blank=True, on_delete=models.CASCADE, related_name="rubrics",
+                               help_text="Empty for a rubric shared by every tenant.")
+    problem_kind = models.SlugField(max_length=64)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "problem_kind"], name="rubric_unique_per_tenant"),
+            models.UniqueConstraint(fields=["problem_kind"], condition=models.Q(tenant=None), name="rubric_unique_shared"),
+        ]
+        ordering = ["problem_kind"]
+
+    def __str__(self):
+        return f"{self.problem_kind} ({self.tenant or 'shared'})"
+
+    def to_dict(self):
+        return {
+            "id": self.id,
+            "problem_kind": self.problem_kind,
+            "name": self.name,
+            "description": self.description,
+            "shared": self.tenant_id is None,
+            "is_active": self.is_active,
+            "criteria": [c.to_dict() for c in self.criteria.all()],
+        }
+
+    def as_prompt(self):
+        """The rubric as the evaluator prompt reads it."""
+        lines = [f"{self.name}: {self.description}".strip()]
+        for c in self.criteria.all():
+            lines.append(f"- {c.name} (weight {c.weight:g}): {c.description}")
+        return "\n".join(lines)
+
+
+class RubricCriterion(models.Model):
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="criteria")
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    weight = models.FloatField(default=1.0)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.name
+
+    def to_dict(self):
+        return {"name": self.name, "description": self.description, "weight": self.weight}
+
+
+class LLMCall(models.Model):
+    """The ledger: one row per model call, whatever its outcome."""
+
+    class Outcome(models.TextChoices):
+        OK = "ok"
+        FALLBACK = "fallback"
+        ERROR = "error"
+        BUDGET = "budget", "refused: budget"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(ReasoningSession, null=True, blank=True, on_delete=models.CASCADE, related_name="llm_calls")
+    node = models.ForeignKey(ReasoningNode, null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls")
+    purpose = models.CharField(max_length=64)
+    model_requested = models.CharField(max_length=200)
+    model_used = models.CharField(max_length=200, blank=True)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    cost_usd = models.FloatField(default=0.0)
+    reserved_usd = models.FloatField(default=0.0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices)
+    parse_ok = models.BooleanField(null=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "created_at"]), models.Index(fields=["tenant", "-created_at"])]
+        ordering = ["created_at"]
+
+
+class OverseerAction(models.Model):
+    """The audit log: every change a human makes to a session or its tree."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="overseer_actions")
+    node = models.ForeignKey(ReasoningNode, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    actor = models.CharField(max_length=200)
+    action = models.CharField(max_length=32)
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "created_at"])]
+        ordering = ["created_at"]
+
+
+def is_offline(model_name):
+    return bool(model_name) and model_name.startswith("offline/")
+
+
+def _str_or_none(value):
+    return str(value) if value is not None else None

@@ -1,0 +1,91 @@
+"""The API's input and output shapes; the input shapes are also what the web form validates against."""
+
+import math
+from typing import Literal
+
+from django.conf import settings
+from ninja import Schema
+from pydantic import Field, field_validator
+
+from .models import Mode
+
+MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
+MAX_PROBLEM_CHARS = 20_000
+
+
+class SessionIn(Schema):
+    problem_text: str = Field(min_length=1, max_length=MAX_PROBLEM_CHARS)
+    problem_kind: str | None = Field(None, max_length=64, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    mode: Literal[tuple(Mode.values)] = "auto"
+    model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
+    model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
+    budget_usd: float | None = Field(None, gt=0, description="USD; at most REASONING_MAX_BUDGET_USD.")
+    params: dict = Field(default_factory=dict)
+
+    @field_validator("problem_text")
+    @classmethod
+    def not_blank(cls, value):
+        value = value.strip()
+        if len(value) < 10:
+            raise ValueError("describe the problem in at least 10 characters")
+        return value
+
+    @field_validator("budget_usd")
+    @classmethod
+    def sane_budget(cls, value):
+        if value is None:
+            return value
+        limit = settings.REASONING["MAX_BUDGET_USD"]
+        if not math.isfinite(value) or value > limit:
+            raise ValueError(f"must be a finite amount of at most {limit:g} USD")
+        return value
+
+
+class SessionOut(Schema):
+    id: str
+    status: str
+    problem_kind: str
+    problem_text: str
+    mode: str
+    requested_mode: str
+    mode_reason: str
+    model_primary: str
+    model_fallback: str | None
+    offline: bool
+    budget_usd: float
+    budget_used_usd: float
+    params: dict
+    root_node_id: str | None
+    final_answer: str | None
+    final_node_id: str | None
+    termination_reason: str | None
+    error: str | None
+    created_at: str
+    started_at: str
+    finished_at: str | None
+    triggered_by: str
+    seq: int
+
+
+class TreeOut(Schema):
+    session: SessionOut
+    nodes: list[dict]
+    edges: list[dict]
+    critiques: list[dict]
+
+
+class CriterionIn(Schema):
+    name: str = Field(min_length=1, max_length=100)
+    description: str = Field("", max_length=2000)
+    weight: float = Field(1.0, gt=0, le=100)
+
+
+class RubricIn(Schema):
+    problem_kind: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    name: str = Field(min_length=1, max_length=200)
+    description: str = Field("", max_length=4000)
+    criteria: list[CriterionIn] = Field(min_length=1, max_length=20)
+
+
+class ErrorOut(Schema):
+    detail: str | list[dict]

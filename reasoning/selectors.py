@@ -1,0 +1,76 @@
+"""Reads, always scoped to a tenant: another tenant's rows are simply not there."""
+
+import uuid
+
+from django.db import transaction
+from django.db.models import Q
+
+from .models import Membership, ReasoningNode, ReasoningSession, Rubric
+
+
+def tenant_for_user(user):
+    if not user or not user.is_authenticated:
+        return None
+    membership = Membership.objects.select_related("tenant").filter(user=user).first()
+    return membership.tenant if membership else None
+
+
+def is_tenant_admin(user):
+    return bool(user and user.is_authenticated and Membership.objects.filter(user=user, is_admin=True).exists())
+
+
+def sessions_for(tenant, status=None, problem_kind=None, mode=None):
+    qs = ReasoningSession.objects.filter(tenant=tenant).select_related("tenant")
+    if status:
+        qs = qs.filter(status=status)
+    if problem_kind:
+        qs = qs.filter(problem_kind=problem_kind)
+    if mode:
+        qs = qs.filter(mode=mode)
+    return qs.order_by("-started_at")
+
+
+def get_session(tenant, session_id):
+    """The tenant's session, or ReasoningSession.DoesNotExist (also for a malformed id)."""
+    try:
+        pk = uuid.UUID(str(session_id))
+    except ValueError:
+        raise ReasoningSession.DoesNotExist from None
+    return ReasoningSession.objects.select_related("tenant").get(tenant=tenant, pk=pk)
+
+
+def get_node(tenant, node_id):
+    """The tenant's node, or ReasoningNode.DoesNotExist (also for a malformed id)."""
+    try:
+        pk = uuid.UUID(str(node_id))
+    except ValueError:
+        raise ReasoningNode.DoesNotExist from None
+    return ReasoningNode.objects.select_related("session", "session__tenant").get(tenant=tenant, pk=pk)
+
+
+def tree_snapshot(tenant, session_id):
+    """The tree and the seq it reflects, read in one transaction so no event falls between them."""
+    with transaction.atomic():
+        session = get_session(tenant, session_id)
+        return {"seq": session.seq, **tree(session)}
+
+
+def tree(session):
+    """The whole tree in the one format the API, the websocket snapshot and the page share."""
+    return {
+        "session": session.to_dict(),
+        "nodes": [n.to_dict() for n in session.nodes.order_by("created_at", "depth")],
+        "edges": [e.to_dict() for e in session.edges.all()],
+        "critiques": [c.to_dict() for c in session.critiques.all()],
+    }
+
+
+def rubrics_for(tenant):
+    """Active rubrics the tenant can use: its own, and the shared ones it has not overridden."""
+    own = Rubric.objects.filter(tenant=tenant, is_active=True)
+    shared = Rubric.objects.filter(tenant=None, is_active=True).exclude(problem_kind__in=own.values("problem_kind"))
+    return Rubric.objects.filter(Q(pk__in=own.values("pk")) | Q(pk__in=shared.values("pk"))).prefetch_related("criteria")
+
+
+def rubric_for(tenant, problem_kind):
+    return rubrics_for(tenant).filter(problem_kind=problem_kind).first()

@@ -1,0 +1,17 @@
+"""The registry of strategies by mode name, imported lazily."""
+
+from importlib import import_module
+
+STRATEGIES = {
+    "tot": "reasoning.strategies.tot.TreeOfThoughts",
+}
+
+
+def available_modes():
+    return set(STRATEGIES)
+
+
+def get_strategy(mode):
+    """The strategy class for a mode; KeyError if there is none."""
+    module_name, _, class_name = STRATEGIES[mode].rpartition(".")
+    return getattr(import_module(module_name), class_name)
