@@ -1,0 +1,55 @@
+"""Shared fixtures: two tenants with a user and an API key each (to test who may see what), rubrics, the runner."""
+
+import asyncio
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from reasoning.fixtures import load_rubrics
+from reasoning.models import ApiKey, Membership, Tenant
+
+
+@dataclass
+class Party:
+    tenant: Tenant
+    user: object
+    key: str
+
+    @property
+    def auth(self):
+        return {"HTTP_AUTHORIZATION": f"Bearer {self.key}"}
+
+
+def make_party(slug, admin=False):
+    tenant = Tenant.objects.create(slug=slug, name=slug.title())
+    user = get_user_model().objects.create_user(username=f"{slug}-advisor", password="pw-for-tests")
+    Membership.objects.create(user=user, tenant=tenant, is_admin=admin)
+    _, key = ApiKey.issue(tenant, name="tests", is_admin=admin)
+    return Party(tenant=tenant, user=user, key=key)
+
+
+@pytest.fixture
+def rubrics(db):
+    load_rubrics()
+
+
+@pytest.fixture
+def alice(db, rubrics):
+    return make_party("alice")
+
+
+@pytest.fixture
+def bob(db, rubrics):
+    return make_party("bob")
+
+
+@pytest.fixture
+async def runner():
+    """The in-process runner bound to this test's loop; waits for every submitted session at the end."""
+    from reasoning.runner import get_runner
+
+    the_runner = get_runner()
+    the_runner.bind(asyncio.get_running_loop())
+    yield the_runner
+    await the_runner.drain()

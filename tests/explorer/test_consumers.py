@@ -1,0 +1,124 @@
+"""The live tree socket, over the real ASGI app and channel layer: snapshot first, then events in seq order."""
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+
+from config.asgi import application
+from reasoning import services
+from reasoning.models import ReasoningSession
+from reasoning.schemas import SessionIn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ORIGIN = [(b"origin", b"http://testserver")]
+
+
+async def new_session(party, submit=False, **fields):
+    data = SessionIn(problem_text="Plan a CHF 4m wealth transfer to two heirs in Vaud.", mode="tot", **fields)
+    return await sync_to_async(services.create_session)(party.tenant, data, submit=submit)
+
+
+def connect(session_id, token=None, headers=ORIGIN):
+    path = f"/ws/sessions/{session_id}/" + (f"?token={token}" if token else "")
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+async def receive_until_finished(ws, limit=500):
+    messages = []
+    for _ in range(limit):
+        message = await ws.receive_json_from(timeout=10)
+        messages.append(message)
+        if message["type"] == "session.updated" and message["session"]["status"] in {"solved", "failed", "exhausted"}:
+            return messages
+    raise AssertionError("the session did not finish")
+
+
+async def test_it_sends_the_snapshot_then_node_events_in_seq_order(alice, runner):
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key)
+    connected, _ = await ws.connect()
+    assert connected
+    snapshot = await ws.receive_json_from()
+    assert snapshot["type"] == "snapshot" and snapshot["nodes"] == [] and snapshot["session"]["status"] == "queued"
+    await sync_to_async(services.submit_to_runner)(session.id)
+    messages = await receive_until_finished(ws)
+    seqs = [m["seq"] for m in messages]
+    assert seqs == list(range(snapshot["seq"] + 1, snapshot["seq"] + 1 + len(messages)))
+    created = [m["node"] for m in messages if m["type"] == "node.created"]
+    assert len(created) == 22 and created[0]["depth"] == 0
+    assert {"node.created", "node.updated", "session.updated"} <= {m["type"] for m in messages}
+    assert messages[-1]["session"]["final_answer"]
+    await ws.disconnect()
+
+
+async def test_a_late_client_gets_the_whole_tree_in_its_snapshot(alice, runner):
+    session = await new_session(alice, submit=True)
+    await runner.drain()
+    ws = connect(session.id, token=alice.key)
+    assert (await ws.connect())[0]
+    snapshot = await ws.receive_json_from()
+    assert len(snapshot["nodes"]) == 22 and snapshot["session"]["status"] == "solved"
+    assert snapshot["seq"] == (await ReasoningSession.objects.aget(pk=session.id)).seq
+    assert await ws.receive_nothing()
+    await ws.disconnect()
+
+
+async def test_the_browser_session_authorises(alice, client):
+    session = await new_session(alice)
+    await sync_to_async(client.force_login)(alice.user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    ws = connect(session.id, headers=[*ORIGIN, (b"cookie", cookie)])
+    assert (await ws.connect())[0]
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize("who", ["nobody", "bad-token", "other-tenant"])
+async def test_it_refuses_strangers(alice, bob, who):
+    session = await new_session(alice)
+    token = {"nobody": None, "bad-token": "rk_nope", "other-tenant": bob.key}[who]
+    connected, _ = await connect(session.id, token=token).connect()
+    assert not connected
+
+
+async def test_it_refuses_a_foreign_origin(alice):
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key, headers=[(b"origin", b"http://evil.example")])
+    assert not (await ws.connect())[0]
+
+
+@pytest.mark.parametrize("message, detail", [
+    ("{not json", "malformed JSON"),
+    ("[1, 2]", "'action' must be one of"),
+    (json.dumps({"action": "explode"}), "'action' must be one of"),
+    (json.dumps({"action": "prune"}), "needs a node_id"),
+    (json.dumps({"action": "prune", "node_id": "nope"}), "no such node"),
+    (json.dumps({"action": "expand", "node_id": "x"}), "not available yet"),
+])
+async def test_bad_messages_get_an_error_and_the_socket_stays_open(alice, message, detail):
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key)
+    await ws.connect()
+    await ws.receive_json_from()
+    await ws.send_to(text_data=message)
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and detail in reply["detail"]
+    await ws.send_json_to({"action": "snapshot"})
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.disconnect()
+
+
+async def test_cancel_and_prune_from_the_socket_are_applied_and_published(alice):
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key)
+    await ws.connect()
+    await ws.receive_json_from()
+    await ws.send_json_to({"action": "cancel"})
+    update = await ws.receive_json_from()
+    assert update["type"] == "session.updated" and update["session"]["status"] == "cancelled"
+    await ws.send_json_to({"action": "cancel"})
+    assert "cannot be cancelled" in (await ws.receive_json_from())["detail"]
+    await ws.disconnect()

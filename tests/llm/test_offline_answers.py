@@ -1,0 +1,349 @@
+"""The offline model's text generator: every contract parses, replies are deterministic and problem-specific,
+and Game of 24 gets real arithmetic. No Django and no network needed."""
+
+import csv
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from reasoning.llm.offline_answers import answer, facts, money_spans
+from reasoning.prompts import format_path, parse, render
+
+ROOT = Path(__file__).resolve().parents[2]
+RUBRICS = {r["problem_kind"]: r for r in json.loads((ROOT / "fixtures" / "rubrics.json").read_text())}
+PROBLEMS = {
+    "investment-thesis": "A 62-year-old entrepreneur in Zug holds CHF 2.4m, 35% of it in Nestlé shares. "
+                         "She wants a thesis for investing USD 500,000 in global healthcare over a 10-year horizon.",
+    "allocation-rebalance": "A couple in Geneva has EUR 1.2 million that drifted to 72% equities against a 60% target; "
+                            "they withdraw EUR 40,000 a year.",
+    "tax-optim-sequence": "Married couple in Vaud, he is aged 58, income CHF 320,000, pension buy-in room CHF 450,000, "
+                          "two 3a accounts; plan buy-ins and withdrawals before retirement at 65.",
+    "wealth-transfer": "The founder, 70, owns 80% of Keller Metallbau AG, valued at CHF 18m, and wants to pass it to "
+                       "two children in Lucerne; only one works in the firm.",
+    "data-driven-research": "Should the client add $3m to Roche shares? Check valuation against peers and drawdowns.",
+    "general": "A 45-year-old client has CHF 900,000 in savings in Zurich and asks what to do with it.",
+}
+KINDS = list(PROBLEMS)
+
+
+def rubric_text(kind):
+    """The rubric as Rubric.as_prompt() writes it for the evaluator."""
+    rubric = RUBRICS.get(kind, RUBRICS["general"])
+    lines = [f"{rubric['name']}: {rubric['description']}"]
+    lines += [f"- {c['name']} (weight {c['weight']:g}): {c['description']}" for c in rubric["criteria"]]
+    return "\n".join(lines)
+
+
+def propose_prompt(problem, kind="general", steps=(), k=3, step=None, depth=4):
+    step = step or len(steps) + 1
+    return render("tot.propose", problem=problem, kind=kind, rubric=rubric_text(kind), path=format_path(list(steps)),
+                  k=k, step=step, depth=depth)
+
+
+def evaluate_prompt(problem, thought, kind="general", steps=()):
+    return render("tot.evaluate", problem=problem, kind=kind, rubric=rubric_text(kind), path=format_path(list(steps)),
+                  thought=thought)
+
+
+def synthesize_prompt(problem, steps, kind="general"):
+    return render("tot.synthesize", problem=problem, kind=kind, rubric=rubric_text(kind), path=format_path(list(steps)))
+
+
+def propose(problem, kind="general", steps=(), k=3, seed=7, **fields):
+    parsed, how = parse("tot.propose", answer(propose_prompt(problem, kind, steps, k, **fields), seed))
+    assert how == "strict"
+    return [t.model_dump() for t in parsed.thoughts]
+
+
+def evaluate(problem, thought, kind="general", steps=(), seed=7):
+    parsed, how = parse("tot.evaluate", answer(evaluate_prompt(problem, thought, kind, steps), seed))
+    assert how == "strict"
+    return parsed
+
+
+def synthesize(problem, steps, kind="general", seed=7):
+    parsed, how = parse("tot.synthesize", answer(synthesize_prompt(problem, steps, kind), seed))
+    assert how == "strict"
+    return parsed.answer
+
+
+def walk(problem, kind, depth=4, seed=7):
+    """A ToT line of reasoning that always keeps the first proposal."""
+    steps = []
+    for step in range(1, depth + 1):
+        steps.append(propose(problem, kind, steps, step=step, depth=depth, seed=seed)[0]["thought"])
+    return steps
+
+
+# Contracts and determinism
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_propose_returns_exactly_k_thoughts_with_a_summary(kind, k):
+    thoughts = propose(PROBLEMS[kind], kind, k=k)
+    assert len(thoughts) == k
+    assert all(t["thought"].strip() and t["state"]["summary"].strip() for t in thoughts)
+
+
+def test_k_is_clamped_to_one_to_eight():
+    assert len(propose(PROBLEMS["general"], k=20)) == 8
+    assert len(propose(PROBLEMS["general"], k=0)) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_contract_parses_strictly_along_a_whole_line(kind):
+    steps = walk(PROBLEMS[kind], kind)
+    for i, thought in enumerate(steps):
+        assert 0 <= evaluate(PROBLEMS[kind], thought, kind, steps[:i]).score <= 1
+    assert synthesize(PROBLEMS[kind], steps, kind)
+
+
+def test_the_same_prompt_and_seed_give_the_same_bytes():
+    for prompt in (propose_prompt(PROBLEMS["general"]), evaluate_prompt(PROBLEMS["general"], "Hold cash."),
+                   synthesize_prompt(PROBLEMS["general"], ["Hold cash."])):
+        assert answer(prompt, 3) == answer(prompt, 3)
+
+
+def test_another_seed_changes_the_output():
+    prompt = propose_prompt(PROBLEMS["investment-thesis"], "investment-thesis", k=3)
+    assert len({answer(prompt, seed) for seed in range(6)}) > 1
+    prompt = evaluate_prompt(PROBLEMS["general"], "Keep CHF 50,000 as a cash reserve.")
+    assert len({json.loads(answer(prompt, seed))["score"] for seed in range(6)}) > 1
+
+
+def test_a_retry_conversation_still_reads_the_first_sections():
+    prompt = propose_prompt(PROBLEMS["general"], k=2)
+    retry = prompt + "\n\nassistant: oops\n\nuser: Your reply was not valid JSON. Try again.\n### K\n7"
+    assert len(json.loads(answer(retry, 1))["thoughts"]) == 2
+
+
+# Content quality
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_proposals_reuse_an_amount_from_the_problem(kind):
+    amounts = [written for written, _, _ in money_spans(PROBLEMS[kind])]
+    thoughts = propose(PROBLEMS[kind], kind, k=3, step=1)
+    assert any(a in t["thought"] for t in thoughts for a in amounts)
+
+
+def test_derived_numbers_come_from_the_problem():
+    f = facts("Invest CHF 2.4m for a 62-year-old client in Zug with a 60% equity target.", "investment-thesis")
+    assert (f["amount"], f["third"], f["tenth"]) == ("CHF 2.4m", "CHF 800k", "CHF 240k")
+    assert f["client"] == "the 62-year-old client" and f["place"] == "Zug"
+    assert f["band"].startswith("55-65%")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("holds CHF 2.4m", ("CHF 2.4m", 2.4e6, "CHF")),
+    ("add USD 500,000", ("USD 500,000", 5e5, "USD")),
+    ("EUR 1.2 million", ("EUR 1.2 million", 1.2e6, "EUR")),
+    ("about $3m", ("$3m", 3e6, "USD")),
+    ("750,000 francs", ("750,000 francs", 7.5e5, "CHF")),
+])
+def test_it_reads_money_amounts_as_written(text, expected):
+    assert money_spans(text) == [expected]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("step", [1, 2, 3, 4])
+def test_siblings_are_real_alternatives(kind, step):
+    steps = walk(PROBLEMS[kind], kind)[: step - 1]
+    thoughts = [t["thought"] for t in propose(PROBLEMS[kind], kind, steps, k=5, step=step)]
+    titles = [t.split(":")[0] for t in thoughts]
+    assert len(set(titles)) == 5
+    for i, a in enumerate(thoughts):
+        for b in thoughts[i + 1:]:
+            words_a, words_b = set(a.lower().split()), set(b.lower().split())
+            assert len(words_a & words_b) / len(words_a | words_b) < 0.5, (a, b)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_later_steps_cite_the_previous_step_and_do_not_repeat_it(kind):
+    steps = walk(PROBLEMS[kind], kind)
+    taken = [s.split(":")[0] for s in steps]
+    assert len(set(taken)) == len(taken)
+    for i in range(1, len(steps)):
+        assert f"Builds on step {i} ({taken[i - 1]})" in steps[i]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_thoughts_stay_within_eighty_words_and_have_no_placeholders(kind):
+    for k_steps in range(4):
+        steps = walk(PROBLEMS[kind], kind)[:k_steps]
+        for t in propose(PROBLEMS[kind], kind, steps, k=8, step=k_steps + 1):
+            assert len(t["thought"].split()) <= 80 and "{" not in t["thought"] and "lorem" not in t["thought"].lower()
+
+
+def test_a_problem_without_facts_still_reads_naturally():
+    thoughts = propose("What should I do?", "wealth-transfer", k=4)
+    assert all("{" not in t["thought"] and "  " not in t["thought"] for t in thoughts)
+    assert any("the estate" in t["thought"] or "the family assets" in t["thought"] for t in thoughts)
+
+
+def test_evaluation_scores_vary_and_name_the_deciding_criteria():
+    kind, problem = "allocation-rebalance", PROBLEMS["allocation-rebalance"]
+    thoughts = [t["thought"] for t in propose(problem, kind, k=8, step=2)] + ["Do something.", "Wait and see."]
+    verdicts = [evaluate(problem, t, kind) for t in thoughts]
+    scores = [v.score for v in verdicts]
+    assert all(0 <= s <= 1 for s in scores) and len(set(scores)) >= 5
+    names = [c["name"] for c in RUBRICS[kind]["criteria"]]
+    assert all(any(name in v.reason for name in names) for v in verdicts)
+    assert max(scores[:8]) > max(scores[8:]) + 0.15  # a concrete step beats a vague one
+
+
+def test_a_repeated_step_scores_lower_than_a_new_one():
+    problem, kind = PROBLEMS["wealth-transfer"], "wealth-transfer"
+    first = propose(problem, kind, step=1)[0]["thought"]
+    fresh = evaluate(problem, first, kind).score
+    again = evaluate(problem, first, kind, steps=[first])
+    assert again.score < fresh and "repeats" in again.reason
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_synthesis_is_a_recommendation_with_numbered_actions(kind):
+    steps = walk(PROBLEMS[kind], kind)
+    text = synthesize(PROBLEMS[kind], steps, kind)
+    assert text.startswith("Recommendation:") and "Main risk:" in text and "Mitigation:" in text
+    assert all(f"{i}. {s.split(':')[0]}:" in text for i, s in enumerate(steps, 1))
+    assert any(w in text for w, _, _ in money_spans(PROBLEMS[kind]))
+    assert len(text.split()) <= 250
+
+
+def test_synthesis_without_chosen_steps_still_answers():
+    text = synthesize(PROBLEMS["general"], [])
+    assert "1. " in text and "CHF 900,000" in text
+
+
+@pytest.mark.parametrize("prompt", ["### CONTRACT\nlats.select\n### PROBLEM\nx", "", "hello, no sections"])
+def test_an_unknown_contract_gets_a_plain_answer(prompt):
+    reply = json.loads(answer(prompt, 1))
+    assert set(reply) == {"answer"} and "offline model" in reply["answer"]
+
+
+# Game of 24
+
+PUZZLE = "Use 4 9 10 13 to make 24"
+
+
+def fixture_puzzles(count):
+    path = next(p for p in (ROOT / "fixtures" / "game24.csv", Path("/work/shared/data/game24.csv")) if p.exists())
+    with path.open() as f:
+        return [[int(n) for n in row["Puzzles"].split()] for row in csv.DictReader(f)][:count]
+
+
+def value_of(expr):
+    """A small safe evaluator (no eval): returns (Fraction, numbers used) for + - * / and parentheses."""
+    tokens = re.findall(r"\d+|[-+*/()]", expr)
+    assert "".join(tokens) == expr.replace(" ", ""), expr
+    position, used = 0, []
+
+    def peek():
+        return tokens[position] if position < len(tokens) else None
+
+    def take():
+        nonlocal position
+        position += 1
+        return tokens[position - 1]
+
+    def term():
+        token = take()
+        if token == "(":
+            value = expression()
+            assert take() == ")"
+            return value
+        used.append(int(token))
+        return Fraction(int(token))
+
+    def product():
+        value = term()
+        while peek() in ("*", "/"):
+            value = value * term() if take() == "*" else value / term()
+        return value
+
+    def expression():
+        value = product()
+        while peek() in ("+", "-"):
+            value = value + product() if take() == "+" else value - product()
+        return value
+
+    result = expression()
+    assert position == len(tokens)
+    return result, sorted(used)
+
+
+def final_expression(text):
+    match = re.search(r"([\d\s()+\-*/]+)=\s*24\s*$", text)
+    assert match, text
+    return match[1].strip()
+
+
+@pytest.mark.parametrize("problem, numbers", [
+    (PUZZLE, [4, 9, 10, 13]), ("Game of 24: 1 1 4 6", [1, 1, 4, 6]), ("1 5 5 5", [1, 5, 5, 5]),
+    ("Solve the 24 game.\n3, 3, 8, 8", [3, 3, 8, 8]),
+])
+def test_it_detects_a_puzzle_and_starts_from_its_numbers(problem, numbers):
+    thoughts = propose(problem, k=3)
+    for t in thoughts:
+        assert re.match(r"^\S+ [-+*/] \S+ = \S+ \(left: [^)]+\)$", t["thought"])
+        assert len(t["state"]["left"]) == 3 == len(t["state"]["expr"])
+
+
+@pytest.mark.parametrize("problem", [
+    "Client aged 62 holds 3 funds and 2 ETFs worth CHF 24m; rebalance within 4 weeks.",
+    "Client, 24, has 3 children aged 1, 4 and 6; how much in USD should she save for them?",
+])
+def test_a_wealth_problem_with_small_numbers_is_not_a_puzzle(problem):
+    assert "(left:" not in propose(problem, k=2)[0]["thought"]
+
+
+def test_proposals_replay_the_steps_so_far_and_prefer_reachable_moves():
+    steps = ["13 - 9 = 4 (left: 4 4 10)"]
+    thoughts = propose(PUZZLE, steps=steps, k=3)
+    for t in thoughts:
+        values = [value_of(e) for e in t["state"]["expr"]]
+        assert [v for v, _ in values] == [Fraction(str(n)) for n in t["state"]["left"]] and len(values) == 2
+        assert sorted(n for _, used in values for n in used) == [4, 9, 10, 13]
+    assert evaluate(PUZZLE, thoughts[0]["thought"], steps=steps).reason.startswith("sure")
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 8])
+def test_game24_proposals_hold_k_distinct_items(k):
+    thoughts = propose(PUZZLE, steps=["13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 4 6)"], k=k)
+    assert len(thoughts) == k and len({t["thought"] for t in thoughts}) == k
+
+
+def test_the_last_step_proposes_the_answer():
+    steps = ["13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"]
+    first = propose(PUZZLE, steps=steps, step=4)[0]["thought"]
+    assert first.startswith("Answer: ") and value_of(final_expression(first)) == (24, [4, 9, 10, 13])
+
+
+@pytest.mark.parametrize("steps, thought, verdict", [
+    ([], "13 - 9 = 4 (left: 4 4 10)", "sure"),
+    ([], "13 + 10 = 23 (left: 4 9 23)", "impossible"),
+    (["13 - 9 = 4 (left: 4 4 10)"], "4 * 6 = 24 (left: 24)", "impossible"),  # 6 is not on the board
+    ([], "13 - 9 = 5 (left: 4 5 10)", "impossible"),  # wrong arithmetic
+    ([], "Answer: (13 - 9) * (10 - 4) = 24", "sure"),
+    ([], "Answer: (13 - 9) * 10 - 4 = 24", "impossible"),
+])
+def test_evaluation_says_sure_or_impossible(steps, thought, verdict):
+    result = evaluate(PUZZLE, thought, steps=steps)
+    assert result.reason.startswith(verdict)
+    assert (result.score > 0.9) if verdict == "sure" else (result.score < 0.1)
+
+
+def test_first_fifty_puzzles_synthesize_to_24_with_exactly_their_numbers():
+    for numbers in fixture_puzzles(50):
+        problem = "Game of 24: " + " ".join(map(str, numbers))
+        for steps in ([], walk(problem, "general", depth=3)):
+            text = synthesize(problem, steps)
+            value, used = value_of(final_expression(text))
+            assert value == 24 and used == sorted(numbers), (numbers, steps, text)
+            assert text == f"{final_expression(text)} = 24" or not steps  # a good line reaches 24 itself
+
+
+def test_an_unsolvable_puzzle_says_no_solution():
+    assert synthesize("Game of 24: 1 1 1 1", []).startswith("no solution")

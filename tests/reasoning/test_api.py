@@ -1,0 +1,128 @@
+"""The JSON API: who may call it, what it stores, and a clear 4xx for everything a client can get wrong."""
+
+import json
+
+import pytest
+
+from reasoning.models import ReasoningSession, Rubric
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {"problem_text": "Sequence the sale of a CHF 5m stake to minimise Swiss wealth tax over three years."}
+
+
+def post(client, path, body, party=None, raw=False):
+    headers = party.auth if party else {}
+    data = body if raw else json.dumps(body)
+    return client.post(path, data=data, content_type="application/json", **headers)
+
+
+def test_it_creates_a_queued_session_with_defaults(client, alice):
+    response = post(client, "/api/sessions", GOOD, alice)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["status"] == "queued" and body["problem_kind"] == "general"
+    assert body["mode"] == "tot" and body["requested_mode"] == "auto" and "auto" in body["mode_reason"]
+    assert body["budget_usd"] == 0.5 and body["model_primary"] == "offline/sim" and body["offline"] is True
+    assert body["params"] == {"branching": 3, "depth": 4, "keep": 2}
+    assert ReasoningSession.objects.get(pk=body["id"]).tenant == alice.tenant
+
+
+def test_auto_mode_stores_its_reason(client, alice):
+    body = post(client, "/api/sessions", {**GOOD, "problem_kind": "allocation-rebalance"}, alice).json()
+    assert body["mode"] == "tot" and "lats" in body["mode_reason"]
+
+
+def test_it_requires_a_key(client, alice):
+    assert post(client, "/api/sessions", GOOD).status_code == 401
+    assert client.get("/api/sessions").status_code == 401
+    bad = client.get("/api/sessions", HTTP_AUTHORIZATION="Bearer rk_not-a-real-key")
+    assert bad.status_code == 401 and "detail" in bad.json()
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_it_accepts_the_browser_session(client, alice):
+    client.force_login(alice.user)
+    assert client.get("/api/sessions").status_code == 200
+
+
+def test_it_hides_another_tenants_session(client, alice, bob):
+    session_id = post(client, "/api/sessions", GOOD, alice).json()["id"]
+    assert client.get(f"/api/sessions/{session_id}", **bob.auth).status_code == 404
+    assert client.get(f"/api/sessions/{session_id}/tree", **bob.auth).status_code == 404
+    assert client.get(f"/api/sessions/{session_id}", **alice.auth).status_code == 200
+    assert client.get("/api/sessions", **bob.auth).json()["count"] == 0
+    assert client.get("/api/sessions/not-a-uuid", **alice.auth).status_code == 404
+
+
+def test_it_lists_and_filters(client, alice):
+    post(client, "/api/sessions", GOOD, alice)
+    post(client, "/api/sessions", {**GOOD, "problem_kind": "wealth-transfer"}, alice)
+    listing = client.get("/api/sessions?problem_kind=wealth-transfer", **alice.auth).json()
+    assert listing["count"] == 1 and listing["items"][0]["problem_kind"] == "wealth-transfer"
+    assert client.get("/api/sessions?status=queued&limit=1", **alice.auth).json()["count"] == 2
+    assert client.get("/api/sessions?status=bogus", **alice.auth).status_code == 422
+
+
+def test_the_tree_of_a_new_session_is_empty(client, alice):
+    session_id = post(client, "/api/sessions", GOOD, alice).json()["id"]
+    tree = client.get(f"/api/sessions/{session_id}/tree", **alice.auth).json()
+    assert tree["session"]["id"] == session_id and tree["nodes"] == [] and tree["edges"] == []
+
+
+@pytest.mark.parametrize("body, field", [
+    ({"problem_text": ""}, "problem_text"),
+    ({"problem_text": "   \n  "}, "problem_text"),
+    ({"problem_text": "x" * 100_000}, "problem_text"),
+    ({}, "problem_text"),
+    ({**GOOD, "mode": "magic"}, "mode"),
+    ({**GOOD, "mode": "lats"}, "mode"),
+    ({**GOOD, "problem_kind": "horoscopes"}, "problem_kind"),
+    ({**GOOD, "problem_kind": "../etc"}, "problem_kind"),
+    ({**GOOD, "budget_usd": -1}, "budget_usd"),
+    ({**GOOD, "budget_usd": 0}, "budget_usd"),
+    ({**GOOD, "budget_usd": 1e9}, "budget_usd"),
+    ({**GOOD, "budget_usd": "lots"}, "budget_usd"),
+    ({**GOOD, "params": {"branching": 1000}}, "params.branching"),
+    ({**GOOD, "params": {"depth": -2}}, "params.depth"),
+    ({**GOOD, "params": {"temperature": 2}}, "params.temperature"),
+    ({**GOOD, "params": "deep"}, "params"),
+    ({**GOOD, "model_primary": "gpt 4; rm -rf"}, "model_primary"),
+])
+def test_bad_bodies_get_a_422_naming_the_field_and_store_nothing(client, alice, body, field):
+    response = post(client, "/api/sessions", body, alice)
+    assert response.status_code == 422, response.content
+    assert field in [e["field"] for e in response.json()["detail"]]
+    assert ReasoningSession.objects.count() == 0
+
+
+@pytest.mark.parametrize("raw", ["{not json", "", "[1, 2]", "null", '"text"'])
+def test_malformed_json_gets_a_4xx(client, alice, raw):
+    response = post(client, "/api/sessions", raw, alice, raw=True)
+    assert 400 <= response.status_code < 500
+    assert "detail" in response.json()
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_rubrics_are_readable_by_all_and_writable_by_admins(client, alice, db):
+    from tests.conftest import make_party
+
+    admin = make_party("carol", admin=True)
+    kinds = {r["problem_kind"] for r in client.get("/api/rubrics", **alice.auth).json()}
+    assert {"general", "investment-thesis", "allocation-rebalance", "tax-optim-sequence", "wealth-transfer",
+            "data-driven-research"} <= kinds
+    rubric = {"problem_kind": "pension-gap", "name": "Pension gap", "criteria": [{"name": "Gap closed", "weight": 2}]}
+    assert post(client, "/api/rubrics", rubric, alice).status_code == 403
+    assert post(client, "/api/rubrics", rubric, admin).status_code == 201
+    assert post(client, "/api/rubrics", rubric, admin).status_code == 409
+    assert post(client, "/api/rubrics", {**rubric, "criteria": []}, admin).status_code == 422
+    assert Rubric.objects.filter(problem_kind="pension-gap", tenant=admin.tenant).count() == 1
+    # the new kind is usable by its tenant only
+    assert post(client, "/api/sessions", {**GOOD, "problem_kind": "pension-gap"}, admin).status_code == 201
+    assert post(client, "/api/sessions", {**GOOD, "problem_kind": "pension-gap"}, alice).status_code == 422
+
+
+def test_the_openapi_docs_are_served(client):
+    assert client.get("/api/docs").status_code == 200
+    schema = client.get("/api/openapi.json").json()
+    assert "/api/sessions" in schema["paths"] and "/api/sessions/{session_id}/tree" in schema["paths"]

@@ -1,0 +1,54 @@
+"""Models and migrations: the schema matches the code, keys are stored hashed, rows serialise one way."""
+
+import pytest
+from django.core.management import call_command
+
+from reasoning.models import ApiKey, ReasoningNode, ReasoningSession, Rubric, Status
+
+pytestmark = pytest.mark.django_db
+
+
+def test_migrations_match_the_models():
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+def test_migrations_seed_the_shared_rubrics():
+    kinds = set(Rubric.objects.filter(tenant=None).values_list("problem_kind", flat=True))
+    assert {"general", "investment-thesis", "allocation-rebalance", "tax-optim-sequence", "wealth-transfer",
+            "data-driven-research"} <= kinds
+    general = Rubric.objects.get(tenant=None, problem_kind="general")
+    assert general.criteria.count() >= 3 and "(weight 3)" in general.as_prompt()
+
+
+def test_an_api_key_is_stored_only_as_a_hash(alice):
+    row, plaintext = ApiKey.issue(alice.tenant)
+    stored = ApiKey.objects.get(pk=row.pk)
+    assert plaintext not in (stored.key_hash, stored.hint) and len(stored.key_hash) == 64
+    assert ApiKey.find(plaintext) == stored
+    assert ApiKey.find(plaintext + "x") is None and ApiKey.find("") is None
+    stored.revoked_at = stored.created_at
+    stored.save()
+    assert ApiKey.find(plaintext) is None
+
+
+def test_session_and_node_serialise_with_the_seed_card_fields(alice):
+    session = ReasoningSession.objects.create(tenant=alice.tenant, problem_text="Plan a transfer.",
+                                              model_primary="offline/sim")
+    node = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought="root",
+                                        model_used="offline/sim")
+    s, n = session.to_dict(), node.to_dict()
+    assert s["status"] == "queued" and s["budget_usd"] == 0.5 and s["budget_used_usd"] == 0 and s["offline"]
+    for field in ["problem_kind", "problem_text", "mode", "model_primary", "model_fallback", "root_node_id",
+                  "final_answer", "final_node_id", "started_at", "finished_at", "triggered_by"]:
+        assert field in s
+    for field in ["parent_id", "depth", "thought", "state", "eval_score", "visit_count", "total_reward", "pruned",
+                  "is_terminal", "model_used", "latency_ms", "cost_usd", "created_at"]:
+        assert field in n
+    assert n["offline"] is True and n["session_id"] == s["id"]
+
+
+def test_the_state_machine_ends_in_final_statuses():
+    for final in ReasoningSession.FINISHED:
+        assert ReasoningSession.TRANSITIONS[final] == set()
+    assert Status.INTERRUPTED in ReasoningSession.TRANSITIONS[Status.RUNNING]
+    assert Status.QUEUED in ReasoningSession.TRANSITIONS[Status.INTERRUPTED]  # resumable
