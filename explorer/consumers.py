@@ -1,0 +1,117 @@
+"""The live tree socket: a snapshot from the database on connect, then the session's events in seq order.
+
+Clients may send overseer actions; a bad message gets an error message back, never a dropped socket.
+"""
+
+import json
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from reasoning import events, selectors, services
+from reasoning.models import ApiKey, ReasoningNode, ReasoningSession
+
+ACTIONS = {"prune", "unprune", "expand", "edit", "pause", "resume", "cancel", "snapshot"}
+NODE_ACTIONS = {"prune", "unprune", "expand", "edit"}
+NOT_YET = {"expand", "edit", "pause", "resume"}
+MAX_MESSAGE_BYTES = 64 * 1024
+
+
+class SessionConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self):
+        self.tenant, self.actor = await self.authenticate()
+        self.session_id = self.scope["url_route"]["kwargs"]["session_id"]
+        self.group = None
+        if self.tenant is None:
+            await self.close(code=4401)
+            return
+        try:
+            snapshot = await self.snapshot()
+        except ReasoningSession.DoesNotExist:
+            await self.close(code=4404)
+            return
+        self.group = events.group_name(snapshot["session"]["id"])
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        # Read again after joining the group, so no event can fall between the snapshot and the deltas.
+        await self.send_snapshot()
+
+    async def disconnect(self, code):
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def send_snapshot(self):
+        snapshot = await self.snapshot()
+        self.last_seq = snapshot["seq"]
+        await self.send_json({"type": "snapshot", **snapshot})
+
+    async def reasoning_event(self, message):
+        event = message["event"]
+        if event["seq"] <= self.last_seq:
+            return  # already in the snapshot this client holds
+        self.last_seq = event["seq"]
+        await self.send_json(event)
+
+    async def receive(self, text_data=None, bytes_data=None):
+        if text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
+            await self.send_error("send one JSON object as text, at most 64 KiB")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error("malformed JSON")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs):
+        if not isinstance(content, dict) or content.get("action") not in ACTIONS:
+            await self.send_error(f"'action' must be one of: {', '.join(sorted(ACTIONS))}")
+            return
+        action = content["action"]
+        if action == "snapshot":
+            await self.send_snapshot()
+            return
+        if action in NOT_YET:
+            await self.send_error(f"'{action}' is not available yet", action=action)
+            return
+        if action in NODE_ACTIONS and not isinstance(content.get("node_id"), str):
+            await self.send_error(f"'{action}' needs a node_id", action=action)
+            return
+        error = await self.perform(action, content.get("node_id"))
+        if error:
+            await self.send_error(error, action=action)
+
+    async def send_error(self, detail, **fields):
+        await self.send_json({"type": "error", "detail": detail, **fields})
+
+    @database_sync_to_async
+    def perform(self, action, node_id):
+        try:
+            if action == "cancel":
+                services.cancel_session(self.tenant, self.session_id, self.actor)
+            else:
+                node = selectors.get_node(self.tenant, node_id)
+                if str(node.session_id) != str(self.session_id):
+                    raise ReasoningNode.DoesNotExist
+                services.set_pruned(self.tenant, node_id, self.actor, pruned=action == "prune")
+        except (ReasoningNode.DoesNotExist, ReasoningSession.DoesNotExist):
+            return "no such node in this session" if node_id else "no such session"
+        except services.Conflict as conflict:
+            return str(conflict)
+        return None
+
+    @database_sync_to_async
+    def snapshot(self):
+        return selectors.tree_snapshot(self.tenant, self.session_id)
+
+    @database_sync_to_async
+    def authenticate(self):
+        """The tenant of the browser session's user, or of the `?token=` API key."""
+        user = self.scope.get("user")
+        tenant = selectors.tenant_for_user(user)
+        if tenant is not None:
+            return tenant, f"user:{user.username}"
+        token = parse_qs(self.scope.get("query_string", b"").decode(errors="replace")).get("token", [""])[0]
+        key = ApiKey.find(token)
+        return (key.tenant, f"key:{key.hint}") if key else (None, None)
