@@ -12,6 +12,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import: pay it at startup, not in a session
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
 
