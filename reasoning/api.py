@@ -8,6 +8,7 @@ from ninja import NinjaAPI, Query, Schema
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.pagination import LimitOffsetPagination, paginate
+from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
 from . import selectors, services
@@ -83,7 +84,7 @@ class SessionFilters(Schema):
 @api.post("/sessions", response={201: SessionOut, 422: ErrorOut}, tags=["sessions"])
 def create_session(request, data: SessionIn):
     session = services.create_session(request.tenant, data, triggered_by=request.actor)
-    return 201, session.to_dict()
+    return Reply(201, session.to_dict())
 
 
 @api.get("/sessions", response=list[SessionOut], tags=["sessions"])
@@ -119,5 +120,5 @@ def create_rubric(request, data: RubricIn):
                 RubricCriterion(rubric=rubric, position=i, **c.dict()) for i, c in enumerate(data.criteria))
     except IntegrityError:
         raise HttpError(409, f"This tenant already has a rubric for '{data.problem_kind}'.") from None
-    return 201, rubric.to_dict()
+    return Reply(201, rubric.to_dict())
 
