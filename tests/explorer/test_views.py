@@ -1,0 +1,227 @@
+"""The explorer's pages: who may see what, the new-session form, and the tree page's embedded data."""
+
+import json
+import re
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from reasoning.models import ReasoningNode, ReasoningSession
+
+pytestmark = pytest.mark.django_db
+
+LIST = reverse("explorer:session_list")
+NEW = reverse("explorer:session_new")
+
+
+def detail_url(session):
+    return reverse("explorer:session_detail", kwargs={"session_id": session.id})
+
+
+def make_session(party, text="Should the client rebalance toward bonds?", **fields):
+    return ReasoningSession.objects.create(
+        tenant=party.tenant, problem_text=text, mode="tot", model_primary="offline/sim", **fields)
+
+
+@pytest.fixture
+def client_of(client):
+    def login(party):
+        client.force_login(party.user)
+        return client
+    return login
+
+
+def valid_form(**overrides):
+    data = {"problem_text": "A client of 62 wants to retire in three years; how should the portfolio shift?",
+            "problem_kind": "general", "mode": "auto", "budget_usd": "0.50",
+            "branching": "", "depth": "", "keep": ""}
+    return {**data, **overrides}
+
+
+@pytest.mark.parametrize("url", [LIST, NEW, "/sessions/00000000-0000-4000-8000-000000000000/"])
+def test_it_requires_login(client, url):
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_login_page_renders(client):
+    response = client.get("/accounts/login/")
+    assert response.status_code == 200
+    assert b'name="username"' in response.content
+
+
+def test_a_user_without_membership_gets_403(client, rubrics):
+    loner = get_user_model().objects.create_user(username="loner", password="pw-for-tests")
+    client.force_login(loner)
+    assert client.get(LIST).status_code == 403
+    assert client.get(NEW).status_code == 403
+    assert client.post(NEW, valid_form()).status_code == 403
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_list_shows_only_the_tenants_sessions(client_of, alice, bob):
+    make_session(alice, text="Alice's question about municipal bonds")
+    make_session(bob, text="Bob's question about a family trust")
+    response = client_of(alice).get(LIST)
+    assert response.status_code == 200
+    assert b"municipal bonds" in response.content
+    assert b"family trust" not in response.content
+
+
+def test_list_filters_by_status_kind_and_mode(client_of, alice):
+    make_session(alice, text="A solved thesis question", status="solved", problem_kind="investment-thesis")
+    make_session(alice, text="A queued general question")
+    client = client_of(alice)
+    assert b"solved thesis" not in client.get(LIST, {"status": "queued"}).content
+    assert b"solved thesis" in client.get(LIST, {"problem_kind": "investment-thesis"}).content
+    assert b"queued general" not in client.get(LIST, {"problem_kind": "investment-thesis"}).content
+    assert b"queued general" in client.get(LIST, {"mode": "tot"}).content
+    # Nonsense filters and pages are ignored, not errors.
+    assert client.get(LIST, {"status": "<x>", "mode": "nope", "page": "zzz"}).status_code == 200
+
+
+def test_list_paginates_by_25(client_of, alice):
+    for i in range(27):
+        make_session(alice, text=f"Question number {i:02d} about cash flow")
+    client = client_of(alice)
+    first = client.get(LIST)
+    assert first.context["page_obj"].paginator.num_pages == 2
+    assert len(first.context["page_obj"].object_list) == 25
+    second = client.get(LIST, {"page": 2, "status": "queued"})
+    assert len(second.context["page_obj"].object_list) == 2
+    assert b"status=queued" in second.content  # the pager keeps the filters
+
+
+def test_another_tenants_session_is_404(client_of, alice, bob):
+    theirs = make_session(bob)
+    assert client_of(alice).get(detail_url(theirs)).status_code == 404
+
+
+def test_an_unknown_session_is_404(client_of, alice):
+    assert client_of(alice).get(f"/sessions/{uuid.uuid4()}/").status_code == 404
+
+
+def test_a_malformed_id_is_404(client_of, alice):
+    assert client_of(alice).get("/sessions/not-a-uuid/").status_code == 404
+
+
+def test_new_session_form_has_defaults(client_of, alice):
+    response = client_of(alice).get(NEW)
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert form["problem_kind"].value() == "general"
+    assert form["mode"].value() == "auto"
+    assert float(form["budget_usd"].value()) == 0.50
+    kinds = [value for value, _ in form.fields["problem_kind"].choices]
+    assert "general" in kinds and "investment-thesis" in kinds
+    modes = [value for value, _ in form.fields["mode"].choices]
+    assert set(modes) == {"auto", "tot", "lats", "reflexion", "react", "trm"}
+
+
+def test_empty_problem_shows_the_error_on_the_field_and_stores_nothing(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(problem_text=""))
+    assert response.status_code == 200
+    assert response.context["form"].errors["problem_text"]
+    assert re.search(rb'id="id_problem_text_error"', response.content)
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_a_too_short_problem_shows_the_schema_message(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(problem_text="short"))
+    assert response.status_code == 200
+    assert "at least 10 characters" in response.context["form"].errors["problem_text"][0]
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_an_unavailable_mode_shows_the_services_error_on_the_mode_field(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(mode="lats"))
+    assert response.status_code == 200
+    assert "not available" in response.context["form"].errors["mode"][0]
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_bad_params_show_on_their_fields(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(mode="tot", branching="99", keep="0"))
+    assert response.status_code == 200
+    errors = response.context["form"].errors
+    assert "branching" in errors and "keep" in errors
+    assert ReasoningSession.objects.count() == 0
+
+
+@pytest.mark.parametrize("overrides", [
+    {"budget_usd": "-1"}, {"budget_usd": "1e9"}, {"budget_usd": "nan"}, {"budget_usd": "abc"},
+    {"problem_kind": "no-such-kind"}, {"mode": "<script>"}, {"depth": "1.5"}, {"problem_text": "x" * 30_000},
+])
+def test_bad_input_is_a_form_error_never_a_500(client_of, alice, overrides):
+    response = client_of(alice).post(NEW, valid_form(**overrides))
+    assert response.status_code == 200
+    assert response.context["form"].errors
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(mode="tot", branching="2", depth="3"))
+    session = ReasoningSession.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == detail_url(session)
+    assert session.tenant == alice.tenant
+    assert session.status == "queued"
+    assert session.mode == "tot"
+    assert session.params == {"branching": 2, "depth": 3, "keep": 2}
+    assert session.budget_usd == 0.50
+    assert session.triggered_by == f"web:{alice.user.username}"
+
+
+def test_detail_page_embeds_the_tree_and_escapes_thoughts(client_of, alice):
+    session = make_session(alice)
+    root = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought=session.problem_text)
+    evil = "</script><script>alert('pwned')</script>"
+    child = ReasoningNode.objects.create(tenant=alice.tenant, session=session, parent=root, depth=1,
+                                         thought=evil, eval_score=0.7, model_used="offline/sim")
+    session.root_node = root
+    session.save()
+
+    response = client_of(alice).get(detail_url(session))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert evil not in html
+    assert "<script>alert(" not in html
+    payload = re.search(r'<script id="tree-data" type="application/json">(.*?)</script>', html, re.S).group(1)
+    tree = json.loads(payload)
+    assert tree["session"]["id"] == str(session.id)
+    assert {n["id"] for n in tree["nodes"]} == {str(root.id), str(child.id)}
+    assert [n["thought"] for n in tree["nodes"] if n["id"] == str(child.id)] == [evil]
+    assert f'data-ws-path="/ws/sessions/{session.id}/"' in html
+    for testid in ("tree", "inspector", "inspector-thought", "session-status", "final-answer"):
+        assert f'data-testid="{testid}"' in html
+
+
+def test_detail_page_shows_the_offline_badges(client_of, alice, settings):
+    settings.REASONING = {**settings.REASONING, "MODEL_PRIMARY": "offline/sim"}
+    session = make_session(alice)
+    html = client_of(alice).get(detail_url(session)).content.decode()
+    assert "Offline model" in html  # the header badge
+    assert re.search(r'id="session-offline"(?![^>]*hidden)', html)
+
+
+def test_header_has_no_offline_badge_with_a_real_model(client_of, alice, settings):
+    settings.REASONING = {**settings.REASONING, "MODEL_PRIMARY": "openai/gpt-4o-mini"}
+    assert "Offline model" not in client_of(alice).get(LIST).content.decode()
+
+
+def test_admin_link_is_for_staff_only(client_of, alice):
+    client = client_of(alice)
+    assert 'href="/admin/"' not in client.get(LIST).content.decode()
+    alice.user.is_staff = True
+    alice.user.save()
+    assert 'href="/admin/"' in client.get(LIST).content.decode()
+
+
+def test_an_empty_post_shows_required_errors(client_of, alice):
+    response = client_of(alice).post(NEW, {})
+    assert response.status_code == 200
+    assert response.context["form"].errors["problem_text"]
+    assert ReasoningSession.objects.count() == 0
