@@ -47,8 +47,12 @@ class DjangoStore:
     async def add_children(self, parent, items, answer):
         return await sync_to_async(self._add_children)(parent, items, answer)
 
-    async def update(self, node, add_cost=0.0, **fields):
-        await sync_to_async(self._update)(_uuid(node.id), add_cost, fields)
+    async def update(self, node, **fields):
+        await self.update_many([(node, fields)])
+
+    async def update_many(self, changes):
+        if changes:
+            await sync_to_async(self._update_many)([(_uuid(node.id), dict(fields)) for node, fields in changes])
 
     async def prune(self, nodes):
         if nodes:
@@ -97,19 +101,26 @@ class DjangoStore:
         self.rows.update((row.id, row) for row in rows)
         return [view(row) for row in rows]
 
-    def _update(self, node_id, add_cost, fields):
+    def _update_many(self, changes):
+        applied = [self._apply(node_id, fields) for node_id, fields in changes]
+        rows = [row for row, _ in applied]
+        columns = sorted(set().union(*(written for _, written in applied)))
+        with transaction.atomic():
+            ReasoningNode.objects.bulk_update(rows, columns)
+            events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
+
+    def _apply(self, node_id, fields):
+        """Apply a strategy's change to the cached row; returns the row and the columns to write."""
+        add_cost = fields.pop("add_cost", 0.0)
         unknown = set(fields) - UPDATABLE
         if unknown:
             raise ValueError(f"not updatable by a strategy: {sorted(unknown)}")
         row = self.rows[node_id]
-        changes = dict(fields)
         if add_cost:
-            changes["cost_usd"] = row.cost_usd + add_cost  # only the strategy writes costs
-        for name, value in changes.items():
+            fields["cost_usd"] = row.cost_usd + add_cost  # only the strategy writes costs
+        for name, value in fields.items():
             setattr(row, name, value)
-        with transaction.atomic():
-            ReasoningNode.objects.filter(pk=node_id).update(**changes)
-            events.publish(self.session_id, [events.node_event("node.updated", row)])
+        return row, fields
 
     def _prune(self, node_ids):
         with transaction.atomic():

@@ -1,11 +1,14 @@
 """The one door to every model: litellm's Router with the session's primary and fallback models.
 
-Before each call the gateway reserves the call's worst-case cost against the session budget
-(an atomic conditional update), so concurrent calls can never spend past it; after the call
-it settles the real cost from litellm and writes one LLMCall row, whatever the outcome.
+Before each call the gateway promises the call's worst-case cost out of budget it has reserved
+in the database (an atomic conditional update, a few calls' worth at a time), so concurrent
+calls can never spend past the budget. After the call it keeps one LLMCall row with the real
+cost from litellm, whatever the outcome; rows and spend are written in batches (at step
+boundaries, every few calls, and at the end), which the reservation keeps safe meanwhile.
 """
 
 import asyncio
+import functools
 import os
 import time
 
@@ -33,7 +36,8 @@ MAX_TOKENS = {"tot.propose": 1200, "tot.evaluate": 300, "tot.synthesize": 1000}
 PARSE_RETRIES = 1
 EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
-SPEND_EVENT_INTERVAL_S = 0.25  # the budget bar needs a few updates a second, not one per call
+FLUSH_EVERY_CALLS = 8
+FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
 
 
 class ModelError(Exception):
@@ -49,6 +53,23 @@ def prices(model):
     return info.get("input_cost_per_token") or 0.0, info.get("output_cost_per_token") or 0.0
 
 
+def build_router(primary, fallback, retries, timeout, deployment_params=None):
+    """litellm's Router over the primary and, when given, the fallback model."""
+    deployment_params = deployment_params or {}
+    model_list = [{"model_name": "primary", "litellm_params": {"model": primary, **deployment_params.get("primary", {})}}]
+    fallbacks = []
+    if fallback:
+        model_list.append({"model_name": "fallback", "litellm_params": {"model": fallback, **deployment_params.get("fallback", {})}})
+        fallbacks = [{"primary": ["fallback"]}]
+    return Router(model_list=model_list, fallbacks=fallbacks, num_retries=retries, timeout=timeout, retry_after=0)
+
+
+@functools.lru_cache(maxsize=32)
+def shared_router(primary, fallback, retries, timeout):
+    """Sessions on the same models share a Router: building one costs milliseconds."""
+    return build_router(primary, fallback, retries, timeout)
+
+
 class ModelGateway:
     def __init__(self, session, deployment_params=None, retries=None, timeout=None):
         engine = settings.REASONING
@@ -58,24 +79,18 @@ class ModelGateway:
         self.router = self._router(deployment_params or {}, retries, timeout)
         self.models = [m for m in (self.primary, self.fallback) if m]
         self.spent, self.calls = 0.0, 0
-        self.spend_published_at = 0.0
+        self.flushed_at = time.monotonic()
+        self.unwritten = []  # LLMCall rows not yet in the database; their cost is still reserved there
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
 
     def _router(self, deployment_params, retries, timeout):
         engine = settings.REASONING
-        model_list = [{"model_name": "primary", "litellm_params": {"model": self.primary, **deployment_params.get("primary", {})}}]
-        fallbacks = []
-        if self.fallback:
-            model_list.append({"model_name": "fallback", "litellm_params": {"model": self.fallback, **deployment_params.get("fallback", {})}})
-            fallbacks = [{"primary": ["fallback"]}]
-        return Router(
-            model_list=model_list,
-            fallbacks=fallbacks,
-            num_retries=engine["LLM_RETRIES"] if retries is None else retries,
-            timeout=timeout or engine["LLM_TIMEOUT_S"],
-            retry_after=0,
-        )
+        retries = engine["LLM_RETRIES"] if retries is None else retries
+        timeout = timeout or engine["LLM_TIMEOUT_S"]
+        if deployment_params:
+            return build_router(self.primary, self.fallback, retries, timeout, deployment_params)
+        return shared_router(self.primary, self.fallback, retries, timeout)
 
     async def ask(self, contract, prompt, node_id=None):
         """One parsed answer for a prompt; a reply that breaks the contract is asked again once."""
@@ -86,25 +101,43 @@ class ModelGateway:
             cost, latency, model = cost + call.cost_usd, latency + call.latency_ms, call.model_used
             try:
                 parsed, _how = parse(contract, text)
+                call.parse_ok = True
                 return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency)
             except ParseError as error:
-                await sync_to_async(LLMCall.objects.filter(pk=call.pk).update)(parse_ok=False, error=str(error)[:2000])
+                call.parse_ok, call.error = False, str(error)[:2000]
                 messages = [*messages, {"role": "assistant", "content": text},
                             {"role": "user", "content": f"Your reply broke the output contract ({error}). Reply again with the JSON only."}]
                 last_error = error
         raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model)
 
     async def remaining_usd(self):
+        await self.flush()
         row = await ReasoningSession.objects.filter(pk=self.session_id).values(
             "budget_usd", "budget_used_usd", "budget_reserved_usd").aget()
         return row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"] + self.lease
 
     async def close(self):
-        """Give back the budget leased and not spent."""
+        """Write what is unwritten and give back the budget leased and not spent."""
+        await self.flush()
         async with self.lease_lock:
             if self.lease:
                 amount, self.lease = self.lease, 0.0
                 await sync_to_async(self._settle)(amount, 0.0)
+
+    async def flush(self):
+        """Write the unwritten LLMCall rows, move their cost from reserved to used, publish the spend."""
+        if self.unwritten:
+            rows, self.unwritten = self.unwritten, []
+            self.flushed_at = time.monotonic()
+            await sync_to_async(self._write)(rows)
+
+    def _write(self, rows):
+        spent = sum(row.cost_usd for row in rows)
+        with transaction.atomic():
+            LLMCall.objects.bulk_create(rows)
+            self._settle(spent, spent)
+            session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
+            events.publish(self.session_id, [events.session_updated(session)])
 
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
@@ -118,7 +151,7 @@ class ModelGateway:
     async def _call(self, contract, messages, node_id):
         reserve = self.reservation_usd(contract, messages)
         if not await self._take(reserve):
-            await sync_to_async(self._record)(contract, node_id, outcome=LLMCall.Outcome.BUDGET, reserved=reserve)
+            self._record(contract, node_id, outcome=LLMCall.Outcome.BUDGET, reserved=reserve)
             raise BudgetExhausted(f"{contract} needs up to {reserve:.6f} USD")
         started = time.perf_counter()
         try:
@@ -126,15 +159,21 @@ class ModelGateway:
                 model="primary", messages=messages, max_tokens=MAX_TOKENS.get(contract, 1000))
         except Exception as error:  # any provider failure, after litellm's retries and fallbacks
             self.lease += reserve
-            await sync_to_async(self._record)(contract, node_id, outcome=LLMCall.Outcome.ERROR, reserved=reserve,
-                                              latency_ms=_ms(started), error=f"{type(error).__name__}: {error}"[:2000])
+            self._record(contract, node_id, outcome=LLMCall.Outcome.ERROR, reserved=reserve, latency_ms=_ms(started),
+                         error=f"{type(error).__name__}: {error}"[:2000])
             raise ModelError(str(error)) from error
         latency_ms = _ms(started)
         cost = self._cost(response)
         self.spent, self.calls = self.spent + cost, self.calls + 1
         used = response._hidden_params.get("litellm_model_name") or self.primary
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
-        call = await sync_to_async(self._settle_and_record)(contract, node_id, reserve, cost, response, used, latency_ms)
+        usage = getattr(response, "usage", None)
+        call = self._record(
+            contract, node_id, outcome=LLMCall.Outcome.OK if _same(used, self.primary) else LLMCall.Outcome.FALLBACK,
+            reserved=reserve, cost=cost, model_used=used, latency_ms=latency_ms,
+            tokens_in=getattr(usage, "prompt_tokens", 0) or 0, tokens_out=getattr(usage, "completion_tokens", 0) or 0)
+        if len(self.unwritten) >= FLUSH_EVERY_CALLS or time.monotonic() - self.flushed_at >= FLUSH_EVERY_S:
+            await self.flush()
         return response.choices[0].message.content or "", call
 
     def _cost(self, response):
@@ -170,32 +209,18 @@ class ModelGateway:
         ReasoningSession.objects.filter(pk=self.session_id).update(
             budget_reserved_usd=F("budget_reserved_usd") - released, budget_used_usd=F("budget_used_usd") + cost)
 
-    def _settle_and_record(self, contract, node_id, reserved, cost, response, used, latency_ms):
-        usage = getattr(response, "usage", None)
-        outcome = LLMCall.Outcome.OK if used in (self.primary, _bare(self.primary)) else LLMCall.Outcome.FALLBACK
-        with transaction.atomic():
-            self._settle(cost, cost)
-            call = self._record(
-                contract, node_id, outcome=outcome, reserved=reserved, cost=cost, model_used=used, latency_ms=latency_ms,
-                tokens_in=getattr(usage, "prompt_tokens", 0) or 0, tokens_out=getattr(usage, "completion_tokens", 0) or 0,
-                parse_ok=True,
-            )
-            if time.monotonic() - self.spend_published_at >= SPEND_EVENT_INTERVAL_S:
-                self.spend_published_at = time.monotonic()
-                session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
-                events.publish(self.session_id, [events.session_updated(session)])
-        return call
-
     def _record(self, contract, node_id, outcome, reserved=0.0, cost=0.0, model_used="", latency_ms=0, **fields):
-        return LLMCall.objects.create(
+        row = LLMCall(
             tenant_id=self.tenant_id, session_id=self.session_id, node_id=node_id, purpose=contract,
             model_requested=self.primary, model_used=model_used, outcome=outcome, reserved_usd=reserved,
             cost_usd=cost, latency_ms=latency_ms, **fields)
+        self.unwritten.append(row)
+        return row
 
 
 def _ms(started):
     return int((time.perf_counter() - started) * 1000)
 
 
-def _bare(model):
-    return model.split("/", 1)[-1]
+def _same(used, model):
+    return used in (model, model.split("/", 1)[-1])

@@ -69,6 +69,9 @@ class Store(Protocol):
 
     async def update(self, node: Node, **fields) -> None: ...
 
+    async def update_many(self, changes: list[tuple[Node, dict]]) -> None:
+        """Several updates in one write; a field add_cost adds to the node's cost."""
+
     async def prune(self, nodes: list[Node]) -> None: ...
 
     async def refresh(self, nodes: list[Node]) -> list[Node]: ...

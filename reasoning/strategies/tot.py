@@ -29,9 +29,11 @@ class TreeOfThoughts(Strategy):
         root = await self.ctx.store.add_root(self.ctx.problem, {"problem_kind": self.ctx.kind})
         frontier = [root]
         for depth in range(1, params.depth + 1):
-            await self.ctx.control.checkpoint()
-            frontier = [n for n in await self.ctx.store.refresh(frontier) if not n.pruned]
-            if not frontier or not await self._can_afford_level(len(frontier)):
+            # The step boundary: honour overseers (pause, cancel, prune) and check the budget, in one round.
+            _, refreshed, remaining = await asyncio.gather(
+                self.ctx.control.checkpoint(), self.ctx.store.refresh(frontier), self.ctx.gateway.remaining_usd())
+            frontier = [n for n in refreshed if not n.pruned]
+            if not frontier or not self._can_afford_level(len(frontier), remaining):
                 self.exhausted = self.exhausted or bool(frontier)
                 break
             level = await self._expand_level(frontier, depth)
@@ -40,10 +42,10 @@ class TreeOfThoughts(Strategy):
                 break
         return await self._finish(frontier)
 
-    async def _can_afford_level(self, width):
+    def _can_afford_level(self, width, remaining):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
         calls = width * (1 + self.ctx.params.branching) + 1
-        return await self.ctx.gateway.remaining_usd() >= calls * self.ctx.gateway.typical_call_usd()
+        return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
     async def _expand_level(self, frontier, depth):
         groups = await asyncio.gather(*(self._expand_and_score(parent, depth) for parent in frontier))
@@ -51,7 +53,8 @@ class TreeOfThoughts(Strategy):
 
     async def _expand_and_score(self, parent, depth):
         children = await self._propose(parent, depth)
-        await asyncio.gather(*(self._evaluate(child) for child in children))
+        scores = await asyncio.gather(*(self._evaluate(child) for child in children))
+        await self.ctx.store.update_many([(child, fields) for child, fields in zip(children, scores) if fields])
         return children
 
     async def _propose(self, parent, depth):
@@ -69,19 +72,18 @@ class TreeOfThoughts(Strategy):
         return await self.ctx.store.add_children(parent, items, answer)
 
     async def _evaluate(self, node):
+        """Score one node; returns the fields to store (none if the budget ran out first)."""
         path = await self.ctx.store.path(node)
         prompt = self._render("tot.evaluate", path[:-1], thought=node.thought)
         try:
             answer = await self.ctx.gateway.ask("tot.evaluate", prompt, node_id=node.id)
         except BudgetExhausted:
             self.exhausted = True
-            return
+            return {}
         except Unparseable as error:
-            await self.ctx.store.update(node, parse_error=f"evaluation unparseable: {error}", add_cost=error.cost_usd)
-            return
+            return {"parse_error": f"evaluation unparseable: {error}", "add_cost": error.cost_usd}
         node.eval_score = answer.parsed.score
-        await self.ctx.store.update(node, eval_score=node.eval_score, eval_reason=answer.parsed.reason,
-                                    add_cost=answer.cost_usd)
+        return {"eval_score": node.eval_score, "eval_reason": answer.parsed.reason, "add_cost": answer.cost_usd}
 
     async def _keep_best(self, level, previous):
         """Keep the best-scored nodes of the level; unscored ones are left out of the beam, never scored 0."""

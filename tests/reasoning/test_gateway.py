@@ -35,8 +35,10 @@ async def test_it_records_the_cost_of_each_call(alice):
 
 async def test_it_refuses_a_call_that_could_pass_the_budget(alice):
     session = await make_session_async(alice, budget_usd=0.0001)
+    gateway = ModelGateway(session)
     with pytest.raises(BudgetExhausted):
-        await ModelGateway(session).ask("tot.evaluate", PROMPT)
+        await gateway.ask("tot.evaluate", PROMPT)
+    await gateway.close()
     await session.arefresh_from_db()
     assert session.budget_used_usd == 0
     assert await LLMCall.objects.filter(session=session, outcome="budget").acount() == 1
@@ -46,9 +48,11 @@ async def test_it_leases_budget_so_most_calls_skip_the_database(alice):
     session = await make_session_async(alice)
     gateway = ModelGateway(session)
     await gateway.ask("tot.evaluate", PROMPT)
+    remaining = await gateway.remaining_usd()  # a step boundary: the ledger is written first
     await session.arefresh_from_db()
+    assert await LLMCall.objects.filter(session=session).acount() == 1
     assert session.budget_reserved_usd > 0 and gateway.lease == pytest.approx(session.budget_reserved_usd)
-    assert await gateway.remaining_usd() == pytest.approx(session.budget_usd - session.budget_used_usd)
+    assert remaining == pytest.approx(session.budget_usd - session.budget_used_usd)
     await gateway.close()
     await session.arefresh_from_db()
     assert session.budget_reserved_usd == pytest.approx(0, abs=1e-12)
@@ -71,6 +75,7 @@ async def test_it_falls_back_when_the_primary_raises(alice):
     gateway = ModelGateway(session, retries=0,
                            deployment_params={"primary": {"mock_response": Exception("primary is down")}})
     answer = await gateway.ask("tot.evaluate", PROMPT)
+    await gateway.close()
     call = await LLMCall.objects.aget(session=session)
     assert answer.model == "offline/sim"
     assert call.outcome == "fallback" and call.model_used == "offline/sim"
@@ -80,6 +85,7 @@ async def test_it_uses_the_primary_through_litellm_mock_response(alice):
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini", model_fallback="offline/sim")
     gateway = ModelGateway(session, deployment_params={"primary": {"mock_response": '{"score": 0.8, "reason": "ok"}'}})
     answer = await gateway.ask("tot.evaluate", PROMPT)
+    await gateway.close()
     call = await LLMCall.objects.aget(session=session)
     assert answer.parsed.score == 0.8
     assert call.outcome == "ok" and call.cost_usd > 0  # priced by litellm's own price list
@@ -90,6 +96,7 @@ async def test_an_unparseable_reply_is_retried_then_reported(alice):
     gateway = ModelGateway(session, deployment_params={"primary": {"mock_response": "I think it is a fine step."}})
     with pytest.raises(Unparseable) as error:
         await gateway.ask("tot.evaluate", PROMPT)
+    await gateway.close()
     calls = [c async for c in LLMCall.objects.filter(session=session)]
     assert len(calls) == 2 and all(c.parse_ok is False for c in calls)
     assert "JSON" in str(error.value) and error.value.cost_usd > 0
