@@ -29,6 +29,11 @@ class BearerKey(HttpBearer):
 class BrowserSession(SessionAuth):
     """The logged-in user of the explorer, working in their membership's tenant."""
 
+    def _get_key(self, request):
+        if self.param_name not in request.COOKIES:
+            return None  # no browser session: an API client gets 401, not a CSRF error
+        return super()._get_key(request)
+
     def authenticate(self, request, key):
         user = super().authenticate(request, key)
         tenant = selectors.tenant_for_user(user) if user else None
@@ -72,7 +77,7 @@ def _field_error(error):
     loc = [str(p) for p in error.get("loc", ())]
     # ninja's loc starts with the source and the argument name ("body", "data", ...): the field follows them.
     field = ".".join(loc[2:] if len(loc) > 2 and loc[0] in {"body", "query", "path"} else loc[1:] or loc)
-    return {"field": field or "body", "message": error.get("msg", "invalid")}
+    return {"field": field or "body", "message": error.get("msg", "invalid").removeprefix("Value error, ")}
 
 
 class SessionFilters(Schema):

@@ -53,3 +53,13 @@ async def runner():
     the_runner.bind(asyncio.get_running_loop())
     yield the_runner
     await the_runner.drain()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def close_worker_connections(django_db_setup):
+    """Async tests run ORM calls on asgiref's worker thread; close its connection before the test database goes."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)

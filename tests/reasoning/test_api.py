@@ -41,9 +41,26 @@ def test_it_requires_a_key(client, alice):
     assert ReasoningSession.objects.count() == 0
 
 
-def test_it_accepts_the_browser_session(client, alice):
-    client.force_login(alice.user)
-    assert client.get("/api/sessions").status_code == 200
+def test_it_answers_401_not_a_csrf_error_to_clients_that_enforce_csrf(alice):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    assert post(strict, "/api/sessions", GOOD).status_code == 401
+    assert post(strict, "/api/sessions", GOOD, alice).status_code == 201
+
+
+def test_it_accepts_the_browser_session_with_its_csrf_token(alice):
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(alice.user)
+    assert browser.get("/api/sessions").status_code == 200
+    assert post(browser, "/api/sessions", GOOD).status_code == 403  # a cookie without the CSRF token
+    browser.get("/accounts/login/")  # sets the csrftoken cookie
+    token = browser.cookies["csrftoken"].value
+    response = browser.post("/api/sessions", data=json.dumps(GOOD), content_type="application/json",
+                            HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 201
 
 
 def test_it_hides_another_tenants_session(client, alice, bob):

@@ -31,7 +31,7 @@ class Command(BaseCommand):
                 session = solve(problem, mode=mode, kind=kind, tenant=tenant, triggered_by="seed_demo")
                 self.stdout.write(f"demo session {session.id}: {session.status}, {session.nodes.count()} nodes")
         self.stdout.write(self.style.SUCCESS(
-            f"Demo ready: tenant 'demo', {created} new rubrics. Log in as advisor / advisor (demo only)."))
+            f"Demo ready: tenant 'demo', rubrics loaded ({created} new). Log in as advisor / advisor (demo only)."))
 
     def advisor(self):
         user, is_new = get_user_model().objects.get_or_create(username="advisor", defaults={"is_staff": True})
