@@ -34,6 +34,7 @@ seed: migrate
 	$(BIN)/python manage.py seed_demo
 
 run: seed
+	$(BIN)/python manage.py interrupt_running
 	@echo ""
 	@echo "  Explorer: http://$(HOST):$(PORT)/   login: advisor / advisor (demo only)   model: $${REASONING_MODEL_PRIMARY:-offline/sim}"
 	@echo ""

@@ -12,7 +12,7 @@ from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
 from . import selectors, services
-from .models import ApiKey, Mode, ReasoningSession, Rubric, RubricCriterion, Status
+from .models import ApiKey, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import ErrorOut, RubricIn, SessionIn, SessionOut, TreeOut
 
 
@@ -63,8 +63,14 @@ def invalid_input(request, exc):
 
 
 @api.exception_handler(ReasoningSession.DoesNotExist)
+@api.exception_handler(ReasoningNode.DoesNotExist)
 def not_found(request, exc):
     return api.create_response(request, {"detail": "Not found."}, status=404)
+
+
+@api.exception_handler(services.Conflict)
+def conflict(request, exc):
+    return api.create_response(request, {"detail": str(exc)}, status=409)
 
 
 @api.exception_handler(AuthenticationError)
@@ -106,6 +112,21 @@ def get_session(request, session_id: str):
 @api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut}, tags=["sessions"])
 def get_tree(request, session_id: str):
     return selectors.tree(selectors.get_session(request.tenant, session_id))
+
+
+@api.post("/sessions/{session_id}/cancel", response={200: SessionOut, 404: ErrorOut, 409: ErrorOut}, tags=["oversight"])
+def cancel_session(request, session_id: str):
+    return services.cancel_session(request.tenant, session_id, request.actor).to_dict()
+
+
+@api.post("/nodes/{node_id}/prune", response={200: dict, 404: ErrorOut}, tags=["oversight"])
+def prune_node(request, node_id: str):
+    return services.set_pruned(request.tenant, node_id, request.actor, pruned=True).to_dict()
+
+
+@api.post("/nodes/{node_id}/unprune", response={200: dict, 404: ErrorOut}, tags=["oversight"])
+def unprune_node(request, node_id: str):
+    return services.set_pruned(request.tenant, node_id, request.actor, pruned=False).to_dict()
 
 
 @api.get("/rubrics", response=list[dict], tags=["rubrics"])

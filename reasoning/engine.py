@@ -1,7 +1,7 @@
 """Running sessions: solve() for callers that wait, run_session() for runners, and the status moves between.
 
-Every status change is an atomic claim (update ... where status in the allowed sources), so
-a session finished by its strategy and cancelled by an overseer at the same moment ends once.
+Every status change is an atomic claim through services.transition, so a session finished by
+its strategy and cancelled by an overseer at the same moment ends once.
 """
 
 import asyncio
@@ -9,7 +9,6 @@ import logging
 import traceback
 
 from asgiref.sync import sync_to_async
-from django.db import transaction
 from django.utils import timezone
 
 from . import events, selectors, services
@@ -42,16 +41,6 @@ class SessionControl:
             raise StopRequested(status)
 
 
-def move(session_id, to, sources, **fields):
-    """Move a session to a status if it is in one of the sources; publish the change. True if it moved."""
-    with transaction.atomic():
-        moved = ReasoningSession.objects.filter(pk=session_id, status__in=list(sources)).update(status=to, **fields)
-        if moved:
-            session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
-            events.publish(session_id, [events.session_updated(session)])
-    return bool(moved)
-
-
 async def run_session(session_id, gateway=None):
     """Run a queued session to a final status; never raises for the session's own failures."""
     events.bind_loop(asyncio.get_running_loop())
@@ -63,7 +52,7 @@ async def run_session(session_id, gateway=None):
 
 async def _run(session_id, gateway):
     # One run at a time per session: budget reserved by a run that died is free again.
-    claimed = await sync_to_async(move)(session_id, Status.RUNNING, [Status.QUEUED], started_at=timezone.now(),
+    claimed = await sync_to_async(services.transition)(session_id, Status.RUNNING, [Status.QUEUED], started_at=timezone.now(),
                                         budget_reserved_usd=0.0)
     if not claimed:
         return
@@ -75,11 +64,11 @@ async def _run(session_id, gateway):
     except StopRequested as stop:
         log.info("session %s stopped at a step boundary: %s", session_id, stop.status)
     except asyncio.CancelledError:
-        await sync_to_async(move)(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="worker_stopped")
+        await sync_to_async(services.transition)(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="worker_stopped")
         raise
     except Exception as error:
         log.exception("session %s failed", session_id)
-        await sync_to_async(move)(session_id, Status.FAILED, [Status.RUNNING], finished_at=timezone.now(),
+        await sync_to_async(services.transition)(session_id, Status.FAILED, [Status.RUNNING], finished_at=timezone.now(),
                                   termination_reason="error", error=_describe(error))
     else:
         await sync_to_async(finish)(session_id, outcome)
@@ -109,7 +98,7 @@ def finish(session_id, outcome):
     status = Status.EXHAUSTED if outcome.exhausted else Status.SOLVED
     if not outcome.final_answer and not outcome.exhausted:
         status = Status.FAILED
-    move(
+    services.transition(
         session_id, status, [Status.RUNNING],
         finished_at=timezone.now(),
         final_answer=outcome.final_answer,

@@ -152,7 +152,6 @@ class ReasoningSession(models.Model):
     def to_dict(self):
         return {
             "id": str(self.id),
-            "tenant": self.tenant.slug if "tenant" in self._state.fields_cache else None,
             "status": self.status,
             "problem_kind": self.problem_kind,
             "problem_text": self.problem_text,

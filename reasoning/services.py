@@ -72,14 +72,24 @@ def submit_to_runner(session_id):
     get_runner().submit(session_id)
 
 
+def transition(session_id, to, sources=None, **fields):
+    """Move a session to a status from one of the sources (by default, every status the state machine allows),
+    as one atomic claim; publish the change. True if it moved."""
+    allowed = {source for source, targets in ReasoningSession.TRANSITIONS.items() if to in targets}
+    sources = allowed if sources is None else set(sources) & allowed
+    with transaction.atomic():
+        moved = ReasoningSession.objects.filter(pk=session_id, status__in=sources).update(status=to, **fields)
+        if moved:
+            session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
+            events.publish(session_id, [events.session_updated(session)])
+    return bool(moved)
+
+
 def cancel_session(tenant, session_id, actor):
     """Cancel a session that has not finished; the strategy stops at its next step boundary."""
-    from .engine import move
-
     session = selectors.get_session(tenant, session_id)
-    cancellable = [s for s, targets in ReasoningSession.TRANSITIONS.items() if Status.CANCELLED in targets]
     with transaction.atomic():
-        if not move(session.id, Status.CANCELLED, cancellable, finished_at=timezone.now(), termination_reason="cancelled"):
+        if not transition(session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled"):
             raise Conflict(f"a {session.status} session cannot be cancelled")
         _audit(session, None, actor, "cancel")
     return selectors.get_session(tenant, session_id)
@@ -103,3 +113,10 @@ def _audit(session, node, actor, action, **payload):
 
 class Conflict(Exception):
     """The action does not fit the session's current state."""
+
+
+def interrupt_running(reason="server_restarted"):
+    """Mark sessions left running by a stopped process as interrupted (resumable); returns how many."""
+    running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", flat=True)
+    return sum(transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason=reason)
+               for session_id in list(running))

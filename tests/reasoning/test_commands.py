@@ -38,3 +38,13 @@ def test_solve_prints_the_answer():
     assert "status: solved" in out and "nodes: 22" in out
     assert "24" in out.split("status: solved", 1)[1]
     assert "node" in err  # the progress bar
+
+
+def test_interrupt_running_marks_only_running_sessions():
+    tenant = Tenant.objects.create(slug="ops")
+    statuses = ["running", "queued", "solved"]
+    sessions = [ReasoningSession.objects.create(tenant=tenant, problem_text="p", model_primary="offline/sim", status=s)
+                for s in statuses]
+    out, _ = run("interrupt_running")
+    assert "1 session(s)" in out
+    assert [ReasoningSession.objects.get(pk=s.pk).status for s in sessions] == ["interrupted", "queued", "solved"]
