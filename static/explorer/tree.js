@@ -306,6 +306,8 @@
     setText("insp-pruned", n.pruned ? `pruned${n.pruned_by ? " by " + n.pruned_by : ""}` : "");
     show("insp-terminal", !!n.is_terminal);
     show("insp-offline", !!n.offline);
+    show("prune-button", n.depth > 0);
+    setText("prune-button", n.pruned ? "Unprune branch" : "Prune branch");
     setText("inspector-thought", n.thought);
     show("insp-reason-block", !!n.eval_reason);
     setText("insp-reason", n.eval_reason);
@@ -405,14 +407,26 @@
     applyDelta(msg);
   }
 
-  $("cancel-button").addEventListener("click", () => {
+  // Overseer actions go over the socket; the change comes back as an ordinary event.
+  function sendAction(message, note) {
     if (!socket || socket.readyState !== WebSocket.OPEN) {
       setStatusLine("Not connected; try again in a moment.");
-      return;
+      return false;
     }
-    socket.send(JSON.stringify({ action: "cancel" }));
-    cancelRequested = true;
-    setStatusLine("Cancel requested…");
+    socket.send(JSON.stringify(message));
+    setStatusLine(note);
+    return true;
+  }
+
+  $("cancel-button").addEventListener("click", () => {
+    cancelRequested = sendAction({ action: "cancel" }, "Cancel requested…") || cancelRequested;
+  });
+
+  $("prune-button").addEventListener("click", () => {
+    const n = selectedId ? model.nodes.get(selectedId) : null;
+    if (!n) return;
+    const action = n.pruned ? "unprune" : "prune";
+    sendAction({ action, node_id: n.id }, action === "prune" ? "Branch pruned." : "Branch restored.");
   });
 
   $("fit-button").addEventListener("click", () => { userMoved = false; fit(true); });

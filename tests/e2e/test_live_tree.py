@@ -164,4 +164,12 @@ class LiveTreeTest(ChannelsLiveServerTestCase):
         assert page.locator("g.node.best").count() == node.depth + 1
         assert page.locator("g.node.pruned").count() > 0
 
+        # Prune the final thought by hand: the socket applies it, and the tree and inspector show it.
+        page.click('[data-testid="prune-button"]')
+        sync_api.expect(page.locator(f'g.node.pruned[data-node-id="{node.id}"]')).to_have_count(1)
+        sync_api.expect(page.locator("#insp-pruned")).to_have_text("pruned by overseer")
+        sync_api.expect(page.locator('[data-testid="prune-button"]')).to_have_text("Unprune branch")
+        node.refresh_from_db()
+        assert node.pruned and node.pruned_by == "overseer"
+
         page.screenshot(path=SCREENSHOT)
