@@ -5,7 +5,7 @@ from typing import Literal
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from .models import Mode
 
@@ -14,6 +14,8 @@ MAX_PROBLEM_CHARS = 20_000
 
 
 class SessionIn(Schema):
+    model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent default
+
     problem_text: str = Field(min_length=1, max_length=MAX_PROBLEM_CHARS)
     problem_kind: str | None = Field(None, max_length=64, pattern=r"^[a-z0-9][a-z0-9_-]*$")
     mode: Literal[tuple(Mode.values)] = "auto"
@@ -81,6 +83,8 @@ class CriterionIn(Schema):
 
 
 class RubricIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
     problem_kind: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_-]*$")
     name: str = Field(min_length=1, max_length=200)
     description: str = Field("", max_length=4000)

@@ -3,6 +3,7 @@
 This module is also imported by the spawned server process, so it imports no Django models at the top.
 """
 
+import contextlib
 import functools
 import multiprocessing
 import os
@@ -13,9 +14,6 @@ from channels.testing import ChannelsLiveServerTestCase
 from daphne.testing import DaphneProcess
 from django.db import connections
 
-# The sync Playwright API keeps an event loop in this thread; the test's own ORM calls are still plain sync ones.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -25,6 +23,23 @@ SCREENSHOT = "/tmp/explorer.png"
 OFFLINE_LATENCY_MS = "120"  # slow enough to watch the tree grow
 FULL_TREE = 22  # ToT defaults: root + 3 + 6 + 6 + 6
 PROBLEM = "A 58-year-old client holds 70% of her wealth in one tech stock; how should she diversify before retiring?"
+
+
+@contextlib.contextmanager
+def allow_sync_orm_beside_playwright():
+    """The sync Playwright API keeps an event loop in this thread; the test's ORM calls are still plain sync ones.
+
+    Only for this block: the rest of the suite keeps Django's async-safety checks.
+    """
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
 
 
 def use_database(name):
@@ -69,9 +84,8 @@ class LiveTreeTest(ChannelsLiveServerTestCase):
     @classmethod
     def setUpClass(cls):
         # The server process reads its settings afresh, so the slower offline model goes through the environment.
-        cls._saved_env = {name: os.environ.get(name) for name in ("REASONING_OFFLINE_LATENCY_MS", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+        cls._saved_env = {"REASONING_OFFLINE_LATENCY_MS": os.environ.get("REASONING_OFFLINE_LATENCY_MS")}
         os.environ["REASONING_OFFLINE_LATENCY_MS"] = OFFLINE_LATENCY_MS
-        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE")  # the server keeps Django's async safety checks
         try:
             super().setUpClass()
         finally:
@@ -101,7 +115,7 @@ class LiveTreeTest(ChannelsLiveServerTestCase):
 
     def test_the_tree_grows_live_and_the_inspector_shows_a_thought(self):
         page_errors = []
-        with sync_api.sync_playwright() as p:
+        with allow_sync_orm_beside_playwright(), sync_api.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
                 page = browser.new_page(viewport={"width": 1280, "height": 800})

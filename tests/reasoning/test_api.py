@@ -105,6 +105,7 @@ def test_the_tree_of_a_new_session_is_empty(client, alice):
     ({**GOOD, "params": {"temperature": 2}}, "params.temperature"),
     ({**GOOD, "params": "deep"}, "params"),
     ({**GOOD, "model_primary": "gpt 4; rm -rf"}, "model_primary"),
+    ({**GOOD, "budget": 1}, "budget"),
 ])
 def test_bad_bodies_get_a_422_naming_the_field_and_store_nothing(client, alice, body, field):
     response = post(client, "/api/sessions", body, alice)
