@@ -77,7 +77,7 @@ class ModelGateway:
         self.session_id, self.tenant_id = session.id, session.tenant_id
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
         self.router = self._router(deployment_params or {}, retries, timeout)
-        self.models = [m for m in (self.primary, self.fallback) if m]
+        self.prices = [prices(m) for m in (self.primary, self.fallback) if m]
         self.spent, self.calls = 0.0, 0
         self.flushed_at = time.monotonic()
         self.unwritten = []  # LLMCall rows not yet in the database; their cost is still reserved there
@@ -96,18 +96,21 @@ class ModelGateway:
         """One parsed answer for a prompt; a reply that breaks the contract is asked again once."""
         messages = [{"role": "user", "content": prompt}]
         cost, latency, model = 0.0, 0, ""
-        for attempt in range(1 + PARSE_RETRIES):
+        for _ in range(1 + PARSE_RETRIES):
             text, call = await self._call(contract, messages, node_id)
             cost, latency, model = cost + call.cost_usd, latency + call.latency_ms, call.model_used
             try:
                 parsed, _how = parse(contract, text)
-                call.parse_ok = True
-                return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency)
             except ParseError as error:
                 call.parse_ok, call.error = False, str(error)[:2000]
+                await self._flush_if_due()
                 messages = [*messages, {"role": "assistant", "content": text},
                             {"role": "user", "content": f"Your reply broke the output contract ({error}). Reply again with the JSON only."}]
                 last_error = error
+                continue
+            call.parse_ok = True
+            await self._flush_if_due()
+            return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency)
         raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model)
 
     async def remaining_usd(self):
@@ -123,6 +126,10 @@ class ModelGateway:
             if self.lease:
                 amount, self.lease = self.lease, 0.0
                 await sync_to_async(self._settle)(amount, 0.0)
+
+    async def _flush_if_due(self):
+        if len(self.unwritten) >= FLUSH_EVERY_CALLS or time.monotonic() - self.flushed_at >= FLUSH_EVERY_S:
+            await self.flush()
 
     async def flush(self):
         """Write the unwritten LLMCall rows, move their cost from reserved to used, publish the spend."""
@@ -146,7 +153,7 @@ class ModelGateway:
         """The most this call can cost: the whole prompt plus a full reply, at the dearer model's prices."""
         prompt_tokens = sum(len(m["content"]) for m in messages) // 3 + 16
         reply_tokens = MAX_TOKENS.get(contract, 1000)
-        return max(i * prompt_tokens + o * reply_tokens for i, o in map(prices, self.models))
+        return max(i * prompt_tokens + o * reply_tokens for i, o in self.prices)
 
     async def _call(self, contract, messages, node_id):
         reserve = self.reservation_usd(contract, messages)
@@ -172,8 +179,6 @@ class ModelGateway:
             contract, node_id, outcome=LLMCall.Outcome.OK if _same(used, self.primary) else LLMCall.Outcome.FALLBACK,
             reserved=reserve, cost=cost, model_used=used, latency_ms=latency_ms,
             tokens_in=getattr(usage, "prompt_tokens", 0) or 0, tokens_out=getattr(usage, "completion_tokens", 0) or 0)
-        if len(self.unwritten) >= FLUSH_EVERY_CALLS or time.monotonic() - self.flushed_at >= FLUSH_EVERY_S:
-            await self.flush()
         return response.choices[0].message.content or "", call
 
     def _cost(self, response):

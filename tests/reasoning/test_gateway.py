@@ -118,3 +118,16 @@ async def make_session_async(party, **fields):
     from asgiref.sync import sync_to_async
 
     return await sync_to_async(make_session)(party, **fields)
+
+
+async def test_parse_outcomes_survive_a_flush_between_calls(alice, monkeypatch):
+    from reasoning.llm import gateway as gateway_module
+
+    monkeypatch.setattr(gateway_module, "FLUSH_EVERY_CALLS", 1)  # write the ledger after every call
+    session = await make_session_async(alice, model_primary="openai/gpt-4o-mini")
+    gateway = ModelGateway(session, deployment_params={"primary": {"mock_response": "not json"}})
+    with pytest.raises(Unparseable):
+        await gateway.ask("tot.evaluate", PROMPT)
+    await gateway.close()
+    calls = [c async for c in LLMCall.objects.filter(session=session)]
+    assert [c.parse_ok for c in calls] == [False, False] and all("JSON" in c.error for c in calls)
