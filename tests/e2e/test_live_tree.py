@@ -20,7 +20,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SCREENSHOT = "/tmp/explorer.png"
-OFFLINE_LATENCY_MS = "120"  # slow enough to watch the tree grow
+OFFLINE_LATENCY_MS = "250"  # slow enough to watch the tree grow, even on a slow machine
 FULL_TREE = 22  # ToT defaults: root + 3 + 6 + 6 + 6
 PROBLEM = "A 58-year-old client holds 70% of her wealth in one tech stock; how should she diversify before retiring?"
 
