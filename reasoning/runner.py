@@ -67,7 +67,7 @@ class CeleryRunner:
     def submit(self, session_id):
         from .tasks import run_session_task
 
-        run_session_task.delay(str(session_id))
+        return run_session_task.delay(str(session_id))
 
 
 _runner = None
