@@ -114,10 +114,17 @@ class ModelGateway:
         raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model)
 
     async def remaining_usd(self):
-        await self.flush()
-        row = await ReasoningSession.objects.filter(pk=self.session_id).values(
-            "budget_usd", "budget_used_usd", "budget_reserved_usd").aget()
+        """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
+        rows, self.unwritten = self.unwritten, []
+        self.flushed_at = time.monotonic()
+        row = await sync_to_async(self._write_and_read)(rows)
         return row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"] + self.lease
+
+    def _write_and_read(self, rows):
+        if rows:
+            self._write(rows)
+        return ReasoningSession.objects.filter(pk=self.session_id).values(
+            "budget_usd", "budget_used_usd", "budget_reserved_usd").get()
 
     async def close(self):
         """Write what is unwritten and give back the budget leased and not spent."""
