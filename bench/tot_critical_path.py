@@ -39,8 +39,10 @@ from reasoning.llm.gateway import ModelGateway  # noqa: E402
 from reasoning.models import ReasoningNode, Tenant  # noqa: E402
 from reasoning.schemas import SessionIn  # noqa: E402
 
-PROBLEM = ("Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m family "
-           "portfolio, 60% global equities, 30% CHF bonds, 10% cash, for a client aged 58 retiring in 7 years.")
+PROBLEM = (
+    "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m family "
+    "portfolio, 60% global equities, 30% CHF bonds, 10% cash, for a client aged 58 retiring in 7 years."
+)
 CRITICAL_CALLS = 9
 
 
@@ -119,8 +121,18 @@ async def measure(runs):
 
 
 def machine():
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else platform.processor()
+    cpu = (
+        next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            platform.processor(),
+        )
+        if Path("/proc/cpuinfo").exists()
+        else platform.processor()
+    )
     return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, SQLite"
 
 
@@ -135,7 +147,9 @@ def main():
     nodes = fast[0][1]
     per_node_ms = statistics.median(w for w, _, _ in fast) / nodes * 1000
     engine_ms = statistics.median(e for _, _, e in fast) / nodes * 1000
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
     report = f"""# Benchmarks
 
 Measured figures only; each section says the command that made it.

@@ -9,20 +9,32 @@ from reasoning.models import Mode
 class SessionForm(forms.Form):
     problem_text = forms.CharField(
         label="Problem",
-        widget=forms.Textarea(attrs={"rows": 6, "placeholder": "Describe the client's situation and the question to reason about."}),
+        widget=forms.Textarea(
+            attrs={"rows": 6, "placeholder": "Describe the client's situation and the question to reason about."}
+        ),
     )
     problem_kind = forms.ChoiceField(label="Problem kind")
     mode = forms.ChoiceField(label="Strategy", choices=Mode.choices, initial=Mode.AUTO)
-    budget_usd = forms.FloatField(
-        label="Budget (USD)", widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"})
-    )
+    budget_usd = forms.FloatField(label="Budget (USD)", widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}))
     # Tree of Thoughts params; empty means the strategy's default.
-    branching = forms.IntegerField(required=False, label="Branching", help_text="Thoughts per expanded node (default 3).",
-                                   widget=forms.NumberInput(attrs={"min": "1", "placeholder": "3"}))
-    depth = forms.IntegerField(required=False, label="Depth", help_text="Levels below the root (default 4).",
-                               widget=forms.NumberInput(attrs={"min": "1", "placeholder": "4"}))
-    keep = forms.IntegerField(required=False, label="Keep", help_text="Best thoughts kept per level (default 2).",
-                              widget=forms.NumberInput(attrs={"min": "1", "placeholder": "2"}))
+    branching = forms.IntegerField(
+        required=False,
+        label="Branching",
+        help_text="Thoughts per expanded node (default 3).",
+        widget=forms.NumberInput(attrs={"min": "1", "placeholder": "3"}),
+    )
+    depth = forms.IntegerField(
+        required=False,
+        label="Depth",
+        help_text="Levels below the root (default 4).",
+        widget=forms.NumberInput(attrs={"min": "1", "placeholder": "4"}),
+    )
+    keep = forms.IntegerField(
+        required=False,
+        label="Keep",
+        help_text="Best thoughts kept per level (default 2).",
+        widget=forms.NumberInput(attrs={"min": "1", "placeholder": "2"}),
+    )
 
     PARAM_FIELDS = ("branching", "depth", "keep")
 
@@ -33,7 +45,7 @@ class SessionForm(forms.Form):
         self.fields["problem_kind"].choices = kinds
         if any(kind == "general" for kind, _ in kinds):
             self.fields["problem_kind"].initial = "general"
-        self.fields["budget_usd"].initial = f'{settings.REASONING["DEFAULT_BUDGET_USD"]:.2f}'
+        self.fields["budget_usd"].initial = f"{settings.REASONING['DEFAULT_BUDGET_USD']:.2f}"
 
     def session_payload(self):
         """The cleaned form as the SessionIn dict; empty params are left to the strategy's defaults."""

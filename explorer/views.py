@@ -48,13 +48,17 @@ def session_list(request):
     }
     sessions = selectors.sessions_for(request.tenant, **filters)
     page = Paginator(sessions, PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "explorer/session_list.html", {
-        "page_obj": page,
-        "filters": filters,
-        "statuses": Status.values,
-        "modes": Mode.choices,
-        "kinds": sorted(set(kinds) | ({filters["problem_kind"]} if filters["problem_kind"] else set())),
-    })
+    return render(
+        request,
+        "explorer/session_list.html",
+        {
+            "page_obj": page,
+            "filters": filters,
+            "statuses": Status.values,
+            "modes": Mode.choices,
+            "kinds": sorted(set(kinds) | ({filters["problem_kind"]} if filters["problem_kind"] else set())),
+        },
+    )
 
 
 @tenant_required
@@ -75,14 +79,18 @@ def session_detail(request, session_id):
     except ReasoningSession.DoesNotExist:
         raise Http404("No such session.") from None
     tree = selectors.tree(session)
-    return render(request, "explorer/session_detail.html", {
-        "session": session,
-        "tree": tree,
-        "ws_path": f"/ws/sessions/{session.id}/",
-        "tree_url": f"/api/sessions/{session.id}/tree",
-        "budget_pct": _budget_pct(session),
-        "finished": session.is_finished,
-    })
+    return render(
+        request,
+        "explorer/session_detail.html",
+        {
+            "session": session,
+            "tree": tree,
+            "ws_path": f"/ws/sessions/{session.id}/",
+            "tree_url": f"/api/sessions/{session.id}/tree",
+            "budget_pct": _budget_pct(session),
+            "finished": session.is_finished,
+        },
+    )
 
 
 def _create_session(request, form):

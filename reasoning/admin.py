@@ -2,8 +2,17 @@
 
 from django.contrib import admin
 
-from .models import (ApiKey, LLMCall, Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric,
-                     RubricCriterion, Tenant)
+from .models import (
+    ApiKey,
+    LLMCall,
+    Membership,
+    OverseerAction,
+    ReasoningNode,
+    ReasoningSession,
+    Rubric,
+    RubricCriterion,
+    Tenant,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -62,7 +71,17 @@ class RubricAdmin(admin.ModelAdmin):
 class NodeInline(ReadOnlyInline):
     model = ReasoningNode
     fk_name = "session"
-    fields = ["depth", "thought", "eval_score", "pruned", "is_terminal", "parse_error", "model_used", "cost_usd", "latency_ms"]
+    fields = [
+        "depth",
+        "thought",
+        "eval_score",
+        "pruned",
+        "is_terminal",
+        "parse_error",
+        "model_used",
+        "cost_usd",
+        "latency_ms",
+    ]
     readonly_fields = fields
     ordering = ["created_at"]
 
@@ -77,8 +96,17 @@ class ReasoningSessionAdmin(ReadOnlyAdmin):
 
 @admin.register(LLMCall)
 class LLMCallAdmin(ReadOnlyAdmin):
-    list_display = ["created_at", "session", "purpose", "model_used", "outcome", "tokens_in", "tokens_out", "cost_usd",
-                    "latency_ms"]
+    list_display = [
+        "created_at",
+        "session",
+        "purpose",
+        "model_used",
+        "outcome",
+        "tokens_in",
+        "tokens_out",
+        "cost_usd",
+        "latency_ms",
+    ]
     list_filter = ["outcome", "purpose", "model_used"]
 
 

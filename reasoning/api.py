@@ -39,7 +39,11 @@ class BrowserSession(SessionAuth):
         tenant = selectors.tenant_for_user(user) if user else None
         if tenant is None:
             return None
-        request.tenant, request.actor, request.is_admin = tenant, f"user:{user.username}", selectors.is_tenant_admin(user)
+        request.tenant, request.actor, request.is_admin = (
+            tenant,
+            f"user:{user.username}",
+            selectors.is_tenant_admin(user),
+        )
         return user
 
 
@@ -75,8 +79,9 @@ def conflict(request, exc):
 
 @api.exception_handler(AuthenticationError)
 def unauthorized(request, exc):
-    return api.create_response(request, {"detail": "Authentication required: a Bearer API key or a logged-in session."},
-                               status=401)
+    return api.create_response(
+        request, {"detail": "Authentication required: a Bearer API key or a logged-in session."}, status=401
+    )
 
 
 def _field_error(error):
@@ -140,11 +145,12 @@ def create_rubric(request, data: RubricIn):
         raise HttpError(403, "Only tenant admins may write rubrics.")
     try:
         with transaction.atomic():
-            rubric = Rubric.objects.create(tenant=request.tenant, problem_kind=data.problem_kind, name=data.name,
-                                           description=data.description)
+            rubric = Rubric.objects.create(
+                tenant=request.tenant, problem_kind=data.problem_kind, name=data.name, description=data.description
+            )
             RubricCriterion.objects.bulk_create(
-                RubricCriterion(rubric=rubric, position=i, **c.dict()) for i, c in enumerate(data.criteria))
+                RubricCriterion(rubric=rubric, position=i, **c.dict()) for i, c in enumerate(data.criteria)
+            )
     except IntegrityError:
         raise HttpError(409, f"This tenant already has a rubric for '{data.problem_kind}'.") from None
     return Reply(201, rubric.to_dict())
-

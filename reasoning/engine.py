@@ -52,8 +52,9 @@ async def run_session(session_id, gateway=None):
 
 async def _run(session_id, gateway):
     # One run at a time per session: budget reserved by a run that died is free again.
-    claimed = await sync_to_async(services.transition)(session_id, Status.RUNNING, [Status.QUEUED], started_at=timezone.now(),
-                                        budget_reserved_usd=0.0)
+    claimed = await sync_to_async(services.transition)(
+        session_id, Status.RUNNING, [Status.QUEUED], started_at=timezone.now(), budget_reserved_usd=0.0
+    )
     if not claimed:
         return
     strategy = None
@@ -64,12 +65,20 @@ async def _run(session_id, gateway):
     except StopRequested as stop:
         log.info("session %s stopped at a step boundary: %s", session_id, stop.status)
     except asyncio.CancelledError:
-        await sync_to_async(services.transition)(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="worker_stopped")
+        await sync_to_async(services.transition)(
+            session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="worker_stopped"
+        )
         raise
     except Exception as error:
         log.exception("session %s failed", session_id)
-        await sync_to_async(services.transition)(session_id, Status.FAILED, [Status.RUNNING], finished_at=timezone.now(),
-                                  termination_reason="error", error=_describe(error))
+        await sync_to_async(services.transition)(
+            session_id,
+            Status.FAILED,
+            [Status.RUNNING],
+            finished_at=timezone.now(),
+            termination_reason="error",
+            error=_describe(error),
+        )
     else:
         await sync_to_async(finish)(session_id, outcome)
     finally:
@@ -99,7 +108,9 @@ def finish(session_id, outcome):
     if not outcome.final_answer and not outcome.exhausted:
         status = Status.FAILED
     services.transition(
-        session_id, status, [Status.RUNNING],
+        session_id,
+        status,
+        [Status.RUNNING],
         finished_at=timezone.now(),
         final_answer=outcome.final_answer,
         final_node_id=outcome.final_node.id if outcome.final_node else None,

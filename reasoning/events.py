@@ -57,7 +57,9 @@ def bind_loop(loop):
 def send(session_id, messages):
     sender = _current_sender()
     if sender is not None:
-        sender.loop.call_soon_threadsafe(sender.enqueue, group_name(session_id), messages, context=contextvars.Context())
+        sender.loop.call_soon_threadsafe(
+            sender.enqueue, group_name(session_id), messages, context=contextvars.Context()
+        )
         return
     layer = get_channel_layer()
     if layer is not None:

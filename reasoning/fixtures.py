@@ -16,11 +16,13 @@ def load_rubrics(path=RUBRICS):
     created = 0
     for item in json.loads(path.read_text()):
         rubric, is_new = Rubric.objects.get_or_create(
-            tenant=None, problem_kind=item["problem_kind"],
+            tenant=None,
+            problem_kind=item["problem_kind"],
             defaults={"name": item["name"], "description": item["description"]},
         )
         if is_new:
             created += 1
             RubricCriterion.objects.bulk_create(
-                RubricCriterion(rubric=rubric, position=i, **c) for i, c in enumerate(item["criteria"]))
+                RubricCriterion(rubric=rubric, position=i, **c) for i, c in enumerate(item["criteria"])
+            )
     return created

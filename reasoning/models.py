@@ -95,7 +95,14 @@ class ReasoningSession(models.Model):
     # The state machine: which statuses a session may move to from each status.
     TRANSITIONS = {
         Status.QUEUED: {Status.RUNNING, Status.CANCELLED, Status.FAILED},
-        Status.RUNNING: {Status.PAUSED, Status.SOLVED, Status.FAILED, Status.EXHAUSTED, Status.CANCELLED, Status.INTERRUPTED},
+        Status.RUNNING: {
+            Status.PAUSED,
+            Status.SOLVED,
+            Status.FAILED,
+            Status.EXHAUSTED,
+            Status.CANCELLED,
+            Status.INTERRUPTED,
+        },
         Status.PAUSED: {Status.QUEUED, Status.CANCELLED},
         Status.INTERRUPTED: {Status.QUEUED, Status.CANCELLED},
         Status.SOLVED: set(),
@@ -286,8 +293,14 @@ class ReasoningCritique(models.Model):
 class Rubric(models.Model):
     """How an evaluator scores thoughts for one problem kind; a tenant's own rubric overrides the shared one."""
 
-    tenant = models.ForeignKey(Tenant, null=True, blank=True, on_delete=models.CASCADE, related_name="rubrics",
-                               help_text="Empty for a rubric shared by every tenant.")
+    tenant = models.ForeignKey(
+        Tenant,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="rubrics",
+        help_text="Empty for a rubric shared by every tenant.",
+    )
     problem_kind = models.SlugField(max_length=64)
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
@@ -297,7 +310,9 @@ class Rubric(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["tenant", "problem_kind"], name="rubric_unique_per_tenant"),
-            models.UniqueConstraint(fields=["problem_kind"], condition=models.Q(tenant=None), name="rubric_unique_shared"),
+            models.UniqueConstraint(
+                fields=["problem_kind"], condition=models.Q(tenant=None), name="rubric_unique_shared"
+            ),
         ]
         ordering = ["problem_kind"]
 
@@ -350,7 +365,9 @@ class LLMCall(models.Model):
         BUDGET = "budget", "refused: budget"
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
-    session = models.ForeignKey(ReasoningSession, null=True, blank=True, on_delete=models.CASCADE, related_name="llm_calls")
+    session = models.ForeignKey(
+        ReasoningSession, null=True, blank=True, on_delete=models.CASCADE, related_name="llm_calls"
+    )
     node = models.ForeignKey(ReasoningNode, null=True, blank=True, on_delete=models.SET_NULL, related_name="llm_calls")
     purpose = models.CharField(max_length=64)
     model_requested = models.CharField(max_length=200)

@@ -53,7 +53,10 @@ class InProcessRunner:
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.limit)
         async with self._semaphore:
-            await run_session(session_id)
+            try:
+                await run_session(session_id)
+            except Exception:  # run_session keeps a session's own failures; this is the engine failing around it
+                log.exception("the runner could not run session %s", session_id)
 
     async def drain(self):
         """Wait for every submitted session to end (tests and shutdown)."""
@@ -79,7 +82,9 @@ def get_runner():
     with _lock:
         if _runner is None:
             engine = settings.REASONING
-            _runner = CeleryRunner() if engine["RUNNER"] == "celery" else InProcessRunner(engine["MAX_CONCURRENT_SESSIONS"])
+            _runner = (
+                CeleryRunner() if engine["RUNNER"] == "celery" else InProcessRunner(engine["MAX_CONCURRENT_SESSIONS"])
+            )
         return _runner
 
 

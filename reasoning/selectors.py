@@ -69,7 +69,9 @@ def rubrics_for(tenant):
     """Active rubrics the tenant can use: its own, and the shared ones it has not overridden."""
     own = Rubric.objects.filter(tenant=tenant, is_active=True)
     shared = Rubric.objects.filter(tenant=None, is_active=True).exclude(problem_kind__in=own.values("problem_kind"))
-    return Rubric.objects.filter(Q(pk__in=own.values("pk")) | Q(pk__in=shared.values("pk"))).prefetch_related("criteria")
+    return Rubric.objects.filter(Q(pk__in=own.values("pk")) | Q(pk__in=shared.values("pk"))).prefetch_related(
+        "criteria"
+    )
 
 
 def rubric_for(tenant, problem_kind):

@@ -24,8 +24,15 @@ def resolve_mode(requested, problem_kind):
     if requested == Mode.AUTO:
         return pick_mode(problem_kind)
     if requested not in available_modes():
-        raise InvalidInput([{"field": "mode", "message": f"mode '{requested}' is not available yet; "
-                                                         f"available: auto, {', '.join(sorted(available_modes()))}"}])
+        raise InvalidInput(
+            [
+                {
+                    "field": "mode",
+                    "message": f"mode '{requested}' is not available yet; "
+                    f"available: auto, {', '.join(sorted(available_modes()))}",
+                }
+            ]
+        )
     return requested, f"requested: {requested}"
 
 
@@ -34,9 +41,9 @@ def validate_params(mode, params):
     try:
         return get_strategy(mode).Params.model_validate(params or {}).model_dump()
     except ValidationError as error:
-        raise InvalidInput([
-            {"field": ".".join(["params", *(str(p) for p in e["loc"])]), "message": e["msg"]} for e in error.errors()
-        ]) from None
+        raise InvalidInput(
+            [{"field": ".".join(["params", *(str(p) for p in e["loc"])]), "message": e["msg"]} for e in error.errors()]
+        ) from None
 
 
 def create_session(tenant, data, triggered_by="", submit=True):
@@ -107,8 +114,9 @@ def set_pruned(tenant, node_id, actor, pruned):
 
 
 def _audit(session, node, actor, action, **payload):
-    OverseerAction.objects.create(tenant_id=session.tenant_id, session=session, node=node, actor=actor, action=action,
-                                  payload=payload)
+    OverseerAction.objects.create(
+        tenant_id=session.tenant_id, session=session, node=node, actor=actor, action=action, payload=payload
+    )
 
 
 class Conflict(Exception):
@@ -118,5 +126,7 @@ class Conflict(Exception):
 def interrupt_running(reason="server_restarted"):
     """Mark sessions left running by a stopped process as interrupted (resumable); returns how many."""
     running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", flat=True)
-    return sum(transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason=reason)
-               for session_id in list(running))
+    return sum(
+        transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason=reason)
+        for session_id in list(running)
+    )

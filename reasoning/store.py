@@ -4,7 +4,6 @@ import uuid
 
 from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
-from django.db.models import F
 
 from . import events
 from .models import ReasoningNode, ReasoningSession
@@ -139,7 +138,8 @@ class DjangoStore:
                 wanted.add(current)
                 current = self.rows[current].parent_id if current in self.rows else None
         for node_id, pruned, pruned_by, thought in ReasoningNode.objects.filter(pk__in=wanted).values_list(
-                "id", "pruned", "pruned_by", "thought"):
+            "id", "pruned", "pruned_by", "thought"
+        ):
             row = self.rows[node_id]
             row.pruned, row.pruned_by, row.thought = pruned, pruned_by, thought
         return [view(self.rows[i]) for i in node_ids if i in self.rows]
@@ -155,9 +155,13 @@ def write_columns(rows, names):
     fields = [ReasoningNode._meta.get_field(name) for name in names]
     pk = ReasoningNode._meta.pk
     sql = "UPDATE {} SET {} WHERE {} = %s".format(
-        quote(ReasoningNode._meta.db_table), ", ".join(f"{quote(f.column)} = %s" for f in fields), quote(pk.column))
-    params = [[f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
-              + [pk.get_db_prep_value(row.pk, connection)] for row in rows]
+        quote(ReasoningNode._meta.db_table), ", ".join(f"{quote(f.column)} = %s" for f in fields), quote(pk.column)
+    )
+    params = [
+        [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields]
+        + [pk.get_db_prep_value(row.pk, connection)]
+        for row in rows
+    ]
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
 

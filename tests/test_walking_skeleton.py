@@ -8,20 +8,24 @@ from config.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PROBLEM = ("A client aged 62 holds CHF 9m, 70% in a single Swiss bank stock; plan a diversification that limits "
-           "tax and market risk over three years.")
+PROBLEM = (
+    "A client aged 62 holds CHF 9m, 70% in a single Swiss bank stock; plan a diversification that limits "
+    "tax and market risk over three years."
+)
 
 
 async def test_an_api_session_ends_solved_while_a_websocket_client_watches(alice, runner):
     client = AsyncClient()
     auth = {"Authorization": f"Bearer {alice.key}"}
-    response = await client.post("/api/sessions", {"problem_text": PROBLEM, "mode": "tot"},
-                                 content_type="application/json", headers=auth)
+    response = await client.post(
+        "/api/sessions", {"problem_text": PROBLEM, "mode": "tot"}, content_type="application/json", headers=auth
+    )
     assert response.status_code == 201
     session_id = response.json()["id"]
 
-    ws = WebsocketCommunicator(application, f"/ws/sessions/{session_id}/?token={alice.key}",
-                               headers=[(b"origin", b"http://testserver")])
+    ws = WebsocketCommunicator(
+        application, f"/ws/sessions/{session_id}/?token={alice.key}", headers=[(b"origin", b"http://testserver")]
+    )
     assert (await ws.connect(timeout=10))[0]
     snapshot = await ws.receive_json_from(timeout=5)
     assert snapshot["type"] == "snapshot"
@@ -46,8 +50,9 @@ async def test_an_api_session_ends_solved_while_a_websocket_client_watches(alice
 async def test_a_tiny_budget_ends_exhausted_without_passing_it(alice, runner):
     client = AsyncClient()
     auth = {"Authorization": f"Bearer {alice.key}"}
-    response = await client.post("/api/sessions", {"problem_text": PROBLEM, "budget_usd": 0.0001},
-                                 content_type="application/json", headers=auth)
+    response = await client.post(
+        "/api/sessions", {"problem_text": PROBLEM, "budget_usd": 0.0001}, content_type="application/json", headers=auth
+    )
     await runner.drain()
     session = (await client.get(f"/api/sessions/{response.json()['id']}", headers=auth)).json()
     assert session["status"] == "exhausted"

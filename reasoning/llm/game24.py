@@ -61,8 +61,13 @@ def moves(items):
     for i, j in combinations(range(len(items)), 2):
         (a, ea), (b, eb) = sorted((items[i], items[j]), key=lambda item: item[0], reverse=True)
         rest = [items[k] for k in range(len(items)) if k not in (i, j)]
-        for x, op, y, ex, ey in ((a, "+", b, ea, eb), (a, "*", b, ea, eb), (a, "-", b, ea, eb),
-                                 (a, "/", b, ea, eb), (b, "/", a, eb, ea)):
+        for x, op, y, ex, ey in (
+            (a, "+", b, ea, eb),
+            (a, "*", b, ea, eb),
+            (a, "-", b, ea, eb),
+            (a, "/", b, ea, eb),
+            (b, "/", a, eb, ea),
+        ):
             result = apply(op, x, y)
             if result is None:
                 continue
@@ -145,7 +150,7 @@ def _take(items, a, op, b):
     if a not in values:
         return None
     i = values.index(a)
-    rest_values = values[:i] + values[i + 1:]
+    rest_values = values[:i] + values[i + 1 :]
     if b not in rest_values:
         return None
     j = [k for k, v in enumerate(values) if v == b and k != i][0]
@@ -235,6 +240,7 @@ def check_answer(text, numbers):
 
 # The contract replies. `p` is offline_answers.Prompt; `rng` a seeded random.Random.
 
+
 def propose(p, rng):
     numbers = puzzle_numbers(p.problem)
     items = replay(numbers, p.steps)
@@ -250,11 +256,14 @@ def propose(p, rng):
 
 
 def _thought(text, new):
-    return {"thought": text, "state": {
-        "left": [_json_number(v) for v, _ in new],
-        "expr": [e for _, e in new],
-        "summary": f"{len(new)} number{'s' if len(new) > 1 else ''} left: " + " ".join(str(v) for v, _ in new),
-    }}
+    return {
+        "thought": text,
+        "state": {
+            "left": [_json_number(v) for v, _ in new],
+            "expr": [e for _, e in new],
+            "summary": f"{len(new)} number{'s' if len(new) > 1 else ''} left: " + " ".join(str(v) for v, _ in new),
+        },
+    }
 
 
 def _json_number(value):
@@ -275,8 +284,12 @@ def _final_answers(items, numbers, k):
 def _pad(thoughts, items, k):
     """Fill up to k with clearly labelled no-op options; a small board has fewer distinct moves than k."""
     for n in range(len(thoughts) + 1, k + 1):
-        thoughts.append({"thought": f"No further distinct operation (option {n}); keep {left_text(items)}",
-                         "state": {"left": [_json_number(v) for v, _ in items], "summary": "no new operation"}})
+        thoughts.append(
+            {
+                "thought": f"No further distinct operation (option {n}); keep {left_text(items)}",
+                "state": {"left": [_json_number(v) for v, _ in items], "summary": "no new operation"},
+            }
+        )
     return thoughts
 
 

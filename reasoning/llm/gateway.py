@@ -30,7 +30,9 @@ from . import offline  # noqa: E402
 
 litellm.drop_params = True  # a provider that lacks a parameter (e.g. max_tokens) ignores it instead of failing
 litellm.suppress_debug_info = True
-litellm.turn_off_message_logging = True  # prompts hold client data; and copying them for logs costs a millisecond a call
+litellm.turn_off_message_logging = (
+    True  # prompts hold client data; and copying them for logs costs a millisecond a call
+)
 
 MAX_TOKENS = {"tot.propose": 1200, "tot.evaluate": 300, "tot.synthesize": 1000}
 PARSE_RETRIES = 1
@@ -56,10 +58,14 @@ def prices(model):
 def build_router(primary, fallback, retries, timeout, deployment_params=None):
     """litellm's Router over the primary and, when given, the fallback model."""
     deployment_params = deployment_params or {}
-    model_list = [{"model_name": "primary", "litellm_params": {"model": primary, **deployment_params.get("primary", {})}}]
+    model_list = [
+        {"model_name": "primary", "litellm_params": {"model": primary, **deployment_params.get("primary", {})}}
+    ]
     fallbacks = []
     if fallback:
-        model_list.append({"model_name": "fallback", "litellm_params": {"model": fallback, **deployment_params.get("fallback", {})}})
+        model_list.append(
+            {"model_name": "fallback", "litellm_params": {"model": fallback, **deployment_params.get("fallback", {})}}
+        )
         fallbacks = [{"primary": ["fallback"]}]
     return Router(model_list=model_list, fallbacks=fallbacks, num_retries=retries, timeout=timeout, retry_after=0)
 
@@ -104,8 +110,14 @@ class ModelGateway:
             except ParseError as error:
                 call.parse_ok, call.error = False, str(error)[:2000]
                 await self._flush_if_due()
-                messages = [*messages, {"role": "assistant", "content": text},
-                            {"role": "user", "content": f"Your reply broke the output contract ({error}). Reply again with the JSON only."}]
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": text},
+                    {
+                        "role": "user",
+                        "content": f"Your reply broke the output contract ({error}). Reply again with the JSON only.",
+                    },
+                ]
                 last_error = error
                 continue
             call.parse_ok = True
@@ -123,8 +135,11 @@ class ModelGateway:
     def _write_and_read(self, rows):
         if rows:
             self._write(rows)
-        return ReasoningSession.objects.filter(pk=self.session_id).values(
-            "budget_usd", "budget_used_usd", "budget_reserved_usd").get()
+        return (
+            ReasoningSession.objects.filter(pk=self.session_id)
+            .values("budget_usd", "budget_used_usd", "budget_reserved_usd")
+            .get()
+        )
 
     async def close(self):
         """Write what is unwritten and give back the budget leased and not spent."""
@@ -170,11 +185,18 @@ class ModelGateway:
         started = time.perf_counter()
         try:
             response = await self.router.acompletion(
-                model="primary", messages=messages, max_tokens=MAX_TOKENS.get(contract, 1000))
+                model="primary", messages=messages, max_tokens=MAX_TOKENS.get(contract, 1000)
+            )
         except Exception as error:  # any provider failure, after litellm's retries and fallbacks
             self.lease += reserve
-            self._record(contract, node_id, outcome=LLMCall.Outcome.ERROR, reserved=reserve, latency_ms=_ms(started),
-                         error=f"{type(error).__name__}: {error}"[:2000])
+            self._record(
+                contract,
+                node_id,
+                outcome=LLMCall.Outcome.ERROR,
+                reserved=reserve,
+                latency_ms=_ms(started),
+                error=f"{type(error).__name__}: {error}"[:2000],
+            )
             raise ModelError(str(error)) from error
         latency_ms = _ms(started)
         cost = self._cost(response)
@@ -183,9 +205,16 @@ class ModelGateway:
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
         usage = getattr(response, "usage", None)
         call = self._record(
-            contract, node_id, outcome=LLMCall.Outcome.OK if _same(used, self.primary) else LLMCall.Outcome.FALLBACK,
-            reserved=reserve, cost=cost, model_used=used, latency_ms=latency_ms,
-            tokens_in=getattr(usage, "prompt_tokens", 0) or 0, tokens_out=getattr(usage, "completion_tokens", 0) or 0)
+            contract,
+            node_id,
+            outcome=LLMCall.Outcome.OK if _same(used, self.primary) else LLMCall.Outcome.FALLBACK,
+            reserved=reserve,
+            cost=cost,
+            model_used=used,
+            latency_ms=latency_ms,
+            tokens_in=getattr(usage, "prompt_tokens", 0) or 0,
+            tokens_out=getattr(usage, "completion_tokens", 0) or 0,
+        )
         return response.choices[0].message.content or "", call
 
     def _cost(self, response):
@@ -212,20 +241,33 @@ class ModelGateway:
 
     def _reserve(self, amount):
         """Atomically reserve an amount; False if it would take the session past its budget."""
-        return ReasoningSession.objects.filter(
-            pk=self.session_id,
-            budget_used_usd__lte=F("budget_usd") - F("budget_reserved_usd") - amount + EPSILON,
-        ).update(budget_reserved_usd=F("budget_reserved_usd") + amount) == 1
+        return (
+            ReasoningSession.objects.filter(
+                pk=self.session_id,
+                budget_used_usd__lte=F("budget_usd") - F("budget_reserved_usd") - amount + EPSILON,
+            ).update(budget_reserved_usd=F("budget_reserved_usd") + amount)
+            == 1
+        )
 
     def _settle(self, released, cost):
         ReasoningSession.objects.filter(pk=self.session_id).update(
-            budget_reserved_usd=F("budget_reserved_usd") - released, budget_used_usd=F("budget_used_usd") + cost)
+            budget_reserved_usd=F("budget_reserved_usd") - released, budget_used_usd=F("budget_used_usd") + cost
+        )
 
     def _record(self, contract, node_id, outcome, reserved=0.0, cost=0.0, model_used="", latency_ms=0, **fields):
         row = LLMCall(
-            tenant_id=self.tenant_id, session_id=self.session_id, node_id=node_id, purpose=contract,
-            model_requested=self.primary, model_used=model_used, outcome=outcome, reserved_usd=reserved,
-            cost_usd=cost, latency_ms=latency_ms, **fields)
+            tenant_id=self.tenant_id,
+            session_id=self.session_id,
+            node_id=node_id,
+            purpose=contract,
+            model_requested=self.primary,
+            model_used=model_used,
+            outcome=outcome,
+            reserved_usd=reserved,
+            cost_usd=cost,
+            latency_ms=latency_ms,
+            **fields,
+        )
         self.unwritten.append(row)
         return row
 

@@ -52,7 +52,9 @@ class OfflineModel(CustomLLM):
         model_response.choices[0].message.content = text
         model_response.model = model
         model_response.usage = Usage(
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, total_tokens=prompt_tokens + completion_tokens
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
         )
         return model_response
 
@@ -65,15 +67,17 @@ def register(latency_ms=0, seed=7):
     _handler.latency_ms, _handler.seed = latency_ms, seed
     if not any(entry.get("provider") == PROVIDER for entry in litellm.custom_provider_map):
         litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": PROVIDER, "custom_handler": _handler}]
-        litellm.register_model({
-            MODEL: {
-                "input_cost_per_token": INPUT_USD_PER_TOKEN,
-                "output_cost_per_token": OUTPUT_USD_PER_TOKEN,
-                "litellm_provider": PROVIDER,
-                "mode": "chat",
-                "max_tokens": 8192,
-                "max_input_tokens": 32768,
-                "max_output_tokens": 8192,
+        litellm.register_model(
+            {
+                MODEL: {
+                    "input_cost_per_token": INPUT_USD_PER_TOKEN,
+                    "output_cost_per_token": OUTPUT_USD_PER_TOKEN,
+                    "litellm_provider": PROVIDER,
+                    "mode": "chat",
+                    "max_tokens": 8192,
+                    "max_input_tokens": 32768,
+                    "max_output_tokens": 8192,
+                }
             }
-        })
+        )
     return _handler

@@ -44,13 +44,14 @@ def answer(prompt: str, seed: int) -> str:
 
 # Reading the prompt.
 
+
 def sections(text):
     """Section name -> body; the first occurrence of a name wins (a retry repeats the prompt)."""
     found = {}
     headers = list(HEADER.finditer(text))
     for here, after in zip(headers, headers[1:] + [None]):
         end = after.start() if after else len(text)
-        found.setdefault(here[1].strip().upper(), text[here.end():end].strip())
+        found.setdefault(here[1].strip().upper(), text[here.end() : end].strip())
     return found
 
 
@@ -93,24 +94,56 @@ SCALE = r"(?:\s?(bn|billion|mn|mio|million|m|k|thousand)(?![A-Za-z]))?"
 MONEY_BEFORE = re.compile(CURRENCY + r"\s?" + FIGURE + SCALE)
 MONEY_AFTER = re.compile(FIGURE + SCALE + r"\s?(?:Swiss\s|US\s)?(CHF|USD|EUR|GBP|francs|dollars|euros)\b")
 SCALES = {"bn": 1e9, "billion": 1e9, "mn": 1e6, "mio": 1e6, "million": 1e6, "m": 1e6, "k": 1e3, "thousand": 1e3}
-CODES = {"$": "USD", "€": "EUR", "£": "GBP", "SFr": "CHF", "SFr.": "CHF", "Fr.": "CHF",
-         "francs": "CHF", "dollars": "USD", "euros": "EUR"}
+CODES = {
+    "$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "SFr": "CHF",
+    "SFr.": "CHF",
+    "Fr.": "CHF",
+    "francs": "CHF",
+    "dollars": "USD",
+    "euros": "EUR",
+}
 PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:%|percent\b|per cent\b)")
 AGE = re.compile(r"\baged?\s+(\d{2})\b|\b(\d{2})[- ]years?[- ]old\b|\b(\d{2})\s+years?\s+old\b")
 HORIZON = re.compile(r"\b(\d{1,2})[- ](?:years?|yrs?)\b(?![- ]old)")
 YEAR = re.compile(r"\b(?:by|until|before|in)\s+(20\d\d)\b")
-PLACES = ("Zurich Zürich Geneva Genève Vaud Zug Bern Berne Basel Lucerne Luzern Ticino Schwyz Valais Fribourg "
-          "Neuchâtel Graubünden Aargau Thurgau Solothurn Schaffhausen Appenzell Glarus Nidwalden "
-          "Obwalden Jura Lausanne Lugano").split() + ["St. Gallen"]
-COUNTRIES = ("Switzerland", "Liechtenstein", "Germany", "France", "Italy", "Austria", "Spain", "Portugal",
-             "United Kingdom", "UK", "United States", "USA", "US", "Singapore", "Monaco", "Luxembourg",
-             "Netherlands", "Belgium", "UAE", "Dubai")
+PLACES = (
+    "Zurich Zürich Geneva Genève Vaud Zug Bern Berne Basel Lucerne Luzern Ticino Schwyz Valais Fribourg "
+    "Neuchâtel Graubünden Aargau Thurgau Solothurn Schaffhausen Appenzell Glarus Nidwalden "
+    "Obwalden Jura Lausanne Lugano"
+).split() + ["St. Gallen"]
+COUNTRIES = (
+    "Switzerland",
+    "Liechtenstein",
+    "Germany",
+    "France",
+    "Italy",
+    "Austria",
+    "Spain",
+    "Portugal",
+    "United Kingdom",
+    "UK",
+    "United States",
+    "USA",
+    "US",
+    "Singapore",
+    "Monaco",
+    "Luxembourg",
+    "Netherlands",
+    "Belgium",
+    "UAE",
+    "Dubai",
+)
 NAME = r"[A-ZÀ-ÖØ-Þ][\w&'’-]*"
 COMPANY = re.compile(rf"\b({NAME}(?:\s{NAME}){{0,3}}\s(?:AG|SA|Inc\.?|Ltd|GmbH|plc|Holding|Group))\b")
 HELD_AS = re.compile(rf"\b({NAME}(?:\s{NAME}){{0,2}})\s+(?:shares|stock|stocks|stake|position|holding|bonds|notes)\b")
 TICKER = re.compile(r"\b[A-Z]{2,5}\b")
-NOT_TICKERS = set("CHF USD EUR GBP JPY ETF ETFS ESG AHV AVS BVG LPP IRA USA UK US EU UAE CEO CFO AG SA GDP CPI "
-                  "SNB ECB FED FX IPO REIT OK II III IV VI".split())
+NOT_TICKERS = set(
+    "CHF USD EUR GBP JPY ETF ETFS ESG AHV AVS BVG LPP IRA USA UK US EU UAE CEO CFO AG SA GDP CPI "
+    "SNB ECB FED FX IPO REIT OK II III IV VI".split()
+)
 LEADING = set("The A An Her His Their Its In Of Our My Your With And Mr Mrs Ms Dr".split())
 NOT_NAMES = set("Swiss US UK European Global Emerging Government Corporate Pillar Bank Company Family".split())
 
@@ -170,8 +203,9 @@ def first_place(text):
     return ""
 
 
-TO_DEPLOY = re.compile(r"\b(?:invest|add|deploy|allocat|put|commit|buy|rebalanc|transfer|gift)\w*\W+(?:\w+\W+){0,3}$",
-                       re.IGNORECASE)
+TO_DEPLOY = re.compile(
+    r"\b(?:invest|add|deploy|allocat|put|commit|buy|rebalanc|transfer|gift)\w*\W+(?:\w+\W+){0,3}$", re.IGNORECASE
+)
 
 
 def main_amount(problem):
@@ -183,8 +217,11 @@ def main_amount(problem):
     return max(amounts, key=lambda a: a[1]) if amounts else None
 
 
-TARGET_PERCENT = (re.compile(r"(\d+(?:\.\d+)?)\s?%\s*(?:\w+\s+)?target", re.IGNORECASE),
-                  re.compile(r"target\D{0,20}?(\d+(?:\.\d+)?)\s?%", re.IGNORECASE), PERCENT)
+TARGET_PERCENT = (
+    re.compile(r"(\d+(?:\.\d+)?)\s?%\s*(?:\w+\s+)?target", re.IGNORECASE),
+    re.compile(r"target\D{0,20}?(\d+(?:\.\d+)?)\s?%", re.IGNORECASE),
+    PERCENT,
+)
 
 
 def target_percent(problem):
@@ -208,21 +245,28 @@ def facts(problem, kind):
     target_year = YEAR.search(problem)
     band_base = target_percent(problem)
     f = Facts(
-        amount=" ".join(written.split()), cur=home,
+        amount=" ".join(written.split()),
+        cur=home,
         asset=first_asset(problem) or DEFAULT_ASSET[kind],
         place=first_place(problem) or "the client's canton",
         client=f"the {age}-year-old client" if age else "the client",
-        horizon=f"{years[0]} years" if years else (f"the period to {target_year[1]}" if target_year else
-                                                  "the planning horizon"),
-        band=(f"{_trim(band_base - 5)}-{_trim(band_base + 5)}% around the {_trim(band_base)}% target"
-              if band_base else "target ±5 points"),
+        horizon=f"{years[0]} years"
+        if years
+        else (f"the period to {target_year[1]}" if target_year else "the planning horizon"),
+        band=(
+            f"{_trim(band_base - 5)}-{_trim(band_base + 5)}% around the {_trim(band_base)}% target"
+            if band_base
+            else "target ±5 points"
+        ),
         pillar_ages=_pillar_ages(age),
     )
     shares = {"third": 3, "tenth": 10, "twentieth": 20}
     for name, parts in shares.items():
-        f[name] = money(value / parts, code) if value else {"third": "a third of the assets",
-                                                            "tenth": "10% of the assets",
-                                                            "twentieth": "5% of the assets"}[name]
+        f[name] = (
+            money(value / parts, code)
+            if value
+            else {"third": "a third of the assets", "tenth": "10% of the assets", "twentieth": "5% of the assets"}[name]
+        )
     f["cap_range"] = f"5-10% of wealth ({f['twentieth']} to {f['tenth']})" if value else "5-10% of wealth"
     return f
 
@@ -236,6 +280,7 @@ def _pillar_ages(age):
 
 
 # tot.propose
+
 
 def stage_index(step, depth):
     """Step 1 frames the problem, the last step sets controls, the steps between act and then sequence."""
@@ -276,10 +321,17 @@ def tot_propose(p, rng):
     thoughts = []
     for template in candidates(p.kind, stage, p.steps, rng)[: p.k]:
         title = title_of(template)
-        thoughts.append({"thought": template.format_map(f) + previous, "state": {
-            "summary": f"after step {p.step}: {title.lower()} for {f['amount']}",
-            "approach": title, "stage": STAGES[stage], "step": p.step,
-        }})
+        thoughts.append(
+            {
+                "thought": template.format_map(f) + previous,
+                "state": {
+                    "summary": f"after step {p.step}: {title.lower()} for {f['amount']}",
+                    "approach": title,
+                    "stage": STAGES[stage],
+                    "step": p.step,
+                },
+            }
+        )
     return {"thoughts": thoughts}
 
 
@@ -293,14 +345,15 @@ THEMES = ("risk", "tax", "liquid", "cost")
 def keywords(text):
     """Word stems of a rubric text, widened by RELATED so plain synonyms in a step also count."""
     stems = {w[:6] for w in re.findall(r"[a-z]{3,}", text.lower()) if w not in STOPWORDS}
-    return stems | {extra for root, more in RELATED.items() if any(s.startswith(root) for s in stems)
-                    for extra in more}
+    return stems | {extra for root, more in RELATED.items() if any(s.startswith(root) for s in stems) for extra in more}
 
 
 def rubric_criteria(rubric):
     """(name, weight, name stems, description stems) for each `- Name (weight W): description` line."""
-    return [(name, float(weight), keywords(name), keywords(description))
-            for name, weight, description in CRITERION.findall(rubric)]
+    return [
+        (name, float(weight), keywords(name), keywords(description))
+        for name, weight, description in CRITERION.findall(rubric)
+    ]
 
 
 def meets(criterion, text):
@@ -344,14 +397,17 @@ def _reason(score, met, missed, has_numbers, repeated):
     verdict = "Strong" if score >= 0.75 else ("Plausible" if score >= 0.5 else "Weak")
     figures = "with concrete figures" if has_numbers else "but without figures"
     if not met and not missed:
-        return f"{verdict}: no rubric criteria given, so judged on concreteness ({figures}) and on coverage of " \
-               "risk, tax, liquidity and cost."
+        return (
+            f"{verdict}: no rubric criteria given, so judged on concreteness ({figures}) and on coverage of "
+            "risk, tax, liquidity and cost."
+        )
     first = f"{verdict}: meets {_named(met)} {figures}." if met else f"{verdict}: addresses none of the criteria."
     second = f" Does not address {_named(missed)}." if missed else ""
     return first + second + (" It repeats an earlier step." if repeated else "")
 
 
 # tot.synthesize
+
 
 def _short(step, limit=32):
     """One action line: the step without its back-reference, cut at a clause boundary when long."""
@@ -381,9 +437,11 @@ def tot_synthesize(p, rng):
     numbers = key_numbers(p.problem, steps)
     for limit in (32, 20, 12):
         actions = "\n".join(f"{i}. {_short(s, limit)}" for i, s in enumerate(steps, 1))
-        text = (f"Recommendation: {lead}, following this line: {titles}.\n\nSequence of actions:\n{actions}\n\n"
-                f"Key numbers: {', '.join(numbers) if numbers else 'none stated in the problem'}.\n\n"
-                f"Main risk: {risk}. Mitigation: {mitigation}.")
+        text = (
+            f"Recommendation: {lead}, following this line: {titles}.\n\nSequence of actions:\n{actions}\n\n"
+            f"Key numbers: {', '.join(numbers) if numbers else 'none stated in the problem'}.\n\n"
+            f"Main risk: {risk}. Mitigation: {mitigation}."
+        )
         if len(text.split()) <= 250:
             break
     return {"answer": _at_most_words(text, 250)}
@@ -397,8 +455,10 @@ def _at_most_words(text, limit):
 
 def unknown_contract(p, rng):
     named = f"the '{p.contract}' contract" if p.contract else "a prompt without a contract"
-    return {"answer": f"The offline model has no script for {named}, so it cannot reason about this step; "
-                      "run the session with a real model for a substantive answer."}
+    return {
+        "answer": f"The offline model has no script for {named}, so it cannot reason about this step; "
+        "run the session with a real model for a substantive answer."
+    }
 
 
 HANDLERS = {

@@ -296,10 +296,12 @@ NOTES = {
 }
 
 # The evaluator's vocabulary: words a rubric line carries no meaning with, and words that count for a criterion.
-STOPWORDS = set("the and for are but not all any how its who why can may use uses used via per one two with that "
-                "this from into have each step steps does when what which where will would their them they there "
-                "these those about also more most much well clear clearly names main good shows show given gives "
-                "plan should must whether than then only over under".split())
+STOPWORDS = set(
+    "the and for are but not all any how its who why can may use uses used via per one two with that "
+    "this from into have each step steps does when what which where will would their them they there "
+    "these those about also more most much well clear clearly names main good shows show given gives "
+    "plan should must whether than then only over under".split()
+)
 RELATED = {  # a rubric says "tax" while a step says "deductible": both should count
     "tax": ("deduct", "withdraw", "gain", "ruling"),
     "risk": ("drawdown", "volatil", "stress", "hedg", "exit", "downside", "loss", "lose", "bear", "scenario"),

@@ -13,10 +13,14 @@ def load(apps, schema_editor):
     Criterion = apps.get_model("reasoning", "RubricCriterion")
     for item in json.loads(RUBRICS.read_text()):
         rubric, is_new = Rubric.objects.get_or_create(
-            tenant=None, problem_kind=item["problem_kind"],
-            defaults={"name": item["name"], "description": item["description"]})
+            tenant=None,
+            problem_kind=item["problem_kind"],
+            defaults={"name": item["name"], "description": item["description"]},
+        )
         if is_new:
-            Criterion.objects.bulk_create(Criterion(rubric=rubric, position=i, **c) for i, c in enumerate(item["criteria"]))
+            Criterion.objects.bulk_create(
+                Criterion(rubric=rubric, position=i, **c) for i, c in enumerate(item["criteria"])
+            )
 
 
 class Migration(migrations.Migration):

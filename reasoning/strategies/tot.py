@@ -31,7 +31,8 @@ class TreeOfThoughts(Strategy):
         for depth in range(1, params.depth + 1):
             # The step boundary: honour overseers (pause, cancel, prune) and check the budget, in one round.
             _, refreshed, remaining = await asyncio.gather(
-                self.ctx.control.checkpoint(), self.ctx.store.refresh(frontier), self.ctx.gateway.remaining_usd())
+                self.ctx.control.checkpoint(), self.ctx.store.refresh(frontier), self.ctx.gateway.remaining_usd()
+            )
             frontier = [n for n in refreshed if not n.pruned]
             if not frontier or not self._can_afford_level(len(frontier), remaining):
                 self.exhausted = self.exhausted or bool(frontier)
@@ -54,7 +55,9 @@ class TreeOfThoughts(Strategy):
     async def _expand_and_score(self, parent, depth):
         children = await self._propose(parent, depth)
         scores = await asyncio.gather(*(self._evaluate(child) for child in children))
-        await self.ctx.store.update_many([(child, fields) for child, fields in zip(children, scores) if fields])
+        await self.ctx.store.update_many(
+            [(child, fields) for child, fields in zip(children, scores, strict=True) if fields]
+        )
         return children
 
     async def _propose(self, parent, depth):
@@ -122,4 +125,3 @@ class TreeOfThoughts(Strategy):
             path=format_path([n.thought for n in path[1:]]),
             **fields,
         )
-

@@ -17,8 +17,14 @@ from django.db import connections
 sync_api = pytest.importorskip("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SCREENSHOT = "/tmp/explorer.png"
 OFFLINE_LATENCY_MS = "250"  # slow enough to watch the tree grow, even on a slow machine
 FULL_TREE = 22  # ToT defaults: root + 3 + 6 + 6 + 6
@@ -108,10 +114,14 @@ class LiveTreeTest(ChannelsLiveServerTestCase):
         user = get_user_model().objects.create_user(username="e2e-advisor", password="e2e-password")
         Membership.objects.create(user=user, tenant=tenant)
         rubric, created = Rubric.objects.get_or_create(
-            tenant=None, problem_kind="general",
-            defaults={"name": "General", "description": "Sound, specific, client-suitable reasoning."})
+            tenant=None,
+            problem_kind="general",
+            defaults={"name": "General", "description": "Sound, specific, client-suitable reasoning."},
+        )
         if created:
-            RubricCriterion.objects.create(rubric=rubric, name="Soundness", description="Each step follows.", weight=1.0)
+            RubricCriterion.objects.create(
+                rubric=rubric, name="Soundness", description="Each step follows.", weight=1.0
+            )
 
     def test_the_tree_grows_live_and_the_inspector_shows_a_thought(self):
         page_errors = []
@@ -155,7 +165,9 @@ class LiveTreeTest(ChannelsLiveServerTestCase):
                 break
             time.sleep(0.02)
         session.refresh_from_db()
-        seen = f"counts {counts}; session {session.status} {session.error!r}; socket: {page.text_content('#conn-status')}"
+        seen = (
+            f"counts {counts}; session {session.status} {session.error!r}; socket: {page.text_content('#conn-status')}"
+        )
         assert counts[-1] == FULL_TREE, seen
         assert len([c for c in counts if c > 0]) >= 2, f"saw no growth: {seen}"
         assert counts == sorted(counts), seen

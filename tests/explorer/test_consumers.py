@@ -90,14 +90,17 @@ async def test_it_refuses_a_foreign_origin(alice):
     assert not (await ws.connect())[0]
 
 
-@pytest.mark.parametrize("message, detail", [
-    ("{not json", "malformed JSON"),
-    ("[1, 2]", "'action' must be one of"),
-    (json.dumps({"action": "explode"}), "'action' must be one of"),
-    (json.dumps({"action": "prune"}), "needs a node_id"),
-    (json.dumps({"action": "prune", "node_id": "nope"}), "no such node"),
-    (json.dumps({"action": "expand", "node_id": "x"}), "not available yet"),
-])
+@pytest.mark.parametrize(
+    "message, detail",
+    [
+        ("{not json", "malformed JSON"),
+        ("[1, 2]", "'action' must be one of"),
+        (json.dumps({"action": "explode"}), "'action' must be one of"),
+        (json.dumps({"action": "prune"}), "needs a node_id"),
+        (json.dumps({"action": "prune", "node_id": "nope"}), "no such node"),
+        (json.dumps({"action": "expand", "node_id": "x"}), "not available yet"),
+    ],
+)
 async def test_bad_messages_get_an_error_and_the_socket_stays_open(alice, message, detail):
     session = await new_session(alice)
     ws = connect(session.id, token=alice.key)

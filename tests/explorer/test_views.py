@@ -22,7 +22,8 @@ def detail_url(session):
 
 def make_session(party, text="Should the client rebalance toward bonds?", **fields):
     return ReasoningSession.objects.create(
-        tenant=party.tenant, problem_text=text, mode="tot", model_primary="offline/sim", **fields)
+        tenant=party.tenant, problem_text=text, mode="tot", model_primary="offline/sim", **fields
+    )
 
 
 @pytest.fixture
@@ -30,13 +31,20 @@ def client_of(client):
     def login(party):
         client.force_login(party.user)
         return client
+
     return login
 
 
 def valid_form(**overrides):
-    data = {"problem_text": "A client of 62 wants to retire in three years; how should the portfolio shift?",
-            "problem_kind": "general", "mode": "auto", "budget_usd": "0.50",
-            "branching": "", "depth": "", "keep": ""}
+    data = {
+        "problem_text": "A client of 62 wants to retire in three years; how should the portfolio shift?",
+        "problem_kind": "general",
+        "mode": "auto",
+        "budget_usd": "0.50",
+        "branching": "",
+        "depth": "",
+        "keep": "",
+    }
     return {**data, **overrides}
 
 
@@ -151,10 +159,19 @@ def test_bad_params_show_on_their_fields(client_of, alice):
     assert ReasoningSession.objects.count() == 0
 
 
-@pytest.mark.parametrize("overrides", [
-    {"budget_usd": "-1"}, {"budget_usd": "1e9"}, {"budget_usd": "nan"}, {"budget_usd": "abc"},
-    {"problem_kind": "no-such-kind"}, {"mode": "<script>"}, {"depth": "1.5"}, {"problem_text": "x" * 30_000},
-])
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"budget_usd": "-1"},
+        {"budget_usd": "1e9"},
+        {"budget_usd": "nan"},
+        {"budget_usd": "abc"},
+        {"problem_kind": "no-such-kind"},
+        {"mode": "<script>"},
+        {"depth": "1.5"},
+        {"problem_text": "x" * 30_000},
+    ],
+)
 def test_bad_input_is_a_form_error_never_a_500(client_of, alice, overrides):
     response = client_of(alice).post(NEW, valid_form(**overrides))
     assert response.status_code == 200
@@ -179,8 +196,15 @@ def test_detail_page_embeds_the_tree_and_escapes_thoughts(client_of, alice):
     session = make_session(alice)
     root = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought=session.problem_text)
     evil = "</script><script>alert('pwned')</script>"
-    child = ReasoningNode.objects.create(tenant=alice.tenant, session=session, parent=root, depth=1,
-                                         thought=evil, eval_score=0.7, model_used="offline/sim")
+    child = ReasoningNode.objects.create(
+        tenant=alice.tenant,
+        session=session,
+        parent=root,
+        depth=1,
+        thought=evil,
+        eval_score=0.7,
+        model_used="offline/sim",
+    )
     session.root_node = root
     session.save()
 

@@ -16,13 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 RUBRICS = {r["problem_kind"]: r for r in json.loads((ROOT / "fixtures" / "rubrics.json").read_text())}
 PROBLEMS = {
     "investment-thesis": "A 62-year-old entrepreneur in Zug holds CHF 2.4m, 35% of it in Nestlé shares. "
-                         "She wants a thesis for investing USD 500,000 in global healthcare over a 10-year horizon.",
+    "She wants a thesis for investing USD 500,000 in global healthcare over a 10-year horizon.",
     "allocation-rebalance": "A couple in Geneva has EUR 1.2 million that drifted to 72% equities against a 60% target; "
-                            "they withdraw EUR 40,000 a year.",
+    "they withdraw EUR 40,000 a year.",
     "tax-optim-sequence": "Married couple in Vaud, he is aged 58, income CHF 320,000, pension buy-in room CHF 450,000, "
-                          "two 3a accounts; plan buy-ins and withdrawals before retirement at 65.",
+    "two 3a accounts; plan buy-ins and withdrawals before retirement at 65.",
     "wealth-transfer": "The founder, 70, owns 80% of Keller Metallbau AG, valued at CHF 18m, and wants to pass it to "
-                       "two children in Lucerne; only one works in the firm.",
+    "two children in Lucerne; only one works in the firm.",
     "data-driven-research": "Should the client add $3m to Roche shares? Check valuation against peers and drawdowns.",
     "general": "A 45-year-old client has CHF 900,000 in savings in Zurich and asks what to do with it.",
 }
@@ -39,13 +39,27 @@ def rubric_text(kind):
 
 def propose_prompt(problem, kind="general", steps=(), k=3, step=None, depth=4):
     step = step or len(steps) + 1
-    return render("tot.propose", problem=problem, kind=kind, rubric=rubric_text(kind), path=format_path(list(steps)),
-                  k=k, step=step, depth=depth)
+    return render(
+        "tot.propose",
+        problem=problem,
+        kind=kind,
+        rubric=rubric_text(kind),
+        path=format_path(list(steps)),
+        k=k,
+        step=step,
+        depth=depth,
+    )
 
 
 def evaluate_prompt(problem, thought, kind="general", steps=()):
-    return render("tot.evaluate", problem=problem, kind=kind, rubric=rubric_text(kind), path=format_path(list(steps)),
-                  thought=thought)
+    return render(
+        "tot.evaluate",
+        problem=problem,
+        kind=kind,
+        rubric=rubric_text(kind),
+        path=format_path(list(steps)),
+        thought=thought,
+    )
 
 
 def synthesize_prompt(problem, steps, kind="general"):
@@ -80,6 +94,7 @@ def walk(problem, kind, depth=4, seed=7):
 
 # Contracts and determinism
 
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("k", [1, 3, 5])
 def test_propose_returns_exactly_k_thoughts_with_a_summary(kind, k):
@@ -102,8 +117,11 @@ def test_every_contract_parses_strictly_along_a_whole_line(kind):
 
 
 def test_the_same_prompt_and_seed_give_the_same_bytes():
-    for prompt in (propose_prompt(PROBLEMS["general"]), evaluate_prompt(PROBLEMS["general"], "Hold cash."),
-                   synthesize_prompt(PROBLEMS["general"], ["Hold cash."])):
+    for prompt in (
+        propose_prompt(PROBLEMS["general"]),
+        evaluate_prompt(PROBLEMS["general"], "Hold cash."),
+        synthesize_prompt(PROBLEMS["general"], ["Hold cash."]),
+    ):
         assert answer(prompt, 3) == answer(prompt, 3)
 
 
@@ -122,6 +140,7 @@ def test_a_retry_conversation_still_reads_the_first_sections():
 
 # Content quality
 
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_proposals_reuse_an_amount_from_the_problem(kind):
     amounts = [written for written, _, _ in money_spans(PROBLEMS[kind])]
@@ -136,13 +155,16 @@ def test_derived_numbers_come_from_the_problem():
     assert f["band"].startswith("55-65%")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("holds CHF 2.4m", ("CHF 2.4m", 2.4e6, "CHF")),
-    ("add USD 500,000", ("USD 500,000", 5e5, "USD")),
-    ("EUR 1.2 million", ("EUR 1.2 million", 1.2e6, "EUR")),
-    ("about $3m", ("$3m", 3e6, "USD")),
-    ("750,000 francs", ("750,000 francs", 7.5e5, "CHF")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("holds CHF 2.4m", ("CHF 2.4m", 2.4e6, "CHF")),
+        ("add USD 500,000", ("USD 500,000", 5e5, "USD")),
+        ("EUR 1.2 million", ("EUR 1.2 million", 1.2e6, "EUR")),
+        ("about $3m", ("$3m", 3e6, "USD")),
+        ("750,000 francs", ("750,000 francs", 7.5e5, "CHF")),
+    ],
+)
 def test_it_reads_money_amounts_as_written(text, expected):
     assert money_spans(text) == [expected]
 
@@ -155,7 +177,7 @@ def test_siblings_are_real_alternatives(kind, step):
     titles = [t.split(":")[0] for t in thoughts]
     assert len(set(titles)) == 5
     for i, a in enumerate(thoughts):
-        for b in thoughts[i + 1:]:
+        for b in thoughts[i + 1 :]:
             words_a, words_b = set(a.lower().split()), set(b.lower().split())
             assert len(words_a & words_b) / len(words_a | words_b) < 0.5, (a, b)
 
@@ -280,10 +302,15 @@ def final_expression(text):
     return match[1].strip()
 
 
-@pytest.mark.parametrize("problem, numbers", [
-    (PUZZLE, [4, 9, 10, 13]), ("Game of 24: 1 1 4 6", [1, 1, 4, 6]), ("1 5 5 5", [1, 5, 5, 5]),
-    ("Solve the 24 game.\n3, 3, 8, 8", [3, 3, 8, 8]),
-])
+@pytest.mark.parametrize(
+    "problem, numbers",
+    [
+        (PUZZLE, [4, 9, 10, 13]),
+        ("Game of 24: 1 1 4 6", [1, 1, 4, 6]),
+        ("1 5 5 5", [1, 5, 5, 5]),
+        ("Solve the 24 game.\n3, 3, 8, 8", [3, 3, 8, 8]),
+    ],
+)
 def test_it_detects_a_puzzle_and_starts_from_its_numbers(problem, numbers):
     thoughts = propose(problem, k=3)
     for t in thoughts:
@@ -291,10 +318,13 @@ def test_it_detects_a_puzzle_and_starts_from_its_numbers(problem, numbers):
         assert len(t["state"]["left"]) == 3 == len(t["state"]["expr"])
 
 
-@pytest.mark.parametrize("problem", [
-    "Client aged 62 holds 3 funds and 2 ETFs worth CHF 24m; rebalance within 4 weeks.",
-    "Client, 24, has 3 children aged 1, 4 and 6; how much in USD should she save for them?",
-])
+@pytest.mark.parametrize(
+    "problem",
+    [
+        "Client aged 62 holds 3 funds and 2 ETFs worth CHF 24m; rebalance within 4 weeks.",
+        "Client, 24, has 3 children aged 1, 4 and 6; how much in USD should she save for them?",
+    ],
+)
 def test_a_wealth_problem_with_small_numbers_is_not_a_puzzle(problem):
     assert "(left:" not in propose(problem, k=2)[0]["thought"]
 
@@ -321,14 +351,17 @@ def test_the_last_step_proposes_the_answer():
     assert first.startswith("Answer: ") and value_of(final_expression(first)) == (24, [4, 9, 10, 13])
 
 
-@pytest.mark.parametrize("steps, thought, verdict", [
-    ([], "13 - 9 = 4 (left: 4 4 10)", "sure"),
-    ([], "13 + 10 = 23 (left: 4 9 23)", "impossible"),
-    (["13 - 9 = 4 (left: 4 4 10)"], "4 * 6 = 24 (left: 24)", "impossible"),  # 6 is not on the board
-    ([], "13 - 9 = 5 (left: 4 5 10)", "impossible"),  # wrong arithmetic
-    ([], "Answer: (13 - 9) * (10 - 4) = 24", "sure"),
-    ([], "Answer: (13 - 9) * 10 - 4 = 24", "impossible"),
-])
+@pytest.mark.parametrize(
+    "steps, thought, verdict",
+    [
+        ([], "13 - 9 = 4 (left: 4 4 10)", "sure"),
+        ([], "13 + 10 = 23 (left: 4 9 23)", "impossible"),
+        (["13 - 9 = 4 (left: 4 4 10)"], "4 * 6 = 24 (left: 24)", "impossible"),  # 6 is not on the board
+        ([], "13 - 9 = 5 (left: 4 5 10)", "impossible"),  # wrong arithmetic
+        ([], "Answer: (13 - 9) * (10 - 4) = 24", "sure"),
+        ([], "Answer: (13 - 9) * 10 - 4 = 24", "impossible"),
+    ],
+)
 def test_evaluation_says_sure_or_impossible(steps, thought, verdict):
     result = evaluate(PUZZLE, thought, steps=steps)
     assert result.reason.startswith(verdict)

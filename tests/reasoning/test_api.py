@@ -58,8 +58,9 @@ def test_it_accepts_the_browser_session_with_its_csrf_token(alice):
     assert post(browser, "/api/sessions", GOOD).status_code == 403  # a cookie without the CSRF token
     browser.get("/accounts/login/")  # sets the csrftoken cookie
     token = browser.cookies["csrftoken"].value
-    response = browser.post("/api/sessions", data=json.dumps(GOOD), content_type="application/json",
-                            HTTP_X_CSRFTOKEN=token)
+    response = browser.post(
+        "/api/sessions", data=json.dumps(GOOD), content_type="application/json", HTTP_X_CSRFTOKEN=token
+    )
     assert response.status_code == 201
 
 
@@ -87,26 +88,29 @@ def test_the_tree_of_a_new_session_is_empty(client, alice):
     assert tree["session"]["id"] == session_id and tree["nodes"] == [] and tree["edges"] == []
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"problem_text": ""}, "problem_text"),
-    ({"problem_text": "   \n  "}, "problem_text"),
-    ({"problem_text": "x" * 100_000}, "problem_text"),
-    ({}, "problem_text"),
-    ({**GOOD, "mode": "magic"}, "mode"),
-    ({**GOOD, "mode": "lats"}, "mode"),
-    ({**GOOD, "problem_kind": "horoscopes"}, "problem_kind"),
-    ({**GOOD, "problem_kind": "../etc"}, "problem_kind"),
-    ({**GOOD, "budget_usd": -1}, "budget_usd"),
-    ({**GOOD, "budget_usd": 0}, "budget_usd"),
-    ({**GOOD, "budget_usd": 1e9}, "budget_usd"),
-    ({**GOOD, "budget_usd": "lots"}, "budget_usd"),
-    ({**GOOD, "params": {"branching": 1000}}, "params.branching"),
-    ({**GOOD, "params": {"depth": -2}}, "params.depth"),
-    ({**GOOD, "params": {"temperature": 2}}, "params.temperature"),
-    ({**GOOD, "params": "deep"}, "params"),
-    ({**GOOD, "model_primary": "gpt 4; rm -rf"}, "model_primary"),
-    ({**GOOD, "budget": 1}, "budget"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"problem_text": ""}, "problem_text"),
+        ({"problem_text": "   \n  "}, "problem_text"),
+        ({"problem_text": "x" * 100_000}, "problem_text"),
+        ({}, "problem_text"),
+        ({**GOOD, "mode": "magic"}, "mode"),
+        ({**GOOD, "mode": "lats"}, "mode"),
+        ({**GOOD, "problem_kind": "horoscopes"}, "problem_kind"),
+        ({**GOOD, "problem_kind": "../etc"}, "problem_kind"),
+        ({**GOOD, "budget_usd": -1}, "budget_usd"),
+        ({**GOOD, "budget_usd": 0}, "budget_usd"),
+        ({**GOOD, "budget_usd": 1e9}, "budget_usd"),
+        ({**GOOD, "budget_usd": "lots"}, "budget_usd"),
+        ({**GOOD, "params": {"branching": 1000}}, "params.branching"),
+        ({**GOOD, "params": {"depth": -2}}, "params.depth"),
+        ({**GOOD, "params": {"temperature": 2}}, "params.temperature"),
+        ({**GOOD, "params": "deep"}, "params"),
+        ({**GOOD, "model_primary": "gpt 4; rm -rf"}, "model_primary"),
+        ({**GOOD, "budget": 1}, "budget"),
+    ],
+)
 def test_bad_bodies_get_a_422_naming_the_field_and_store_nothing(client, alice, body, field):
     response = post(client, "/api/sessions", body, alice)
     assert response.status_code == 422, response.content
@@ -127,8 +131,14 @@ def test_rubrics_are_readable_by_all_and_writable_by_admins(client, alice, db):
 
     admin = make_party("carol", admin=True)
     kinds = {r["problem_kind"] for r in client.get("/api/rubrics", **alice.auth).json()}
-    assert {"general", "investment-thesis", "allocation-rebalance", "tax-optim-sequence", "wealth-transfer",
-            "data-driven-research"} <= kinds
+    assert {
+        "general",
+        "investment-thesis",
+        "allocation-rebalance",
+        "tax-optim-sequence",
+        "wealth-transfer",
+        "data-driven-research",
+    } <= kinds
     rubric = {"problem_kind": "pension-gap", "name": "Pension gap", "criteria": [{"name": "Gap closed", "weight": 2}]}
     assert post(client, "/api/rubrics", rubric, alice).status_code == 403
     assert post(client, "/api/rubrics", rubric, admin).status_code == 201

@@ -5,7 +5,6 @@ from celery.contrib.testing.worker import start_worker
 
 from config import celery_app as app
 from reasoning import services
-from reasoning.models import ReasoningSession
 from reasoning.runner import CeleryRunner
 from reasoning.schemas import SessionIn
 
@@ -20,8 +19,11 @@ def worker():
 
 
 def test_a_celery_worker_runs_a_submitted_session(alice, worker):
-    data = SessionIn(problem_text="Rebalance a CHF 2m portfolio to 50/50.", mode="tot",
-                     params={"branching": 2, "depth": 2, "keep": 1})
+    data = SessionIn(
+        problem_text="Rebalance a CHF 2m portfolio to 50/50.",
+        mode="tot",
+        params={"branching": 2, "depth": 2, "keep": 1},
+    )
     session = services.create_session(alice.tenant, data, submit=False)
     result = CeleryRunner().submit(session.id)
     result.get(timeout=60)

@@ -43,8 +43,10 @@ def test_solve_prints_the_answer():
 def test_interrupt_running_marks_only_running_sessions():
     tenant = Tenant.objects.create(slug="ops")
     statuses = ["running", "queued", "solved"]
-    sessions = [ReasoningSession.objects.create(tenant=tenant, problem_text="p", model_primary="offline/sim", status=s)
-                for s in statuses]
+    sessions = [
+        ReasoningSession.objects.create(tenant=tenant, problem_text="p", model_primary="offline/sim", status=s)
+        for s in statuses
+    ]
     out, _ = run("interrupt_running")
     assert "1 session(s)" in out
     assert [ReasoningSession.objects.get(pk=s.pk).status for s in sessions] == ["interrupted", "queued", "solved"]

@@ -9,8 +9,14 @@ from reasoning.strategies.base import BudgetExhausted, Unparseable
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PROMPT = render("tot.evaluate", problem="Rebalance a CHF 3m portfolio drifted to 70% equities.", kind="general",
-                rubric="- Soundness (weight 1): right", path="(none yet)", thought="Sell CHF 300,000 of equities.")
+PROMPT = render(
+    "tot.evaluate",
+    problem="Rebalance a CHF 3m portfolio drifted to 70% equities.",
+    kind="general",
+    rubric="- Soundness (weight 1): right",
+    path="(none yet)",
+    thought="Sell CHF 300,000 of equities.",
+)
 
 
 def make_session(party, **fields):
@@ -72,8 +78,9 @@ async def test_concurrent_calls_never_spend_past_the_budget(alice):
 
 async def test_it_falls_back_when_the_primary_raises(alice):
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini", model_fallback="offline/sim")
-    gateway = ModelGateway(session, retries=0,
-                           deployment_params={"primary": {"mock_response": Exception("primary is down")}})
+    gateway = ModelGateway(
+        session, retries=0, deployment_params={"primary": {"mock_response": Exception("primary is down")}}
+    )
     answer = await gateway.ask("tot.evaluate", PROMPT)
     await gateway.close()
     call = await LLMCall.objects.aget(session=session)

@@ -14,8 +14,14 @@ def test_migrations_match_the_models():
 
 def test_migrations_seed_the_shared_rubrics():
     kinds = set(Rubric.objects.filter(tenant=None).values_list("problem_kind", flat=True))
-    assert {"general", "investment-thesis", "allocation-rebalance", "tax-optim-sequence", "wealth-transfer",
-            "data-driven-research"} <= kinds
+    assert {
+        "general",
+        "investment-thesis",
+        "allocation-rebalance",
+        "tax-optim-sequence",
+        "wealth-transfer",
+        "data-driven-research",
+    } <= kinds
     general = Rubric.objects.get(tenant=None, problem_kind="general")
     assert general.criteria.count() >= 3 and "(weight 3)" in general.as_prompt()
 
@@ -32,17 +38,43 @@ def test_an_api_key_is_stored_only_as_a_hash(alice):
 
 
 def test_session_and_node_serialise_with_the_seed_card_fields(alice):
-    session = ReasoningSession.objects.create(tenant=alice.tenant, problem_text="Plan a transfer.",
-                                              model_primary="offline/sim")
-    node = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought="root",
-                                        model_used="offline/sim")
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="Plan a transfer.", model_primary="offline/sim"
+    )
+    node = ReasoningNode.objects.create(
+        tenant=alice.tenant, session=session, depth=0, thought="root", model_used="offline/sim"
+    )
     s, n = session.to_dict(), node.to_dict()
     assert s["status"] == "queued" and s["budget_usd"] == 0.5 and s["budget_used_usd"] == 0 and s["offline"]
-    for field in ["problem_kind", "problem_text", "mode", "model_primary", "model_fallback", "root_node_id",
-                  "final_answer", "final_node_id", "started_at", "finished_at", "triggered_by"]:
+    for field in [
+        "problem_kind",
+        "problem_text",
+        "mode",
+        "model_primary",
+        "model_fallback",
+        "root_node_id",
+        "final_answer",
+        "final_node_id",
+        "started_at",
+        "finished_at",
+        "triggered_by",
+    ]:
         assert field in s
-    for field in ["parent_id", "depth", "thought", "state", "eval_score", "visit_count", "total_reward", "pruned",
-                  "is_terminal", "model_used", "latency_ms", "cost_usd", "created_at"]:
+    for field in [
+        "parent_id",
+        "depth",
+        "thought",
+        "state",
+        "eval_score",
+        "visit_count",
+        "total_reward",
+        "pruned",
+        "is_terminal",
+        "model_used",
+        "latency_ms",
+        "cost_usd",
+        "created_at",
+    ]:
         assert field in n
     assert n["offline"] is True and n["session_id"] == s["id"]
 

@@ -10,8 +10,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def tree(alice):
-    session = ReasoningSession.objects.create(tenant=alice.tenant, problem_text="Plan it.", model_primary="offline/sim",
-                                              status=Status.RUNNING)
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="Plan it.", model_primary="offline/sim", status=Status.RUNNING
+    )
     root = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought="root")
     child = ReasoningNode.objects.create(tenant=alice.tenant, session=session, parent=root, depth=1, thought="a step")
     return session, child

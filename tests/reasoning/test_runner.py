@@ -14,8 +14,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 async def test_it_runs_at_most_the_cap_at_once(alice, runner, settings):
     settings.REASONING = {**settings.REASONING, "OFFLINE_LATENCY_MS": 20}
     capped = InProcessRunner(limit=1)
-    data = SessionIn(problem_text="Rebalance a CHF 2m portfolio to 50/50.", mode="tot",
-                     params={"branching": 2, "depth": 2, "keep": 1})
+    data = SessionIn(
+        problem_text="Rebalance a CHF 2m portfolio to 50/50.",
+        mode="tot",
+        params={"branching": 2, "depth": 2, "keep": 1},
+    )
     sessions = [await sync_to_async(services.create_session)(alice.tenant, data, submit=False) for _ in range(2)]
     for session in sessions:
         capped.submit(session.id)
@@ -26,8 +29,11 @@ async def test_it_runs_at_most_the_cap_at_once(alice, runner, settings):
 
 
 async def test_it_takes_sessions_from_other_threads(alice, runner):
-    data = SessionIn(problem_text="Rebalance a CHF 2m portfolio to 50/50.", mode="tot",
-                     params={"branching": 1, "depth": 1, "keep": 1})
+    data = SessionIn(
+        problem_text="Rebalance a CHF 2m portfolio to 50/50.",
+        mode="tot",
+        params={"branching": 1, "depth": 1, "keep": 1},
+    )
     session = await sync_to_async(services.create_session)(alice.tenant, data)  # submitted on commit, from a thread
     await runner.drain()
     assert (await ReasoningSession.objects.aget(pk=session.id)).status == "solved"

@@ -11,8 +11,10 @@ from reasoning.schemas import SessionIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PROBLEM = ("Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m portfolio "
-           "for a client aged 58.")
+PROBLEM = (
+    "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m portfolio "
+    "for a client aged 58."
+)
 
 
 async def start(party, **fields):
@@ -90,8 +92,11 @@ async def test_a_budget_that_runs_out_midway_keeps_the_best_answer_so_far(alice)
 
 async def test_unparseable_evaluations_are_recorded_not_scored_zero(alice):
     session = await start(alice, params={"branching": 3, "depth": 1, "keep": 2}, model_primary="openai/gpt-4o-mini")
-    replies = iter(['{"thoughts": [{"thought": "Sell"}, {"thought": "Hold"}, {"thought": "Buy"}]}']
-                   + ["no idea"] * 6 + ['{"answer": "unused"}'] * 3)
+    replies = iter(
+        ['{"thoughts": [{"thought": "Sell"}, {"thought": "Hold"}, {"thought": "Buy"}]}']
+        + ["no idea"] * 6
+        + ['{"answer": "unused"}'] * 3
+    )
     gateway = await sync_to_async(ModelGateway)(session)
     original = gateway.router.acompletion
 

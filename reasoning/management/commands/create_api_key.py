@@ -22,5 +22,7 @@ class Command(BaseCommand):
         load_rubrics()
         row, is_new = Tenant.objects.get_or_create(slug=slug, defaults={"name": slug})
         _, plaintext = ApiKey.issue(row, name=name, is_admin=admin)
-        self.stdout.write(f"{'created tenant' if is_new else 'tenant'} {slug}; store this key now, it is not shown again:")
+        self.stdout.write(
+            f"{'created tenant' if is_new else 'tenant'} {slug}; store this key now, it is not shown again:"
+        )
         self.stdout.write(plaintext)

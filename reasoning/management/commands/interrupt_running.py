@@ -6,8 +6,10 @@ from reasoning.services import interrupt_running
 
 
 class Command(BaseCommand):
-    help = ("Mark sessions still 'running' as 'interrupted' (resumable). Run it before starting the only server of the "
-            "embedded profile, whose in-process runner lost them when it stopped; never beside live workers.")
+    help = (
+        "Mark sessions still 'running' as 'interrupted' (resumable). Run it before starting the only server of the "
+        "embedded profile, whose in-process runner lost them when it stopped; never beside live workers."
+    )
 
     def handle(self, *args, **options):
         count = interrupt_running()

@@ -8,18 +8,26 @@ from reasoning.fixtures import load_rubrics
 from reasoning.models import Membership, ReasoningSession, Tenant
 
 DEMO_PROBLEMS = [
-    ("investment-thesis", "tot",
-     "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m family "
-     "portfolio that is 60% global equities, 30% CHF bonds and 10% cash, for a client aged 58 retiring in 7 years."),
-    ("wealth-transfer", "auto",
-     "A Geneva-based entrepreneur aged 67 wants to pass a CHF 40m operating company and a CHF 6m property "
-     "portfolio to two children, one active in the business, while keeping an income of CHF 400,000 a year."),
+    (
+        "investment-thesis",
+        "tot",
+        "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m family "
+        "portfolio that is 60% global equities, 30% CHF bonds and 10% cash, for a client aged 58 retiring in 7 years.",
+    ),
+    (
+        "wealth-transfer",
+        "auto",
+        "A Geneva-based entrepreneur aged 67 wants to pass a CHF 40m operating company and a CHF 6m property "
+        "portfolio to two children, one active in the business, while keeping an income of CHF 400,000 a year.",
+    ),
     ("general", "tot", "Game of 24: use the numbers 4 9 10 13 with + - * / to make 24."),
 ]
 
 
 class Command(BaseCommand):
-    help = "Create the demo tenant, the advisor/advisor login, the rubrics and a few finished demo sessions (idempotent)."
+    help = (
+        "Create the demo tenant, the advisor/advisor login, the rubrics and a few finished demo sessions (idempotent)."
+    )
 
     def handle(self, *args, **options):
         created = load_rubrics()
@@ -30,8 +38,11 @@ class Command(BaseCommand):
             for kind, mode, problem in DEMO_PROBLEMS:
                 session = solve(problem, mode=mode, kind=kind, tenant=tenant, triggered_by="seed_demo")
                 self.stdout.write(f"demo session {session.id}: {session.status}, {session.nodes.count()} nodes")
-        self.stdout.write(self.style.SUCCESS(
-            f"Demo ready: tenant 'demo', rubrics loaded ({created} new). Log in as advisor / advisor (demo only)."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Demo ready: tenant 'demo', rubrics loaded ({created} new). Log in as advisor / advisor (demo only)."
+            )
+        )
 
     def advisor(self):
         user, is_new = get_user_model().objects.get_or_create(username="advisor", defaults={"is_staff": True})

@@ -29,16 +29,26 @@ class Command(BaseCommand):
         load_rubrics()
         tenant, _ = Tenant.objects.get_or_create(slug=o["tenant"], defaults={"name": o["tenant"]})
         try:
-            data = SessionIn(problem_text=o["problem"], mode=o["mode"], problem_kind=o["kind"], budget_usd=o["budget"],
-                             model_primary=o["model"], model_fallback=o["fallback"])
+            data = SessionIn(
+                problem_text=o["problem"],
+                mode=o["mode"],
+                problem_kind=o["kind"],
+                budget_usd=o["budget"],
+                model_primary=o["model"],
+                model_fallback=o["fallback"],
+            )
             session = services.create_session(tenant, data, triggered_by="cli", submit=False)
         except (ValidationError, services.InvalidInput) as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}")
+        self.stdout.write(
+            f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}"
+        )
         asyncio.run(self.run_with_progress(session))
         session.refresh_from_db()
-        self.stdout.write(f"\nstatus: {session.status}  nodes: {session.nodes.count()}  "
-                          f"spent: {session.budget_used_usd:.6f} of {session.budget_usd:.2f} USD")
+        self.stdout.write(
+            f"\nstatus: {session.status}  nodes: {session.nodes.count()}  "
+            f"spent: {session.budget_used_usd:.6f} of {session.budget_usd:.2f} USD"
+        )
         if session.error:
             self.stderr.write(session.error)
         self.stdout.write("\n" + (session.final_answer or "(no answer)"))
@@ -51,7 +61,11 @@ class Command(BaseCommand):
             while not task.done():
                 await asyncio.wait({task}, timeout=0.2)
                 count = await ReasoningNode.objects.filter(session_id=session.id).acount()
-                spent = await ReasoningSession.objects.filter(pk=session.id).values_list("budget_used_usd", flat=True).aget()
+                spent = (
+                    await ReasoningSession.objects.filter(pk=session.id)
+                    .values_list("budget_used_usd", flat=True)
+                    .aget()
+                )
                 bar.update(count - bar.n)
                 bar.set_postfix_str(f"{spent:.4f} USD")
         await task
