@@ -27,14 +27,14 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4401)
             return
         try:
-            snapshot = await self.snapshot()
+            session_id = await self.find_session()
         except ReasoningSession.DoesNotExist:
             await self.close(code=4404)
             return
-        self.group = events.group_name(snapshot["session"]["id"])
+        self.group = events.group_name(session_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        # Read again after joining the group, so no event can fall between the snapshot and the deltas.
+        # The snapshot is read after joining the group, so no event can fall between it and the deltas.
         await self.send_snapshot()
 
     async def disconnect(self, code):
@@ -100,6 +100,10 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         except services.Conflict as conflict:
             return str(conflict)
         return None
+
+    @database_sync_to_async
+    def find_session(self):
+        return str(selectors.get_session(self.tenant, self.session_id).id)
 
     @database_sync_to_async
     def snapshot(self):

@@ -112,25 +112,16 @@ async def test_unparseable_evaluations_are_recorded_not_scored_zero(alice):
     assert session.status == "failed" and "no_thoughts" in session.error
 
 
-async def test_a_strategy_crash_fails_the_session_with_the_error_kept(alice):
-    session = await start(alice)
-
-    class Broken:
-        async def ask(self, *args, **kwargs):
-            raise RuntimeError("provider exploded")
-
-        async def remaining_usd(self):
-            return 1.0
-
-        def typical_call_usd(self):
-            return 0.0
-
-        async def close(self):
-            pass
-
-    await run_session(session.id, gateway=Broken())
+async def test_a_model_that_keeps_failing_fails_the_session_with_the_error_kept(alice):
+    session = await start(alice, model_primary="openai/gpt-4o-mini")
+    gateway = await sync_to_async(ModelGateway)(
+        session, retries=0, deployment_params={"primary": {"mock_response": Exception("provider exploded")}}
+    )
+    await run_session(session.id, gateway=gateway)
     await session.arefresh_from_db()
     assert session.status == "failed" and "provider exploded" in session.error and session.finished_at
+    assert await ReasoningNode.objects.filter(session=session).acount() == 1  # the root, then nothing
+    assert await LLMCall.objects.filter(session=session, outcome="error").acount() == 1
 
 
 async def test_a_cancelled_session_stops_at_the_next_level(alice):
