@@ -84,3 +84,29 @@ def test_the_state_machine_ends_in_final_statuses():
         assert ReasoningSession.TRANSITIONS[final] == set()
     assert Status.INTERRUPTED in ReasoningSession.TRANSITIONS[Status.RUNNING]
     assert Status.QUEUED in ReasoningSession.TRANSITIONS[Status.INTERRUPTED]  # resumable
+
+
+def test_the_seed_cards_indexes_exist_in_the_database():
+    from django.db import connection
+
+    from reasoning.models import ReasoningCritique, ReasoningEdge
+
+    expected = {
+        ReasoningSession: [["tenant_id", "problem_kind"], ["tenant_id", "started_at"]],
+        ReasoningNode: [["session_id", "depth"], ["parent_id"]],
+        ReasoningEdge: [["session_id"], ["from_node_id"]],
+        ReasoningCritique: [["session_id", "attempt_num"]],
+    }
+    with connection.cursor() as cursor:
+        for model, wanted in expected.items():
+            constraints = connection.introspection.get_constraints(cursor, model._meta.db_table)
+            indexed = [c["columns"] for c in constraints.values() if c["index"] or c["unique"]]
+            for columns in wanted:
+                assert columns in indexed, f"{model.__name__} lacks an index on {columns}"
+
+
+def test_every_row_a_user_can_reach_carries_its_tenant():
+    from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, ReasoningEdge
+
+    for model in [ReasoningSession, ReasoningNode, ReasoningEdge, ReasoningCritique, LLMCall, OverseerAction, ApiKey]:
+        assert model._meta.get_field("tenant").remote_field.model._meta.model_name == "tenant"
