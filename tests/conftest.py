@@ -10,6 +10,17 @@ from reasoning.fixtures import load_rubrics
 from reasoning.models import ApiKey, Membership, Tenant
 
 
+# The problem kinds of the seed card, plus general: their shared rubrics come with every database.
+SEEDED_KINDS = {
+    "general",
+    "investment-thesis",
+    "allocation-rebalance",
+    "tax-optim-sequence",
+    "wealth-transfer",
+    "data-driven-research",
+}
+
+
 @dataclass
 class Party:
     tenant: Tenant

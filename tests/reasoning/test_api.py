@@ -5,6 +5,7 @@ import json
 import pytest
 
 from reasoning.models import ReasoningSession, Rubric
+from tests.conftest import SEEDED_KINDS
 
 pytestmark = pytest.mark.django_db
 
@@ -131,14 +132,7 @@ def test_rubrics_are_readable_by_all_and_writable_by_admins(client, alice, db):
 
     admin = make_party("carol", admin=True)
     kinds = {r["problem_kind"] for r in client.get("/api/rubrics", **alice.auth).json()}
-    assert {
-        "general",
-        "investment-thesis",
-        "allocation-rebalance",
-        "tax-optim-sequence",
-        "wealth-transfer",
-        "data-driven-research",
-    } <= kinds
+    assert SEEDED_KINDS <= kinds
     rubric = {"problem_kind": "pension-gap", "name": "Pension gap", "criteria": [{"name": "Gap closed", "weight": 2}]}
     assert post(client, "/api/rubrics", rubric, alice).status_code == 403
     assert post(client, "/api/rubrics", rubric, admin).status_code == 201

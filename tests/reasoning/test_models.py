@@ -4,6 +4,7 @@ import pytest
 from django.core.management import call_command
 
 from reasoning.models import ApiKey, ReasoningNode, ReasoningSession, Rubric, Status
+from tests.conftest import SEEDED_KINDS
 
 pytestmark = pytest.mark.django_db
 
@@ -14,14 +15,7 @@ def test_migrations_match_the_models():
 
 def test_migrations_seed_the_shared_rubrics():
     kinds = set(Rubric.objects.filter(tenant=None).values_list("problem_kind", flat=True))
-    assert {
-        "general",
-        "investment-thesis",
-        "allocation-rebalance",
-        "tax-optim-sequence",
-        "wealth-transfer",
-        "data-driven-research",
-    } <= kinds
+    assert SEEDED_KINDS <= kinds
     general = Rubric.objects.get(tenant=None, problem_kind="general")
     assert general.criteria.count() >= 3 and "(weight 3)" in general.as_prompt()
 
