@@ -9,6 +9,7 @@ through one FIFO per loop, so events leave in the order they were numbered.
 import asyncio
 import collections
 import contextvars
+import logging
 import threading
 
 from asgiref.sync import async_to_sync
@@ -17,6 +18,7 @@ from django.db import connections, router, transaction
 
 from .models import ReasoningSession
 
+log = logging.getLogger(__name__)
 _senders = {}
 _senders_lock = threading.Lock()
 
@@ -95,8 +97,11 @@ class _Sender:
         layer = get_channel_layer()
         while self.pending:
             group, messages = self.pending.popleft()
-            if layer is not None:
-                await _group_send(layer, group, messages)
+            try:
+                if layer is not None:
+                    await _group_send(layer, group, messages)
+            except Exception:  # the database has the change; a client that misses it re-syncs on the seq gap
+                log.exception("could not publish %d event(s) to %s", len(messages), group)
 
     async def flush(self):
         while self.pending or (self.task is not None and not self.task.done()):
