@@ -220,6 +220,9 @@ def main_amount(problem):
 TARGET_PERCENT = (
     re.compile(r"(\d+(?:\.\d+)?)\s?%\s*(?:\w+\s+)?target", re.IGNORECASE),
     re.compile(r"target\D{0,20}?(\d+(?:\.\d+)?)\s?%", re.IGNORECASE),
+    # a split such as "a 60/40 target": the first figure is the growth (equity) share
+    re.compile(r"\b(\d{1,2})\s?/\s?\d{1,2}\s*(?:\w+\s+)?(?:target|mix|allocation|portfolio)", re.IGNORECASE),
+    re.compile(r"target\D{0,20}?\b(\d{1,2})\s?/\s?\d{1,2}\b", re.IGNORECASE),
     PERCENT,
 )
 

@@ -380,3 +380,11 @@ def test_first_fifty_puzzles_synthesize_to_24_with_exactly_their_numbers():
 
 def test_an_unsolvable_puzzle_says_no_solution():
     assert synthesize("Game of 24: 1 1 1 1", []).startswith("no solution")
+
+
+def test_a_split_target_is_read_as_the_target_not_the_drifted_weight():
+    from reasoning.llm.offline_answers import target_percent
+
+    assert target_percent("Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target.") == 60
+    assert target_percent("Target mix 70/30; equities are now at 78%.") == 70
+    assert target_percent("Equities at 72% against a 65% target.") == 65
