@@ -11,7 +11,7 @@ SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
 SCALE_TESTS := tests/reasoning tests/explorer/test_consumers.py tests/test_walking_skeleton.py
 
-.PHONY: run test test-scale install migrate seed bench clean
+.PHONY: run test test-scale install browser migrate seed bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -27,6 +27,12 @@ node_modules/.installed: package.json package-lock.json
 
 install: $(VENV)/.installed node_modules/.installed
 
+# The browser test drives Debian's chromium; as root with apt, install it when it is missing.
+browser:
+	@test -x /usr/bin/chromium || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "chromium is not installed at /usr/bin/chromium: the browser test will be skipped (apt-get install chromium)"
+
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
@@ -40,7 +46,7 @@ run: seed
 	@echo ""
 	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
-test: install
+test: install browser
 	$(BIN)/pytest
 	$(MAKE) --no-print-directory test-scale
 
