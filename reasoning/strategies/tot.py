@@ -27,20 +27,26 @@ class TreeOfThoughts(Strategy):
         params = self.ctx.params
         self.exhausted = False
         root = await self.ctx.store.add_root(self.ctx.problem, {"problem_kind": self.ctx.kind})
-        frontier = [root]
+        frontier, dropped = [root], []
         for depth in range(1, params.depth + 1):
-            # The step boundary: honour overseers (pause, cancel, prune) and check the budget, in one round.
-            _, refreshed, remaining = await asyncio.gather(
-                self.ctx.control.checkpoint(), self.ctx.store.refresh(frontier), self.ctx.gateway.remaining_usd()
+            # The step boundary, in one round: mark the last level's losers, honour overseers (pause, cancel,
+            # prune), check the budget.
+            _, _, refreshed, remaining = await settle_all(
+                self.ctx.store.prune(dropped),
+                self.ctx.control.checkpoint(),
+                self.ctx.store.refresh(frontier),
+                self.ctx.gateway.remaining_usd(),
             )
+            dropped = []
             frontier = [n for n in refreshed if not n.pruned]
             if not frontier or not self._can_afford_level(len(frontier), remaining):
                 self.exhausted = self.exhausted or bool(frontier)
                 break
             level = await self._expand_level(frontier, depth)
-            frontier = await self._keep_best(level, frontier)
+            frontier, dropped = self._keep_best(level, frontier)
             if self.exhausted:
                 break
+        await self.ctx.store.prune(dropped)
         return await self._finish(frontier)
 
     def _can_afford_level(self, width, remaining):
@@ -88,15 +94,13 @@ class TreeOfThoughts(Strategy):
         node.eval_score = answer.parsed.score
         return {"eval_score": node.eval_score, "eval_reason": answer.parsed.reason, "add_cost": answer.cost_usd}
 
-    async def _keep_best(self, level, previous):
-        """Keep the best-scored nodes of the level; unscored ones are left out of the beam, never scored 0."""
+    def _keep_best(self, level, previous):
+        """(kept, dropped): the best-scored nodes of the level; unscored ones leave the beam, never scored 0."""
         scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
         kept = scored[: self.ctx.params.keep]
         dropped = [n for n in level if n not in kept]
-        await self.ctx.store.prune(dropped)
-        if not kept:
-            return previous  # nothing scored at this level: the previous beam is still the best we have
-        return kept
+        # Nothing scored at this level: the previous beam is still the best we have.
+        return (kept or previous), dropped
 
     async def _finish(self, frontier):
         best = max(frontier, key=lambda n: n.eval_score if n.eval_score is not None else -1.0, default=None)
@@ -104,7 +108,7 @@ class TreeOfThoughts(Strategy):
             reason = "budget" if self.exhausted else "no_thoughts"
             return Outcome(final_answer="", final_node=None, reason=reason)
         path = await self.ctx.store.path(best)
-        await self.ctx.store.update(best, is_terminal=True)
+        marking = asyncio.ensure_future(self.ctx.store.update(best, is_terminal=True))  # beside the synthesis
         try:
             answer = await self.ctx.gateway.ask("tot.synthesize", self._render("tot.synthesize", path), node_id=best.id)
             text = answer.parsed.answer
@@ -114,6 +118,8 @@ class TreeOfThoughts(Strategy):
                 "budget exhausted" if isinstance(error, BudgetExhausted) else f"synthesis unparseable: {error}",
                 format_path([n.thought for n in path[1:]]),
             )
+        finally:
+            await marking
         return Outcome(final_answer=text, final_node=best, reason="budget" if self.exhausted else "solved")
 
     def _render(self, contract, path, **fields):
@@ -125,3 +131,12 @@ class TreeOfThoughts(Strategy):
             path=format_path([n.thought for n in path[1:]]),
             **fields,
         )
+
+
+async def settle_all(*awaitables):
+    """Like gather, but every awaitable finishes before the first error is raised: no write is left running."""
+    results = await asyncio.gather(*awaitables, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results
