@@ -7,6 +7,7 @@ or litellm, so it reads on its own and tests with fakes.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -131,3 +132,12 @@ class Strategy(ABC):
 
     @abstractmethod
     async def run(self) -> Outcome: ...
+
+
+async def settle_all(*awaitables):
+    """Like gather, but every awaitable finishes before the first error is raised: no write is left running."""
+    results = await asyncio.gather(*awaitables, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return results

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Outcome, Strategy, StrictParams, Unparseable
+from .base import BudgetExhausted, Outcome, Strategy, StrictParams, Unparseable, settle_all
 
 
 class ToTParams(StrictParams):
@@ -132,11 +132,3 @@ class TreeOfThoughts(Strategy):
             **fields,
         )
 
-
-async def settle_all(*awaitables):
-    """Like gather, but every awaitable finishes before the first error is raised: no write is left running."""
-    results = await asyncio.gather(*awaitables, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-    return results
