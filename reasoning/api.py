@@ -36,14 +36,10 @@ class BrowserSession(SessionAuth):
 
     def authenticate(self, request, key):
         user = super().authenticate(request, key)
-        tenant = selectors.tenant_for_user(user) if user else None
-        if tenant is None:
+        membership = selectors.membership_for(user)
+        if membership is None:
             return None
-        request.tenant, request.actor, request.is_admin = (
-            tenant,
-            f"user:{user.username}",
-            selectors.is_tenant_admin(user),
-        )
+        request.tenant, request.actor, request.is_admin = membership.tenant, f"user:{user.username}", membership.is_admin
         return user
 
 

@@ -8,15 +8,16 @@ from django.db.models import Q
 from .models import Membership, ReasoningNode, ReasoningSession, Rubric
 
 
-def tenant_for_user(user):
+def membership_for(user):
+    """The user's membership (with its tenant), or None for anonymous users and users without one."""
     if not user or not user.is_authenticated:
         return None
-    membership = Membership.objects.select_related("tenant").filter(user=user).first()
+    return Membership.objects.select_related("tenant").filter(user=user).first()
+
+
+def tenant_for_user(user):
+    membership = membership_for(user)
     return membership.tenant if membership else None
-
-
-def is_tenant_admin(user):
-    return bool(user and user.is_authenticated and Membership.objects.filter(user=user, is_admin=True).exists())
 
 
 def sessions_for(tenant, status=None, problem_kind=None, mode=None):
