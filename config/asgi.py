@@ -14,7 +14,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import: pay it at startup, not in a session
 from explorer.routing import websocket_urlpatterns  # noqa: E402
+from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
+
+install_server_hooks()  # under Daphne: resume stranded sessions at start, checkpoint running ones on SIGTERM
 
 router = ProtocolTypeRouter(
     {

@@ -92,10 +92,19 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Channel layer: in-memory unless REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Messages a watcher's channel holds before the layer drops more; events travel in batches, so this is ample.
+CHANNEL_CAPACITY = envint("CHANNEL_CAPACITY", 1000)
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": CHANNEL_CAPACITY},
+        }
+    }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -141,6 +150,13 @@ REASONING = {
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
     "RUNNER": os.environ.get("TASK_RUNNER", "inprocess"),
     "MAX_CONCURRENT_SESSIONS": envint("REASONING_MAX_CONCURRENT_SESSIONS", 8),
+    # A running session's status is read this often, so pause and cancel stop new model calls quickly.
+    "CONTROL_POLL_S": envfloat("REASONING_CONTROL_POLL_S", 0.2),
+    "HEARTBEAT_S": envfloat("REASONING_HEARTBEAT_S", 2.0),
+    # A run whose heartbeat is older than this is taken for dead and its session resumed elsewhere.
+    "HEARTBEAT_STALE_S": envfloat("REASONING_HEARTBEAT_STALE_S", 15.0),
+    # On SIGTERM, running sessions get this long to finish the model calls in flight before they are cut.
+    "SHUTDOWN_GRACE_S": envfloat("REASONING_SHUTDOWN_GRACE_S", 3.0),
 }
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"

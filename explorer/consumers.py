@@ -8,19 +8,33 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from pydantic import ValidationError
 
 from reasoning import events, selectors, services
 from reasoning.models import ApiKey, ReasoningNode, ReasoningSession
+from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
-ACTIONS = {"prune", "unprune", "expand", "edit", "pause", "resume", "cancel", "snapshot"}
-NODE_ACTIONS = {"prune", "unprune", "expand", "edit"}
-NOT_YET = {"expand", "edit", "pause", "resume"}
+SESSION_ACTIONS = {
+    "pause": services.pause_session,
+    "resume": services.resume_session,
+    "cancel": services.cancel_session,
+}
+NODE_ACTIONS = {
+    "prune": lambda tenant, node_id, actor, _: services.set_pruned(tenant, node_id, actor, pruned=True),
+    "unprune": lambda tenant, node_id, actor, _: services.set_pruned(tenant, node_id, actor, pruned=False),
+    "expand": lambda tenant, node_id, actor, data: services.expand_node(tenant, node_id, actor, data.k),
+    "edit": lambda tenant, node_id, actor, data: services.edit_node(tenant, node_id, actor, data.thought),
+    "promote": lambda tenant, node_id, actor, data: services.promote_node(tenant, node_id, actor, data.note),
+}
+# The body each node action takes besides node_id: the API's schema, so both doors validate alike.
+NODE_BODIES = {"expand": ExpandIn, "edit": EditIn, "promote": PromoteIn}
+ACTIONS = {"snapshot", *SESSION_ACTIONS, *NODE_ACTIONS}
 MAX_MESSAGE_BYTES = 64 * 1024
 
 
 class SessionConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
-        self.tenant, self.actor = await self.authenticate()
+        self.tenant, self.actor, self.can_act = await self.authenticate()
         self.session_id = self.scope["url_route"]["kwargs"]["session_id"]
         self.group = None
         if self.tenant is None:
@@ -46,12 +60,12 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         self.last_seq = snapshot["seq"]
         await self.send_json({"type": "snapshot", **snapshot})
 
-    async def reasoning_event(self, message):
-        event = message["event"]
-        if event["seq"] <= self.last_seq:
-            return  # already in the snapshot this client holds
-        self.last_seq = event["seq"]
-        await self.send_json(event)
+    async def reasoning_events(self, message):
+        for event in message["events"]:
+            if event["seq"] <= self.last_seq:
+                continue  # already in the snapshot this client holds
+            self.last_seq = event["seq"]
+            await self.send_json(event)
 
     async def receive(self, text_data=None, bytes_data=None):
         if text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
@@ -72,13 +86,24 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if action == "snapshot":
             await self.send_snapshot()
             return
-        if action in NOT_YET:
-            await self.send_error(f"'{action}' is not available yet", action=action)
+        if not self.can_act:
+            await self.send_error("this account may watch sessions but not act on them", action=action)
             return
         if action in NODE_ACTIONS and not isinstance(content.get("node_id"), str):
-            await self.send_error(f"'{action}' needs a node_id", action=action)
+            await self.send_error(f"'{action}' needs a node_id", action=action, field="node_id")
             return
-        error = await self.perform(action, content.get("node_id"))
+        try:
+            body = (
+                NODE_BODIES[action].model_validate(_without(content, "action", "node_id"))
+                if action in NODE_BODIES
+                else None
+            )
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "body"
+            await self.send_error(f"{field}: {first['msg'].removeprefix('Value error, ')}", action=action, field=field)
+            return
+        error = await self.perform(action, content.get("node_id"), body)
         if error:
             await self.send_error(error, action=action)
 
@@ -86,19 +111,22 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "detail": detail, **fields})
 
     @database_sync_to_async
-    def perform(self, action, node_id):
+    def perform(self, action, node_id, body):
+        """Carry out an action through the same services as the API; a refusal comes back as its message."""
         try:
-            if action == "cancel":
-                services.cancel_session(self.tenant, self.session_id, self.actor)
-            else:
-                node = selectors.get_node(self.tenant, node_id)
-                if str(node.session_id) != str(self.session_id):
-                    raise ReasoningNode.DoesNotExist
-                services.set_pruned(self.tenant, node_id, self.actor, pruned=action == "prune")
+            if action in SESSION_ACTIONS:
+                SESSION_ACTIONS[action](self.tenant, self.session_id, self.actor)
+                return None
+            node = selectors.get_node(self.tenant, node_id)
+            if str(node.session_id) != str(self.session_id):
+                raise ReasoningNode.DoesNotExist
+            NODE_ACTIONS[action](self.tenant, node_id, self.actor, body)
         except (ReasoningNode.DoesNotExist, ReasoningSession.DoesNotExist):
             return "no such node in this session" if node_id else "no such session"
         except services.Conflict as conflict:
             return str(conflict)
+        except services.InvalidInput as invalid:
+            return str(invalid)
         return None
 
     @database_sync_to_async
@@ -113,9 +141,13 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     def authenticate(self):
         """The tenant of the browser session's user, or of the `?token=` API key."""
         user = self.scope.get("user")
-        tenant = selectors.tenant_for_user(user)
-        if tenant is not None:
-            return tenant, f"user:{user.username}"
+        membership = selectors.membership_for(user)
+        if membership is not None:
+            return membership.tenant, f"user:{user.username}", membership.can_act
         token = parse_qs(self.scope.get("query_string", b"").decode(errors="replace")).get("token", [""])[0]
         key = ApiKey.find(token)
-        return (key.tenant, f"key:{key.hint}") if key else (None, None)
+        return (key.tenant, f"key:{key.hint}", True) if key else (None, None, False)
+
+
+def _without(content, *names):
+    return {k: v for k, v in content.items() if k not in names}

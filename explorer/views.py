@@ -30,9 +30,10 @@ def tenant_required(view):
     @login_required
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        request.tenant = selectors.tenant_for_user(request.user)
-        if request.tenant is None:
+        request.membership = selectors.membership_for(request.user)
+        if request.membership is None:
             raise PermissionDenied("This account is not a member of any tenant.")
+        request.tenant = request.membership.tenant
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -89,6 +90,7 @@ def session_detail(request, session_id):
             "tree_url": f"/api/sessions/{session.id}/tree",
             "budget_pct": _budget_pct(session),
             "finished": session.is_finished,
+            "can_act": request.membership.can_act,
         },
     )
 

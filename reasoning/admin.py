@@ -43,8 +43,8 @@ class TenantAdmin(admin.ModelAdmin):
 
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
-    list_display = ["user", "tenant", "is_admin"]
-    list_filter = ["tenant", "is_admin"]
+    list_display = ["user", "tenant", "role"]
+    list_filter = ["tenant", "role"]
 
 
 @admin.register(ApiKey)

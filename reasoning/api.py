@@ -13,7 +13,7 @@ from ninja.security import HttpBearer, SessionAuth
 
 from . import selectors, services
 from .models import ApiKey, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
-from .schemas import ErrorOut, RubricIn, SessionIn, SessionOut, TreeOut
+from .schemas import ActionOut, EditIn, ErrorOut, ExpandIn, ForkIn, PromoteIn, RubricIn, SessionIn, SessionOut, TreeOut
 
 
 class BearerKey(HttpBearer):
@@ -23,6 +23,7 @@ class BearerKey(HttpBearer):
             return None
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
         request.tenant, request.actor, request.is_admin = key.tenant, f"key:{key.hint}", key.is_admin
+        request.can_act = True  # a key is an integration acting for its tenant
         return key
 
 
@@ -39,7 +40,12 @@ class BrowserSession(SessionAuth):
         membership = selectors.membership_for(user)
         if membership is None:
             return None
-        request.tenant, request.actor, request.is_admin = membership.tenant, f"user:{user.username}", membership.is_admin
+        request.tenant, request.actor, request.is_admin = (
+            membership.tenant,
+            f"user:{user.username}",
+            membership.is_admin,
+        )
+        request.can_act = membership.can_act
         return user
 
 
@@ -107,7 +113,7 @@ def list_sessions(request, filters: Query[SessionFilters]):
 
 @api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, tags=["sessions"])
 def get_session(request, session_id: str):
-    return selectors.get_session(request.tenant, session_id).to_dict()
+    return selectors.get_session(request.tenant, session_id).to_dict(with_forks=True)
 
 
 @api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut}, tags=["sessions"])
@@ -115,19 +121,84 @@ def get_tree(request, session_id: str):
     return selectors.tree(selectors.get_session(request.tenant, session_id))
 
 
-@api.post("/sessions/{session_id}/cancel", response={200: SessionOut, 404: ErrorOut, 409: ErrorOut}, tags=["oversight"])
+@api.get("/sessions/{session_id}/actions", response={200: list[ActionOut], 404: ErrorOut}, tags=["oversight"])
+def list_actions(request, session_id: str):
+    """The audit trail: every overseer action on the session, oldest first."""
+    return [a.to_dict() for a in selectors.actions_of(selectors.get_session(request.tenant, session_id))]
+
+
+ACTED = {403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+
+
+def overseer(request):
+    """Viewers watch; advisors, admins and keys act."""
+    if not getattr(request, "can_act", False):
+        raise HttpError(403, "This account may watch sessions but not act on them.")
+    return request.tenant, request.actor
+
+
+@api.post("/sessions/{session_id}/pause", response={200: SessionOut, **ACTED}, tags=["oversight"])
+def pause_session(request, session_id: str):
+    """Stops starting model calls at once; resume continues from the stored tree."""
+    tenant, actor = overseer(request)
+    return services.pause_session(tenant, session_id, actor).to_dict(with_forks=True)
+
+
+@api.post("/sessions/{session_id}/resume", response={200: SessionOut, **ACTED}, tags=["oversight"])
+def resume_session(request, session_id: str):
+    tenant, actor = overseer(request)
+    return services.resume_session(tenant, session_id, actor).to_dict(with_forks=True)
+
+
+@api.post("/sessions/{session_id}/cancel", response={200: SessionOut, **ACTED}, tags=["oversight"])
 def cancel_session(request, session_id: str):
-    return services.cancel_session(request.tenant, session_id, request.actor).to_dict()
+    """Ends the session within one model call; its best line so far becomes a partial answer."""
+    tenant, actor = overseer(request)
+    return services.cancel_session(tenant, session_id, actor).to_dict(with_forks=True)
 
 
-@api.post("/nodes/{node_id}/prune", response={200: dict, 404: ErrorOut}, tags=["oversight"])
+@api.post("/sessions/{session_id}/fork", response={201: SessionOut, **ACTED}, tags=["oversight"])
+def fork_session(request, session_id: str, data: ForkIn):
+    """A new session holding a copy of the path to node_id, continuing with the same or another mode."""
+    tenant, actor = overseer(request)
+    fork = services.fork_session(tenant, session_id, actor, **data.dict())
+    return Reply(201, fork.to_dict(with_forks=True))
+
+
+@api.post("/nodes/{node_id}/prune", response={200: dict, **ACTED}, tags=["oversight"])
 def prune_node(request, node_id: str):
-    return services.set_pruned(request.tenant, node_id, request.actor, pruned=True).to_dict()
+    """The node's subtree leaves the search from this moment."""
+    tenant, actor = overseer(request)
+    return services.set_pruned(tenant, node_id, actor, pruned=True).to_dict()
 
 
-@api.post("/nodes/{node_id}/unprune", response={200: dict, 404: ErrorOut}, tags=["oversight"])
+@api.post("/nodes/{node_id}/unprune", response={200: dict, **ACTED}, tags=["oversight"])
 def unprune_node(request, node_id: str):
-    return services.set_pruned(request.tenant, node_id, request.actor, pruned=False).to_dict()
+    tenant, actor = overseer(request)
+    return services.set_pruned(tenant, node_id, actor, pruned=False).to_dict()
+
+
+@api.post("/nodes/{node_id}/expand", response={202: ActionOut, **ACTED}, tags=["oversight"])
+def expand_node(request, node_id: str, data: ExpandIn = None):
+    """k children proposed and scored by the session's strategy; a finished session reopens for them."""
+    tenant, actor = overseer(request)
+    k = data.k if data is not None else ExpandIn().k
+    return Reply(202, services.expand_node(tenant, node_id, actor, k).to_dict())
+
+
+@api.post("/nodes/{node_id}/edit", response={202: ActionOut, **ACTED}, tags=["oversight"])
+def edit_node(request, node_id: str, data: EditIn):
+    """The thought is replaced (the original kept) and rescored; its descendants are stale until rescored."""
+    tenant, actor = overseer(request)
+    return Reply(202, services.edit_node(tenant, node_id, actor, data.thought).to_dict())
+
+
+@api.post("/nodes/{node_id}/promote", response={202: ActionOut, **ACTED}, tags=["oversight"])
+def promote_node(request, node_id: str, data: PromoteIn = None):
+    """This node becomes the final answer, marked as chosen by a person."""
+    tenant, actor = overseer(request)
+    note = data.note if data is not None else ""
+    return Reply(202, services.promote_node(tenant, node_id, actor, note).to_dict())
 
 
 @api.get("/rubrics", response=list[dict], tags=["rubrics"])

@@ -1,7 +1,8 @@
-"""Running sessions: solve() for callers that wait, run_session() for runners, and the status moves between.
+"""Running sessions: run_session() takes a queued session's claim and gives its strategy one turn.
 
-Every status change is an atomic claim through services.transition, so a session finished by
-its strategy and cancelled by an overseer at the same moment ends once.
+A turn rebuilds the strategy from the stored tree, applies the overseers' commands, continues the
+search unless it ended before, and finishes. Every status change goes through states.transition,
+so a session finished by its strategy and cancelled by an overseer at the same moment ends once.
 """
 
 import asyncio
@@ -9,96 +10,88 @@ import logging
 import traceback
 
 from asgiref.sync import sync_to_async
+from django.db import transaction
 from django.utils import timezone
 
-from . import events, selectors, services
-from .models import ReasoningSession, Status
-from .schemas import SessionIn
+from . import events, selectors, states
+from .control import GuardedGateway, SessionControl
+from .models import OverseerAction, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import get_strategy
-from .strategies.base import Context, StopRequested
+from .strategies.base import Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
+REQUEUED = "requeued"
 
 
-def solve(problem, mode="auto", kind=None, tenant=None, triggered_by="solve", **fields):
-    """Create a session and run it to its end in this process; returns the finished session."""
-    data = SessionIn(problem_text=problem, mode=mode, problem_kind=kind, **fields)
-    session = services.create_session(tenant, data, triggered_by=triggered_by, submit=False)
-    asyncio.run(run_session(session.id))
-    return ReasoningSession.objects.select_related("tenant").get(pk=session.id)
+async def run_session(session_id, gateway=None, owner=None):
+    """Run a queued session to a resting status; never raises for the session's own failures.
 
-
-class SessionControl:
-    """The strategy's step boundary: a paused or cancelled session stops here."""
-
-    def __init__(self, session_id):
-        self.session_id = session_id
-
-    async def checkpoint(self):
-        status = await ReasoningSession.objects.filter(pk=self.session_id).values_list("status", flat=True).aget()
-        if status != Status.RUNNING:
-            raise StopRequested(status)
-
-
-async def run_session(session_id, gateway=None):
-    """Run a queued session to a final status; never raises for the session's own failures."""
+    Returns REQUEUED when the session wants another turn at once (a command arrived as this one ended).
+    """
     events.bind_loop(asyncio.get_running_loop())
     try:
-        await _run(session_id, gateway)
+        return await _run(session_id, gateway, owner or states.owner_id())
     finally:
         await events.flush()  # the last events leave before a short-lived loop (CLI, worker task) closes
 
 
-async def _run(session_id, gateway):
-    # One run at a time per session: budget reserved by a run that died is free again.
-    claimed = await sync_to_async(services.transition)(
-        session_id, Status.RUNNING, [Status.QUEUED], started_at=timezone.now(), budget_reserved_usd=0.0
-    )
-    if not claimed:
-        return
+async def _run(session_id, gateway, owner):
+    if not await sync_to_async(states.claim)(session_id, owner):
+        return None
+    control = SessionControl(session_id, owner)
     strategy = None
     try:
+        control.start()
         session = await ReasoningSession.objects.select_related("tenant").aget(pk=session_id)
-        strategy = await sync_to_async(build_strategy)(session, gateway)
+        strategy = await sync_to_async(build_strategy)(session, gateway, control)
         outcome = await strategy.run()
     except StopRequested as stop:
-        log.info("session %s stopped at a step boundary: %s", session_id, stop.status)
+        log.info("session %s stopped: %s", session_id, stop.status)
+        await sync_to_async(stopped)(session_id, stop.status, strategy)
     except asyncio.CancelledError:
-        await sync_to_async(services.transition)(
-            session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="worker_stopped"
-        )
+        await sync_to_async(stopped)(session_id, "interrupted", strategy)
         raise
     except Exception as error:
         log.exception("session %s failed", session_id)
-        await sync_to_async(services.transition)(
+        await sync_to_async(states.transition)(
             session_id,
             Status.FAILED,
             [Status.RUNNING],
             finished_at=timezone.now(),
             termination_reason="error",
-            error=_describe(error),
+            error=describe(error),
+            search_done=True,
         )
     else:
         await sync_to_async(finish)(session_id, outcome)
     finally:
+        await control.stop()
         if strategy is not None:
             await strategy.ctx.gateway.close()
+    status = await sync_to_async(states.release)(session_id, owner)
+    return REQUEUED if status == Status.QUEUED else None
 
 
-def build_strategy(session, gateway=None):
+def build_strategy(session, gateway=None, control=None):
     from .llm.gateway import ModelGateway  # litellm loads only where a session actually runs
 
     strategy_class = get_strategy(session.mode)
     rubric = selectors.rubric_for(session.tenant, session.problem_kind)
+    control = control or SessionControl(session.id, states.owner_id())
     ctx = Context(
         problem=session.problem_text,
         kind=session.problem_kind,
         rubric=rubric.as_prompt() if rubric else "(no rubric: judge soundness, specificity and risk)",
         params=strategy_class.Params.model_validate(session.params),
         store=DjangoStore(session),
-        gateway=gateway or ModelGateway(session),
-        control=SessionControl(session.id),
+        gateway=GuardedGateway(gateway or ModelGateway(session), control),
+        control=control,
+        prior=Prior(
+            search_done=session.search_done,
+            final_node_id=str(session.final_node_id) if session.final_node_id else None,
+            final_answer=session.final_answer,
+        ),
     )
     return strategy_class(ctx)
 
@@ -107,18 +100,65 @@ def finish(session_id, outcome):
     status = Status.EXHAUSTED if outcome.exhausted else Status.SOLVED
     if not outcome.final_answer and not outcome.exhausted:
         status = Status.FAILED
-    services.transition(
-        session_id,
-        status,
-        [Status.RUNNING],
-        finished_at=timezone.now(),
-        final_answer=outcome.final_answer,
-        final_node_id=outcome.final_node.id if outcome.final_node else None,
-        termination_reason=outcome.reason,
-        error="" if status != Status.FAILED else f"the strategy ended without an answer ({outcome.reason})",
-    )
+    with transaction.atomic():
+        moved = states.transition(
+            session_id,
+            status,
+            [Status.RUNNING],
+            finished_at=timezone.now(),
+            final_answer=outcome.final_answer,
+            final_node_id=outcome.final_node.id if outcome.final_node else None,
+            termination_reason=outcome.reason,
+            answer_partial=outcome.partial or (status == Status.EXHAUSTED and bool(outcome.final_answer)),
+            answer_chosen_by=outcome.chosen_by,
+            answer_note=outcome.note,
+            search_done=True,
+            error="" if status != Status.FAILED else f"the strategy ended without an answer ({outcome.reason})",
+        )
+        if not moved and ReasoningSession.objects.filter(pk=session_id, status=Status.CANCELLED).exists():
+            # Cancelled as it finished: keep what it found, as the partial answer of a cancelled session.
+            ReasoningSession.objects.filter(pk=session_id).update(
+                final_answer=outcome.final_answer,
+                final_node_id=outcome.final_node.id if outcome.final_node else None,
+                answer_partial=True,
+                search_done=True,
+            )
+            session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
+            events.publish(session_id, [events.session_updated(session)])
+        # A command that arrived after the last step boundary: the session takes another turn for it.
+        if moved and OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING).exists():
+            states.transition(session_id, Status.QUEUED, [status])
 
 
-def _describe(error):
+def stopped(session_id, status, strategy):
+    """A run stopped early: cancelled sessions keep their best line as a partial answer; a stopping server
+    leaves its sessions interrupted, to be resumed from the stored tree."""
+    if status == Status.CANCELLED:
+        write_partial_answer(session_id, strategy, "cancelled")
+    elif status in ("interrupted", Status.RUNNING):
+        states.transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="server_stopped")
+
+
+def write_partial_answer(session_id, strategy, why):
+    """The best node so far, as the answer, without a model call (the session is ending: nothing more is spent)."""
+    if strategy is None:
+        session = ReasoningSession.objects.get(pk=session_id)
+        store, strategy_class = DjangoStore(session), get_strategy(session.mode)
+    else:
+        store, strategy_class = strategy.ctx.store, type(strategy)
+    node = strategy_class.best_node(store)
+    if node is None:
+        ReasoningSession.objects.filter(pk=session_id).update(search_done=True)
+        return
+    text = best_line_text(store.path(node), f"partial: {why}")
+    with transaction.atomic():
+        ReasoningSession.objects.filter(pk=session_id).update(
+            final_answer=text, final_node_id=node.id, answer_partial=True, search_done=True
+        )
+        session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
+        events.publish(session_id, [events.session_updated(session)])
+
+
+def describe(error):
     frames = traceback.format_exception(error, limit=-3)
     return f"{type(error).__name__}: {error}\n{''.join(frames)[-3000:]}"

@@ -21,30 +21,42 @@ from .models import ReasoningSession
 log = logging.getLogger(__name__)
 _senders = {}
 _senders_lock = threading.Lock()
+MAX_BATCH = 500  # events per channel message
 
 
 def group_name(session_id):
     return f"session.{session_id}"
 
 
-def publish(session_id, events):
-    """Number events [(type, payload), ...] in this transaction; send them once it commits."""
+def publish(session_id, events, spent_usd=0.0):
+    """Number events [(type, payload), ...] in this transaction; send them once it commits.
+
+    spent_usd moves that much of the session's budget from reserved to used in the same statement:
+    the ledger rows of a model call are written with the node they produced, on the hot path.
+    """
+    if not events and not spent_usd:
+        return
+    last = _advance_seq(session_id, len(events), spent_usd)
     if not events:
         return
-    last = _advance_seq(session_id, len(events))
     first = last - len(events) + 1
     messages = [{"type": kind, "seq": first + i, **payload} for i, (kind, payload) in enumerate(events)]
     transaction.on_commit(lambda: send(session_id, messages))
 
 
-def _advance_seq(session_id, count):
-    """Add count to the session's seq and return the new value, in one statement."""
+def _advance_seq(session_id, count, spent_usd=0.0):
+    """Add count to the session's seq (and settle spend) and return the new seq, in one statement."""
     alias = router.db_for_write(ReasoningSession)
     connection = connections[alias]
     table = connection.ops.quote_name(ReasoningSession._meta.db_table)
     pk = ReasoningSession._meta.pk.get_db_prep_value(session_id, connection)
+    sql = f"UPDATE {table} SET seq = seq + %s"
+    params = [count]
+    if spent_usd:
+        sql += ", budget_used_usd = budget_used_usd + %s, budget_reserved_usd = budget_reserved_usd - %s"
+        params += [spent_usd, spent_usd]
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        cursor.execute(f"UPDATE {table} SET seq = seq + %s WHERE id = %s RETURNING seq", [count, pk])
+        cursor.execute(f"{sql} WHERE id = %s RETURNING seq", [*params, pk])
         return cursor.fetchone()[0]
 
 
@@ -97,6 +109,9 @@ class _Sender:
         layer = get_channel_layer()
         while self.pending:
             group, messages = self.pending.popleft()
+            # Coalesce what queued up behind it for the same group, in order.
+            while self.pending and self.pending[0][0] == group and len(messages) < MAX_BATCH:
+                messages = messages + self.pending.popleft()[1]
             try:
                 if layer is not None:
                     await _group_send(layer, group, messages)
@@ -111,8 +126,8 @@ class _Sender:
 
 
 async def _group_send(layer, group, messages):
-    for message in messages:
-        await layer.group_send(group, {"type": "reasoning.event", "event": message})
+    # One channel message per batch: a burst of nodes must not overflow a watcher's channel.
+    await layer.group_send(group, {"type": "reasoning.events", "events": messages})
 
 
 def session_updated(session):
@@ -121,3 +136,7 @@ def session_updated(session):
 
 def node_event(kind, node):
     return (kind, {"node": node.to_dict()})
+
+
+def action_event(kind, action):
+    return (kind, {"action": action.to_dict()})

@@ -26,15 +26,29 @@ class Tenant(models.Model):
         return self.slug
 
 
+class Role(models.TextChoices):
+    VIEWER = "viewer", "Viewer (watch only)"
+    ADVISOR = "advisor", "Advisor (run and oversee sessions)"
+    ADMIN = "admin", "Admin (also rubrics and keys)"
+
+
 class Membership(models.Model):
-    """Which tenant a user works in; tenant admins may write rubrics."""
+    """Which tenant a user works in, and in which role."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="membership")
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="memberships")
-    is_admin = models.BooleanField(default=False)
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.ADVISOR)
 
     def __str__(self):
-        return f"{self.user} @ {self.tenant}"
+        return f"{self.user} @ {self.tenant} ({self.role})"
+
+    @property
+    def is_admin(self):
+        return self.role == Role.ADMIN
+
+    @property
+    def can_act(self):
+        return self.role != Role.VIEWER
 
 
 class ApiKey(models.Model):
@@ -105,10 +119,11 @@ class ReasoningSession(models.Model):
         },
         Status.PAUSED: {Status.QUEUED, Status.CANCELLED},
         Status.INTERRUPTED: {Status.QUEUED, Status.CANCELLED},
-        Status.SOLVED: set(),
-        Status.FAILED: set(),
-        Status.EXHAUSTED: set(),
-        Status.CANCELLED: set(),
+        # A finished session is reopened (queued) only to apply an overseer's command: expand, edit, promote.
+        Status.SOLVED: {Status.QUEUED},
+        Status.FAILED: {Status.QUEUED},
+        Status.EXHAUSTED: {Status.QUEUED},
+        Status.CANCELLED: {Status.QUEUED},
     }
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -136,6 +151,21 @@ class ReasoningSession(models.Model):
     triggered_by = models.CharField(max_length=200, blank=True)
     meta = models.JSONField(default=dict, blank=True)
     seq = models.BigIntegerField(default=0, help_text="The last event sequence number published.")
+    search_done = models.BooleanField(
+        default=False, help_text="The strategy's search has ended once; a reopened session only applies commands."
+    )
+    answer_partial = models.BooleanField(default=False, help_text="The answer is the best so far, not a finished one.")
+    answer_chosen_by = models.CharField(
+        max_length=200, blank=True, help_text="Who promoted the final node, if a person did."
+    )
+    answer_note = models.TextField(blank=True)
+    forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
+    forked_from_node = models.ForeignKey(
+        "ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The claim: which run holds the session, and when it last said it was alive.
+    run_owner = models.CharField(max_length=120, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -156,8 +186,10 @@ class ReasoningSession(models.Model):
     def offline(self):
         return is_offline(self.model_primary) or is_offline(self.model_fallback)
 
-    def to_dict(self):
+    def to_dict(self, with_forks=False):
+        forks = {"forks": [str(pk) for pk in self.forks.values_list("pk", flat=True)]} if with_forks else {}
         return {
+            **forks,
             "id": str(self.id),
             "status": self.status,
             "problem_kind": self.problem_kind,
@@ -180,6 +212,11 @@ class ReasoningSession(models.Model):
             "started_at": self.started_at.isoformat(),
             "finished_at": self.finished_at.isoformat() if self.finished_at else None,
             "triggered_by": self.triggered_by,
+            "answer_partial": self.answer_partial,
+            "answer_chosen_by": self.answer_chosen_by or None,
+            "answer_note": self.answer_note or None,
+            "forked_from_session_id": _str_or_none(self.forked_from_id),
+            "forked_from_node_id": _str_or_none(self.forked_from_node_id),
             "seq": self.seq,
         }
 
@@ -197,8 +234,18 @@ class ReasoningNode(models.Model):
     parse_error = models.TextField(blank=True, help_text="Why the model's output for this node could not be parsed.")
     visit_count = models.PositiveIntegerField(default=0)
     total_reward = models.FloatField(default=0.0)
-    pruned = models.BooleanField(default=False)
-    pruned_by = models.CharField(max_length=16, blank=True)
+    pruned = models.BooleanField(
+        default=False, help_text="This node's own flag; its whole subtree is out of the search."
+    )
+    pruned_by = models.CharField(max_length=16, blank=True, help_text="strategy (beam drop) or overseer")
+    pruned_actor = models.CharField(max_length=200, blank=True)
+    pruned_at = models.DateTimeField(null=True, blank=True)
+    stale = models.BooleanField(default=False, help_text="An ancestor was edited after this node was scored.")
+    original_thought = models.TextField(blank=True, help_text="The model's text, kept when a person edits the thought.")
+    edited_at = models.DateTimeField(null=True, blank=True)
+    source_node = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="Copied by a fork."
+    )
     is_terminal = models.BooleanField(default=False)
     model_used = models.CharField(max_length=200, blank=True)
     latency_ms = models.PositiveIntegerField(default=0)
@@ -227,6 +274,12 @@ class ReasoningNode(models.Model):
             "total_reward": self.total_reward,
             "pruned": self.pruned,
             "pruned_by": self.pruned_by or None,
+            "pruned_actor": self.pruned_actor or None,
+            "pruned_at": self.pruned_at.isoformat() if self.pruned_at else None,
+            "stale": self.stale,
+            "original_thought": self.original_thought or None,
+            "edited_at": self.edited_at.isoformat() if self.edited_at else None,
+            "source_node_id": _str_or_none(self.source_node_id),
             "is_terminal": self.is_terminal,
             "model_used": self.model_used,
             "offline": is_offline(self.model_used),
@@ -363,6 +416,7 @@ class LLMCall(models.Model):
         FALLBACK = "fallback"
         ERROR = "error"
         BUDGET = "budget", "refused: budget"
+        UNACCOUNTED = "unaccounted", "unaccounted: the run stopped with budget reserved"
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     session = models.ForeignKey(
@@ -388,7 +442,16 @@ class LLMCall(models.Model):
 
 
 class OverseerAction(models.Model):
-    """The audit log: every change a human makes to a session or its tree."""
+    """The audit log: every change a human makes to a session or its tree.
+
+    Commands that need the session's one writer (expand, edit's rescore, promote) wait here as
+    pending until the run that holds the session applies them at a step boundary.
+    """
+
+    class State(models.TextChoices):
+        PENDING = "pending"
+        APPLIED = "applied"
+        REFUSED = "refused"
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="overseer_actions")
@@ -396,11 +459,32 @@ class OverseerAction(models.Model):
     actor = models.CharField(max_length=200)
     action = models.CharField(max_length=32)
     payload = models.JSONField(default=dict, blank=True)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.APPLIED)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    detail = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    applied_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["session", "created_at"])]
-        ordering = ["created_at"]
+        indexes = [models.Index(fields=["session", "created_at"]), models.Index(fields=["session", "state"])]
+        ordering = ["created_at", "id"]
+
+    def to_dict(self):
+        return {
+            "id": self.id,
+            "session_id": str(self.session_id),
+            "node_id": _str_or_none(self.node_id),
+            "actor": self.actor,
+            "action": self.action,
+            "state": self.state,
+            "payload": self.payload,
+            "before": self.before,
+            "after": self.after,
+            "detail": self.detail or None,
+            "created_at": self.created_at.isoformat(),
+            "applied_at": self.applied_at.isoformat() if self.applied_at else None,
+        }
 
 
 def is_offline(model_name):

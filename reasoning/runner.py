@@ -7,7 +7,8 @@ import threading
 
 from django.conf import settings
 
-from . import events
+from . import control, events
+from .engine import REQUEUED, run_session
 
 log = logging.getLogger(__name__)
 
@@ -19,6 +20,8 @@ class InProcessRunner:
         self.limit = limit
         self.loop = None
         self.tasks = set()
+        self.sessions = set()  # ids submitted and not yet ended here: a second submit asks for another turn
+        self.again = set()
         self._semaphore = None
 
     def bind(self, loop):
@@ -42,21 +45,48 @@ class InProcessRunner:
             self.loop.call_soon_threadsafe(self._start, session_id, context=contextvars.Context())
 
     def _start(self, session_id):
+        if str(session_id) in self.sessions:
+            self.again.add(str(session_id))  # already here: its run looks now, and one more turn follows it
+            control.wake(session_id)
+            return
+        self.sessions.add(str(session_id))
         # A fresh context: the session must not inherit the submitting request's (asgiref's executor among it).
         task = self.loop.create_task(self._run(session_id), name=f"session-{session_id}", context=contextvars.Context())
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
     async def _run(self, session_id):
-        from .engine import run_session
-
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(self.limit)
-        async with self._semaphore:
-            try:
-                await run_session(session_id)
-            except Exception:  # run_session keeps a session's own failures; this is the engine failing around it
-                log.exception("the runner could not run session %s", session_id)
+        try:
+            async with self._semaphore:
+                # A command that arrived as a turn ended asks for another turn at once.
+                while await run_session(session_id) == REQUEUED or self._wanted_again(session_id):
+                    pass
+        except Exception:  # run_session keeps a session's own failures; this is the engine failing around it
+            log.exception("the runner could not run session %s", session_id)
+        finally:
+            self.sessions.discard(str(session_id))
+
+    def _wanted_again(self, session_id):
+        wanted = str(session_id) in self.again
+        self.again.discard(str(session_id))
+        return wanted
+
+    async def shutdown(self, grace_s):
+        """Stop every run here: no new model call starts, calls in flight get grace_s to finish, then are cut.
+
+        Each session ends interrupted with its tree and ledger written, to be resumed when a server starts.
+        """
+        control.stop_all("interrupted")
+        tasks = list(self.tasks)
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=grace_s)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late, timeout=grace_s)
 
     async def drain(self):
         """Wait for every submitted session to end (tests and shutdown)."""
@@ -70,6 +100,7 @@ class CeleryRunner:
     def submit(self, session_id):
         from .tasks import run_session_task
 
+        control.wake(session_id)  # a run of it in this process (if any) looks now
         return run_session_task.delay(str(session_id))
 
 

@@ -13,6 +13,16 @@ MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 MAX_PROBLEM_CHARS = 20_000
 
 
+def sane_budget(value):
+    """A budget is finite and at most REASONING_MAX_BUDGET_USD."""
+    if value is None:
+        return value
+    limit = settings.REASONING["MAX_BUDGET_USD"]
+    if not math.isfinite(value) or value > limit:
+        raise ValueError(f"must be a finite amount of at most {limit:g} USD")
+    return value
+
+
 class SessionIn(Schema):
     model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent default
 
@@ -32,15 +42,44 @@ class SessionIn(Schema):
             raise ValueError("describe the problem in at least 10 characters")
         return value
 
-    @field_validator("budget_usd")
+    check_budget = field_validator("budget_usd")(sane_budget)
+
+
+class ExpandIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    k: int = Field(3, ge=1, le=8, description="How many children to propose.")
+
+
+class EditIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    thought: str = Field(min_length=1, max_length=4000)
+
+    @field_validator("thought")
     @classmethod
-    def sane_budget(cls, value):
-        if value is None:
-            return value
-        limit = settings.REASONING["MAX_BUDGET_USD"]
-        if not math.isfinite(value) or value > limit:
-            raise ValueError(f"must be a finite amount of at most {limit:g} USD")
+    def not_blank(cls, value):
+        value = value.strip()
+        if not value:
+            raise ValueError("write the new thought")
         return value
+
+
+class PromoteIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    note: str = Field("", max_length=2000, description="Why this node is the answer; shown with it.")
+
+
+class ForkIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    node_id: str = Field(max_length=64, description="The node the fork continues from.")
+    mode: Literal[tuple(Mode.values)] | None = Field(None, description="Default: the session's mode.")
+    budget_usd: float | None = Field(None, gt=0, description="Default: the session's budget.")
+    params: dict | None = Field(None, description="The mode's params; default: the session's (same mode) or defaults.")
+
+    check_budget = field_validator("budget_usd")(sane_budget)
 
 
 class SessionOut(Schema):
@@ -66,7 +105,28 @@ class SessionOut(Schema):
     started_at: str
     finished_at: str | None
     triggered_by: str
+    answer_partial: bool
+    answer_chosen_by: str | None
+    answer_note: str | None
+    forked_from_session_id: str | None
+    forked_from_node_id: str | None
+    forks: list[str] = []
     seq: int
+
+
+class ActionOut(Schema):
+    id: int
+    session_id: str
+    node_id: str | None
+    actor: str
+    action: str
+    state: Literal["pending", "applied", "refused"]
+    payload: dict
+    before: dict
+    after: dict
+    detail: str | None
+    created_at: str
+    applied_at: str | None
 
 
 class TreeOut(Schema):
@@ -74,6 +134,7 @@ class TreeOut(Schema):
     nodes: list[dict]
     edges: list[dict]
     critiques: list[dict]
+    actions: list[ActionOut]
 
 
 class CriterionIn(Schema):

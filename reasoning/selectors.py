@@ -5,7 +5,7 @@ import uuid
 from django.db import transaction
 from django.db.models import Q
 
-from .models import Membership, ReasoningNode, ReasoningSession, Rubric
+from .models import Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric
 
 
 def membership_for(user):
@@ -59,11 +59,17 @@ def tree_snapshot(tenant, session_id):
 def tree(session):
     """The whole tree in the one format the API, the websocket snapshot and the page share."""
     return {
-        "session": session.to_dict(),
+        "session": session.to_dict(with_forks=True),
         "nodes": [n.to_dict() for n in session.nodes.order_by("created_at", "depth")],
         "edges": [e.to_dict() for e in session.edges.all()],
         "critiques": [c.to_dict() for c in session.critiques.all()],
+        "actions": [a.to_dict() for a in actions_of(session)],
     }
+
+
+def actions_of(session):
+    """The audit trail, oldest first."""
+    return OverseerAction.objects.filter(session=session).order_by("created_at", "id")
 
 
 def rubrics_for(tenant):

@@ -1,14 +1,28 @@
-"""Writes: creating sessions and (later) overseer actions. Each validates, saves, then hands off."""
+"""Writes: creating and forking sessions, and every overseer action. Each validates, saves, audits, then hands off.
+
+Flags an overseer owns (pruned, an edited thought, stale marks) and status moves are written here
+at once. Work only the session's running strategy may do (expand, rescore an edit, promote) is
+saved as a pending command: a running session applies it at its next step boundary, a finished one
+is reopened for it. Dependencies point one way: services -> runner -> engine -> states.
+"""
+
+import asyncio
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from pydantic import ValidationError
 
-from . import events, selectors
+from . import control, events, selectors, states
+from .engine import run_session, write_partial_answer
 from .models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status
+from .runner import get_runner
+from .store import DjangoStore, view
 from .strategies import available_modes, get_strategy
 from .strategies.auto import pick_mode
+
+transition = states.transition  # the one state move, here for callers that write through services
+ACTIVE = {Status.QUEUED, Status.RUNNING}
 
 
 class InvalidInput(Exception):
@@ -19,19 +33,18 @@ class InvalidInput(Exception):
         self.errors = errors
 
 
+class Conflict(Exception):
+    """The action does not fit the session's or the node's current state."""
+
+
 def resolve_mode(requested, problem_kind):
     """(mode, reason) for a requested mode; InvalidInput for a mode that is not built yet."""
     if requested == Mode.AUTO:
         return pick_mode(problem_kind)
     if requested not in available_modes():
+        available = ", ".join(sorted(available_modes()))
         raise InvalidInput(
-            [
-                {
-                    "field": "mode",
-                    "message": f"mode '{requested}' is not available yet; "
-                    f"available: auto, {', '.join(sorted(available_modes()))}",
-                }
-            ]
+            [{"field": "mode", "message": f"mode '{requested}' is not available yet; available: auto, {available}"}]
         )
     return requested, f"requested: {requested}"
 
@@ -73,54 +86,245 @@ def create_session(tenant, data, triggered_by="", submit=True):
     return session
 
 
-def submit_to_runner(session_id):
-    from .runner import get_runner
+def solve(tenant, data, triggered_by="solve"):
+    """Create a session and run it to its end in this process; returns the finished session."""
+    session = create_session(tenant, data, triggered_by=triggered_by, submit=False)
+    asyncio.run(run_session(session.id))
+    return ReasoningSession.objects.select_related("tenant").get(pk=session.id)
 
+
+def submit_to_runner(session_id):
     get_runner().submit(session_id)
 
 
-def transition(session_id, to, sources=None, **fields):
-    """Move a session to a status from one of the sources (by default, every status the state machine allows),
-    as one atomic claim; publish the change. True if it moved."""
-    allowed = {source for source, targets in ReasoningSession.TRANSITIONS.items() if to in targets}
-    sources = allowed if sources is None else set(sources) & allowed
+# ---- session actions --------------------------------------------------------------------
+
+
+def pause_session(tenant, session_id, actor):
+    """A running session stops starting model calls at once and rests at its step boundary."""
+    session = selectors.get_session(tenant, session_id)
     with transaction.atomic():
-        moved = ReasoningSession.objects.filter(pk=session_id, status__in=sources).update(status=to, **fields)
-        if moved:
-            session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
-            events.publish(session_id, [events.session_updated(session)])
-    return bool(moved)
+        if not transition(session.id, Status.PAUSED, [Status.RUNNING, Status.QUEUED], termination_reason="paused"):
+            raise Conflict(f"a {session.status} session cannot be paused")
+        _audit(session, None, actor, "pause", before={"status": session.status}, after={"status": Status.PAUSED})
+    control.wake(session.id)
+    return selectors.get_session(tenant, session_id)
+
+
+def resume_session(tenant, session_id, actor):
+    """A paused or interrupted session continues from its stored tree."""
+    session = selectors.get_session(tenant, session_id)
+    with transaction.atomic():
+        if not transition(session.id, Status.QUEUED, [Status.PAUSED, Status.INTERRUPTED], termination_reason=""):
+            raise Conflict(f"a {session.status} session cannot be resumed; only paused or interrupted ones can")
+        _audit(session, None, actor, "resume", before={"status": session.status}, after={"status": Status.QUEUED})
+        transaction.on_commit(lambda: submit_to_runner(session.id))
+    return selectors.get_session(tenant, session_id)
 
 
 def cancel_session(tenant, session_id, actor):
-    """Cancel a session that has not finished; the strategy stops at its next step boundary."""
+    """End a session that has not finished; it keeps every node and its best line so far as a partial answer."""
     session = selectors.get_session(tenant, session_id)
     with transaction.atomic():
         if not transition(session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled"):
             raise Conflict(f"a {session.status} session cannot be cancelled")
-        _audit(session, None, actor, "cancel")
+        _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
+    if session.status == Status.RUNNING:
+        control.wake(session.id)  # its run writes the partial answer as it stops
+    else:
+        write_partial_answer(session.id, None, "cancelled")
     return selectors.get_session(tenant, session_id)
 
 
-def set_pruned(tenant, node_id, actor, pruned):
-    """Prune or unprune a node by hand; a running strategy sees it at its next step boundary."""
-    node = selectors.get_node(tenant, node_id)
+def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None, params=None):
+    """A new session holding a copy of the path to a node, continuing with the same or another mode."""
+    source = selectors.get_session(tenant, session_id)
+    node = _node_in(source, node_id, field="node_id")
+    mode, reason = resolve_mode(mode or source.requested_mode, source.problem_kind)
+    params = validate_params(mode, source.params if params is None and mode == source.mode else params)
+    path = DjangoStore(source).path(node)
     with transaction.atomic():
-        ReasoningNode.objects.filter(pk=node.pk).update(pruned=pruned, pruned_by="overseer" if pruned else "")
+        fork = ReasoningSession.objects.create(
+            tenant=tenant,
+            problem_kind=source.problem_kind,
+            problem_text=source.problem_text,
+            requested_mode=mode,
+            mode=mode,
+            mode_reason=f"{reason}; forked from session {source.id}",
+            model_primary=source.model_primary,
+            model_fallback=source.model_fallback,
+            budget_usd=budget_usd if budget_usd is not None else source.budget_usd,
+            params=params,
+            triggered_by=actor,
+            forked_from=source,
+            forked_from_node_id=node.id,
+        )
+        copies = _copy_path(fork, path)
+        ReasoningSession.objects.filter(pk=fork.pk).update(root_node=copies[0])
+        _audit(source, node, actor, "fork", payload={"mode": mode}, after={"session_id": str(fork.id)})
+        transaction.on_commit(lambda: submit_to_runner(fork.id))
+    return selectors.get_session(tenant, fork.id)
+
+
+def _copy_path(fork, path):
+    """The path's nodes, copied into the fork with their thoughts and scores; the fork spent nothing on them."""
+    copies, parent = [], None
+    for step in path:
+        row = ReasoningNode.objects.get(pk=step.id)
+        parent = ReasoningNode.objects.create(
+            tenant_id=fork.tenant_id,
+            session=fork,
+            parent=parent,
+            depth=row.depth,
+            thought=row.thought,
+            state=row.state,
+            eval_score=row.eval_score,
+            eval_reason=row.eval_reason,
+            model_used=row.model_used,
+            source_node=row,
+        )
+        copies.append(parent)
+    return copies
+
+
+# ---- node actions -----------------------------------------------------------------------
+
+
+def set_pruned(tenant, node_id, actor, pruned):
+    """Prune or unprune a branch by hand; its subtree leaves (or rejoins) the search from this moment."""
+    node = selectors.get_node(tenant, node_id)
+    if node.depth == 0:
+        raise Conflict("the root holds the problem and cannot be pruned")
+    before = {"pruned": node.pruned, "pruned_by": node.pruned_by}
+    fields = (
+        {"pruned": True, "pruned_by": "overseer", "pruned_actor": actor, "pruned_at": timezone.now()}
+        if pruned
+        else {"pruned": False, "pruned_by": "", "pruned_actor": "", "pruned_at": None}
+    )
+    with transaction.atomic():
+        # Two overseers at once: the first one changes the flag, the second is told it already stands.
+        if not ReasoningNode.objects.filter(pk=node.pk, pruned=not pruned).update(**fields):
+            raise Conflict(f"the branch is already {'pruned' if pruned else 'in the search'}")
         node.refresh_from_db()
-        _audit(node.session, node, actor, "prune" if pruned else "unprune")
-        events.publish(node.session_id, [events.node_event("node.updated", node)])
+        session = node.session
+        _audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
+        events.publish(session.id, [events.node_event("node.updated", node)])
+        if pruned and _answer_runs_through(session, node):
+            _command(session, node, actor, "resynthesize", audit=False)
+    control.wake(session.id)
     return node
 
 
-def _audit(session, node, actor, action, **payload):
-    OverseerAction.objects.create(
-        tenant_id=session.tenant_id, session=session, node=node, actor=actor, action=action, payload=payload
+def expand_node(tenant, node_id, actor, k):
+    """k new children, proposed and scored by the session's strategy."""
+    node = selectors.get_node(tenant, node_id)
+    if DjangoStore(node.session).is_pruned(view(node)):
+        raise Conflict("the node is in a pruned branch; unprune it first")
+    return _command(node.session, node, actor, "expand", payload={"k": k})
+
+
+def edit_node(tenant, node_id, actor, thought):
+    """Replace a thought (the original is kept); it is rescored, and its descendants are stale until rescored."""
+    node = selectors.get_node(tenant, node_id)
+    if node.depth == 0:
+        raise Conflict("the root holds the problem; start a new session to change it")
+    session = node.session
+    before = {"thought": node.thought, "eval_score": node.eval_score}
+    with transaction.atomic():
+        descendants = _descendant_ids(session, node)
+        ReasoningNode.objects.filter(pk=node.pk).update(
+            thought=thought,
+            original_thought=node.original_thought or node.thought,
+            stale=True,
+            edited_at=timezone.now(),
+        )
+        ReasoningNode.objects.filter(pk__in=descendants).update(stale=True)
+        changed = ReasoningNode.objects.filter(pk__in=[node.pk, *descendants]).order_by("depth", "created_at")
+        events.publish(session.id, [events.node_event("node.updated", row) for row in changed])
+        action = _command(session, node, actor, "edit", payload={"thought": thought}, before=before)
+    return action
+
+
+def promote_node(tenant, node_id, actor, note):
+    """The overseer chooses this node as the final answer; the answer says a person chose it."""
+    node = selectors.get_node(tenant, node_id)
+    if node.depth == 0:
+        raise Conflict("the root holds the problem; promote a step below it")
+    if DjangoStore(node.session).is_pruned(view(node)):
+        raise Conflict("the node is in a pruned branch; unprune it first")
+    return _command(node.session, node, actor, "promote", payload={"note": note})
+
+
+def _command(session, node, actor, action, payload=None, before=None, audit=True):
+    """Save a command for the session's one writer; reopen a finished session for it."""
+    session = ReasoningSession.objects.get(pk=session.pk)
+    with transaction.atomic():
+        row = OverseerAction.objects.create(
+            tenant_id=session.tenant_id,
+            session=session,
+            node=node,
+            actor=actor,
+            action=action,
+            payload=payload or {},
+            state=OverseerAction.State.PENDING,
+            before=before or {},
+        )
+        if audit:
+            events.publish(session.id, [events.action_event("action.created", row)])
+        if session.is_finished and transition(session.id, Status.QUEUED, [session.status], termination_reason=""):
+            transaction.on_commit(lambda: submit_to_runner(session.id))
+    control.wake(session.id)
+    return row
+
+
+def _audit(session, node, actor, action, payload=None, before=None, after=None):
+    row = OverseerAction.objects.create(
+        tenant_id=session.tenant_id,
+        session=session,
+        node=node,
+        actor=actor,
+        action=action,
+        payload=payload or {},
+        before=before or {},
+        after=after or {},
+        applied_at=timezone.now(),
     )
+    events.publish(session.id, [events.action_event("action.created", row)])
+    return row
 
 
-class Conflict(Exception):
-    """The action does not fit the session's current state."""
+def fields_after(node):
+    return {"pruned": node.pruned, "pruned_by": node.pruned_by, "pruned_actor": node.pruned_actor}
+
+
+def _answer_runs_through(session, node):
+    if not session.final_node_id or session.status in ACTIVE:
+        return False  # a run in progress picks its answer from the live branches anyway
+    store = DjangoStore(session)
+    final = store.get(session.final_node_id)
+    return final is not None and str(node.pk) in {n.id for n in store.path(final)}
+
+
+def _descendant_ids(session, node):
+    children = {}
+    for node_id, parent_id in ReasoningNode.objects.filter(session=session).values_list("id", "parent_id"):
+        children.setdefault(parent_id, []).append(node_id)
+    found, queue = [], list(children.get(node.pk, []))
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        queue.extend(children.get(current, []))
+    return found
+
+
+def _node_in(session, node_id, field):
+    try:
+        node = selectors.get_node(session.tenant, node_id)
+    except ReasoningNode.DoesNotExist:
+        node = None
+    if node is None or node.session_id != session.id:
+        raise InvalidInput([{"field": field, "message": "no such node in this session"}])
+    return node
 
 
 def interrupt_running(reason="server_restarted"):

@@ -1,4 +1,11 @@
-"""The tree as strategies see it, persisted through the ORM: every write saves, then publishes."""
+"""The tree as strategies see it, persisted through the ORM: every write saves, then publishes.
+
+The running strategy is the session's one writer of nodes and scores, so the store keeps the
+session's rows in memory and answers reads from there. Overseers change flags in the database
+(pruned, edited thoughts, stale marks); refresh() re-reads them at each step boundary, and
+add_children re-reads the parent's ancestry in its own transaction, so children that arrive under
+a branch pruned meanwhile are kept but known to be out of the search.
+"""
 
 import uuid
 
@@ -6,10 +13,21 @@ from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
 from . import events
-from .models import ReasoningNode, ReasoningSession
+from .models import LLMCall, ReasoningNode, ReasoningSession
 from .strategies.base import Node
 
-UPDATABLE = {"eval_score", "eval_reason", "parse_error", "is_terminal", "visit_count", "total_reward", "state"}
+UPDATABLE = {
+    "eval_score",
+    "eval_reason",
+    "parse_error",
+    "is_terminal",
+    "visit_count",
+    "total_reward",
+    "state",
+    "stale",
+}
+# The columns overseers write; everything else in a row is the strategy's.
+OVERSEER_COLUMNS = ("id", "pruned", "pruned_by", "pruned_actor", "pruned_at", "thought", "stale", "original_thought")
 
 
 def view(row):
@@ -21,6 +39,8 @@ def view(row):
         state=row.state,
         eval_score=row.eval_score,
         pruned=row.pruned,
+        pruned_by=row.pruned_by,
+        stale=row.stale,
         is_terminal=row.is_terminal,
         visit_count=row.visit_count,
         total_reward=row.total_reward,
@@ -29,16 +49,41 @@ def view(row):
 
 
 class DjangoStore:
-    """Keeps the session's rows in memory (one writer: the running strategy) and writes each change through.
-
-    Overseers change pruned flags and thoughts in the database; refresh() re-reads them at
-    each step boundary, which is when a strategy promises to honour them.
-    """
-
     def __init__(self, session):
         self.session_id = session.id
         self.tenant_id = session.tenant_id
-        self.rows = {row.id: row for row in ReasoningNode.objects.filter(session=session)}
+        self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")}
+        self.kids = {}
+        for row in self.rows.values():
+            self.kids.setdefault(row.parent_id, []).append(row.id)
+
+    # ---- reads, from memory ---------------------------------------------------------------
+
+    def get(self, node_id):
+        row = self.rows.get(_uuid_or_none(node_id))
+        return view(row) if row else None
+
+    def nodes(self):
+        return [view(row) for row in self.rows.values()]
+
+    def children(self, node):
+        return [view(self.rows[i]) for i in self.kids.get(_uuid(node.id), [])]
+
+    def path(self, node):
+        """Root-first path to a node."""
+        return [view(self.rows[i]) for i in reversed(self._lineage(_uuid(node.id)))]
+
+    def is_pruned(self, node):
+        return any(self.rows[i].pruned for i in self._lineage(_uuid(node.id)))
+
+    def _lineage(self, node_id):
+        ids, current = [], node_id
+        while current is not None and current in self.rows:
+            ids.append(current)
+            current = self.rows[current].parent_id
+        return ids
+
+    # ---- writes ---------------------------------------------------------------------------
 
     async def add_root(self, thought, state):
         return await sync_to_async(self._add_root)(thought, state)
@@ -57,16 +102,8 @@ class DjangoStore:
         if nodes:
             await sync_to_async(self._prune)([_uuid(n.id) for n in nodes])
 
-    async def refresh(self, nodes):
-        return await sync_to_async(self._refresh)([_uuid(n.id) for n in nodes])
-
-    async def path(self, node):
-        """Root-first path to a node, from memory: no database round trip on the hot path."""
-        ids, current = [], _uuid(node.id)
-        while current is not None and current in self.rows:
-            ids.append(current)
-            current = self.rows[current].parent_id
-        return [view(self.rows[i]) for i in reversed(ids)]
+    async def refresh(self):
+        await sync_to_async(self._refresh)()
 
     def _add_root(self, thought, state):
         with transaction.atomic():
@@ -75,7 +112,7 @@ class DjangoStore:
             )
             ReasoningSession.objects.filter(pk=self.session_id).update(root_node=row)
             events.publish(self.session_id, [events.node_event("node.created", row)])
-        self.rows[row.id] = row
+        self._remember([row])
         return view(row)
 
     def _add_children(self, parent, items, answer):
@@ -96,30 +133,43 @@ class DjangoStore:
         ]
         with transaction.atomic():
             ReasoningNode.objects.bulk_create(rows)
-            events.publish(self.session_id, [events.node_event("node.created", row) for row in rows])
-        self.rows.update((row.id, row) for row in rows)
+            spent = write_records(answer.records if answer else [])
+            # An overseer may have pruned this branch while the proposals were in flight.
+            lineage = self._lineage(_uuid(parent.id))
+            for node_id in ReasoningNode.objects.filter(pk__in=lineage, pruned=True).values_list("id", flat=True):
+                self.rows[node_id].pruned = True
+            events.publish(self.session_id, [events.node_event("node.created", row) for row in rows], spent_usd=spent)
+        self._remember(rows)
         return [view(row) for row in rows]
+
+    def _remember(self, rows):
+        for row in rows:
+            self.rows[row.id] = row
+            self.kids.setdefault(row.parent_id, []).append(row.id)
 
     def _update_many(self, changes):
         applied = [self._apply(node_id, fields) for node_id, fields in changes]
-        rows = [row for row, _ in applied]
-        columns = sorted(set().union(*(written for _, written in applied)))
+        rows = [row for row, _, _ in applied]
+        columns = sorted(set().union(*(written for _, written, _ in applied)))
+        records = [record for _, _, spent in applied for record in spent]
         with transaction.atomic():
-            write_columns(rows, columns)
-            events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
+            if columns:
+                write_columns(rows, columns)
+            spent = write_records(records)
+            events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows], spent_usd=spent)
 
     def _apply(self, node_id, fields):
-        """Apply a strategy's change to the cached row; returns the row and the columns to write."""
-        add_cost = fields.pop("add_cost", 0.0)
+        """Apply a strategy's change to the cached row; returns the row, the columns to write and the ledger rows."""
+        spent = fields.pop("spent", None)
         unknown = set(fields) - UPDATABLE
         if unknown:
             raise ValueError(f"not updatable by a strategy: {sorted(unknown)}")
         row = self.rows[node_id]
-        if add_cost:
-            fields["cost_usd"] = row.cost_usd + add_cost  # only the strategy writes costs
+        if spent is not None and spent.cost_usd:
+            fields["cost_usd"] = row.cost_usd + spent.cost_usd  # only the strategy writes costs
         for name, value in fields.items():
             setattr(row, name, value)
-        return row, fields
+        return row, fields, getattr(spent, "records", [])
 
     def _prune(self, node_ids):
         with transaction.atomic():
@@ -129,20 +179,22 @@ class DjangoStore:
                 row.pruned, row.pruned_by = True, row.pruned_by or "strategy"
             events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
 
-    def _refresh(self, node_ids):
-        """Re-read what overseers may have changed, for these nodes and their ancestors."""
-        wanted = set()
-        for node_id in node_ids:
-            current = node_id
-            while current is not None and current not in wanted:
-                wanted.add(current)
-                current = self.rows[current].parent_id if current in self.rows else None
-        for node_id, pruned, pruned_by, thought in ReasoningNode.objects.filter(pk__in=wanted).values_list(
-            "id", "pruned", "pruned_by", "thought"
-        ):
-            row = self.rows[node_id]
-            row.pruned, row.pruned_by, row.thought = pruned, pruned_by, thought
-        return [view(self.rows[i]) for i in node_ids if i in self.rows]
+    def _refresh(self):
+        """Re-read the columns overseers write, for every node of the session (one query)."""
+        for values in ReasoningNode.objects.filter(session_id=self.session_id).values_list(*OVERSEER_COLUMNS):
+            row = self.rows.get(values[0])
+            if row is not None:
+                for name, value in zip(OVERSEER_COLUMNS[1:], values[1:], strict=True):
+                    setattr(row, name, value)
+
+
+def write_records(records):
+    """Write the ledger rows not written yet, and move their cost from reserved to used; returns that cost."""
+    fresh = [r for r in records if r._state.adding]
+    if not fresh:
+        return 0.0
+    LLMCall.objects.bulk_create(fresh)
+    return sum(r.cost_usd for r in fresh)
 
 
 def write_columns(rows, names):
@@ -168,3 +220,10 @@ def write_columns(rows, names):
 
 def _uuid(value):
     return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+
+
+def _uuid_or_none(value):
+    try:
+        return _uuid(value)
+    except (TypeError, ValueError):
+        return None

@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from reasoning.fixtures import load_rubrics
-from reasoning.models import ApiKey, Membership, Tenant
+from reasoning.models import ApiKey, Membership, Role, Tenant
 
 
 # The problem kinds of the seed card, plus general: their shared rubrics come with every database.
@@ -35,7 +35,7 @@ class Party:
 def make_party(slug, admin=False):
     tenant = Tenant.objects.create(slug=slug, name=slug.title())
     user = get_user_model().objects.create_user(username=f"{slug}-advisor", password="pw-for-tests")
-    Membership.objects.create(user=user, tenant=tenant, is_admin=admin)
+    Membership.objects.create(user=user, tenant=tenant, role=Role.ADMIN if admin else Role.ADVISOR)
     _, key = ApiKey.issue(tenant, name="tests", is_admin=admin)
     return Party(tenant=tenant, user=user, key=key)
 

@@ -86,7 +86,10 @@ class ModelGateway:
         self.prices = [prices(m) for m in (self.primary, self.fallback) if m]
         self.spent, self.calls = 0.0, 0
         self.flushed_at = time.monotonic()
-        self.unwritten = []  # LLMCall rows not yet in the database; their cost is still reserved there
+        self.unwritten = []  # LLMCall rows of failed calls not yet in the database
+        # Rows of answered calls: the store writes them with the node they produced, their cost reserved till then.
+        self.answered = []
+        self.published_spend = 0.0
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
 
@@ -101,10 +104,11 @@ class ModelGateway:
     async def ask(self, contract, prompt, node_id=None):
         """One parsed answer for a prompt; a reply that breaks the contract is asked again once."""
         messages = [{"role": "user", "content": prompt}]
-        cost, latency, model = 0.0, 0, ""
+        cost, latency, model, records = 0.0, 0, "", []
         for _ in range(1 + PARSE_RETRIES):
             text, call = await self._call(contract, messages, node_id)
             cost, latency, model = cost + call.cost_usd, latency + call.latency_ms, call.model_used
+            records.append(call)
             try:
                 parsed, _how = parse(contract, text)
             except ParseError as error:
@@ -122,8 +126,8 @@ class ModelGateway:
                 continue
             call.parse_ok = True
             await self._flush_if_due()
-            return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency)
-        raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model)
+            return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency, records=records)
+        raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model, records=records)
 
     async def remaining_usd(self):
         """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
@@ -142,7 +146,9 @@ class ModelGateway:
         )
 
     async def close(self):
-        """Write what is unwritten and give back the budget leased and not spent."""
+        """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease."""
+        self.unwritten += [row for row in self.answered if row._state.adding]
+        self.answered = []
         await self.flush()
         async with self.lease_lock:
             if self.lease:
@@ -155,12 +161,14 @@ class ModelGateway:
 
     async def flush(self):
         """Write the unwritten LLMCall rows, move their cost from reserved to used, publish the spend."""
-        if self.unwritten:
+        self.answered = [row for row in self.answered if row._state.adding]  # the store wrote the others
+        if self.unwritten or self.spent != self.published_spend:
             rows, self.unwritten = self.unwritten, []
-            self.flushed_at = time.monotonic()
+            self.flushed_at, self.published_spend = time.monotonic(), self.spent
             await sync_to_async(self._write)(rows)
 
     def _write(self, rows):
+        rows = [row for row in rows if row._state.adding]
         spent = sum(row.cost_usd for row in rows)
         with transaction.atomic():
             LLMCall.objects.bulk_create(rows)
@@ -255,6 +263,7 @@ class ModelGateway:
         )
 
     def _record(self, contract, node_id, outcome, reserved=0.0, cost=0.0, model_used="", latency_ms=0, **fields):
+        """A ledger row: a failed call's waits for the next flush, an answered one travels with its answer."""
         row = LLMCall(
             tenant_id=self.tenant_id,
             session_id=self.session_id,
@@ -268,7 +277,8 @@ class ModelGateway:
             latency_ms=latency_ms,
             **fields,
         )
-        self.unwritten.append(row)
+        answered = outcome in (LLMCall.Outcome.OK, LLMCall.Outcome.FALLBACK)
+        (self.answered if answered else self.unwritten).append(row)
         return row
 
 

@@ -1,8 +1,12 @@
 """The shared tree interface every strategy is written against.
 
 A strategy gets a Context: the problem, its rubric, validated params, a store (the tree,
-persisted), a gateway (the model, budgeted) and a clock. It never imports Django, channels
-or litellm, so it reads on its own and tests with fakes.
+persisted), a gateway (the model, budgeted), a control (the overseers) and a clock. It never
+imports Django, channels or litellm, so it reads on its own and tests with fakes.
+
+A run is re-entrant: it rebuilds the strategy's working state from the stored tree (a fresh
+session is the special case of a tree with only its root), applies the overseers' pending
+commands, continues the search unless it already ended once, and finishes with the best node.
 """
 
 from __future__ import annotations
@@ -21,15 +25,18 @@ class BudgetExhausted(Exception):
 
 
 class Unparseable(Exception):
-    """The model's reply did not satisfy the prompt's contract, even after a retry."""
+    """The model's reply did not satisfy the prompt's contract, even after a retry.
 
-    def __init__(self, message, cost_usd=0.0, latency_ms=0, model=""):
+    It still cost money: `records` are the ledger rows of its attempts, written with the node they concern.
+    """
+
+    def __init__(self, message, cost_usd=0.0, latency_ms=0, model="", records=()):
         super().__init__(message)
-        self.cost_usd, self.latency_ms, self.model = cost_usd, latency_ms, model
+        self.cost_usd, self.latency_ms, self.model, self.records = cost_usd, latency_ms, model, list(records)
 
 
 class StopRequested(Exception):
-    """An overseer paused or cancelled the session; the strategy stops at this step boundary."""
+    """The session was paused or cancelled, or its server is stopping: no new model call starts."""
 
     def __init__(self, status):
         super().__init__(status)
@@ -46,7 +53,9 @@ class Node:
     thought: str
     state: dict = field(default_factory=dict)
     eval_score: float | None = None
-    pruned: bool = False
+    pruned: bool = False  # this node's own flag; Store.is_pruned also looks at its ancestors
+    pruned_by: str = ""
+    stale: bool = False
     is_terminal: bool = False
     visit_count: int = 0
     total_reward: float = 0.0
@@ -55,29 +64,65 @@ class Node:
 
 @dataclass
 class Answer:
-    """One parsed model reply and what it cost."""
+    """One parsed model reply, what it cost, and its ledger rows (written with the node it produced)."""
 
     parsed: Any
     model: str
     cost_usd: float
     latency_ms: int
+    records: list = field(default_factory=list)
+
+
+@dataclass
+class Command:
+    """An overseer's request that only the session's running strategy may carry out."""
+
+    id: int
+    action: str  # expand | edit | promote | resynthesize
+    node_id: str | None
+    payload: dict
+    actor: str
+
+
+@dataclass
+class Prior:
+    """What the session already holds when a run starts."""
+
+    search_done: bool = False  # the search ended once; a reopened session only applies commands
+    final_node_id: str | None = None
+    final_answer: str = ""
 
 
 class Store(Protocol):
+    """The session's tree: reads answer from memory, writes persist (and publish) before they return."""
+
+    def get(self, node_id: str) -> Node | None: ...
+
+    def nodes(self) -> list[Node]: ...
+
+    def children(self, node: Node) -> list[Node]: ...
+
+    def path(self, node: Node) -> list[Node]:
+        """Root-first path to the node."""
+
+    def is_pruned(self, node: Node) -> bool:
+        """True if the node or any ancestor is pruned: its whole subtree is out of the search."""
+
     async def add_root(self, thought: str, state: dict) -> Node: ...
 
-    async def add_children(self, parent: Node, items: list[dict], answer: Answer | None) -> list[Node]: ...
+    async def add_children(self, parent: Node, items: list[dict], answer: Answer | None) -> list[Node]:
+        """Children under a parent; if an overseer pruned its branch meanwhile, they are kept and is_pruned says so."""
 
     async def update(self, node: Node, **fields) -> None: ...
 
     async def update_many(self, changes: list[tuple[Node, dict]]) -> None:
-        """Several updates in one write; a field add_cost adds to the node's cost."""
+        """Several updates in one write; a field `spent` (an Answer or Unparseable) adds its cost and ledger rows."""
 
-    async def prune(self, nodes: list[Node]) -> None: ...
+    async def prune(self, nodes: list[Node]) -> None:
+        """The strategy's own prune (a beam drop)."""
 
-    async def refresh(self, nodes: list[Node]) -> list[Node]: ...
-
-    async def path(self, node: Node) -> list[Node]: ...
+    async def refresh(self) -> None:
+        """Re-read what overseers change (prunes, edits, stale marks)."""
 
 
 class Gateway(Protocol):
@@ -92,8 +137,11 @@ class Gateway(Protocol):
 
 
 class Control(Protocol):
-    async def checkpoint(self) -> None:
-        """Raise StopRequested if an overseer paused or cancelled the session."""
+    async def checkpoint(self) -> list[Command]:
+        """Raise StopRequested if the session was paused or cancelled; else the overseers' pending commands."""
+
+    async def done(self, command: Command, applied: bool, detail: str = "", after: dict | None = None) -> None:
+        """Record a command's outcome."""
 
 
 class StrictParams(BaseModel):
@@ -109,6 +157,7 @@ class Context:
     store: Store
     gateway: Gateway
     control: Control
+    prior: Prior = field(default_factory=Prior)
     clock: Callable[[], float] = time.monotonic
 
 
@@ -116,7 +165,10 @@ class Context:
 class Outcome:
     final_answer: str
     final_node: Node | None
-    reason: str  # "solved", "budget", ...
+    reason: str  # "solved", "budget", "no_thoughts", "unchanged", ...
+    partial: bool = False
+    chosen_by: str = ""
+    note: str = ""
 
     @property
     def exhausted(self):
@@ -124,14 +176,152 @@ class Outcome:
 
 
 class Strategy(ABC):
+    """One search algorithm. Subclasses write the search and its model steps; this class runs the session's turn."""
+
     name: ClassVar[str]
     Params: ClassVar[type[StrictParams]] = StrictParams
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
+        self.exhausted = False
+        self.promoted: tuple[Node, Command] | None = None
+        self.resynthesize = False
+
+    # ---- what each strategy writes -------------------------------------------------------
 
     @abstractmethod
-    async def run(self) -> Outcome: ...
+    async def search(self) -> None:
+        """Continue the search from the stored tree until it ends (or a node is promoted).
+
+        Call step_boundary() before each step and once after the last one.
+        """
+
+    @abstractmethod
+    async def expand(self, node: Node, k: int) -> list[Node]:
+        """Propose and score k children of one node, on an overseer's demand."""
+
+    @abstractmethod
+    async def rescore(self, node: Node) -> None:
+        """Score a node again (its thought was edited)."""
+
+    @abstractmethod
+    async def synthesize(self, path: list[Node]) -> Answer:
+        """The final answer for a root-first path."""
+
+    @classmethod
+    @abstractmethod
+    def best_node(cls, store: Store) -> Node | None:
+        """The node the answer should come from, given the tree as it stands (pure: also used for idle sessions)."""
+
+    # ---- the run -------------------------------------------------------------------------
+
+    async def run(self) -> Outcome:
+        if not self.ctx.store.nodes():
+            await self.ctx.store.add_root(self.ctx.problem, {"problem_kind": self.ctx.kind})
+        if self.ctx.prior.search_done:
+            await self.step_boundary()  # a reopened session: the overseers' commands are the whole turn
+        else:
+            await self.search()  # its step boundaries apply the commands, the last one after the last step
+        return await self.finish()
+
+    async def step_boundary(self, *also):
+        """Honour overseers: stop if paused or cancelled, re-read their flags, carry out their commands.
+
+        Whatever else the step boundary needs (`also`) runs in the same round; its results are returned.
+        """
+        commands, _, *results = await settle_all(self.ctx.control.checkpoint(), self.ctx.store.refresh(), *also)
+        for command in commands:
+            await self.apply(command)
+        return results
+
+    async def apply(self, command: Command):
+        node = self.ctx.store.get(command.node_id) if command.node_id else None
+        handler = getattr(self, f"_apply_{command.action}", None)
+        if handler is None or (command.node_id and node is None):
+            await self.ctx.control.done(command, False, f"cannot apply '{command.action}' here")
+            return
+        try:
+            refusal, after = await handler(node, command)
+        except BudgetExhausted:
+            self.exhausted = True
+            refusal, after = "the session's budget is exhausted", None
+        await self.ctx.control.done(command, refusal is None, refusal or "", after)
+
+    async def _apply_expand(self, node, command):
+        if self.ctx.store.is_pruned(node):
+            return "the node is in a pruned branch", None
+        children = await self.expand(node, int(command.payload.get("k", 3)))
+        if not children:
+            return self._no_children_reason(node), None
+        self._resynthesize_if_on_answer(node)
+        return None, {"children": [c.id for c in children]}
+
+    async def _apply_edit(self, node, command):
+        await self.rescore(node)
+        fresh = self.ctx.store.get(node.id)
+        self._resynthesize_if_on_answer(node)
+        return None, {"eval_score": fresh.eval_score}
+
+    async def _apply_promote(self, node, command):
+        if self.ctx.store.is_pruned(node):
+            return "the node is in a pruned branch", None
+        self.promoted = (node, command)
+        return None, {"final_node_id": node.id}
+
+    async def _apply_resynthesize(self, node, command):
+        self.resynthesize = True
+        return None, None
+
+    def _no_children_reason(self, node):
+        if self.exhausted:
+            raise BudgetExhausted
+        fresh = self.ctx.store.get(node.id)
+        return f"no children: {fresh.parse_error}" if fresh and fresh.parse_error else "the model proposed nothing"
+
+    def _resynthesize_if_on_answer(self, node):
+        """A change on (or under) the answer's path can change the answer: write it again at the end."""
+        final = self.ctx.store.get(self.ctx.prior.final_node_id) if self.ctx.prior.final_node_id else None
+        if final is not None and node.id in {n.id for n in self.ctx.store.path(final)}:
+            self.resynthesize = True
+
+    async def finish(self) -> Outcome:
+        """The answer from the promoted node, else the best one; written again only when it changed."""
+        node, chosen_by, note = self.best_node(self.ctx.store), "", ""
+        if self.promoted:
+            (node, command), chosen_by = self.promoted, self.promoted[1].actor
+            note = str(command.payload.get("note", ""))
+        reason = "budget" if self.exhausted else "solved"
+        if node is None or node.depth == 0:
+            return Outcome(final_answer="", final_node=None, reason="budget" if self.exhausted else "no_thoughts")
+        prior = self.ctx.prior
+        if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
+            return Outcome(prior.final_answer, node, "unchanged" if not self.exhausted else "budget")
+        path = self.ctx.store.path(node)
+        marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
+        try:
+            answer = await self.synthesize(path)
+            text, partial = answer.parsed.answer, False
+            await self.ctx.store.update(node, spent=answer)
+        except (BudgetExhausted, Unparseable) as error:
+            self.exhausted = self.exhausted or isinstance(error, BudgetExhausted)
+            why = "budget exhausted" if isinstance(error, BudgetExhausted) else f"synthesis unparseable: {error}"
+            text, partial = best_line_text(path, why), True
+            reason = "budget" if self.exhausted else reason
+        finally:
+            await marking
+        return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note)
+
+
+def best_line_text(path, why):
+    """The answer when no synthesis can be written: the line of reasoning itself, saying why."""
+    steps = "\n".join(f"{i}. {n.thought}" for i, n in enumerate(path[1:], 1)) or "(no steps yet)"
+    return f"Best line of reasoning so far ({why}):\n{steps}"
+
+
+def deepest_best(store: Store) -> Node | None:
+    """The deepest live scored node, the best-scored at that depth: where a beam search's answer comes from."""
+    candidates = [n for n in store.nodes() if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)]
+    return max(candidates, key=lambda n: (n.depth, n.eval_score), default=None)
 
 
 async def settle_all(*awaitables):

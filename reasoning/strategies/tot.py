@@ -1,16 +1,17 @@
 """Tree of Thoughts (Yao et al. 2023) as a beam search: propose k steps per node, score them, keep the best.
 
-Each level proposes from every frontier node at once and scores each child as soon as its
-parent's proposals arrive, so a level costs one propose plus one evaluate on the clock.
+Each level proposes from every beam node at once and scores each child as soon as its parent's
+proposals arrive, so a level costs one propose plus one evaluate on the clock. The beam is read
+from the stored tree, so a run that was paused, killed or steered continues where it stands:
+the deepest level with live nodes is completed (parents left without children proposed, unscored
+or stale children scored, the best kept), then the search goes on below it.
 """
-
-import asyncio
 
 from pydantic import Field
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Outcome, Strategy, StrictParams, Unparseable, settle_all
+from .base import BudgetExhausted, Strategy, StrictParams, Unparseable, deepest_best, settle_all
 
 
 class ToTParams(StrictParams):
@@ -23,66 +24,88 @@ class TreeOfThoughts(Strategy):
     name = "tot"
     Params = ToTParams
 
-    async def run(self):
-        params = self.ctx.params
-        self.exhausted = False
-        root = await self.ctx.store.add_root(self.ctx.problem, {"problem_kind": self.ctx.kind})
-        frontier, dropped = [root], []
-        for depth in range(1, params.depth + 1):
-            # The step boundary, in one round: mark the last level's losers, honour overseers (pause, cancel,
-            # prune), check the budget.
-            _, _, refreshed, remaining = await settle_all(
-                self.ctx.store.prune(dropped),
-                self.ctx.control.checkpoint(),
-                self.ctx.store.refresh(frontier),
-                self.ctx.gateway.remaining_usd(),
-            )
+    async def search(self):
+        store, dropped = self.ctx.store, []
+        for depth in range(max(1, self._deepest_live_level()), self.ctx.params.depth + 1):
+            # The step boundary, in one round: mark the last level's losers, honour overseers, check the budget.
+            _, remaining = await self.step_boundary(store.prune(dropped), self.ctx.gateway.remaining_usd())
             dropped = []
-            frontier = [n for n in refreshed if not n.pruned]
-            if not frontier or not self._can_afford_level(len(frontier), remaining):
-                self.exhausted = self.exhausted or bool(frontier)
-                break
-            level = await self._expand_level(frontier, depth)
-            frontier, dropped = self._keep_best(level, frontier)
+            if self.promoted:
+                return
+            parents, unscored = self._level_work(depth)
+            if not self._can_afford(len(parents), len(unscored), remaining):
+                self.exhausted = self.exhausted or bool(parents or unscored)
+                return
+            await settle_all(
+                *(self._expand_and_score(p, self.ctx.params.branching) for p in parents), self._score(unscored)
+            )
+            dropped = self._beam_losers(depth)
             if self.exhausted:
                 break
-        await self.ctx.store.prune(dropped)
-        return await self._finish(frontier)
+        await self.step_boundary(store.prune(dropped))
 
-    def _can_afford_level(self, width, remaining):
+    def _deepest_live_level(self):
+        return max((n.depth for n in self._live()), default=0)
+
+    def _live(self):
+        return [n for n in self.ctx.store.nodes() if not self.ctx.store.is_pruned(n)]
+
+    def _level_work(self, depth):
+        """(parents to propose under, children to score) for a level: all of it when fresh, the rest when re-entered."""
+        live = self._live()
+        # A parent whose proposals came back unparseable keeps its parse error rather than being asked forever.
+        parents = [n for n in live if n.depth == depth - 1 and not self.ctx.store.children(n) and not n.parse_error]
+        unscored = [n for n in live if n.depth == depth and (n.eval_score is None or n.stale) and not n.parse_error]
+        return parents, unscored
+
+    def _can_afford(self, parents, unscored, remaining):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
-        calls = width * (1 + self.ctx.params.branching) + 1
+        calls = parents * (1 + self.ctx.params.branching) + unscored + 1
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
-    async def _expand_level(self, frontier, depth):
-        groups = await asyncio.gather(*(self._expand_and_score(parent, depth) for parent in frontier))
-        return [node for group in groups for node in group]
+    def _beam_losers(self, depth):
+        """The live nodes of the level that leave the beam; unscored ones leave it too, never scored 0."""
+        level = [n for n in self._live() if n.depth == depth]
+        scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
+        kept = {n.id for n in scored[: self.ctx.params.keep]}
+        # Nothing scored at this level: the level above is still the best we have, and stays the beam.
+        return [n for n in level if n.id not in kept] if kept else []
 
-    async def _expand_and_score(self, parent, depth):
-        children = await self._propose(parent, depth)
-        scores = await asyncio.gather(*(self._evaluate(child) for child in children))
-        await self.ctx.store.update_many(
-            [(child, fields) for child, fields in zip(children, scores, strict=True) if fields]
-        )
+    async def expand(self, node, k):
+        return await self._expand_and_score(node, k)
+
+    async def rescore(self, node):
+        await self._score([node])
+
+    async def _expand_and_score(self, parent, k):
+        children = await self._propose(parent, k)
+        # Children that arrive under a branch an overseer pruned meanwhile are kept, but not scored.
+        await self._score([c for c in children if not self.ctx.store.is_pruned(c)])
         return children
 
-    async def _propose(self, parent, depth):
-        path = await self.ctx.store.path(parent)
-        prompt = self._render("tot.propose", path, k=self.ctx.params.branching, step=depth, depth=self.ctx.params.depth)
+    async def _score(self, nodes):
+        if nodes:
+            results = await settle_all(*(self._evaluate(node) for node in nodes))
+            await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
+
+    async def _propose(self, parent, k):
+        path = self.ctx.store.path(parent)
+        step, depth = parent.depth + 1, max(self.ctx.params.depth, parent.depth + 1)
+        prompt = self._render("tot.propose", path, k=k, step=step, depth=depth)
         try:
             answer = await self.ctx.gateway.ask("tot.propose", prompt, node_id=parent.id)
         except BudgetExhausted:
             self.exhausted = True
             return []
         except Unparseable as error:
-            await self.ctx.store.update(parent, parse_error=f"proposals unparseable: {error}")
+            await self.ctx.store.update(parent, parse_error=f"proposals unparseable: {error}", spent=error)
             return []
-        items = [t.model_dump() for t in answer.parsed.thoughts[: self.ctx.params.branching]]
+        items = [t.model_dump() for t in answer.parsed.thoughts[:k]]
         return await self.ctx.store.add_children(parent, items, answer)
 
     async def _evaluate(self, node):
         """Score one node; returns the fields to store (none if the budget ran out first)."""
-        path = await self.ctx.store.path(node)
+        path = self.ctx.store.path(node)
         prompt = self._render("tot.evaluate", path[:-1], thought=node.thought)
         try:
             answer = await self.ctx.gateway.ask("tot.evaluate", prompt, node_id=node.id)
@@ -90,37 +113,15 @@ class TreeOfThoughts(Strategy):
             self.exhausted = True
             return {}
         except Unparseable as error:
-            return {"parse_error": f"evaluation unparseable: {error}", "add_cost": error.cost_usd}
-        node.eval_score = answer.parsed.score
-        return {"eval_score": node.eval_score, "eval_reason": answer.parsed.reason, "add_cost": answer.cost_usd}
+            return {"parse_error": f"evaluation unparseable: {error}", "spent": error}
+        return {"eval_score": answer.parsed.score, "eval_reason": answer.parsed.reason, "stale": False, "spent": answer}
 
-    def _keep_best(self, level, previous):
-        """(kept, dropped): the best-scored nodes of the level; unscored ones leave the beam, never scored 0."""
-        scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
-        kept = scored[: self.ctx.params.keep]
-        dropped = [n for n in level if n not in kept]
-        # Nothing scored at this level: the previous beam is still the best we have.
-        return (kept or previous), dropped
+    async def synthesize(self, path):
+        return await self.ctx.gateway.ask("tot.synthesize", self._render("tot.synthesize", path), node_id=path[-1].id)
 
-    async def _finish(self, frontier):
-        best = max(frontier, key=lambda n: n.eval_score if n.eval_score is not None else -1.0, default=None)
-        if best is None or best.depth == 0:
-            reason = "budget" if self.exhausted else "no_thoughts"
-            return Outcome(final_answer="", final_node=None, reason=reason)
-        path = await self.ctx.store.path(best)
-        marking = asyncio.ensure_future(self.ctx.store.update(best, is_terminal=True))  # beside the synthesis
-        try:
-            answer = await self.ctx.gateway.ask("tot.synthesize", self._render("tot.synthesize", path), node_id=best.id)
-            text = answer.parsed.answer
-        except (BudgetExhausted, Unparseable) as error:
-            self.exhausted = self.exhausted or isinstance(error, BudgetExhausted)
-            text = "Best line of reasoning so far (no synthesis: %s):\n%s" % (
-                "budget exhausted" if isinstance(error, BudgetExhausted) else f"synthesis unparseable: {error}",
-                format_path([n.thought for n in path[1:]]),
-            )
-        finally:
-            await marking
-        return Outcome(final_answer=text, final_node=best, reason="budget" if self.exhausted else "solved")
+    @classmethod
+    def best_node(cls, store):
+        return deepest_best(store)
 
     def _render(self, contract, path, **fields):
         return render(
@@ -131,4 +132,3 @@ class TreeOfThoughts(Strategy):
             path=format_path([n.thought for n in path[1:]]),
             **fields,
         )
-

@@ -98,7 +98,11 @@ async def test_it_refuses_a_foreign_origin(alice):
         (json.dumps({"action": "explode"}), "'action' must be one of"),
         (json.dumps({"action": "prune"}), "needs a node_id"),
         (json.dumps({"action": "prune", "node_id": "nope"}), "no such node"),
-        (json.dumps({"action": "expand", "node_id": "x"}), "not available yet"),
+        (json.dumps({"action": "expand", "node_id": "x"}), "no such node"),
+        (json.dumps({"action": "expand", "node_id": "x", "k": 99}), "k: Input should be less than or equal to 8"),
+        (json.dumps({"action": "edit", "node_id": "x", "thought": "  "}), "thought: write the new thought"),
+        (json.dumps({"action": "edit", "node_id": "x", "color": "red", "thought": "a"}), "color: Extra inputs"),
+        (json.dumps({"action": "resume"}), "cannot be resumed"),
     ],
 )
 async def test_bad_messages_get_an_error_and_the_socket_stays_open(alice, message, detail):
@@ -120,8 +124,10 @@ async def test_cancel_and_prune_from_the_socket_are_applied_and_published(alice)
     await ws.connect()
     await ws.receive_json_from()
     await ws.send_json_to({"action": "cancel"})
-    update = await ws.receive_json_from()
+    update, audit = await ws.receive_json_from(), await ws.receive_json_from()
     assert update["type"] == "session.updated" and update["session"]["status"] == "cancelled"
+    assert audit["type"] == "action.created" and audit["action"]["action"] == "cancel"
+    assert audit["action"]["actor"] == f"key:{alice.key[:10]}" and audit["seq"] == update["seq"] + 1
     await ws.send_json_to({"action": "cancel"})
     assert "cannot be cancelled" in (await ws.receive_json_from())["detail"]
     await ws.disconnect()

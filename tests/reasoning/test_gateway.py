@@ -53,14 +53,17 @@ async def test_it_refuses_a_call_that_could_pass_the_budget(alice):
 async def test_it_leases_budget_so_most_calls_skip_the_database(alice):
     session = await make_session_async(alice)
     gateway = ModelGateway(session)
-    await gateway.ask("tot.evaluate", PROMPT)
-    remaining = await gateway.remaining_usd()  # a step boundary: the ledger is written first
+    answer = await gateway.ask("tot.evaluate", PROMPT)
+    remaining = await gateway.remaining_usd()  # a step boundary
+    await session.arefresh_from_db()
+    # The answer's ledger row travels with it, to be written with the node it produces; its cost stays reserved.
+    assert len(answer.records) == 1 and await LLMCall.objects.filter(session=session).acount() == 0
+    assert session.budget_reserved_usd == pytest.approx(gateway.lease + answer.cost_usd)
+    assert remaining == pytest.approx(session.budget_usd - session.budget_used_usd - answer.cost_usd)
+    await gateway.close()  # no strategy stored it: the gateway writes it rather than lose it
     await session.arefresh_from_db()
     assert await LLMCall.objects.filter(session=session).acount() == 1
-    assert session.budget_reserved_usd > 0 and gateway.lease == pytest.approx(session.budget_reserved_usd)
-    assert remaining == pytest.approx(session.budget_usd - session.budget_used_usd)
-    await gateway.close()
-    await session.arefresh_from_db()
+    assert session.budget_used_usd == pytest.approx(answer.cost_usd)
     assert session.budget_reserved_usd == pytest.approx(0, abs=1e-12)
 
 

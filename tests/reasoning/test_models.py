@@ -73,9 +73,9 @@ def test_session_and_node_serialise_with_the_seed_card_fields(alice):
     assert n["offline"] is True and n["session_id"] == s["id"]
 
 
-def test_the_state_machine_ends_in_final_statuses():
+def test_a_final_status_is_left_only_to_reopen_for_a_command():
     for final in ReasoningSession.FINISHED:
-        assert ReasoningSession.TRANSITIONS[final] == set()
+        assert ReasoningSession.TRANSITIONS[final] == {Status.QUEUED}
     assert Status.INTERRUPTED in ReasoningSession.TRANSITIONS[Status.RUNNING]
     assert Status.QUEUED in ReasoningSession.TRANSITIONS[Status.INTERRUPTED]  # resumable
 

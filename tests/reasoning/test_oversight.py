@@ -48,12 +48,13 @@ def test_another_tenant_cannot_act(client, bob, tree):
 
 
 @pytest.mark.parametrize("status", ["solved", "failed", "exhausted", "cancelled"])
-def test_the_state_machine_refuses_to_leave_a_final_status(alice, tree, status):
+def test_a_final_status_is_left_only_to_reopen_for_a_command(alice, tree, status):
     session, _ = tree
     ReasoningSession.objects.filter(pk=session.id).update(status=status)
-    for target in Status.values:
+    for target in set(Status.values) - {Status.QUEUED}:
         assert services.transition(session.id, target) is False
     assert ReasoningSession.objects.get(pk=session.id).status == status
+    assert services.transition(session.id, Status.QUEUED) is True
 
 
 def test_a_transition_only_takes_sources_the_state_machine_allows(alice, tree):

@@ -3,9 +3,10 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from reasoning.engine import solve
 from reasoning.fixtures import load_rubrics
-from reasoning.models import Membership, ReasoningSession, Tenant
+from reasoning.models import Membership, ReasoningSession, Role, Tenant
+from reasoning.schemas import SessionIn
+from reasoning.services import solve
 
 DEMO_PROBLEMS = [
     (
@@ -33,10 +34,12 @@ class Command(BaseCommand):
         created = load_rubrics()
         tenant, _ = Tenant.objects.get_or_create(slug="demo", defaults={"name": "Demo Family Office"})
         user = self.advisor()
-        Membership.objects.update_or_create(user=user, defaults={"tenant": tenant, "is_admin": True})
+        Membership.objects.update_or_create(user=user, defaults={"tenant": tenant, "role": Role.ADMIN})
         if not ReasoningSession.objects.filter(tenant=tenant).exists():
             for kind, mode, problem in DEMO_PROBLEMS:
-                session = solve(problem, mode=mode, kind=kind, tenant=tenant, triggered_by="seed_demo")
+                session = solve(
+                    tenant, SessionIn(problem_text=problem, mode=mode, problem_kind=kind), triggered_by="seed_demo"
+                )
                 self.stdout.write(f"demo session {session.id}: {session.status}, {session.nodes.count()} nodes")
         self.stdout.write(
             self.style.SUCCESS(

@@ -1,0 +1,149 @@
+"""The overseers as a running strategy meets them: stop requests, pending commands, the run's heartbeat.
+
+A watcher task reads the session's status a few times a second (and at once when this process
+is told of a change), so a pause or cancel stops new model calls within one call rather than at
+the end of a step; the strategy itself unwinds at its next step boundary.
+"""
+
+import asyncio
+import contextlib
+import logging
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from . import events, states
+from .models import OverseerAction, Status
+from .strategies.base import Command, StopRequested
+
+log = logging.getLogger(__name__)
+RUN_COMMANDS = ("expand", "edit", "promote", "resynthesize")
+_live = {}  # session id -> the SessionControl of the run this process has for it
+
+
+def wake(session_id):
+    """An overseer changed this session: a run in this process looks at once instead of at its next poll."""
+    control = _live.get(str(session_id))
+    if control is not None:
+        control.loop.call_soon_threadsafe(control.woken.set)
+
+
+def stop_all(status="interrupted"):
+    """The process is stopping: every run here stops starting model calls and unwinds."""
+    for control in list(_live.values()):
+        control.loop.call_soon_threadsafe(control.request_stop, status)
+
+
+class SessionControl:
+    def __init__(self, session_id, owner):
+        self.session_id, self.owner = session_id, owner
+        self.stop_status = None
+        self.handed = set()  # commands given to the strategy already
+        self.task = None
+        self.loop = None
+        self.woken = None
+
+    def start(self):
+        self.loop = asyncio.get_running_loop()
+        self.woken = asyncio.Event()
+        _live[str(self.session_id)] = self
+        self.task = self.loop.create_task(self._watch(), name=f"watch-{self.session_id}")
+
+    async def stop(self):
+        _live.pop(str(self.session_id), None)
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    def request_stop(self, status):
+        self.stop_status = self.stop_status or status
+
+    def check(self):
+        """Before each model call: raise if the session should stop (no I/O)."""
+        if self.stop_status is not None:
+            raise StopRequested(self.stop_status)
+
+    async def _watch(self):
+        engine = settings.REASONING
+        beaten = self.loop.time()
+        while self.stop_status is None:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.woken.wait(), engine["CONTROL_POLL_S"])
+            self.woken.clear()
+            # Reads a few times a second; writes the heartbeat only every few seconds.
+            beating = self.loop.time() - beaten >= engine["HEARTBEAT_S"]
+            try:
+                status = await sync_to_async(states.beat if beating else states.held_status)(
+                    self.session_id, self.owner
+                )
+            except Exception:  # a busy database must not kill the run; the next poll tries again
+                log.warning("could not check session %s", self.session_id, exc_info=True)
+                continue
+            beaten = self.loop.time() if beating else beaten
+            if status != Status.RUNNING:
+                self.request_stop(status or "lost")
+
+    async def checkpoint(self):
+        self.check()
+        status, rows = await sync_to_async(self._read)()
+        if status != Status.RUNNING:
+            self.request_stop(status)
+            self.check()
+        commands = [
+            Command(
+                id=r.id,
+                action=r.action,
+                node_id=str(r.node_id) if r.node_id else None,
+                payload=r.payload,
+                actor=r.actor,
+            )
+            for r in rows
+            if r.id not in self.handed
+        ]
+        self.handed.update(c.id for c in commands)
+        return commands
+
+    def _read(self):
+        status = states.held_status(self.session_id, self.owner)
+        rows = list(
+            OverseerAction.objects.filter(
+                session_id=self.session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
+            ).order_by("id")
+        )
+        return status, rows
+
+    async def done(self, command, applied, detail="", after=None):
+        await sync_to_async(record_outcome)(command.id, applied, detail, after)
+
+
+def record_outcome(action_id, applied, detail="", after=None):
+    with transaction.atomic():
+        action = OverseerAction.objects.get(pk=action_id)
+        action.state = OverseerAction.State.APPLIED if applied else OverseerAction.State.REFUSED
+        action.detail, action.applied_at = detail[:2000], timezone.now()
+        action.after = after or action.after
+        action.save(update_fields=["state", "detail", "applied_at", "after"])
+        events.publish(action.session_id, [events.action_event("action.updated", action)])
+
+
+class GuardedGateway:
+    """The strategy's gateway: no model call starts once the session should stop."""
+
+    def __init__(self, gateway, control):
+        self.inner, self.control = gateway, control
+
+    async def ask(self, contract, prompt, node_id=None):
+        self.control.check()
+        return await self.inner.ask(contract, prompt, node_id=node_id)
+
+    async def remaining_usd(self):
+        return await self.inner.remaining_usd()
+
+    def typical_call_usd(self):
+        return self.inner.typical_call_usd()
+
+    async def close(self):
+        await self.inner.close()
