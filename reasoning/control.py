@@ -30,6 +30,13 @@ def wake(session_id):
         control.loop.call_soon_threadsafe(control.woken.set)
 
 
+def stop(session_id, status):
+    """The session was paused or cancelled: a run in this process starts no model call from now on."""
+    control = _live.get(str(session_id))
+    if control is not None:
+        control.loop.call_soon_threadsafe(control.request_stop, status)
+
+
 def stop_all(status="interrupted"):
     """The process is stopping: every run here stops starting model calls and unwinds."""
     for control in list(_live.values()):

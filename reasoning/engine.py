@@ -17,7 +17,7 @@ from . import events, selectors, states
 from .control import GuardedGateway, SessionControl
 from .models import OverseerAction, ReasoningSession, Status
 from .store import DjangoStore
-from .strategies import get_strategy
+from .strategies import best_node_for, get_strategy
 from .strategies.base import Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ async def _run(session_id, gateway, owner):
         await control.stop()
         if strategy is not None:
             await strategy.ctx.gateway.close()
-    status = await sync_to_async(states.release)(session_id, owner)
+        status = await sync_to_async(states.release)(session_id, owner)
     return REQUEUED if status == Status.QUEUED else None
 
 
@@ -143,10 +143,11 @@ def write_partial_answer(session_id, strategy, why):
     """The best node so far, as the answer, without a model call (the session is ending: nothing more is spent)."""
     if strategy is None:
         session = ReasoningSession.objects.get(pk=session_id)
-        store, strategy_class = DjangoStore(session), get_strategy(session.mode)
+        store = DjangoStore(session)
+        node = best_node_for(session.mode, store)
     else:
-        store, strategy_class = strategy.ctx.store, type(strategy)
-    node = strategy_class.best_node(store)
+        store = strategy.ctx.store
+        node = strategy.best_node(store)
     if node is None:
         ReasoningSession.objects.filter(pk=session_id).update(search_done=True)
         return

@@ -107,7 +107,7 @@ def pause_session(tenant, session_id, actor):
         if not transition(session.id, Status.PAUSED, [Status.RUNNING, Status.QUEUED], termination_reason="paused"):
             raise Conflict(f"a {session.status} session cannot be paused")
         _audit(session, None, actor, "pause", before={"status": session.status}, after={"status": Status.PAUSED})
-    control.wake(session.id)
+    control.stop(session.id, Status.PAUSED)  # a run in another process sees it at its next status poll
     return selectors.get_session(tenant, session_id)
 
 
@@ -130,7 +130,7 @@ def cancel_session(tenant, session_id, actor):
             raise Conflict(f"a {session.status} session cannot be cancelled")
         _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
     if session.status == Status.RUNNING:
-        control.wake(session.id)  # its run writes the partial answer as it stops
+        control.stop(session.id, Status.CANCELLED)  # its run writes the partial answer as it stops
     else:
         write_partial_answer(session.id, None, "cancelled")
     return selectors.get_session(tenant, session_id)

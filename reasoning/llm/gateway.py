@@ -22,7 +22,7 @@ from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 
 from reasoning import events  # noqa: E402
-from reasoning.models import LLMCall, ReasoningSession  # noqa: E402
+from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 from reasoning.prompts import ParseError, parse  # noqa: E402
 from reasoning.strategies.base import Answer, BudgetExhausted, Unparseable  # noqa: E402
 
@@ -147,8 +147,10 @@ class ModelGateway:
 
     async def close(self):
         """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease."""
-        self.unwritten += [row for row in self.answered if row._state.adding]
+        orphans = [row for row in self.answered if row._state.adding]
         self.answered = []
+        if orphans:
+            await sync_to_async(self._write_orphans)(orphans)
         await self.flush()
         async with self.lease_lock:
             if self.lease:
@@ -175,6 +177,15 @@ class ModelGateway:
             self._settle(spent, spent)
             session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
             events.publish(self.session_id, [events.session_updated(session)])
+
+    def _write_orphans(self, rows):
+        """Answers no node was written for (the run stopped first): charged to the node each call was about,
+        so the ledger and the nodes' costs still agree."""
+        with transaction.atomic():
+            self._write(rows)
+            for row in rows:
+                if row.node_id and row.cost_usd:
+                    ReasoningNode.objects.filter(pk=row.node_id).update(cost_usd=F("cost_usd") + row.cost_usd)
 
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
