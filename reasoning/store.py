@@ -13,8 +13,8 @@ from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
 from . import events
-from .models import LLMCall, ReasoningNode, ReasoningSession
-from .strategies.base import Node
+from .models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
+from .strategies.base import Critique, Edge, Node
 
 UPDATABLE = {
     "eval_score",
@@ -56,6 +56,14 @@ class DjangoStore:
         self.kids = {}
         for row in self.rows.values():
             self.kids.setdefault(row.parent_id, []).append(row.id)
+        self.edge_views = [
+            Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation)
+            for e in ReasoningEdge.objects.filter(session_id=session.id).order_by("created_at")
+        ]
+        self.critique_views = [
+            Critique(_str(c.node_id), c.attempt_num, c.outcome_score, c.critique, c.applied_to_next)
+            for c in ReasoningCritique.objects.filter(session_id=session.id).order_by("attempt_num", "created_at")
+        ]
 
     # ---- reads, from memory ---------------------------------------------------------------
 
@@ -65,6 +73,12 @@ class DjangoStore:
 
     def nodes(self):
         return [view(row) for row in self.rows.values()]
+
+    def edges(self):
+        return list(self.edge_views)
+
+    def critiques(self):
+        return list(self.critique_views)
 
     def children(self, node):
         return [view(self.rows[i]) for i in self.kids.get(_uuid(node.id), [])]
@@ -165,11 +179,14 @@ class DjangoStore:
         if unknown:
             raise ValueError(f"not updatable by a strategy: {sorted(unknown)}")
         row = self.rows[node_id]
-        if spent is not None and spent.cost_usd:
-            fields["cost_usd"] = row.cost_usd + spent.cost_usd  # only the strategy writes costs
+        records = [r for r in getattr(spent, "records", []) if r._state.adding]
+        # A cost is charged once, with the ledger rows that record it (an answer without rows: a fake gateway's).
+        cost = sum(r.cost_usd for r in records) if getattr(spent, "records", None) else getattr(spent, "cost_usd", 0)
+        if cost:
+            fields["cost_usd"] = row.cost_usd + cost  # only the strategy writes costs
         for name, value in fields.items():
             setattr(row, name, value)
-        return row, fields, getattr(spent, "records", [])
+        return row, fields, records
 
     def _prune(self, node_ids):
         with transaction.atomic():
@@ -220,6 +237,10 @@ def write_columns(rows, names):
 
 def _uuid(value):
     return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+
+
+def _str(value):
+    return str(value) if value is not None else None
 
 
 def _uuid_or_none(value):

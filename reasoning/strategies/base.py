@@ -63,6 +63,27 @@ class Node:
 
 
 @dataclass
+class Edge:
+    """A ReAct-style step between two nodes: the action taken and what it returned."""
+
+    from_id: str
+    to_id: str
+    action: str = ""
+    observation: str = ""
+
+
+@dataclass
+class Critique:
+    """A verbal reflection on an attempt, kept as memory for the next one."""
+
+    node_id: str | None
+    attempt_num: int
+    outcome_score: float
+    critique: str
+    applied_to_next: bool = False
+
+
+@dataclass
 class Answer:
     """One parsed model reply, what it cost, and its ledger rows (written with the node it produced)."""
 
@@ -107,6 +128,11 @@ class Store(Protocol):
 
     def is_pruned(self, node: Node) -> bool:
         """True if the node or any ancestor is pruned: its whole subtree is out of the search."""
+
+    def edges(self) -> list[Edge]: ...
+
+    def critiques(self) -> list[Critique]:
+        """Oldest first: the memory a strategy rebuilds from."""
 
     async def add_root(self, thought: str, state: dict) -> Node: ...
 

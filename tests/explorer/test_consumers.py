@@ -131,3 +131,36 @@ async def test_cancel_and_prune_from_the_socket_are_applied_and_published(alice)
     await ws.send_json_to({"action": "cancel"})
     assert "cannot be cancelled" in (await ws.receive_json_from())["detail"]
     await ws.disconnect()
+
+
+async def test_a_345_node_burst_reaches_a_watcher_with_no_gap_in_seq(alice, runner):
+    session = await new_session(alice, params={"branching": 8, "depth": 8, "keep": 6}, budget_usd=5.0)
+    ws = connect(session.id, token=alice.key)
+    assert (await ws.connect())[0]
+    snapshot = await ws.receive_json_from()
+    await sync_to_async(services.submit_to_runner)(session.id)
+    messages = await receive_until_finished(ws, limit=5000)
+    seqs = [m["seq"] for m in messages]
+    assert seqs == list(range(snapshot["seq"] + 1, snapshot["seq"] + 1 + len(messages)))
+    assert len([m for m in messages if m["type"] == "node.created"]) == 345
+    await ws.disconnect()
+
+
+async def test_a_viewer_watches_but_its_actions_are_refused(alice):
+    from reasoning.models import Membership, Role
+
+    session = await new_session(alice)
+    await Membership.objects.filter(user=alice.user).aupdate(role=Role.VIEWER)
+    from django.test import Client
+
+    client = Client()
+    await sync_to_async(client.force_login)(alice.user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    ws = connect(session.id, headers=[*ORIGIN, (b"cookie", cookie)])
+    assert (await ws.connect())[0]
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.send_json_to({"action": "cancel"})
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and "not act" in reply["detail"]
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    await ws.disconnect()
