@@ -10,9 +10,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import: pay it at startup, not in a session
+from explorer.middleware import TokenOrOriginValidator  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
@@ -22,7 +22,7 @@ install_server_hooks()  # under Daphne: resume stranded sessions at start, check
 router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": TokenOrOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
 

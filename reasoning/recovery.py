@@ -14,6 +14,7 @@ from django.conf import settings
 
 from . import states
 from .models import ReasoningSession, Status
+from .runner import InProcessRunner, get_runner
 
 log = logging.getLogger(__name__)
 SWEEP_S = 5.0
@@ -21,8 +22,6 @@ SWEEP_S = 5.0
 
 def resume_stranded():
     """Queue every session whose run is gone (and every queued one) for a run; returns their ids."""
-    from .runner import get_runner
-
     ids = []
     stranded = ReasoningSession.objects.filter(status__in=[Status.RUNNING, Status.INTERRUPTED, Status.QUEUED])
     for session in stranded.order_by("created_at"):
@@ -40,8 +39,6 @@ def resume_stranded():
 
 def resume_dead_runs():
     """The sweep: only sessions whose run died (a queued session waiting for a slot here is not stranded)."""
-    from .runner import get_runner
-
     dead = [s for s in ReasoningSession.objects.filter(status=Status.RUNNING) if states.is_dead(s)]
     resumed = [s.pk for s in dead if states.take_over(s)]
     for session_id in resumed:
@@ -64,9 +61,7 @@ def install_server_hooks():
     """Under Daphne (Twisted's asyncio reactor): recovery when the server starts, a checkpoint before it stops."""
     if "daphne.server" not in sys.modules:
         return
-    from twisted.internet import defer, reactor
-
-    from .runner import InProcessRunner, get_runner
+    from twisted.internet import defer, reactor  # only under Daphne, whose reactor is installed by now
 
     runner = get_runner()
     if not isinstance(runner, InProcessRunner):

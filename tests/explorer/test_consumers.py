@@ -164,3 +164,19 @@ async def test_a_viewer_watches_but_its_actions_are_refused(alice):
     assert reply["type"] == "error" and "not act" in reply["detail"]
     assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
     await ws.disconnect()
+
+
+async def test_a_token_client_with_no_origin_header_is_let_in_on_its_key(alice):
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key, headers=[])
+    assert (await ws.connect())[0]
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.disconnect()
+
+
+async def test_a_client_with_no_origin_cannot_ride_on_a_browser_cookie(alice, client):
+    session = await new_session(alice)
+    await sync_to_async(client.force_login)(alice.user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    ws = connect(session.id, headers=[(b"cookie", cookie)])  # no Origin, no token
+    assert not (await ws.connect())[0]
