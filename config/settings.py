@@ -150,8 +150,9 @@ REASONING = {
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
     "RUNNER": os.environ.get("TASK_RUNNER", "inprocess"),
     "MAX_CONCURRENT_SESSIONS": envint("REASONING_MAX_CONCURRENT_SESSIONS", 8),
-    # A running session's status is read this often, so pause and cancel stop new model calls quickly.
-    "CONTROL_POLL_S": envfloat("REASONING_CONTROL_POLL_S", 0.2),
+    # A running session's status is read this often, so pause and cancel stop new model calls quickly. A server
+    # tells its own runs at once, so the in-process runner polls only for changes made by other processes.
+    "CONTROL_POLL_S": envfloat("REASONING_CONTROL_POLL_S", 0.2 if os.environ.get("TASK_RUNNER") == "celery" else 1.0),
     "HEARTBEAT_S": envfloat("REASONING_HEARTBEAT_S", 2.0),
     # A run whose heartbeat is older than this is taken for dead and its session resumed elsewhere.
     "HEARTBEAT_STALE_S": envfloat("REASONING_HEARTBEAT_STALE_S", 15.0),

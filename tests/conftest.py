@@ -9,7 +9,6 @@ from django.contrib.auth import get_user_model
 from reasoning.fixtures import load_rubrics
 from reasoning.models import ApiKey, Membership, Role, Tenant
 
-
 # The problem kinds of the seed card, plus general: their shared rubrics come with every database.
 SEEDED_KINDS = {
     "general",
