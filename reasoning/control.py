@@ -12,10 +12,11 @@ import logging
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists
 from django.utils import timezone
 
 from . import events, states
-from .models import OverseerAction, Status
+from .models import OverseerAction, ReasoningSession, Status
 from .strategies.base import Command, StopRequested
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,7 @@ class SessionControl:
         self.check()
         status, rows = await sync_to_async(self._read)()
         if status != Status.RUNNING:
-            self.request_stop(status)
+            self.request_stop(status or "lost")
             self.check()
         commands = [
             Command(
@@ -114,13 +115,19 @@ class SessionControl:
         return commands
 
     def _read(self):
-        status = states.held_status(self.session_id, self.owner)
-        rows = list(
-            OverseerAction.objects.filter(
-                session_id=self.session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
-            ).order_by("id")
+        """The status and the pending commands: one query when there are none, the usual case."""
+        pending = OverseerAction.objects.filter(
+            session_id=self.session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
         )
-        return status, rows
+        row = (
+            ReasoningSession.objects.filter(pk=self.session_id)
+            .annotate(commands=Exists(pending))
+            .values_list("status", "run_owner", "commands")
+            .first()
+        )
+        if row is None or row[1] != self.owner:
+            return None, []
+        return row[0], list(pending.order_by("id")) if row[2] else []
 
     async def done(self, command, applied, detail="", after=None):
         await sync_to_async(record_outcome)(command.id, applied, detail, after)

@@ -22,6 +22,10 @@ from .strategies.base import Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
+NO_ANSWER = {
+    "no_thoughts": "the strategy ended without an answer (no_thoughts): no step could be proposed and scored",
+    "no_live_line": "every line of reasoning is pruned: unprune a branch or expand a node to answer again",
+}
 
 
 async def run_session(session_id, gateway=None, owner=None):
@@ -113,7 +117,7 @@ def finish(session_id, outcome):
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
             search_done=True,
-            error="" if status != Status.FAILED else f"the strategy ended without an answer ({outcome.reason})",
+            error="" if status != Status.FAILED else NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})"),
         )
         if not moved and ReasoningSession.objects.filter(pk=session_id, status=Status.CANCELLED).exists():
             # Cancelled as it finished: keep what it found, as the partial answer of a cancelled session.

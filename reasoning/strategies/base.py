@@ -318,7 +318,8 @@ class Strategy(ABC):
             note = str(command.payload.get("note", ""))
         reason = "budget" if self.exhausted else "solved"
         if node is None or node.depth == 0:
-            return Outcome(final_answer="", final_node=None, reason="budget" if self.exhausted else "no_thoughts")
+            why = "budget" if self.exhausted else "no_live_line" if self.ctx.prior.search_done else "no_thoughts"
+            return Outcome(final_answer="", final_node=None, reason=why)
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
             return Outcome(prior.final_answer, node, "unchanged" if not self.exhausted else "budget")

@@ -305,3 +305,15 @@ async def test_fork_continues_from_a_copy_of_the_path(alice, runner):
     assert all(d.depth > 1 for d in descendants(copied, copied[1].id))
     source = await sync_to_async(lambda: ReasoningSession.objects.get(pk=session.id).to_dict(with_forks=True))()
     assert source["forks"] == [str(fork.id)]
+
+
+async def test_pruning_every_line_says_why_there_is_no_answer(alice, runner):
+    session = await start(alice, params={"branching": 2, "depth": 2, "keep": 1})
+    await run_session(session.id)
+    for node in [r for r in await rows(session) if r.depth == 1 and not r.pruned]:
+        await act(services.set_pruned, alice.tenant, node.id, "user:tester", pruned=True)
+    await runner.drain()
+    session = await ReasoningSession.objects.aget(pk=session.id)
+    # The strategy's own beam drop at depth 1 is out of the search too; nothing live is left to answer from.
+    assert session.status == "failed" and "every line of reasoning is pruned" in session.error
+    assert not session.final_answer and session.final_node_id is None
