@@ -22,9 +22,8 @@ from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 
 from reasoning import events  # noqa: E402
+from reasoning.llm.contracts import Answer, BudgetExhausted, ParseError, Unparseable  # noqa: E402
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
-from reasoning.prompts import ParseError, parse  # noqa: E402
-from reasoning.strategies.base import Answer, BudgetExhausted, Unparseable  # noqa: E402
 
 from . import offline  # noqa: E402
 
@@ -34,7 +33,6 @@ litellm.turn_off_message_logging = (
     True  # prompts hold client data; and copying them for logs costs a millisecond a call
 )
 
-MAX_TOKENS = {"tot.propose": 1200, "tot.evaluate": 300, "tot.synthesize": 1000}
 PARSE_RETRIES = 1
 EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
@@ -102,7 +100,7 @@ class ModelGateway:
         return shared_router(self.primary, self.fallback, retries, timeout)
 
     async def ask(self, contract, prompt, node_id=None):
-        """One parsed answer for a prompt; a reply that breaks the contract is asked again once."""
+        """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again once."""
         messages = [{"role": "user", "content": prompt}]
         cost, latency, model, records = 0.0, 0, "", []
         for _ in range(1 + PARSE_RETRIES):
@@ -110,7 +108,7 @@ class ModelGateway:
             cost, latency, model = cost + call.cost_usd, latency + call.latency_ms, call.model_used
             records.append(call)
             try:
-                parsed, _how = parse(contract, text)
+                parsed, _how = contract.parse(text)
             except ParseError as error:
                 call.parse_ok, call.error = False, str(error)[:2000]
                 await self._flush_if_due()
@@ -119,7 +117,8 @@ class ModelGateway:
                     {"role": "assistant", "content": text},
                     {
                         "role": "user",
-                        "content": f"Your reply broke the output contract ({error}). Reply again with the JSON only.",
+                        "content": f"Your reply broke the output contract ({error}). Reply again "
+                        + ("with the JSON only." if contract.json else "in the format asked for."),
                     },
                 ]
                 last_error = error
@@ -190,21 +189,25 @@ class ModelGateway:
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
 
+    def max_tokens(self, contract):
+        """The contract's reply limit, capped by REASONING_MAX_TOKENS."""
+        return min(contract.max_tokens, settings.REASONING["MAX_TOKENS"])
+
     def reservation_usd(self, contract, messages):
         """The most this call can cost: the whole prompt plus a full reply, at the dearer model's prices."""
         prompt_tokens = sum(len(m["content"]) for m in messages) // 3 + 16
-        reply_tokens = MAX_TOKENS.get(contract, 1000)
+        reply_tokens = self.max_tokens(contract)
         return max(i * prompt_tokens + o * reply_tokens for i, o in self.prices)
 
     async def _call(self, contract, messages, node_id):
         reserve = self.reservation_usd(contract, messages)
         if not await self._take(reserve):
             self._record(contract, node_id, outcome=LLMCall.Outcome.BUDGET, reserved=reserve)
-            raise BudgetExhausted(f"{contract} needs up to {reserve:.6f} USD")
+            raise BudgetExhausted(f"{contract.name} needs up to {reserve:.6f} USD")
         started = time.perf_counter()
         try:
             response = await self.router.acompletion(
-                model="primary", messages=messages, max_tokens=MAX_TOKENS.get(contract, 1000)
+                model="primary", messages=messages, max_tokens=self.max_tokens(contract)
             )
         except Exception as error:  # any provider failure, after litellm's retries and fallbacks
             self.lease += reserve
@@ -279,7 +282,7 @@ class ModelGateway:
             tenant_id=self.tenant_id,
             session_id=self.session_id,
             node_id=node_id,
-            purpose=contract,
+            purpose=contract.name,
             model_requested=self.primary,
             model_used=model_used,
             outcome=outcome,

@@ -1,5 +1,6 @@
-"""The registry of strategies by mode name, imported lazily."""
+"""The registry of strategies by mode name, imported lazily; each declares its label, params and contracts."""
 
+from functools import cache
 from importlib import import_module
 
 STRATEGIES = {
@@ -15,6 +16,21 @@ def get_strategy(mode):
     """The strategy class for a mode; KeyError if there is none."""
     module_name, _, class_name = STRATEGIES[mode].rpartition(".")
     return getattr(import_module(module_name), class_name)
+
+
+def strategy_labels():
+    """(mode, label) for every strategy, in registry order: what forms and the CLI offer."""
+    return [(mode, get_strategy(mode).label) for mode in STRATEGIES]
+
+
+@cache
+def _contracts():
+    return {c.name: c for mode in STRATEGIES for c in get_strategy(mode).contracts}
+
+
+def contract_named(name):
+    """A declared contract by name; KeyError if no strategy declares it."""
+    return _contracts()[name]
 
 
 def best_node_for(mode, store):

@@ -15,24 +15,12 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Protocol
+from typing import Callable, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-
-class BudgetExhausted(Exception):
-    """The next model call would pass the session's budget; nothing was spent on it."""
-
-
-class Unparseable(Exception):
-    """The model's reply did not satisfy the prompt's contract, even after a retry.
-
-    It still cost money: `records` are the ledger rows of its attempts, written with the node they concern.
-    """
-
-    def __init__(self, message, cost_usd=0.0, latency_ms=0, model="", records=()):
-        super().__init__(message)
-        self.cost_usd, self.latency_ms, self.model, self.records = cost_usd, latency_ms, model, list(records)
+# The model layer's types, here too because every strategy uses them.
+from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, Unparseable  # noqa: F401
 
 
 class StopRequested(Exception):
@@ -81,17 +69,6 @@ class Critique:
     outcome_score: float
     critique: str
     applied_to_next: bool = False
-
-
-@dataclass
-class Answer:
-    """One parsed model reply, what it cost, and its ledger rows (written with the node it produced)."""
-
-    parsed: Any
-    model: str
-    cost_usd: float
-    latency_ms: int
-    records: list = field(default_factory=list)
 
 
 @dataclass
@@ -152,7 +129,7 @@ class Store(Protocol):
 
 
 class Gateway(Protocol):
-    async def ask(self, contract: str, prompt: str, node_id: str | None = None) -> Answer: ...
+    async def ask(self, contract: Contract, prompt: str, node_id: str | None = None) -> Answer: ...
 
     async def remaining_usd(self) -> float: ...
 
@@ -205,7 +182,9 @@ class Strategy(ABC):
     """One search algorithm. Subclasses write the search and its model steps; this class runs the session's turn."""
 
     name: ClassVar[str]
+    label: ClassVar[str]
     Params: ClassVar[type[StrictParams]] = StrictParams
+    contracts: ClassVar[tuple[Contract, ...]] = ()  # every prompt step it asks the model, with its reply's shape
 
     def __init__(self, ctx: Context):
         self.ctx = ctx

@@ -7,11 +7,40 @@ the deepest level with live nodes is completed (parents left without children pr
 or stale children scored, the best kept), then the search goes on below it.
 """
 
-from pydantic import Field
+from pydantic import BaseModel, Field, field_validator
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Strategy, StrictParams, Unparseable, deepest_best, settle_all
+from .base import BudgetExhausted, Contract, Strategy, StrictParams, Unparseable, deepest_best, settle_all
+
+
+class ProposedThought(BaseModel):
+    thought: str = Field(min_length=1, max_length=4000)
+    state: dict = Field(default_factory=dict)
+
+
+class ProposeOut(BaseModel):
+    thoughts: list[ProposedThought] = Field(min_length=1, max_length=20)
+
+
+class EvaluateOut(BaseModel):
+    score: float
+    reason: str = Field(default="", max_length=4000)
+
+    @field_validator("score")
+    @classmethod
+    def clamp(cls, value):
+        # Models drift outside the scale; a clamped score keeps ranking meaningful.
+        return min(1.0, max(0.0, value))
+
+
+class SynthesizeOut(BaseModel):
+    answer: str = Field(min_length=1, max_length=20000)
+
+
+PROPOSE = Contract("tot.propose", ProposeOut, max_tokens=1200)
+EVALUATE = Contract("tot.evaluate", EvaluateOut, max_tokens=300)
+SYNTHESIZE = Contract("tot.synthesize", SynthesizeOut, max_tokens=1000)
 
 
 class ToTParams(StrictParams):
@@ -22,7 +51,9 @@ class ToTParams(StrictParams):
 
 class TreeOfThoughts(Strategy):
     name = "tot"
+    label = "Tree of Thoughts"
     Params = ToTParams
+    contracts = (PROPOSE, EVALUATE, SYNTHESIZE)
 
     async def search(self):
         store, dropped = self.ctx.store, []
@@ -91,9 +122,9 @@ class TreeOfThoughts(Strategy):
     async def _propose(self, parent, k):
         path = self.ctx.store.path(parent)
         step, depth = parent.depth + 1, max(self.ctx.params.depth, parent.depth + 1)
-        prompt = self._render("tot.propose", path, k=k, step=step, depth=depth)
+        prompt = self._render(PROPOSE, path, k=k, step=step, depth=depth)
         try:
-            answer = await self.ctx.gateway.ask("tot.propose", prompt, node_id=parent.id)
+            answer = await self.ctx.gateway.ask(PROPOSE, prompt, node_id=parent.id)
         except BudgetExhausted:
             self.exhausted = True
             return []
@@ -106,9 +137,9 @@ class TreeOfThoughts(Strategy):
     async def _evaluate(self, node):
         """Score one node; returns the fields to store (none if the budget ran out first)."""
         path = self.ctx.store.path(node)
-        prompt = self._render("tot.evaluate", path[:-1], thought=node.thought)
+        prompt = self._render(EVALUATE, path[:-1], thought=node.thought)
         try:
-            answer = await self.ctx.gateway.ask("tot.evaluate", prompt, node_id=node.id)
+            answer = await self.ctx.gateway.ask(EVALUATE, prompt, node_id=node.id)
         except BudgetExhausted:
             self.exhausted = True
             return {}
@@ -117,7 +148,7 @@ class TreeOfThoughts(Strategy):
         return {"eval_score": answer.parsed.score, "eval_reason": answer.parsed.reason, "stale": False, "spent": answer}
 
     async def synthesize(self, path):
-        return await self.ctx.gateway.ask("tot.synthesize", self._render("tot.synthesize", path), node_id=path[-1].id)
+        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
 
     @classmethod
     def best_node(cls, store):

@@ -6,6 +6,7 @@ from reasoning.llm.gateway import ModelError, ModelGateway
 from reasoning.models import LLMCall, ReasoningSession
 from reasoning.prompts import render
 from reasoning.strategies.base import BudgetExhausted, Unparseable
+from reasoning.strategies.tot import EVALUATE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +28,7 @@ def make_session(party, **fields):
 async def test_it_records_the_cost_of_each_call(alice):
     session = await make_session_async(alice)
     gateway = ModelGateway(session)
-    answer = await gateway.ask("tot.evaluate", PROMPT)
+    answer = await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     call = await LLMCall.objects.aget(session=session)
     await session.arefresh_from_db()
@@ -43,7 +44,7 @@ async def test_it_refuses_a_call_that_could_pass_the_budget(alice):
     session = await make_session_async(alice, budget_usd=0.0001)
     gateway = ModelGateway(session)
     with pytest.raises(BudgetExhausted):
-        await gateway.ask("tot.evaluate", PROMPT)
+        await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     await session.arefresh_from_db()
     assert session.budget_used_usd == 0
@@ -53,7 +54,7 @@ async def test_it_refuses_a_call_that_could_pass_the_budget(alice):
 async def test_it_leases_budget_so_most_calls_skip_the_database(alice):
     session = await make_session_async(alice)
     gateway = ModelGateway(session)
-    answer = await gateway.ask("tot.evaluate", PROMPT)
+    answer = await gateway.ask(EVALUATE, PROMPT)
     remaining = await gateway.remaining_usd()  # a step boundary
     await session.arefresh_from_db()
     # The answer's ledger row travels with it, to be written with the node it produces; its cost stays reserved.
@@ -72,7 +73,7 @@ async def test_concurrent_calls_never_spend_past_the_budget(alice):
 
     gateway_session = await make_session_async(alice, budget_usd=0.004)
     gateway = ModelGateway(gateway_session)
-    results = await asyncio.gather(*(gateway.ask("tot.evaluate", PROMPT) for _ in range(12)), return_exceptions=True)
+    results = await asyncio.gather(*(gateway.ask(EVALUATE, PROMPT) for _ in range(12)), return_exceptions=True)
     await gateway_session.arefresh_from_db()
     assert any(isinstance(r, BudgetExhausted) for r in results)
     assert any(not isinstance(r, Exception) for r in results)
@@ -84,7 +85,7 @@ async def test_it_falls_back_when_the_primary_raises(alice):
     gateway = ModelGateway(
         session, retries=0, deployment_params={"primary": {"mock_response": Exception("primary is down")}}
     )
-    answer = await gateway.ask("tot.evaluate", PROMPT)
+    answer = await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     call = await LLMCall.objects.aget(session=session)
     assert answer.model == "offline/sim"
@@ -94,7 +95,7 @@ async def test_it_falls_back_when_the_primary_raises(alice):
 async def test_it_uses_the_primary_through_litellm_mock_response(alice):
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini", model_fallback="offline/sim")
     gateway = ModelGateway(session, deployment_params={"primary": {"mock_response": '{"score": 0.8, "reason": "ok"}'}})
-    answer = await gateway.ask("tot.evaluate", PROMPT)
+    answer = await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     call = await LLMCall.objects.aget(session=session)
     assert answer.parsed.score == 0.8
@@ -105,7 +106,7 @@ async def test_an_unparseable_reply_is_retried_then_reported(alice):
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini")
     gateway = ModelGateway(session, deployment_params={"primary": {"mock_response": "I think it is a fine step."}})
     with pytest.raises(Unparseable) as error:
-        await gateway.ask("tot.evaluate", PROMPT)
+        await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     calls = [c async for c in LLMCall.objects.filter(session=session)]
     assert len(calls) == 2 and all(c.parse_ok is False for c in calls)
@@ -116,7 +117,7 @@ async def test_it_records_a_failed_call_when_every_model_fails(alice):
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini")
     gateway = ModelGateway(session, retries=0, deployment_params={"primary": {"mock_response": Exception("down")}})
     with pytest.raises(ModelError):
-        await gateway.ask("tot.evaluate", PROMPT)
+        await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     call = await LLMCall.objects.aget(session=session)
     await session.arefresh_from_db()
@@ -137,7 +138,7 @@ async def test_parse_outcomes_survive_a_flush_between_calls(alice, monkeypatch):
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini")
     gateway = ModelGateway(session, deployment_params={"primary": {"mock_response": "not json"}})
     with pytest.raises(Unparseable):
-        await gateway.ask("tot.evaluate", PROMPT)
+        await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
     calls = [c async for c in LLMCall.objects.filter(session=session)]
     assert [c.parse_ok for c in calls] == [False, False] and all("JSON" in c.error for c in calls)

@@ -1,0 +1,89 @@
+"""What a model call promises and returns: output contracts, answers, and the errors a strategy handles.
+
+A contract is declared by the strategy that owns the prompt (its name, the reply's schema, how long
+a reply may be, and a parser when the reply is not JSON); the gateway takes the contract itself, so
+the LLM layer depends on nothing above it. Nothing here imports Django or litellm.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pydantic import BaseModel, ValidationError
+
+
+class BudgetExhausted(Exception):
+    """The next model call would pass the session's budget; nothing was spent on it."""
+
+
+class Unparseable(Exception):
+    """The model's reply did not satisfy the prompt's contract, even after a retry.
+
+    It still cost money: `records` are the ledger rows of its attempts, written with the node they concern.
+    """
+
+    def __init__(self, message, cost_usd=0.0, latency_ms=0, model="", records=()):
+        super().__init__(message)
+        self.cost_usd, self.latency_ms, self.model, self.records = cost_usd, latency_ms, model, list(records)
+
+
+class ParseError(ValueError):
+    """One reply broke its contract; the message says where."""
+
+
+@dataclass
+class Answer:
+    """One parsed model reply, what it cost, and its ledger rows (written with the node it produced)."""
+
+    parsed: Any
+    model: str
+    cost_usd: float
+    latency_ms: int
+    records: list = field(default_factory=list)
+
+
+FENCED = re.compile(r"\{.*\}", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One prompt step: its template is prompts/<name with '.' as '_'>.txt, its reply must satisfy `schema`."""
+
+    name: str
+    schema: type[BaseModel]
+    max_tokens: int = 1000
+    parser: Callable[[str], BaseModel] | None = None  # a reply that is not JSON (e.g. TRM's lines)
+
+    @property
+    def template(self):
+        return self.name.replace(".", "_") + ".txt"
+
+    @property
+    def json(self):
+        return self.parser is None
+
+    def parse(self, text):
+        """(model, how): strict JSON first, then the outermost {...} in the text; or the contract's own parser."""
+        if self.parser is not None:
+            return self.parser(text or ""), "lines"
+        try:
+            return self.schema.model_validate_json(text), "strict"
+        except ValidationError as strict_error:
+            match = FENCED.search(text or "")
+            if not match:
+                raise ParseError(f"no JSON object in the reply ({first_error(strict_error)})") from None
+            try:
+                return self.schema.model_validate(json.loads(match.group(0))), "extracted"
+            except (ValueError, ValidationError) as error:
+                raise ParseError(first_error(error)) from None
+
+
+def first_error(error):
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "reply"
+        return f"{where}: {first['msg']}"
+    return str(error)[:200]
