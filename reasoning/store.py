@@ -61,7 +61,7 @@ class DjangoStore:
             for e in ReasoningEdge.objects.filter(session_id=session.id).order_by("created_at")
         ]
         self.critique_views = [
-            Critique(_str(c.node_id), c.attempt_num, c.outcome_score, c.critique, c.applied_to_next)
+            Critique(_str(c.node_id), c.attempt_num, c.outcome_score, c.critique, c.applied_to_next, str(c.id))
             for c in ReasoningCritique.objects.filter(session_id=session.id).order_by("attempt_num", "created_at")
         ]
 
@@ -119,6 +119,47 @@ class DjangoStore:
     async def refresh(self):
         await sync_to_async(self._refresh)()
 
+    async def add_critique(self, node, attempt_num, outcome_score, critique, spent=None):
+        """A reflection on an attempt, kept as memory; `spent` (an Answer) is the call that wrote it."""
+        return await sync_to_async(self._add_critique)(node, attempt_num, outcome_score, critique, spent)
+
+    async def mark_applied(self, critiques):
+        """These critiques went into the next attempt's prompt."""
+        if critiques:
+            await sync_to_async(self._mark_applied)(critiques)
+
+    def _add_critique(self, node, attempt_num, outcome_score, critique, spent):
+        row = ReasoningCritique(
+            tenant_id=self.tenant_id,
+            session_id=self.session_id,
+            node_id=_uuid(node.id) if node else None,
+            attempt_num=attempt_num,
+            outcome_score=outcome_score,
+            critique=critique,
+        )
+        records = [r for r in getattr(spent, "records", []) if r._state.adding]
+        with transaction.atomic():
+            row.save()
+            if node is not None and records:
+                # The call that wrote the critique is charged to the attempt it judged, like any other.
+                cost = sum(r.cost_usd for r in records)
+                self.rows[_uuid(node.id)].cost_usd += cost
+                write_columns([self.rows[_uuid(node.id)]], ["cost_usd"])
+            spent_usd = write_records(records)
+            events.publish(self.session_id, [("critique.created", {"critique": row.to_dict()})], spent_usd=spent_usd)
+        memory = Critique(_str(row.node_id), attempt_num, outcome_score, critique, False, str(row.id))
+        self.critique_views.append(memory)
+        return memory
+
+    def _mark_applied(self, critiques):
+        ids = [c.id for c in critiques]
+        with transaction.atomic():
+            ReasoningCritique.objects.filter(pk__in=ids).update(applied_to_next=True)
+            rows = list(ReasoningCritique.objects.filter(pk__in=ids))
+            events.publish(self.session_id, [("critique.updated", {"critique": r.to_dict()}) for r in rows])
+        for critique in critiques:
+            critique.applied_to_next = True
+
     def _add_root(self, thought, state):
         with transaction.atomic():
             row = ReasoningNode.objects.create(
@@ -145,15 +186,35 @@ class DjangoStore:
             )
             for item in items
         ]
+        # A step taken with a tool (ReAct) is an edge carrying its action and the tool's real output.
+        edges = [
+            ReasoningEdge(
+                tenant_id=self.tenant_id,
+                session_id=self.session_id,
+                from_node_id=_uuid(parent.id),
+                to_node=row,
+                action=str(item.get("action", ""))[:500],
+                observation=str(item.get("observation", "")),
+            )
+            for row, item in zip(rows, items, strict=True)
+            if item.get("action") or item.get("observation")
+        ]
         with transaction.atomic():
             ReasoningNode.objects.bulk_create(rows)
+            ReasoningEdge.objects.bulk_create(edges)
             spent = write_records(answer.records if answer else [])
             # An overseer may have pruned this branch while the proposals were in flight.
             lineage = self._lineage(_uuid(parent.id))
             for node_id in ReasoningNode.objects.filter(pk__in=lineage, pruned=True).values_list("id", flat=True):
                 self.rows[node_id].pruned = True
-            events.publish(self.session_id, [events.node_event("node.created", row) for row in rows], spent_usd=spent)
+            events.publish(
+                self.session_id,
+                [events.node_event("node.created", row) for row in rows]
+                + [("edge.created", {"edge": edge.to_dict()}) for edge in edges],
+                spent_usd=spent,
+            )
         self._remember(rows)
+        self.edge_views += [Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation) for e in edges]
         return [view(row) for row in rows]
 
     def _remember(self, rows):

@@ -30,6 +30,10 @@ class Unparseable(Exception):
         self.cost_usd, self.latency_ms, self.model, self.records = cost_usd, latency_ms, model, list(records)
 
 
+class ModelError(Exception):
+    """Every model (primary, retries, fallback) failed for one call."""
+
+
 class ParseError(ValueError):
     """One reply broke its contract; the message says where."""
 

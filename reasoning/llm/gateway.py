@@ -22,7 +22,7 @@ from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 
 from reasoning import events  # noqa: E402
-from reasoning.llm.contracts import Answer, BudgetExhausted, ParseError, Unparseable  # noqa: E402
+from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
 from . import offline  # noqa: E402
@@ -38,10 +38,6 @@ EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
 FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
-
-
-class ModelError(Exception):
-    """Every model (primary, retries, fallback) failed for one call."""
 
 
 def prices(model):

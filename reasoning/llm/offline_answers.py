@@ -7,6 +7,8 @@ with the amounts, ages, places and assets found in the problem.
 """
 
 import hashlib
+import importlib
+import importlib.util
 import json
 import random
 import re
@@ -469,3 +471,19 @@ HANDLERS = {
     "tot.evaluate": tot_evaluate,
     "tot.synthesize": tot_synthesize,
 }
+# Each other strategy's offline answers live in a module of their own, each a HANDLERS dict by contract name.
+STRATEGY_MODULES = (
+    "reasoning.llm.offline_lats",
+    "reasoning.llm.offline_reflexion",
+    "reasoning.llm.offline_react",
+    "reasoning.llm.offline_trm",
+)
+
+
+def _load_strategy_handlers():
+    for name in STRATEGY_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            HANDLERS.update(importlib.import_module(name).HANDLERS)
+
+
+_load_strategy_handlers()

@@ -20,7 +20,7 @@ from typing import Callable, ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict
 
 # The model layer's types, here too because every strategy uses them.
-from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, Unparseable  # noqa: F401
+from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
 
 
 class StopRequested(Exception):
@@ -69,6 +69,7 @@ class Critique:
     outcome_score: float
     critique: str
     applied_to_next: bool = False
+    id: str = ""
 
 
 @dataclass
@@ -114,7 +115,17 @@ class Store(Protocol):
     async def add_root(self, thought: str, state: dict) -> Node: ...
 
     async def add_children(self, parent: Node, items: list[dict], answer: Answer | None) -> list[Node]:
-        """Children under a parent; if an overseer pruned its branch meanwhile, they are kept and is_pruned says so."""
+        """Children under a parent ({"thought", "state"?, "action"?, "observation"?}: the last two make an edge).
+
+        If an overseer pruned the branch meanwhile, they are kept and is_pruned says so.
+        """
+
+    async def add_critique(
+        self, node: Node | None, attempt_num: int, outcome_score: float, critique: str, spent: Answer | None = None
+    ) -> Critique: ...
+
+    async def mark_applied(self, critiques: list[Critique]) -> None:
+        """These critiques went into the next attempt's prompt."""
 
     async def update(self, node: Node, **fields) -> None: ...
 

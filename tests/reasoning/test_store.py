@@ -91,3 +91,25 @@ async def test_an_answers_ledger_rows_are_written_with_the_node_it_produced(sess
     await store.update(children[0], eval_score=0.5, spent=answer)  # written once, however often it is passed
     assert await LLMCall.objects.filter(session=session).acount() == 1
     assert (await ReasoningNode.objects.aget(pk=children[0].id)).cost_usd == pytest.approx(0.005)
+
+
+async def test_a_tool_step_becomes_an_edge_with_its_action_and_observation(session):
+    root, *_ = await sync_to_async(grow)(session)
+    store = await sync_to_async(DjangoStore)(session)
+    items = [{"thought": "Look up the holdings.", "action": 'portfolio(client="C-1")', "observation": "60% equities"}]
+    (child,) = await store.add_children(store.get(root.id), items, None)
+    edge = await ReasoningEdge.objects.aget(to_node_id=child.id)
+    assert edge.from_node_id == root.id and edge.action == 'portfolio(client="C-1")'
+    assert edge.observation == "60% equities" and store.edges()[-1].to_id == child.id
+
+
+async def test_critiques_are_kept_as_memory_and_marked_when_applied(session):
+    root, a, *_ = await sync_to_async(grow)(session)
+    store = await sync_to_async(DjangoStore)(session)
+    critique = await store.add_critique(store.get(a.id), 2, 0.4, "Name the tax year of each sale.")
+    assert [c.critique for c in store.critiques()][-1] == "Name the tax year of each sale."
+    await store.mark_applied([critique])
+    row = await ReasoningCritique.objects.aget(pk=critique.id)
+    assert row.applied_to_next and row.attempt_num == 2 and row.node_id == a.id
+    reloaded = await sync_to_async(DjangoStore)(session)
+    assert reloaded.critiques()[-1].applied_to_next
