@@ -37,10 +37,10 @@ class Conflict(Exception):
     """The action does not fit the session's or the node's current state."""
 
 
-def resolve_mode(requested, problem_kind):
+def resolve_mode(requested, problem_kind, problem_text=""):
     """(mode, reason) for a requested mode; InvalidInput for a mode that is not built yet."""
     if requested == Mode.AUTO:
-        return pick_mode(problem_kind)
+        return pick_mode(problem_kind, problem_text)
     if requested not in available_modes():
         available = ", ".join(sorted(available_modes()))
         raise InvalidInput(
@@ -64,7 +64,7 @@ def create_session(tenant, data, triggered_by="", submit=True):
     kind = data.problem_kind or "general"
     if selectors.rubric_for(tenant, kind) is None:
         raise InvalidInput([{"field": "problem_kind", "message": f"no rubric for problem kind '{kind}'"}])
-    mode, reason = resolve_mode(data.mode, kind)
+    mode, reason = resolve_mode(data.mode, kind, data.problem_text)
     params = validate_params(mode, data.params)
     engine = settings.REASONING
     with transaction.atomic():
@@ -140,7 +140,7 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
     """A new session holding a copy of the path to a node, continuing with the same or another mode."""
     source = selectors.get_session(tenant, session_id)
     node = _node_in(source, node_id, field="node_id")
-    mode, reason = resolve_mode(mode or source.requested_mode, source.problem_kind)
+    mode, reason = resolve_mode(mode or source.requested_mode, source.problem_kind, source.problem_text)
     params = validate_params(mode, source.params if params is None and mode == source.mode else params)
     path = DjangoStore(source).path(node)
     with transaction.atomic():
