@@ -225,6 +225,11 @@ class Strategy(ABC):
         """The final answer for a root-first path."""
 
     @classmethod
+    def expected_nodes(cls, params) -> int | None:
+        """How many nodes a run with these params grows, when the algorithm knows (a progress bar's total)."""
+        return None
+
+    @classmethod
     @abstractmethod
     def best_node(cls, store: Store) -> Node | None:
         """The node the answer should come from, given the tree as it stands (pure: also used for idle sessions)."""

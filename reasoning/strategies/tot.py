@@ -154,6 +154,14 @@ class TreeOfThoughts(Strategy):
     def best_node(cls, store):
         return deepest_best(store)
 
+    @classmethod
+    def expected_nodes(cls, params):
+        total, width = 1, 1
+        for _ in range(params.depth):
+            width = min(width, params.keep) * params.branching  # the beam, then its proposals
+            total += width
+        return total
+
     def _render(self, contract, path, **fields):
         return render(
             contract,

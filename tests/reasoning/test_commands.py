@@ -50,3 +50,24 @@ def test_interrupt_running_marks_only_running_sessions():
     out, _ = run("interrupt_running")
     assert "1 session(s)" in out
     assert [ReasoningSession.objects.get(pk=s.pk).status for s in sessions] == ["interrupted", "queued", "solved"]
+
+
+def test_solve_takes_params_and_refuses_bad_ones(alice, capsys):
+    from django.core.management import CommandError, call_command
+
+    call_command(
+        "solve",
+        "Rebalance a CHF 2m portfolio to 50/50.",
+        "--mode",
+        "tot",
+        "--params",
+        '{"depth": 1}',
+        "--tenant",
+        "alice",
+    )
+    assert "status: solved  nodes: 4" in capsys.readouterr().out
+    for bad in ('{"depth": 99}', "{not json"):
+        with pytest.raises(CommandError):
+            call_command(
+                "solve", "Rebalance a CHF 2m portfolio.", "--mode", "tot", "--params", bad, "--tenant", "alice"
+            )

@@ -1,9 +1,9 @@
 """Run one session in the terminal with a progress bar and print the answer."""
 
 import asyncio
+import json
 
 from django.core.management.base import BaseCommand, CommandError
-from pydantic import ValidationError
 from tqdm import tqdm
 
 from reasoning import services
@@ -11,6 +11,7 @@ from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
 from reasoning.models import Mode, ReasoningNode, ReasoningSession, Tenant
 from reasoning.schemas import SessionIn
+from reasoning.strategies import get_strategy
 
 
 class Command(BaseCommand):
@@ -24,6 +25,7 @@ class Command(BaseCommand):
         parser.add_argument("--budget", type=float, default=None, help="budget in USD")
         parser.add_argument("--model", default=None, help="primary model (any litellm model name)")
         parser.add_argument("--fallback", default=None, help="fallback model")
+        parser.add_argument("--params", default="{}", help="the strategy's params as JSON, e.g. '{\"depth\": 3}'")
 
     def handle(self, *args, **o):
         load_rubrics()
@@ -36,9 +38,12 @@ class Command(BaseCommand):
                 budget_usd=o["budget"],
                 model_primary=o["model"],
                 model_fallback=o["fallback"],
+                params=json.loads(o["params"]),
             )
             session = services.create_session(tenant, data, triggered_by="cli", submit=False)
-        except (ValidationError, services.InvalidInput) as error:
+        except ValueError as error:  # pydantic's ValidationError and a malformed --params alike
+            raise CommandError(str(error)) from None
+        except services.InvalidInput as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
             f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}"
@@ -55,8 +60,8 @@ class Command(BaseCommand):
 
     async def run_with_progress(self, session):
         task = asyncio.create_task(run_session(session.id))
-        p = session.params
-        expected = 1 + p.get("branching", 3) + (p.get("depth", 4) - 1) * p.get("keep", 2) * p.get("branching", 3)
+        strategy = get_strategy(session.mode)
+        expected = strategy.expected_nodes(strategy.Params.model_validate(session.params))
         with tqdm(total=expected, unit="node", desc=session.mode, file=self.stderr._out) as bar:
             while not task.done():
                 await asyncio.wait({task}, timeout=0.2)
