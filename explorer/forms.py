@@ -1,9 +1,38 @@
-"""The new-session form: it parses types for the browser; SessionIn and the service own the rules."""
+"""The new-session form: it parses types for the browser; SessionIn and the service own the rules.
+
+Each strategy's parameters become fields named `<mode>-<param>`, with the type, limits, default and
+description its Params schema declares: a new strategy appears here without touching this file.
+"""
 
 from django import forms
 from django.conf import settings
 
 from reasoning.models import Mode
+from reasoning.strategies import get_strategy, strategy_labels
+
+FIELD_TYPES = {"integer": forms.IntegerField, "number": forms.FloatField}
+
+
+def param_fields(mode):
+    """(form field name, param name, form field) for each of a strategy's params, from its JSON schema."""
+    for name, schema in get_strategy(mode).Params.model_json_schema()["properties"].items():
+        field_class = FIELD_TYPES.get(schema.get("type"))
+        if field_class is None:
+            continue  # a param the form cannot type (the API still takes it)
+        low, high, default = schema.get("minimum"), schema.get("maximum"), schema.get("default")
+        attrs = {"placeholder": str(default), "step": "1" if field_class is forms.IntegerField else "any"}
+        attrs.update({key: str(value) for key, value in (("min", low), ("max", high)) if value is not None})
+        limits = f" ({low}–{high}; default {default})" if low is not None and high is not None else ""
+        yield (
+            f"{mode}-{name}",
+            name,
+            field_class(
+                required=False,
+                label=schema.get("title") or name.replace("_", " ").capitalize(),
+                help_text=schema.get("description", "") + limits,
+                widget=forms.NumberInput(attrs=attrs),
+            ),
+        )
 
 
 class SessionForm(forms.Form):
@@ -14,29 +43,8 @@ class SessionForm(forms.Form):
         ),
     )
     problem_kind = forms.ChoiceField(label="Problem kind")
-    mode = forms.ChoiceField(label="Strategy", choices=Mode.choices, initial=Mode.AUTO)
+    mode = forms.ChoiceField(label="Strategy", initial=Mode.AUTO)
     budget_usd = forms.FloatField(label="Budget (USD)", widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}))
-    # Tree of Thoughts params; empty means the strategy's default.
-    branching = forms.IntegerField(
-        required=False,
-        label="Branching",
-        help_text="Thoughts per expanded node (default 3).",
-        widget=forms.NumberInput(attrs={"min": "1", "placeholder": "3"}),
-    )
-    depth = forms.IntegerField(
-        required=False,
-        label="Depth",
-        help_text="Levels below the root (default 4).",
-        widget=forms.NumberInput(attrs={"min": "1", "placeholder": "4"}),
-    )
-    keep = forms.IntegerField(
-        required=False,
-        label="Keep",
-        help_text="Best thoughts kept per level (default 2).",
-        widget=forms.NumberInput(attrs={"min": "1", "placeholder": "2"}),
-    )
-
-    PARAM_FIELDS = ("branching", "depth", "keep")
 
     def __init__(self, *args, rubrics=(), **kwargs):
         kwargs.setdefault("label_suffix", "")
@@ -45,22 +53,43 @@ class SessionForm(forms.Form):
         self.fields["problem_kind"].choices = kinds
         if any(kind == "general" for kind, _ in kinds):
             self.fields["problem_kind"].initial = "general"
+        self.fields["mode"].choices = [(Mode.AUTO.value, Mode.AUTO.label), *strategy_labels()]
         self.fields["budget_usd"].initial = f"{settings.REASONING['DEFAULT_BUDGET_USD']:.2f}"
+        self.param_names = {}  # form field -> (mode, param)
+        for mode, _label in strategy_labels():
+            for field_name, param, field in param_fields(mode):
+                self.fields[field_name] = field
+                self.param_names[field_name] = (mode, param)
+
+    def param_groups(self):
+        """[(mode, label, [bound fields])]: one fieldset per strategy, shown when it is the chosen mode."""
+        return [
+            (mode, label, [self[f] for f, (m, _) in self.param_names.items() if m == mode])
+            for mode, label in strategy_labels()
+        ]
 
     def session_payload(self):
-        """The cleaned form as the SessionIn dict; empty params are left to the strategy's defaults."""
+        """The cleaned form as the SessionIn dict; only the chosen strategy's params, empty ones left to defaults."""
         data = self.cleaned_data
+        params = {
+            param: data[field]
+            for field, (mode, param) in self.param_names.items()
+            if mode == data["mode"] and data.get(field) is not None
+        }
         return {
             "problem_text": data["problem_text"],
             "problem_kind": data["problem_kind"],
             "mode": data["mode"],
             "budget_usd": data["budget_usd"],
-            "params": {name: data[name] for name in self.PARAM_FIELDS if data.get(name) is not None},
+            "params": params,
         }
 
     def add_service_error(self, field, message):
-        """Put an error from SessionIn or the service on its field ("params.branching" -> branching)."""
-        name = field.removeprefix("params.") if field.startswith("params.") else field
+        """Put an error from SessionIn or the service on its field ("params.branching" -> "tot-branching")."""
+        if field.startswith("params."):
+            name = f"{self.data.get('mode')}-{field.removeprefix('params.')}"
+        else:
+            name = field
         if name in self.fields:
             self.add_error(name, message)
         else:

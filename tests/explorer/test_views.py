@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from reasoning.models import ReasoningNode, ReasoningSession
+from reasoning.strategies import available_modes
 
 pytestmark = pytest.mark.django_db
 
@@ -41,9 +42,9 @@ def valid_form(**overrides):
         "problem_kind": "general",
         "mode": "auto",
         "budget_usd": "0.50",
-        "branching": "",
-        "depth": "",
-        "keep": "",
+        "tot-branching": "",
+        "tot-depth": "",
+        "tot-keep": "",
     }
     return {**data, **overrides}
 
@@ -126,7 +127,7 @@ def test_new_session_form_has_defaults(client_of, alice):
     kinds = [value for value, _ in form.fields["problem_kind"].choices]
     assert "general" in kinds and "investment-thesis" in kinds
     modes = [value for value, _ in form.fields["mode"].choices]
-    assert set(modes) == {"auto", "tot", "lats", "reflexion", "react", "trm"}
+    assert set(modes) == {"auto"} | available_modes()  # only strategies that run are offered
 
 
 def test_empty_problem_shows_the_error_on_the_field_and_stores_nothing(client_of, alice):
@@ -144,18 +145,18 @@ def test_a_too_short_problem_shows_the_schema_message(client_of, alice):
     assert ReasoningSession.objects.count() == 0
 
 
-def test_an_unavailable_mode_shows_the_services_error_on_the_mode_field(client_of, alice):
-    response = client_of(alice).post(NEW, valid_form(mode="lats"))
+def test_a_mode_that_is_not_offered_is_a_field_error(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(mode="mcts-9000"))
     assert response.status_code == 200
-    assert "not available" in response.context["form"].errors["mode"][0]
+    assert "not one of the available choices" in response.context["form"].errors["mode"][0]
     assert ReasoningSession.objects.count() == 0
 
 
 def test_bad_params_show_on_their_fields(client_of, alice):
-    response = client_of(alice).post(NEW, valid_form(mode="tot", branching="99", keep="0"))
+    response = client_of(alice).post(NEW, valid_form(mode="tot", **{"tot-branching": "99", "tot-keep": "0"}))
     assert response.status_code == 200
     errors = response.context["form"].errors
-    assert "branching" in errors and "keep" in errors
+    assert "tot-branching" in errors and "tot-keep" in errors
     assert ReasoningSession.objects.count() == 0
 
 
@@ -168,7 +169,7 @@ def test_bad_params_show_on_their_fields(client_of, alice):
         {"budget_usd": "abc"},
         {"problem_kind": "no-such-kind"},
         {"mode": "<script>"},
-        {"depth": "1.5"},
+        {"tot-depth": "1.5"},
         {"problem_text": "x" * 30_000},
     ],
 )
@@ -180,7 +181,7 @@ def test_bad_input_is_a_form_error_never_a_500(client_of, alice, overrides):
 
 
 def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
-    response = client_of(alice).post(NEW, valid_form(mode="tot", branching="2", depth="3"))
+    response = client_of(alice).post(NEW, valid_form(mode="tot", **{"tot-branching": "2", "tot-depth": "3"}))
     session = ReasoningSession.objects.get()
     assert response.status_code == 302
     assert response["Location"] == detail_url(session)
@@ -249,3 +250,13 @@ def test_an_empty_post_shows_required_errors(client_of, alice):
     assert response.status_code == 200
     assert response.context["form"].errors["problem_text"]
     assert ReasoningSession.objects.count() == 0
+
+
+def test_the_form_offers_each_built_strategy_with_its_declared_params(client_of, alice):
+    from reasoning.strategies import strategy_labels
+
+    html = client_of(alice).get(NEW).content.decode()
+    for mode, label in strategy_labels():
+        assert f'<option value="{mode}"' in html and f'data-mode="{mode}"' in html
+    # Limits and defaults come from the strategy's Params schema.
+    assert 'name="tot-branching"' in html and 'max="8"' in html and 'placeholder="3"' in html
