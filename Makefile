@@ -59,6 +59,8 @@ test-scale: install
 
 bench: migrate
 	$(BIN)/python bench/tot_critical_path.py
+	$(BIN)/python bench/game24.py
+	$(BIN)/python bench/strategies.py
 
 clean:
 	rm -rf $(VENV) node_modules var staticfiles

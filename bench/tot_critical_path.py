@@ -10,32 +10,19 @@ Run: make bench   (or: .venv/bin/python bench/tot_critical_path.py [--runs N])
 
 import argparse
 import asyncio
-import os
-import platform
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from datetime import date
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/bench.sqlite3"
+from common import commit, machine, setup_django, timed_gateway_class, write_section
 
-import django  # noqa: E402
-
-django.setup()
+setup_django()
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 
 from reasoning import services  # noqa: E402
 from reasoning.engine import run_session  # noqa: E402
-from reasoning.llm.gateway import ModelGateway  # noqa: E402
 from reasoning.models import ReasoningNode, Tenant  # noqa: E402
 from reasoning.schemas import SessionIn  # noqa: E402
 
@@ -44,34 +31,7 @@ PROBLEM = (
     "portfolio, 60% global equities, 30% CHF bonds, 10% cash, for a client aged 58 retiring in 7 years."
 )
 CRITICAL_CALLS = 9
-
-
-class TimedGateway(ModelGateway):
-    """Records when model calls are in flight, to separate engine time from model time."""
-
-    def __init__(self, session):
-        super().__init__(session)
-        self.intervals = []
-        call = self.router.acompletion
-
-        async def timed(**kwargs):
-            started = time.perf_counter()
-            try:
-                return await call(**kwargs)
-            finally:
-                self.intervals.append((started, time.perf_counter()))
-
-        self.router.acompletion = timed
-
-    def model_time(self):
-        """Seconds with at least one model call in flight (the union of the call intervals)."""
-        total, end = 0.0, None
-        for start, stop in sorted(self.intervals):
-            if end is None or start > end:
-                total, end = total + (stop - start), stop
-            elif stop > end:
-                total, end = total + (stop - end), stop
-        return total
+TimedGateway = timed_gateway_class()
 
 
 async def one_run(tenant, latency_ms):
@@ -120,43 +80,18 @@ async def measure(runs):
     return slow, fast, calls, floor
 
 
-def machine():
-    cpu = (
-        next(
-            (
-                line.split(":", 1)[1].strip()
-                for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")
-            ),
-            platform.processor(),
-        )
-        if Path("/proc/cpuinfo").exists()
-        else platform.processor()
-    )
-    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, SQLite"
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--out", default=str(ROOT / "docs" / "BENCHMARKS.md"))
     args = parser.parse_args()
-    call_command("migrate", verbosity=0)
     slow, fast, calls, floor = asyncio.run(measure(args.runs))
     ratio = statistics.median(w for w, _, _ in slow) / (CRITICAL_CALLS * 0.2)
     nodes = fast[0][1]
     per_node_ms = statistics.median(w for w, _, _ in fast) / nodes * 1000
     engine_ms = statistics.median(e for _, _, e in fast) / nodes * 1000
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
-    report = f"""# Benchmarks
+    report = f"""## Tree of Thoughts on the offline model (defaults: branching 3, depth 4, keep 2; {nodes} nodes)
 
-Measured figures only; each section says the command that made it.
-
-## Tree of Thoughts on the offline model (defaults: branching 3, depth 4, keep 2; {nodes} nodes)
-
-Command: `make bench` (`.venv/bin/python bench/tot_critical_path.py --runs {args.runs}`), {date.today()}, commit {commit or "uncommitted"}.
+Command: `make bench` (`.venv/bin/python bench/tot_critical_path.py --runs {args.runs}`), {date.today()}, commit {commit()}.
 Machine: {machine()}.
 
 critical-path ratio: {ratio:.3f}
@@ -174,7 +109,7 @@ For comparison (a figure from the issue, not measured here): the Tree of Thought
 its critical path when driven the same way, because it calls the model one request at a time. Here each
 level's proposals run concurrently and every child is scored as soon as its parent's proposals arrive.
 """
-    Path(args.out).write_text(report)
+    write_section("tot", report)
     print(report)
 
 

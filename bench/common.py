@@ -1,0 +1,92 @@
+"""What the benchmarks share: a Django setup on a throwaway SQLite database, a timed gateway, the report file."""
+
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT = ROOT / "docs" / "BENCHMARKS.md"
+
+
+def setup_django():
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/bench.sqlite3"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def timed_gateway_class():
+    """The real gateway, recording when model calls are in flight (to split engine time from model time)."""
+    from reasoning.llm.gateway import ModelGateway
+
+    class TimedGateway(ModelGateway):
+        def __init__(self, session):
+            super().__init__(session)
+            self.intervals = []
+            call = self.router.acompletion
+
+            async def timed(**kwargs):
+                started = time.perf_counter()
+                try:
+                    return await call(**kwargs)
+                finally:
+                    self.intervals.append((started, time.perf_counter()))
+
+            self.router.acompletion = timed
+
+        def model_time(self):
+            """Seconds with at least one model call in flight (the union of the call intervals)."""
+            total, end = 0.0, None
+            for start, stop in sorted(self.intervals):
+                if end is None or start > end:
+                    total, end = total + (stop - start), stop
+                elif stop > end:
+                    total, end = total + (stop - end), stop
+            return total
+
+    return TimedGateway
+
+
+def machine():
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, SQLite"
+
+
+def commit():
+    return (
+        subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        or "uncommitted"
+    )
+
+
+def write_section(name, text, report=REPORT):
+    """Replace one benchmark's section of the report (between its markers), keeping the others."""
+    begin, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+    block = f"{begin}\n{text.strip()}\n{end}"
+    current = (
+        report.read_text()
+        if report.exists()
+        else "# Benchmarks\n\nMeasured figures only; each section says the command that made it.\n"
+    )
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
+    updated = (
+        pattern.sub(lambda _: block, current) if pattern.search(current) else current.rstrip() + "\n\n" + block + "\n"
+    )
+    report.write_text(updated)
