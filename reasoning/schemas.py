@@ -13,6 +13,17 @@ MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 MAX_PROBLEM_CHARS = 20_000
 
 
+def params_schema_by_mode():
+    """The OpenAPI shape of `params`: one object schema per strategy, each naming its mode."""
+    from reasoning.strategies import get_strategy, strategy_labels  # strategies load when the schema is asked for
+
+    variants = []
+    for mode, label in strategy_labels():
+        schema = get_strategy(mode).Params.model_json_schema()
+        variants.append({**schema, "title": f"{mode}: {label}", "additionalProperties": False})
+    return {"anyOf": variants}
+
+
 def sane_budget(value):
     """A budget is finite and at most REASONING_MAX_BUDGET_USD."""
     if value is None:
@@ -32,7 +43,12 @@ class SessionIn(Schema):
     model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     budget_usd: float | None = Field(None, gt=0, description="USD; at most REASONING_MAX_BUDGET_USD.")
-    params: dict = Field(default_factory=dict)
+    params: dict = Field(
+        default_factory=dict,
+        description="The strategy's parameters (see each mode's schema); unknown keys and out-of-range values are "
+        "refused with a 422 naming the field. Empty: the strategy's defaults.",
+        json_schema_extra=lambda schema: schema.update(params_schema_by_mode()),
+    )
 
     @field_validator("problem_text")
     @classmethod

@@ -9,7 +9,7 @@ from tests.conftest import SEEDED_KINDS
 
 pytestmark = pytest.mark.django_db
 
-GOOD = {"problem_text": "Sequence the sale of a CHF 5m stake to minimise Swiss wealth tax over three years."}
+GOOD = {"problem_text": "Should the family sell the CHF 5m stake in the family firm to a strategic buyer?"}
 
 
 def post(client, path, body, party=None, raw=False):
@@ -30,8 +30,8 @@ def test_it_creates_a_queued_session_with_defaults(client, alice):
 
 
 def test_auto_mode_stores_its_reason(client, alice):
-    body = post(client, "/api/sessions", {**GOOD, "problem_kind": "allocation-rebalance"}, alice).json()
-    assert body["mode"] == "tot" and "lats" in body["mode_reason"]
+    body = post(client, "/api/sessions", {**GOOD, "problem_kind": "investment-thesis"}, alice).json()
+    assert body["mode"] == "tot" and body["mode_reason"].startswith("auto: tot for investment-thesis, because")
 
 
 def test_it_requires_a_key(client, alice):
@@ -97,7 +97,6 @@ def test_the_tree_of_a_new_session_is_empty(client, alice):
         ({"problem_text": "x" * 100_000}, "problem_text"),
         ({}, "problem_text"),
         ({**GOOD, "mode": "magic"}, "mode"),
-        ({**GOOD, "mode": "lats"}, "mode"),
         ({**GOOD, "problem_kind": "horoscopes"}, "problem_kind"),
         ({**GOOD, "problem_kind": "../etc"}, "problem_kind"),
         ({**GOOD, "budget_usd": -1}, "budget_usd"),
@@ -148,3 +147,14 @@ def test_the_openapi_docs_are_served(client):
     assert client.get("/api/docs").status_code == 200
     schema = client.get("/api/openapi.json").json()
     assert "/api/sessions" in schema["paths"] and "/api/sessions/{session_id}/tree" in schema["paths"]
+
+
+def test_the_openapi_document_gives_params_a_schema_per_mode(client, alice):
+    from reasoning.strategies import strategy_labels
+
+    schema = client.get("/api/openapi.json", **alice.auth).json()
+    params = schema["components"]["schemas"]["SessionIn"]["properties"]["params"]
+    titles = [variant["title"] for variant in params["anyOf"]]
+    assert titles == [f"{mode}: {label}" for mode, label in strategy_labels()]
+    tot = params["anyOf"][0]["properties"]
+    assert tot["branching"]["maximum"] == 8 and tot["branching"]["default"] == 3
