@@ -8,7 +8,7 @@ with the amounts, ages, places and assets found in the problem.
 
 import hashlib
 import importlib
-import importlib.util
+import pkgutil
 import json
 import random
 import re
@@ -471,19 +471,15 @@ HANDLERS = {
     "tot.evaluate": tot_evaluate,
     "tot.synthesize": tot_synthesize,
 }
-# Each other strategy's offline answers live in a module of their own, each a HANDLERS dict by contract name.
-STRATEGY_MODULES = (
-    "reasoning.llm.offline_lats",
-    "reasoning.llm.offline_reflexion",
-    "reasoning.llm.offline_react",
-    "reasoning.llm.offline_trm",
-)
 
 
+# Each other strategy's offline answers live in a module of their own (reasoning/llm/offline_<strategy>.py),
+# each a HANDLERS dict by contract name: a new strategy adds its module and nothing here.
 def _load_strategy_handlers():
-    for name in STRATEGY_MODULES:
-        if importlib.util.find_spec(name) is not None:
-            HANDLERS.update(importlib.import_module(name).HANDLERS)
+    package = importlib.import_module("reasoning.llm")
+    for module in pkgutil.iter_modules(package.__path__, "reasoning.llm."):
+        if module.name.rsplit(".", 1)[1].startswith("offline_") and module.name != __name__:
+            HANDLERS.update(getattr(importlib.import_module(module.name), "HANDLERS", {}))
 
 
 _load_strategy_handlers()
