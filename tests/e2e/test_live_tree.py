@@ -3,150 +3,33 @@
 This module is also imported by the spawned server process, so it imports no Django models at the top.
 """
 
-import contextlib
-import functools
-import multiprocessing
-import os
+import re
 import time
 
 import pytest
-from channels.testing import ChannelsLiveServerTestCase
-from daphne.testing import DaphneProcess
-from django.db import connections
 
-sync_api = pytest.importorskip("playwright.sync_api")
+from .live import VIEWPORT, LiveBrowserTestCase, needs_chromium, sync_api
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 SCREENSHOT = "/tmp/explorer.png"
-OFFLINE_LATENCY_MS = "250"  # slow enough to watch the tree grow, even on a slow machine
 FULL_TREE = 22  # ToT defaults: root + 3 + 6 + 6 + 6
 PROBLEM = "A 58-year-old client holds 70% of her wealth in one tech stock; how should she diversify before retiring?"
 
 
-@contextlib.contextmanager
-def allow_sync_orm_beside_playwright():
-    """The sync Playwright API keeps an event loop in this thread; the test's ORM calls are still plain sync ones.
-
-    Only for this block: the rest of the suite keeps Django's async-safety checks.
-    """
-    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
-
-
-def use_database(name):
-    """In the server process: talk to the test database this process created."""
-    from django.conf import settings
-
-    settings.DATABASES["default"]["NAME"] = name
-
-
-class SpawnedDaphneProcess(DaphneProcess):
-    """Daphne in a fresh interpreter (spawn) rather than a fork of this pytest process.
-
-    Earlier tests here start threads that do not survive fork(): asgiref's single-thread
-    executor (any async test using database_sync_to_async) and litellm's native runtime (any
-    test that ran a session). A forked server then hangs on its first sync_to_async call, or
-    fails every model call with ForkedAfterNativeRuntimeStarted.
-    """
-
-    _start_method = "spawn"
-
-    @staticmethod
-    def _Popen(process_obj):
-        from multiprocessing.popen_spawn_posix import Popen
-
-        return Popen(process_obj)
-
-    def __init__(self, host, get_application, kwargs=None, setup=None, teardown=None, port=None):
-        super().__init__(host, get_application, kwargs=kwargs, teardown=teardown, port=port)
-        spawn = multiprocessing.get_context("spawn")
-        self.port = spawn.Value("i", port if port is not None else 0)
-        self.ready = spawn.Event()
-        self.errors = spawn.Queue()
-        # The settings module alone would name the default test database; use the one pytest made.
-        self.setup = functools.partial(use_database, connections["default"].settings_dict["NAME"])
-
-
 @pytest.mark.e2e
-@pytest.mark.skipif(
-    not os.path.exists(CHROMIUM) and not os.environ.get("CI"), reason="needs Debian's chromium at /usr/bin/chromium"
-)
-class LiveTreeTest(ChannelsLiveServerTestCase):
-    ProtocolServerProcess = SpawnedDaphneProcess
-
-    @classmethod
-    def setUpClass(cls):
-        # The server process reads its settings afresh, so the slower offline model goes through the environment.
-        cls._saved_env = {"REASONING_OFFLINE_LATENCY_MS": os.environ.get("REASONING_OFFLINE_LATENCY_MS")}
-        os.environ["REASONING_OFFLINE_LATENCY_MS"] = OFFLINE_LATENCY_MS
-        try:
-            super().setUpClass()
-        finally:
-            cls._restore_env()
-
-    @classmethod
-    def _restore_env(cls):
-        for name, value in cls._saved_env.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-    def setUp(self):
-        from django.contrib.auth import get_user_model
-
-        from reasoning.models import Membership, Rubric, RubricCriterion, Tenant
-
-        tenant = Tenant.objects.create(slug="e2e", name="E2E")
-        user = get_user_model().objects.create_user(username="e2e-advisor", password="e2e-password")
-        Membership.objects.create(user=user, tenant=tenant)
-        rubric, created = Rubric.objects.get_or_create(
-            tenant=None,
-            problem_kind="general",
-            defaults={"name": "General", "description": "Sound, specific, client-suitable reasoning."},
-        )
-        if created:
-            RubricCriterion.objects.create(
-                rubric=rubric, name="Soundness", description="Each step follows.", weight=1.0
-            )
+@needs_chromium
+class LiveTreeTest(LiveBrowserTestCase):
+    offline_latency_ms = "250"  # slow enough to watch the tree grow, even on a slow machine
 
     def test_the_tree_grows_live_and_the_inspector_shows_a_thought(self):
-        page_errors = []
-        with allow_sync_orm_beside_playwright(), sync_api.sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 800})
-                page.set_default_timeout(20_000)
-                page.on("pageerror", lambda error: page_errors.append(str(error)))
-                self.run_flow(page)
-            finally:
-                browser.close()
-        assert page_errors == []
+        with self.chromium() as browser:
+            self.run_flow(self.open_page(browser.new_context(viewport=VIEWPORT)))
+        assert self.page_errors == []
 
     def run_flow(self, page):
         from reasoning.models import ReasoningNode, ReasoningSession
 
         base = self.live_server_url
-        page.goto(f"{base}/accounts/login/")
-        page.fill("#id_username", "e2e-advisor")
-        page.fill("#id_password", "e2e-password")
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{base}/")
+        self.log_in(page)
 
         page.goto(f"{base}/sessions/new/")
         page.fill("#id_problem_text", PROBLEM)
@@ -192,10 +75,12 @@ class LiveTreeTest(ChannelsLiveServerTestCase):
         assert page.locator("g.node.best").count() == node.depth + 1
         assert page.locator("g.node.pruned").count() > 0
 
-        # Prune the final thought by hand: the socket applies it, and the tree and inspector show it.
+        # Prune the final thought by hand: the API applies it, the socket brings the change to the tree and inspector.
         page.click('[data-testid="prune-button"]')
         sync_api.expect(page.locator(f'g.node.pruned[data-node-id="{node.id}"]')).to_have_count(1)
-        sync_api.expect(page.locator("#insp-pruned")).to_have_text("pruned by overseer")
+        sync_api.expect(page.locator("#insp-pruned")).to_have_text(
+            re.compile(r"^pruned by user:e2e-advisor at \d\d:\d\d:\d\d$")
+        )
         sync_api.expect(page.locator('[data-testid="prune-button"]')).to_have_text("Unprune branch")
         node.refresh_from_db()
         assert node.pruned and node.pruned_by == "overseer"

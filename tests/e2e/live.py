@@ -1,0 +1,151 @@
+"""What the browser tests share: a live Daphne server in a fresh interpreter, Debian's Chromium, a logged-in advisor.
+
+This module is also imported by the spawned server process, so it imports no Django models at the top.
+"""
+
+import contextlib
+import functools
+import multiprocessing
+import os
+
+import pytest
+from channels.testing import ChannelsLiveServerTestCase
+from daphne.testing import DaphneProcess
+from django.db import connections
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+USERNAME, PASSWORD = "e2e-advisor", "e2e-password"
+
+needs_chromium = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM) and not os.environ.get("CI"), reason="needs Debian's chromium at /usr/bin/chromium"
+)
+
+
+@contextlib.contextmanager
+def allow_sync_orm_beside_playwright():
+    """The sync Playwright API keeps an event loop in this thread; the test's ORM calls are still plain sync ones.
+
+    Only for this block: the rest of the suite keeps Django's async-safety checks.
+    """
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
+
+
+def use_database(name):
+    """In the server process: talk to the test database this process created."""
+    from django.conf import settings
+
+    settings.DATABASES["default"]["NAME"] = name
+
+
+class SpawnedDaphneProcess(DaphneProcess):
+    """Daphne in a fresh interpreter (spawn) rather than a fork of this pytest process.
+
+    Earlier tests here start threads that do not survive fork(): asgiref's single-thread
+    executor (any async test using database_sync_to_async) and litellm's native runtime (any
+    test that ran a session). A forked server then hangs on its first sync_to_async call, or
+    fails every model call with ForkedAfterNativeRuntimeStarted.
+    """
+
+    _start_method = "spawn"
+
+    @staticmethod
+    def _Popen(process_obj):
+        from multiprocessing.popen_spawn_posix import Popen
+
+        return Popen(process_obj)
+
+    def __init__(self, host, get_application, kwargs=None, setup=None, teardown=None, port=None):
+        super().__init__(host, get_application, kwargs=kwargs, teardown=teardown, port=port)
+        spawn = multiprocessing.get_context("spawn")
+        self.port = spawn.Value("i", port if port is not None else 0)
+        self.ready = spawn.Event()
+        self.errors = spawn.Queue()
+        # The settings module alone would name the default test database; use the one pytest made.
+        self.setup = functools.partial(use_database, connections["default"].settings_dict["NAME"])
+
+
+class LiveBrowserTestCase(ChannelsLiveServerTestCase):
+    """A live server on the offline model (slowed by offline_latency_ms) and an advisor of one tenant."""
+
+    ProtocolServerProcess = SpawnedDaphneProcess
+    offline_latency_ms = "250"
+
+    @classmethod
+    def setUpClass(cls):
+        # The server process reads its settings afresh, so the slower offline model goes through the environment.
+        cls._saved_env = {"REASONING_OFFLINE_LATENCY_MS": os.environ.get("REASONING_OFFLINE_LATENCY_MS")}
+        os.environ["REASONING_OFFLINE_LATENCY_MS"] = cls.offline_latency_ms
+        try:
+            super().setUpClass()
+        finally:
+            cls._restore_env()
+
+    @classmethod
+    def _restore_env(cls):
+        for name, value in cls._saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    def setUp(self):
+        from django.contrib.auth import get_user_model
+
+        from reasoning.models import Membership, Rubric, RubricCriterion, Tenant
+
+        self.tenant = Tenant.objects.create(slug="e2e", name="E2E")
+        self.user = get_user_model().objects.create_user(username=USERNAME, password=PASSWORD)
+        Membership.objects.create(user=self.user, tenant=self.tenant)
+        rubric, created = Rubric.objects.get_or_create(
+            tenant=None,
+            problem_kind="general",
+            defaults={"name": "General", "description": "Sound, specific, client-suitable reasoning."},
+        )
+        if created:
+            RubricCriterion.objects.create(
+                rubric=rubric, name="Soundness", description="Each step follows.", weight=1.0
+            )
+
+    @contextlib.contextmanager
+    def chromium(self):
+        """A Chromium for this test; its pages' uncaught errors are collected in self.page_errors."""
+        self.page_errors = []
+        with allow_sync_orm_beside_playwright(), sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                yield browser
+            finally:
+                browser.close()
+
+    def open_page(self, context):
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        page.on("pageerror", lambda error: self.page_errors.append(f"{page.url}: {error}"))
+        return page
+
+    def log_in(self, page):
+        base = self.live_server_url
+        page.goto(f"{base}/accounts/login/")
+        page.fill("#id_username", USERNAME)
+        page.fill("#id_password", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{base}/")
