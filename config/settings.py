@@ -106,6 +106,9 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
     }
 
+# Tests (and the servers they start) hash passwords fast: a real hasher costs most of a test's time.
+if envbool("REASONING_FAST_PASSWORD_HASHER"):
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]

@@ -1,7 +1,11 @@
 """Shared fixtures: two tenants with a user and an API key each (to test who may see what), rubrics, the runner."""
 
 import asyncio
+import os
 from dataclasses import dataclass
+
+# Before Django reads its settings, and inherited by every server a test starts.
+os.environ.setdefault("REASONING_FAST_PASSWORD_HASHER", "1")
 
 import pytest
 from django.contrib.auth import get_user_model

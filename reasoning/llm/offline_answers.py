@@ -33,6 +33,7 @@ class Prompt:
     step: int = 1
     depth: int = 4
     k: int = 3
+    sections: dict = field(default_factory=dict)  # every `### NAME` section, for contracts with sections of their own
 
 
 def answer(prompt: str, seed: int) -> str:
@@ -73,6 +74,7 @@ def read_prompt(text):
         step=numbers[0] if numbers else len(steps) + 1,
         depth=numbers[1] if len(numbers) > 1 else 4,
         k=min(8, max(1, k)),
+        sections=s,
     )
 
 

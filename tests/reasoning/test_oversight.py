@@ -122,7 +122,7 @@ def test_a_viewer_may_watch_but_not_act(client, alice, finished):
         ("/api/sessions/{session}/pause", {}, 409, "cannot be paused"),
         ("/api/sessions/{session}/fork", {}, 422, "node_id"),
         ("/api/sessions/{session}/fork", {"node_id": "{other}"}, 422, "no such node in this session"),
-        ("/api/sessions/{session}/fork", {"node_id": "{child}", "mode": "lats"}, 422, "not available yet"),
+        ("/api/sessions/{session}/fork", {"node_id": "{child}", "mode": "magic"}, 422, "mode"),
         ("/api/sessions/{session}/fork", {"node_id": "{child}", "budget_usd": -1}, 422, "budget_usd"),
     ],
 )

@@ -97,7 +97,8 @@ async def test_unparseable_evaluations_are_recorded_not_scored_zero(alice):
         + ["no idea"] * 6
         + ['{"answer": "unused"}'] * 3
     )
-    gateway = await sync_to_async(ModelGateway)(session)
+    # A router of its own (any deployment params): patching the shared one would leak into later tests.
+    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
     original = gateway.router.acompletion
 
     async def scripted(**kwargs):
