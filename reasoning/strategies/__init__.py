@@ -5,6 +5,7 @@ from importlib import import_module
 
 STRATEGIES = {
     "tot": "reasoning.strategies.tot.TreeOfThoughts",
+    "trm": "reasoning.strategies.trm.RecursiveRefinement",
 }
 
 

@@ -1,0 +1,119 @@
+"""The offline model's replies for TRM recursive refinement: an analysis in marked lines, then a better answer.
+
+A good answer covers six themes (sizing, risk, tax, liquidity, timeline, monitoring), each written on its own
+line under its label. The analysis finds which themes the current answer (the prompt's LAST STEP) covers:
+those are its insights, the first two missing ones its issues (with suggestions), the rest missing; its
+confidence grows with the coverage. Each improvement adds the two themes the analysis flagged, so a session
+climbs through about 0.32, 0.62 and 0.92, stops by the default threshold at the third iteration, and its
+last improvement completes the answer. Sentences are filled
+with the problem's own facts; the wording varies with the prompt (alternatives read differently).
+"""
+
+from reasoning.llm.offline_answers import facts
+from reasoning.llm.offline_banks import NOTES
+
+# (label, the issue when it is missing, two ways of writing its line)
+THEMES = (
+    (
+        "Sizing",
+        "The answer does not size the commitment: how much of {amount} moves, and in which stages.",
+        (
+            "commit {amount} in three tranches of about {third}, each released only after a checkpoint review.",
+            "keep the decision to {amount}, moved in stages of roughly {third}, so no single day's prices "
+            "decide the outcome.",
+        ),
+    ),
+    (
+        "Risk",
+        "The main risk is not named, and nothing mitigates it.",
+        (
+            "the main risk is {risk}; the mitigation is {mitigation}.",
+            "guard against {risk}, through {mitigation}.",
+        ),
+    ),
+    (
+        "Tax",
+        "The tax consequences in {place} are not addressed.",
+        (
+            "confirm the tax treatment in {place} before each step, and realise gains only where the tax cost "
+            "is known in advance.",
+            "sequence the steps so the tax bill in {place} is known before acting, using losses and allowances "
+            "where they exist.",
+        ),
+    ),
+    (
+        "Liquidity",
+        "No liquidity reserve is kept for {client}.",
+        (
+            "keep 12 months of spending in {cur} cash outside the plan, so {client} never has to sell in a "
+            "falling market.",
+            "set aside a reserve of at least a year's spending in {cur} before anything is committed.",
+        ),
+    ),
+    (
+        "Timeline",
+        "The steps are not laid out over {horizon}.",
+        (
+            "spread the steps over {horizon}, reversible ones first and irreversible ones last.",
+            "lay the sequence out over {horizon}, with a date and an owner for each step.",
+        ),
+    ),
+    (
+        "Monitoring",
+        "Nothing says how progress is reviewed, or what would reopen the decision.",
+        (
+            "review progress with {client} every six months, against a threshold agreed now that reopens the decision.",
+            "set review dates and one measurable trigger that sends the plan back for a decision.",
+        ),
+    ),
+)
+PER_ITERATION = 2  # themes an improvement adds
+
+
+def fill(p):
+    f = facts(p.problem, p.kind)
+    lead, risk, mitigation = (text.format_map(f) for text in NOTES[p.kind])
+    f.update(lead=lead, risk=risk, mitigation=mitigation)
+    return f
+
+
+def covered(answer):
+    return [theme for theme in THEMES if f"{theme[0]}:" in answer]
+
+
+def missing(answer):
+    return [theme for theme in THEMES if f"{theme[0]}:" not in answer]
+
+
+def confidence(answer, rng):
+    share = len(covered(answer)) / len(THEMES)
+    return round(min(0.98, 0.32 + 0.9 * share + rng.uniform(0.0, 0.02)), 2)
+
+
+def trm_reason(p, rng):
+    f = fill(p)
+    answer = p.last_step if p.step > 1 else ""
+    lines = []
+    if not covered(answer):
+        lines.append("INSIGHT: The decision concerns {amount} for {client}, in {place}, over {horizon}.".format_map(f))
+        lines.append(f"INSIGHT: A sound direction: {f['lead']}.")
+    for label, _, _ in covered(answer):
+        lines.append(f"INSIGHT: The {label.lower()} line is specific and should be kept.")
+    gaps = missing(answer)
+    for label, issue, ways in gaps[:PER_ITERATION]:
+        lines.append(f"ISSUE: {issue.format_map(f)}")
+        lines.append(f"SUGGESTION: Add a {label.lower()} line: {ways[0].format_map(f)}")
+    for label, _, _ in gaps[PER_ITERATION:]:
+        lines.append(f"MISSING: A {label.lower()} line, with figures where they matter.")
+    lines.append(f"CONFIDENCE: {confidence(answer, rng):.2f}")
+    return {"analysis": "\n".join(lines)}
+
+
+def trm_improve(p, rng):
+    f = fill(p)
+    answer = p.last_step if p.step > 1 else f"Recommendation: {f['lead']}."
+    added = [f"{label}: {rng.choice(ways).format_map(f)}" for label, _, ways in missing(answer)[:PER_ITERATION]]
+    return {"answer": "\n".join([answer.strip(), *added])}
+
+
+HANDLERS = {"trm.reason": trm_reason, "trm.improve": trm_improve}
