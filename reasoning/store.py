@@ -38,6 +38,7 @@ def view(row):
         thought=row.thought,
         state=row.state,
         eval_score=row.eval_score,
+        eval_reason=row.eval_reason,
         pruned=row.pruned,
         pruned_by=row.pruned_by,
         stale=row.stale,

@@ -5,6 +5,9 @@ from importlib import import_module
 
 STRATEGIES = {
     "tot": "reasoning.strategies.tot.TreeOfThoughts",
+    "lats": "reasoning.strategies.lats.LanguageAgentTreeSearch",
+    "reflexion": "reasoning.strategies.reflexion.Reflexion",
+    "react": "reasoning.strategies.react.ReAct",
     "trm": "reasoning.strategies.trm.RecursiveRefinement",
 }
 

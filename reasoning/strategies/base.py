@@ -41,6 +41,7 @@ class Node:
     thought: str
     state: dict = field(default_factory=dict)
     eval_score: float | None = None
+    eval_reason: str = ""
     pruned: bool = False  # this node's own flag; Store.is_pruned also looks at its ancestors
     pruned_by: str = ""
     stale: bool = False

@@ -1,0 +1,428 @@
+"""LATS on the offline model, through the engine: the MCTS statistics in the stored tree, reflections, Game of 24,
+budgets, parse failures, and steering (pause, a cut run, hand expand, prune) with nothing counted twice."""
+
+import asyncio
+import csv
+import math
+from pathlib import Path
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db.models import Sum
+
+from reasoning import services, states
+from reasoning.engine import run_session
+from reasoning.llm import game24
+from reasoning.llm.gateway import ModelGateway
+from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, ReasoningNode, ReasoningSession
+from reasoning.schemas import SessionIn
+from reasoning.strategies.base import Context, Node
+from reasoning.strategies.lats import LanguageAgentTreeSearch, LATSParams
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PROBLEM = "Rebalance a CHF 12m portfolio that drifted to 72% equities against a 60/40 target for a Geneva family."
+SMALL = {"iterations": 4, "children": 2, "rollout_depth": 1, "max_depth": 4}
+GAME24 = Path(__file__).resolve().parents[2] / "fixtures" / "game24.csv"
+
+
+async def start(party, **fields):
+    data = SessionIn(
+        problem_text=fields.pop("problem", PROBLEM),
+        mode="lats",
+        problem_kind=fields.pop("problem_kind", "allocation-rebalance"),
+        **fields,
+    )
+    return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
+
+
+async def rows(session):
+    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
+
+
+class HookedGateway(ModelGateway):
+    """The real gateway; `on_call(n, contract)` runs before the n-th model call, and every prompt is kept."""
+
+    def __init__(self, session, on_call=None):
+        super().__init__(session)
+        self.on_call, self.count, self.prompts = on_call, 0, []
+
+    async def ask(self, contract, prompt, node_id=None):
+        self.count += 1
+        self.prompts.append((contract.name, prompt))
+        if self.on_call:
+            await self.on_call(self.count, contract)
+        return await super().ask(contract, prompt, node_id=node_id)
+
+
+async def run_hooked(session, on_call=None):
+    gateway = await sync_to_async(HookedGateway)(session, on_call)
+    await run_session(session.id, gateway=gateway)
+    return gateway
+
+
+def act(fn, *args, **kwargs):
+    return sync_to_async(fn)(*args, **kwargs)
+
+
+async def ledger_and_node_costs(session):
+    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
+    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
+    return ledger, nodes
+
+
+def lineage(nodes, node):
+    by_id = {n.id: n for n in nodes}
+    path = [node]
+    while path[-1].parent_id:
+        path.append(by_id[path[-1].parent_id])
+    return path
+
+
+def simulation_ends(nodes):
+    """Where each iteration's simulation ended, recomputed from what the tree shows: its deepest valued rollout
+    node, else its best valued expansion child."""
+    ends = {}
+    for iteration in sorted({n.state["iteration"] for n in nodes if n.state.get("iteration")}):
+        made = [n for n in nodes if n.state.get("iteration") == iteration and n.eval_score is not None]
+        rollout = [n for n in made if n.state.get("rollout")]
+        children = [n for n in made if n.state.get("kind") == "expand"]
+        ends[iteration] = max(rollout, key=lambda n: n.depth) if rollout else max(children, key=lambda n: n.eval_score)
+    return ends
+
+
+def assert_statistics(nodes):
+    """Visits are the simulations that passed through a node; rewards are theirs; the root holds them all."""
+    ends = simulation_ends(nodes)
+    visits, rewards = {n.id: 0 for n in nodes}, {n.id: 0.0 for n in nodes}
+    for end in ends.values():
+        for n in lineage(nodes, end):
+            visits[n.id] += 1
+            rewards[n.id] += end.eval_score
+    root = next(n for n in nodes if n.depth == 0)
+    assert root.visit_count == len(ends)
+    assert root.total_reward == pytest.approx(sum(e.eval_score for e in ends.values()))
+    for n in nodes:
+        assert n.visit_count == visits[n.id], n.thought
+        assert n.total_reward == pytest.approx(rewards[n.id])
+
+
+def assert_one_search(nodes, children):
+    """One root; no node expanded twice (at most `children` expansion children and one rollout child each)."""
+    assert len([n for n in nodes if n.depth == 0]) == 1
+    for parent in nodes:
+        kids = [n for n in nodes if n.parent_id == parent.id]
+        assert len([k for k in kids if k.state.get("kind") == "expand"]) <= children
+        assert len([k for k in kids if k.state.get("rollout")]) <= 1
+        assert len({k.state.get("iteration") for k in kids if k.state.get("kind") == "expand"}) <= 1
+
+
+# ---- selection, without a model -----------------------------------------------------------
+
+
+class MemoryStore:
+    def __init__(self, nodes):
+        self.by_id = {n.id: n for n in nodes}
+
+    def nodes(self):
+        return list(self.by_id.values())
+
+    def get(self, node_id):
+        return self.by_id.get(node_id)
+
+    def children(self, node):
+        return [n for n in self.by_id.values() if n.parent_id == node.id]
+
+    def is_pruned(self, node):
+        return any(n.pruned for n in self.path(node))
+
+    def path(self, node):
+        line = [node]
+        while line[-1].parent_id:
+            line.append(self.by_id[line[-1].parent_id])
+        return line[::-1]
+
+
+def selector(*children, root_visits=10, exploration=1.0):
+    root = Node(id="root", parent_id=None, depth=0, thought="problem", visit_count=root_visits)
+    store = MemoryStore([root, *children])
+    params = LATSParams(exploration=exploration)
+    return LanguageAgentTreeSearch(Context("p", "general", "r", params, store, None, None)), root
+
+
+def child(name, visits, reward, score=0.5, **fields):
+    return Node(
+        id=name,
+        parent_id="root",
+        depth=1,
+        thought=name,
+        eval_score=score,
+        visit_count=visits,
+        total_reward=reward,
+        state={"kind": "expand"},
+        **fields,
+    )
+
+
+def test_ucb1_picks_an_unvisited_child_first():
+    strategy, root = selector(child("strong", 9, 8.9, score=0.99), child("new", 0, 0.0, score=0.1))
+    assert strategy._select(root).id == "new"
+
+
+def test_ucb1_balances_the_mean_against_exploration():
+    often, rarely = child("often", 8, 6.4), child("rarely", 2, 1.0)  # means 0.8 and 0.5
+    greedy, root = selector(often, rarely, exploration=0.0)
+    assert greedy._select(root).id == "often"
+    explorer, root = selector(often, rarely, exploration=1.0)
+    # 0.8 + sqrt(ln 10 / 8) = 1.34 < 0.5 + sqrt(ln 10 / 2) = 1.57
+    assert explorer._ucb(root, rarely)[0] == pytest.approx(0.5 + math.sqrt(math.log(10) / 2))
+    assert explorer._select(root).id == "rarely"
+
+
+def test_selection_skips_pruned_terminal_and_unparsed_children():
+    strategy, root = selector(
+        child("pruned", 0, 0.0, pruned=True),
+        child("done", 0, 0.0, is_terminal=True),
+        child("broken", 0, 0.0, parse_error="evaluation unparseable"),
+        child("live", 3, 1.5),
+    )
+    assert strategy._select(root).id == "live"
+    strategy, root = selector(child("pruned", 0, 0.0, pruned=True))
+    assert strategy._select(root) is None  # the root has its children: it is never proposed under twice
+
+
+# ---- a whole search on the offline model ------------------------------------------------
+
+
+async def test_a_search_grows_an_mcts_tree_and_writes_an_answer(alice):
+    session = await start(alice, params={"threshold": 1.0})  # never reached offline: all 8 iterations run
+    gateway = await run_hooked(session)
+    await session.arefresh_from_db()
+    nodes = await rows(session)
+    root = nodes[0]
+    assert session.status == "solved", session.error
+    assert session.final_answer and root.visit_count == 8
+    assert_statistics(nodes)
+    assert_one_search(nodes, children=3)
+    for iteration in range(1, 9):
+        made = [n for n in nodes if n.state.get("iteration") == iteration]
+        expanded = [n for n in made if n.state.get("kind") == "expand"]
+        assert len(expanded) == 3 and len({n.parent_id for n in expanded}) == 1
+        assert 1 <= len([n for n in made if n.state.get("rollout")]) <= 2
+    # Iterations 2 and 3 widen the root's two children that iteration 1 did not simulate: unvisited ones go first.
+    first = [n for n in nodes if n.parent_id == root.id]
+    simulated = simulation_ends(nodes)[1]
+    untried = {n.id for n in first if n.id not in {a.id for a in lineage(nodes, simulated)}}
+    assert {next(n.parent_id for n in nodes if n.state.get("iteration") == i) for i in (2, 3)} == untried
+    assert max(n.depth for n in nodes) <= 5
+    # One expand call per expansion and rollout step, one value per new node.
+    calls = [name for name, _ in gateway.prompts]
+    assert calls.count("lats.expand") == 8 + len([n for n in nodes if n.state.get("rollout")])
+    assert calls.count("lats.evaluate") == len(nodes) - 1
+    final = next(n for n in nodes if n.id == session.final_node_id)
+    assert final.is_terminal and not final.pruned
+    ledger, costs = await ledger_and_node_costs(session)
+    assert ledger == pytest.approx(costs) and session.budget_used_usd == pytest.approx(ledger)
+
+
+async def test_failed_terminal_lines_are_reflected_on_and_the_reflections_reach_later_expansions(alice):
+    params = {"iterations": 3, "children": 2, "max_depth": 2, "rollout_depth": 1, "threshold": 1.0}
+    session = await start(alice, params=params)
+    gateway = await run_hooked(session)
+    nodes = await rows(session)
+    critiques = [c async for c in ReasoningCritique.objects.filter(session_id=session.id).order_by("attempt_num")]
+    failed = [n for n in nodes if n.is_terminal and n.depth == 2]
+    assert failed and {c.node_id for c in critiques} == {n.id for n in failed}
+    for critique in critiques:
+        node = next(n for n in failed if n.id == critique.node_id)
+        assert critique.attempt_num == node.state["iteration"] and critique.outcome_score == node.eval_score
+        assert critique.critique.endswith(".") and "fell short" in critique.critique
+    expands = [prompt for name, prompt in gateway.prompts if name == "lats.expand"]
+    assert "(none yet)" in expands[0]
+    assert critiques[0].critique in expands[-1]
+    assert any(c.applied_to_next for c in critiques)
+    assert len([name for name, _ in gateway.prompts if name == "lats.reflect"]) == len(critiques)
+
+
+def puzzles(first, last):
+    with GAME24.open() as handle:
+        return [row["Puzzles"] for row in csv.DictReader(handle) if first <= int(row["Rank"]) <= last]
+
+
+async def test_it_solves_game_of_24_puzzles(alice):
+    for cards in puzzles(901, 905):
+        session = await start(alice, problem=f"Game of 24: use {cards} to make 24.", problem_kind="general")
+        await run_session(session.id)
+        await session.arefresh_from_db()
+        nodes = await rows(session)
+        numbers = [int(c) for c in cards.split()]
+        assert session.status == "solved", session.error
+        ok, expression = game24.check_answer(session.final_answer, numbers)
+        assert ok, session.final_answer
+        assert game24.evaluate_expression(expression)[0] == 24
+        final = next(n for n in nodes if n.id == session.final_node_id)
+        assert final.is_terminal and final.eval_score == 1.0
+        assert nodes[0].visit_count < 8  # a solution stops the search early
+        assert_statistics(nodes)
+
+
+# ---- budgets and model failures ---------------------------------------------------------
+
+
+async def test_a_budget_that_runs_out_midway_keeps_the_best_answer_so_far(alice):
+    session = await start(alice, budget_usd=0.02)
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    nodes = await rows(session)
+    assert session.status == "exhausted"
+    assert session.budget_used_usd <= session.budget_usd
+    assert 1 < len(nodes) and nodes[0].visit_count < 8
+    assert session.final_answer and session.final_node_id
+    assert_statistics(nodes)
+
+
+async def test_unparseable_values_are_recorded_not_scored_zero(alice, monkeypatch):
+    params = {"iterations": 1, "children": 2, "rollout_depth": 0}
+    session = await start(alice, params=params, model_primary="openai/gpt-4o-mini")
+    replies = iter(['{"thoughts": [{"thought": "Sell bonds"}, {"thought": "Hold"}]}'] + ["no idea"] * 4)
+    # A router of its own (any deployment params): the shared one must not carry this script to later tests.
+    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
+    original = gateway.router.acompletion
+
+    async def scripted(**kwargs):
+        return await original(**kwargs, mock_response=next(replies))
+
+    monkeypatch.setattr(gateway.router, "acompletion", scripted)
+    await run_session(session.id, gateway=gateway)
+    await session.arefresh_from_db()
+    nodes = await rows(session)
+    children = [n for n in nodes if n.depth == 1]
+    assert len(children) == 2
+    assert all(n.eval_score is None and "evaluation unparseable" in n.parse_error for n in children)
+    assert all(n.visit_count == 0 for n in nodes)  # nothing to simulate, nothing backpropagated
+    assert session.status == "failed" and "no_thoughts" in session.error
+    ledger, costs = await ledger_and_node_costs(session)
+    assert ledger == pytest.approx(costs)
+
+
+async def test_params_are_bounded_and_unknown_keys_refused(alice):
+    for bad in ({"iterations": 41}, {"children": 0}, {"exploration": 5}, {"threshold": 1.5}, {"branching": 3}):
+        with pytest.raises(services.InvalidInput):
+            await start(alice, params=bad)
+
+
+# ---- steering and re-entry --------------------------------------------------------------
+
+
+async def test_pause_and_resume_grow_the_tree_an_uninterrupted_run_grows(alice, runner):
+    reference = await start(alice, params=SMALL)
+    await run_session(reference.id)
+    expected = len(await rows(reference))
+
+    session = await start(alice, params=SMALL)
+
+    async def pause_in_iteration_two(n, contract):
+        if n == 8:
+            await act(services.pause_session, alice.tenant, session.id, "user:tester")
+
+    await run_hooked(session, pause_in_iteration_two)
+    await session.arefresh_from_db()
+    paused = {n.id for n in await rows(session)}
+    assert session.status == "paused"
+
+    await act(services.resume_session, alice.tenant, session.id, "user:tester")
+    await runner.drain()
+    await session.arefresh_from_db()
+    nodes = await rows(session)
+    assert session.status == "solved" and paused <= {n.id for n in nodes}
+    assert len(nodes) == expected and nodes[0].visit_count == 4
+    assert_one_search(nodes, children=2)
+    assert_statistics(nodes)
+    ledger, costs = await ledger_and_node_costs(session)
+    assert ledger == pytest.approx(costs)
+
+
+@pytest.mark.parametrize("cut_at", [3, 5, 9])  # a value, a rollout step, the next expansion's values
+async def test_a_run_cut_off_mid_iteration_resumes_without_counting_twice(alice, cut_at):
+    session = await start(alice, params=SMALL)
+
+    async def cut(n, contract):
+        if n == cut_at:
+            raise asyncio.CancelledError  # what a stopping worker does to its task
+
+    with pytest.raises(asyncio.CancelledError):
+        await run_hooked(session, cut)
+    await session.arefresh_from_db()
+    before = {n.id for n in await rows(session)}
+    assert session.status == "interrupted"
+
+    assert await sync_to_async(states.take_over)(session)
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    nodes = await rows(session)
+    assert session.status == "solved" and before <= {n.id for n in nodes}
+    assert nodes[0].visit_count == 4
+    assert_one_search(nodes, children=2)
+    assert_statistics(nodes)
+    ledger, costs = await ledger_and_node_costs(session)
+    assert ledger == pytest.approx(costs) and session.budget_used_usd == pytest.approx(ledger)
+
+
+async def test_a_hand_expand_adds_k_valued_children_without_touching_the_statistics(alice, runner):
+    session = await start(alice, params=SMALL)
+    await run_session(session.id)
+    before = await rows(session)
+    target = next(n for n in before if n.depth == 1)
+
+    action = await act(services.expand_node, alice.tenant, target.id, "user:tester", 2)
+    await runner.drain()
+    await action.arefresh_from_db()
+    nodes = await rows(session)
+    added = [n for n in nodes if str(n.id) in action.after["children"]]
+    assert action.state == "applied" and len(nodes) == len(before) + 2 and len(added) == 2
+    assert all(n.parent_id == target.id and n.eval_score is not None for n in added)
+    assert all(n.state["kind"] == "hand" and n.visit_count == 0 for n in added)
+    assert [(n.visit_count, n.total_reward) for n in nodes[: len(before)]] == [
+        (n.visit_count, n.total_reward) for n in before
+    ]
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "solved"
+
+
+async def test_a_pruned_branch_leaves_the_search(alice):
+    session = await start(alice, params=SMALL)
+    pruned = {}
+
+    async def prune_the_simulated_child(n, contract):
+        # Calls 1-5 are iteration 1 (expand, 2 values, a rollout step and its value); call 6 starts iteration 2.
+        if n == 6 and not pruned:
+            nodes = await rows(session)
+            target = next(r for r in nodes if r.depth == 1 and r.visit_count)
+            await act(services.set_pruned, alice.tenant, target.id, "user:tester", pruned=True)
+            pruned["node"], pruned["known"] = target, {r.id for r in nodes}
+
+    await run_hooked(session, prune_the_simulated_child)
+    await session.arefresh_from_db()
+    nodes = await rows(session)
+    target = next(n for n in nodes if n.id == pruned["node"].id)
+    subtree = {target.id}
+    for n in sorted(nodes, key=lambda n: n.depth):
+        if n.parent_id in subtree:
+            subtree.add(n.id)
+    assert session.status == "solved" and nodes[0].visit_count == 4
+    assert subtree <= pruned["known"]  # nothing was proposed under it after the prune
+    assert target.visit_count == 1 and target.pruned_by == "overseer"
+    assert session.final_node_id not in subtree
+    assert not await OverseerAction.objects.filter(session_id=session.id, state="pending").aexists()
+
+
+async def test_a_failing_model_is_recorded_on_the_node_it_concerns(alice):
+    session = await start(alice, model_primary="openai/gpt-4o-mini")
+    gateway = await sync_to_async(ModelGateway)(
+        session, retries=0, deployment_params={"primary": {"mock_response": Exception("provider exploded")}}
+    )
+    await run_session(session.id, gateway=gateway)
+    await session.arefresh_from_db()
+    [root] = await rows(session)
+    assert "model failed" in root.parse_error and "provider exploded" in root.parse_error
+    assert session.status == "failed" and session.finished_at
+    assert await LLMCall.objects.filter(session=session, outcome="error").acount() == 1
