@@ -1,0 +1,343 @@
+"""Reflexion (Shinn et al. 2023): whole attempts judged against the rubric, and a verbal critique of each one
+that falls short kept as memory for the next.
+
+Attempt k is a chain under the root: its first step a child of the root, each further step a child of the one
+before, every node's state {"attempt": k, "step": i, "of": n}. It is written in one call and stored step by step,
+the call's cost charged to its first step; its score (and the critique's cost) lives on its last node. Under the
+threshold it gets a critique, and every live critique goes into the next attempt's ### MEMORY and is marked
+applied. The search stops at the first attempt that reaches the threshold, or after max_attempts.
+
+Everything is read back from the stored tree, so a paused, cut or steered run goes on where it stands: an attempt
+cut off before its evaluation is evaluated (as it stands, even when its chain is shorter than asked: its steps
+cannot be completed without writing it again), the latest scored attempt without its critique gets one, and the
+next attempt's number follows the highest one used. A pruned attempt leaves the memory and the answer.
+"""
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field, field_validator
+
+from reasoning.prompts import format_path, render
+
+from .base import BudgetExhausted, Contract, ModelError, Node, Strategy, StrictParams, Unparseable, settle_all
+
+
+class Step(BaseModel):
+    thought: str = Field(min_length=1, max_length=4000)
+
+
+class AttemptOut(BaseModel):
+    steps: list[Step] = Field(min_length=1, max_length=12)
+
+
+class EvaluateOut(BaseModel):
+    score: float
+    reason: str = Field(default="", max_length=4000)
+
+    @field_validator("score")
+    @classmethod
+    def clamp(cls, value):
+        # Models drift outside the scale; a clamped score keeps the threshold meaningful.
+        return min(1.0, max(0.0, value))
+
+
+class ReflectOut(BaseModel):
+    critique: str = Field(min_length=1, max_length=4000)
+
+
+class ExpandOut(BaseModel):
+    thoughts: list[Step] = Field(min_length=1, max_length=20)
+
+
+class SynthesizeOut(BaseModel):
+    answer: str = Field(min_length=1, max_length=20000)
+
+
+ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)
+EVALUATE = Contract("reflexion.evaluate", EvaluateOut, max_tokens=300)
+REFLECT = Contract("reflexion.reflect", ReflectOut, max_tokens=500)
+EXPAND = Contract("reflexion.expand", ExpandOut, max_tokens=1200)
+SYNTHESIZE = Contract("reflexion.synthesize", SynthesizeOut, max_tokens=1000)
+
+
+class ReflexionParams(StrictParams):
+    max_attempts: int = Field(3, ge=1, le=6, description="Attempts at most, each a whole chain of steps.")
+    steps: int = Field(3, ge=1, le=6, description="Steps per attempt.")
+    threshold: float = Field(0.8, ge=0, le=1, description="Rubric score at or above which an attempt is accepted.")
+
+
+@dataclass
+class Attempt:
+    num: int
+    chain: list[Node]
+
+    @property
+    def last(self):
+        return self.chain[-1]
+
+    @property
+    def score(self):
+        return self.last.eval_score
+
+
+def in_attempt(node, num=None):
+    """A step of an attempt's own chain (an overseer's expanded alternative is not one)."""
+    state = node.state if isinstance(node.state, dict) else {}
+    if state.get("attempt") is None or state.get("alternative"):
+        return False
+    return num is None or state["attempt"] == num
+
+
+class Reflexion(Strategy):
+    name = "reflexion"
+    label = "Reflexion"
+    Params = ReflexionParams
+    contracts = (ATTEMPT, EVALUATE, REFLECT, EXPAND, SYNTHESIZE)
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.reasons = {}  # node id -> the evaluator's reason, for the critique of that attempt
+        self.unreflectable = set()  # attempts whose critique came back unusable in this run: not asked again
+
+    async def search(self):
+        # Attempts are sequential by nature (each needs the critique before it); only evaluations run concurrently.
+        while True:
+            # The step boundary, in one round: honour overseers, check the budget.
+            [remaining] = await self.step_boundary(self.ctx.gateway.remaining_usd())
+            if self.promoted or self.exhausted:
+                return
+            step = self._next_step()
+            if step is None:
+                return
+            phase, target, calls = step
+            if not self._can_afford(calls, remaining):
+                self.exhausted = True
+                return
+            await phase(target)
+
+    # ---- the working state, rebuilt from the stored tree -----------------------------------
+
+    def _root(self):
+        return next(n for n in self.ctx.store.nodes() if n.depth == 0)
+
+    def _attempts(self):
+        """Every attempt's chain, by number: a child of the root that starts one, then its steps one by one."""
+        store, found = self.ctx.store, []
+        for first in store.children(self._root()):
+            if not in_attempt(first):
+                continue
+            num, chain = first.state["attempt"], [first]
+            while following := next((c for c in store.children(chain[-1]) if in_attempt(c, num)), None):
+                chain.append(following)
+            found.append(Attempt(num, chain))
+        return sorted(found, key=lambda a: a.num)
+
+    def _live(self, attempts):
+        # The last node is pruned, by its own flag or an ancestor's, whenever any step of the chain is.
+        return [a for a in attempts if not self.ctx.store.is_pruned(a.last)]
+
+    def _memory(self):
+        """The critiques of attempts still in the search, oldest first."""
+        store = self.ctx.store
+        judged = {c.node_id: store.get(c.node_id) for c in store.critiques() if c.node_id}
+        return [c for c in store.critiques() if not (judged.get(c.node_id) and store.is_pruned(judged[c.node_id]))]
+
+    def _next_step(self):
+        """(phase, its target, model calls it needs) for the next step, or None when the search is over."""
+        attempts = self._attempts()
+        live = self._live(attempts)
+        unscored = self._unscored(live)
+        if unscored:
+            return self._evaluate_lines, unscored, len(unscored)
+        if any(a.score is not None and a.score >= self.ctx.params.threshold for a in live):
+            return None
+        if len(attempts) >= self.ctx.params.max_attempts:
+            return None
+        latest = attempts[-1] if attempts else None
+        if latest and self._needs_critique(latest):
+            return self._reflect, latest, 1
+        return self._write_attempt, (latest.num if latest else 0) + 1, 2  # the attempt and its evaluation
+
+    def _unscored(self, live):
+        """Line ends cut off before their evaluation (or stale after an edit); an unparseable one keeps its error."""
+        alternatives = [n for n in self.ctx.store.nodes() if n.state.get("alternative")]
+        ends = [a.last for a in live] + [n for n in alternatives if not self.ctx.store.is_pruned(n)]
+        return [n for n in ends if (n.eval_score is None or n.stale) and not n.parse_error]
+
+    def _needs_critique(self, attempt):
+        written = {c.attempt_num for c in self.ctx.store.critiques()}
+        return (
+            attempt.score is not None
+            and not self.ctx.store.is_pruned(attempt.last)
+            and attempt.num not in written | self.unreflectable
+        )
+
+    def _can_afford(self, calls, remaining):
+        """This step's calls plus the synthesis, at the observed cost per call."""
+        return remaining >= (calls + 1) * self.ctx.gateway.typical_call_usd()
+
+    # ---- the phases -------------------------------------------------------------------------
+
+    async def _write_attempt(self, num):
+        """Attempt `num` in one call, with every live critique as its memory; the critiques are then applied."""
+        root, memory, steps = self._root(), self._memory(), self.ctx.params.steps
+        prompt = self._render(
+            ATTEMPT, memory=memory, attempt=num, max_attempts=self.ctx.params.max_attempts, steps=steps
+        )
+        try:
+            answer = await self.ctx.gateway.ask(ATTEMPT, prompt, node_id=root.id)
+        except BudgetExhausted:
+            self.exhausted = True
+            return
+        except (Unparseable, ModelError) as error:
+            await self._record_failed_attempt(root, num, error)
+            return
+        thoughts = [s.thought for s in answer.parsed.steps[:steps]]
+        fresh = [c for c in memory if not c.applied_to_next]
+        await settle_all(self._add_chain(root, num, thoughts, answer), self.ctx.store.mark_applied(fresh))
+
+    async def _add_chain(self, root, num, thoughts, answer):
+        """One child at a time, each under the one before; the call's cost goes with the first step."""
+        parent = root
+        for i, thought in enumerate(thoughts, 1):
+            state = {"attempt": num, "step": i, "of": len(thoughts)}
+            item = {"thought": thought, "state": state}
+            [parent] = await self.ctx.store.add_children(parent, [item], answer if i == 1 else None)
+
+    async def _record_failed_attempt(self, root, num, error):
+        """An attempt that could not be written still takes its number: a one-node chain holding the error."""
+        why = f"model failed: {error}" if isinstance(error, ModelError) else f"attempt unparseable: {error}"
+        state = {"attempt": num, "step": 1, "of": 1, "failed": True}
+        item = {"thought": f"Attempt {num} could not be written: {why.split(':')[0]}.", "state": state}
+        [node] = await self.ctx.store.add_children(root, [item], None)
+        spent = {"spent": error} if isinstance(error, Unparseable) else {}
+        await self.ctx.store.update(node, parse_error=why, **spent)
+
+    async def _evaluate_lines(self, nodes):
+        """Each line judged as a whole against the rubric; evaluations, and nothing else, run concurrently."""
+        results = await settle_all(*(self._judge(node) for node in nodes))
+        await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
+
+    async def _judge(self, node):
+        """The fields to store on a line's last node (none if the budget ran out first)."""
+        steps = [n.thought for n in self.ctx.store.path(node)[1:]]
+        prompt = self._render(EVALUATE, path=format_path(steps))
+        try:
+            answer = await self.ctx.gateway.ask(EVALUATE, prompt, node_id=node.id)
+        except BudgetExhausted:
+            self.exhausted = True
+            return {}
+        except Unparseable as error:
+            return {"parse_error": f"evaluation unparseable: {error}", "spent": error}
+        except ModelError as error:
+            return {"parse_error": f"model failed: {error}"}
+        self.reasons[node.id] = answer.parsed.reason
+        return {"eval_score": answer.parsed.score, "eval_reason": answer.parsed.reason, "stale": False, "spent": answer}
+
+    async def _reflect(self, attempt):
+        """A critique of an attempt under the threshold, kept on its last node as memory for the next one."""
+        prompt = self._render(
+            REFLECT,
+            attempt=attempt.num,
+            path=format_path([n.thought for n in attempt.chain]),
+            score=f"{attempt.score:g}",
+            threshold=f"{self.ctx.params.threshold:g}",
+            reason=self.reasons.get(attempt.last.id) or "(given in an earlier run; judge from the rubric)",
+        )
+        try:
+            answer = await self.ctx.gateway.ask(REFLECT, prompt, node_id=attempt.last.id)
+        except BudgetExhausted:
+            self.exhausted = True
+            return
+        except (Unparseable, ModelError) as error:
+            # The next attempt goes ahead without it rather than asking for the same critique again.
+            self.unreflectable.add(attempt.num)
+            kind = "model failed" if isinstance(error, ModelError) else "critique unparseable"
+            spent = {"spent": error} if isinstance(error, Unparseable) else {}
+            await self.ctx.store.update(attempt.last, parse_error=f"{kind}: {error}", **spent)
+            return
+        await self.ctx.store.add_critique(
+            attempt.last, attempt.num, attempt.score, answer.parsed.critique.strip(), spent=answer
+        )
+
+    # ---- the overseers' requests ------------------------------------------------------------
+
+    async def expand(self, node, k):
+        """k alternative next steps under a node, in one call, each judged as the line it ends."""
+        if node.state.get("failed"):
+            return []  # a failed attempt holds no steps to continue
+        path = self.ctx.store.path(node)
+        step = node.depth + 1  # an attempt's step i sits at depth i, and so does an alternative
+        depth = max(self.ctx.params.steps, step)
+        prompt = self._render(EXPAND, path=format_path([n.thought for n in path[1:]]), step=step, depth=depth, k=k)
+        try:
+            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=node.id)
+        except BudgetExhausted:
+            self.exhausted = True
+            return []
+        except (Unparseable, ModelError) as error:
+            kind = "model failed" if isinstance(error, ModelError) else "alternatives unparseable"
+            spent = {"spent": error} if isinstance(error, Unparseable) else {}
+            await self.ctx.store.update(node, parse_error=f"{kind}: {error}", **spent)
+            return []
+        state = {"attempt": node.state.get("attempt", 0), "step": step, "alternative": True}
+        items = [{"thought": t.thought, "state": dict(state)} for t in answer.parsed.thoughts[:k]]
+        children = await self.ctx.store.add_children(node, items, answer)
+        # Alternatives that arrive under a branch an overseer pruned meanwhile are kept, but not judged.
+        await self._evaluate_lines([c for c in children if not self.ctx.store.is_pruned(c)])
+        return children
+
+    async def rescore(self, node):
+        """An edited step: the whole line it belongs to is judged again, and that line is fresh once more."""
+        line = self._line_of(node)
+        if not line or self.ctx.store.is_pruned(line[-1]):
+            return
+        fields = await self._judge(line[-1])
+        if not fields:
+            return
+        fresh = [(n, {"stale": False}) for n in line[:-1] if n.stale]
+        await self.ctx.store.update_many([(line[-1], fields), *fresh])
+
+    def _line_of(self, node):
+        """The nodes judged together with this one: its attempt's chain, or an alternative's own path."""
+        if node.depth == 0:
+            return []
+        if in_attempt(node):
+            attempt = next((a for a in self._attempts() if a.num == node.state["attempt"]), None)
+            if attempt and any(n.id == node.id for n in attempt.chain):
+                return attempt.chain
+        return self.ctx.store.path(node)[1:]
+
+    # ---- the answer -------------------------------------------------------------------------
+
+    async def synthesize(self, path):
+        prompt = self._render(SYNTHESIZE, path=format_path([n.thought for n in path[1:]]))
+        return await self.ctx.gateway.ask(SYNTHESIZE, prompt, node_id=path[-1].id)
+
+    @classmethod
+    def best_node(cls, store):
+        """The last node of the best-scored live line (a later attempt wins a tie): only line ends carry scores."""
+        lines = [n for n in store.nodes() if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)]
+        return max(lines, key=lambda n: (n.eval_score, n.state.get("attempt") or 0), default=None)
+
+    @classmethod
+    def expected_nodes(cls, params):
+        return 1 + params.max_attempts * params.steps  # the most: a run that meets the threshold early grows fewer
+
+    def _render(self, contract, memory=None, **fields):
+        return render(
+            contract,
+            problem=self.ctx.problem,
+            kind=self.ctx.kind,
+            rubric=self.ctx.rubric,
+            memory=format_memory(self._memory() if memory is None else memory),
+            **fields,
+        )
+
+
+def format_memory(critiques):
+    if not critiques:
+        return "(none yet: this is the first attempt)"
+    return "\n".join(
+        f"- Attempt {c.attempt_num} (score {c.outcome_score:g}): {' '.join(c.critique.split())}" for c in critiques
+    )
