@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "ninja",  # its own Swagger UI assets, so /api/docs works with no internet access
     "reasoning",
     "explorer",
 ]
@@ -46,6 +47,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "reasoning.middleware.ApiBodyGuard",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -105,6 +107,11 @@ else:
     CHANNEL_LAYERS = {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
     }
+
+# The API's bodies are small JSON documents; a larger one is refused with a JSON 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
+# The largest page a list endpoint serves (?limit=); a larger one is a 422 naming the field.
+NINJA_PAGINATION_MAX_LIMIT = 100
 
 # Tests (and the servers they start) hash passwords fast: a real hasher costs most of a test's time.
 if envbool("REASONING_FAST_PASSWORD_HASHER"):

@@ -4,7 +4,7 @@ from typing import Literal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from ninja import NinjaAPI, Query, Schema
+from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.pagination import LimitOffsetPagination, paginate
@@ -13,7 +13,19 @@ from ninja.security import HttpBearer, SessionAuth
 
 from . import selectors, services
 from .models import ApiKey, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
-from .schemas import ActionOut, EditIn, ErrorOut, ExpandIn, ForkIn, PromoteIn, RubricIn, SessionIn, SessionOut, TreeOut
+from .schemas import (
+    KIND,
+    ActionOut,
+    EditIn,
+    ErrorOut,
+    ExpandIn,
+    ForkIn,
+    PromoteIn,
+    RubricIn,
+    SessionIn,
+    SessionOut,
+    TreeOut,
+)
 
 
 class BearerKey(HttpBearer):
@@ -95,39 +107,44 @@ def _field_error(error):
 
 class SessionFilters(Schema):
     status: Literal[tuple(Status.values)] | None = None
-    problem_kind: str | None = None
+    problem_kind: str | None = Field(None, max_length=64, pattern=KIND)
     mode: Literal[tuple(Mode.values)] | None = None
 
 
-@api.post("/sessions", response={201: SessionOut, 422: ErrorOut}, tags=["sessions"])
+# What any call may answer, and what a call with a body may answer besides: documented on every operation.
+READ = {401: ErrorOut, 422: ErrorOut}
+WRITE = {**READ, 400: ErrorOut, 413: ErrorOut, 415: ErrorOut}
+
+
+@api.post("/sessions", response={201: SessionOut, **WRITE}, tags=["sessions"])
 def create_session(request, data: SessionIn):
     session = services.create_session(request.tenant, data, triggered_by=request.actor)
     return Reply(201, session.to_dict())
 
 
-@api.get("/sessions", response=list[SessionOut], tags=["sessions"])
+@api.get("/sessions", response={200: list[SessionOut], **READ}, tags=["sessions"])
 @paginate(LimitOffsetPagination)
 def list_sessions(request, filters: Query[SessionFilters]):
     return [s.to_dict() for s in selectors.sessions_for(request.tenant, **filters.dict())]
 
 
-@api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, tags=["sessions"])
+@api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut, **READ}, tags=["sessions"])
 def get_session(request, session_id: str):
     return selectors.get_session(request.tenant, session_id).to_dict(with_forks=True)
 
 
-@api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut}, tags=["sessions"])
+@api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut, **READ}, tags=["sessions"])
 def get_tree(request, session_id: str):
     return selectors.tree(selectors.get_session(request.tenant, session_id))
 
 
-@api.get("/sessions/{session_id}/actions", response={200: list[ActionOut], 404: ErrorOut}, tags=["oversight"])
+@api.get("/sessions/{session_id}/actions", response={200: list[ActionOut], 404: ErrorOut, **READ}, tags=["oversight"])
 def list_actions(request, session_id: str):
     """The audit trail: every overseer action on the session, oldest first."""
     return [a.to_dict() for a in selectors.actions_of(selectors.get_session(request.tenant, session_id))]
 
 
-ACTED = {403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+ACTED = {403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **WRITE}
 
 
 def overseer(request):
@@ -201,12 +218,12 @@ def promote_node(request, node_id: str, data: PromoteIn = None):
     return Reply(202, services.promote_node(tenant, node_id, actor, note).to_dict())
 
 
-@api.get("/rubrics", response=list[dict], tags=["rubrics"])
+@api.get("/rubrics", response={200: list[dict], **READ}, tags=["rubrics"])
 def list_rubrics(request):
     return [r.to_dict() for r in selectors.rubrics_for(request.tenant)]
 
 
-@api.post("/rubrics", response={201: dict, 403: ErrorOut, 409: ErrorOut, 422: ErrorOut}, tags=["rubrics"])
+@api.post("/rubrics", response={201: dict, 403: ErrorOut, 409: ErrorOut, **WRITE}, tags=["rubrics"])
 def create_rubric(request, data: RubricIn):
     if not request.is_admin:
         raise HttpError(403, "Only tenant admins may write rubrics.")

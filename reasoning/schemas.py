@@ -1,16 +1,36 @@
 """The API's input and output shapes; the input shapes are also what the web form validates against."""
 
 import math
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, field_validator
 
 from .models import Mode
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
+KIND = r"^[a-z0-9][a-z0-9_-]*$"
 MAX_PROBLEM_CHARS = 20_000
+
+
+def no_nul(value):
+    # PostgreSQL text cannot hold NUL, and no client means to send one: refuse it on every database alike.
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+def not_a_bool(value):
+    # JSON true is not the number 1: a budget or a count must be a number.
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+Text = Annotated[str, AfterValidator(no_nul)]
+Number = Annotated[float, BeforeValidator(not_a_bool)]
+Count = Annotated[int, BeforeValidator(not_a_bool)]
 
 
 def params_schema_by_mode():
@@ -37,12 +57,12 @@ def sane_budget(value):
 class SessionIn(Schema):
     model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent default
 
-    problem_text: str = Field(min_length=1, max_length=MAX_PROBLEM_CHARS)
-    problem_kind: str | None = Field(None, max_length=64, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    problem_text: Text = Field(min_length=10, max_length=MAX_PROBLEM_CHARS)
+    problem_kind: str | None = Field(None, max_length=64, pattern=KIND)
     mode: Literal[tuple(Mode.values)] = "auto"
     model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
-    budget_usd: float | None = Field(None, gt=0, description="USD; at most REASONING_MAX_BUDGET_USD.")
+    budget_usd: Number | None = Field(None, gt=0, description="USD; at most REASONING_MAX_BUDGET_USD.")
     params: dict = Field(
         default_factory=dict,
         description="The strategy's parameters (see each mode's schema); unknown keys and out-of-range values are "
@@ -64,13 +84,13 @@ class SessionIn(Schema):
 class ExpandIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    k: int = Field(3, ge=1, le=8, description="How many children to propose.")
+    k: Count = Field(3, ge=1, le=8, description="How many children to propose.")
 
 
 class EditIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    thought: str = Field(min_length=1, max_length=4000)
+    thought: Text = Field(min_length=1, max_length=4000)
 
     @field_validator("thought")
     @classmethod
@@ -84,15 +104,15 @@ class EditIn(Schema):
 class PromoteIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    note: str = Field("", max_length=2000, description="Why this node is the answer; shown with it.")
+    note: Text = Field("", max_length=2000, description="Why this node is the answer; shown with it.")
 
 
 class ForkIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    node_id: str = Field(max_length=64, description="The node the fork continues from.")
+    node_id: Text = Field(max_length=64, description="The node the fork continues from.")
     mode: Literal[tuple(Mode.values)] | None = Field(None, description="Default: the session's mode.")
-    budget_usd: float | None = Field(None, gt=0, description="Default: the session's budget.")
+    budget_usd: Number | None = Field(None, gt=0, description="Default: the session's budget.")
     params: dict | None = Field(None, description="The mode's params; default: the session's (same mode) or defaults.")
 
     check_budget = field_validator("budget_usd")(sane_budget)
@@ -154,17 +174,19 @@ class TreeOut(Schema):
 
 
 class CriterionIn(Schema):
-    name: str = Field(min_length=1, max_length=100)
-    description: str = Field("", max_length=2000)
-    weight: float = Field(1.0, gt=0, le=100)
+    model_config = ConfigDict(extra="forbid")
+
+    name: Text = Field(min_length=1, max_length=100)
+    description: Text = Field("", max_length=2000)
+    weight: Number = Field(1.0, gt=0, le=100)
 
 
 class RubricIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    problem_kind: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_-]*$")
-    name: str = Field(min_length=1, max_length=200)
-    description: str = Field("", max_length=4000)
+    problem_kind: str = Field(min_length=1, max_length=64, pattern=KIND)
+    name: Text = Field(min_length=1, max_length=200)
+    description: Text = Field("", max_length=4000)
     criteria: list[CriterionIn] = Field(min_length=1, max_length=20)
 
 

@@ -158,3 +158,58 @@ def test_the_openapi_document_gives_params_a_schema_per_mode(client, alice):
     assert titles == [f"{mode}: {label}" for mode, label in strategy_labels()]
     tot = params["anyOf"][0]["properties"]
     assert tot["branching"]["maximum"] == 8 and tot["branching"]["default"] == 3
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({**GOOD, "problem_text": "Plan the sale\x00 of CHF 2m of shares."}, "problem_text"),
+        ({**GOOD, "budget_usd": True}, "budget_usd"),
+        ({**GOOD, "budget_usd": "0.5"}, None),  # a numeric string is still a number
+    ],
+)
+def test_nul_characters_and_booleans_are_refused_by_name(client, alice, body, field):
+    response = post(client, "/api/sessions", body, alice)
+    if field is None:
+        assert response.status_code == 201
+        return
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == field
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_a_nul_in_a_list_filter_is_a_422_naming_it(client, alice):
+    response = client.get("/api/sessions", {"problem_kind": "general\x00"}, **alice.auth)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "problem_kind"
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", ""])
+def test_a_body_that_is_not_json_is_a_415(client, alice, content_type):
+    response = client.post("/api/sessions", json.dumps(GOOD), content_type=content_type, **alice.auth)
+    assert response.status_code == 415 and "application/json" in response.json()["detail"]
+    assert ReasoningSession.objects.count() == 0
+
+
+def test_an_oversized_body_is_a_json_413(client, alice):
+    body = json.dumps({**GOOD, "problem_text": "x" * 2_000_000})
+    response = client.post("/api/sessions", body, content_type="application/json", **alice.auth)
+    assert response.status_code == 413 and "larger than" in response.json()["detail"]
+
+
+def test_pages_have_a_documented_maximum(client, alice):
+    assert client.get("/api/sessions", {"limit": 100}, **alice.auth).status_code == 200
+    response = client.get("/api/sessions", {"limit": 101}, **alice.auth)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "limit"
+
+
+def test_the_openapi_document_says_what_the_server_does(client, alice):
+    schema = client.get("/api/openapi.json", **alice.auth).json()
+    problem = schema["components"]["schemas"]["SessionIn"]["properties"]["problem_text"]
+    assert problem["minLength"] == 10
+    create = schema["paths"]["/api/sessions"]["post"]["responses"]
+    assert {"201", "400", "401", "413", "415", "422"} <= set(create)
+
+
+def test_the_api_docs_need_no_internet(client, alice):
+    client.force_login(alice.user)
+    html = client.get("/api/docs").content.decode()
+    assert "cdn." not in html and "swagger-ui-bundle.js" in html

@@ -20,19 +20,19 @@ def tree(alice):
 
 def test_cancel_ends_a_running_session_and_is_audited(client, alice, tree):
     session, _ = tree
-    response = client.post(f"/api/sessions/{session.id}/cancel", **alice.auth)
+    response = client.post(f"/api/sessions/{session.id}/cancel", content_type="application/json", **alice.auth)
     assert response.status_code == 200 and response.json()["status"] == "cancelled"
     assert response.json()["finished_at"]
     assert OverseerAction.objects.get(session=session).action == "cancel"
-    again = client.post(f"/api/sessions/{session.id}/cancel", **alice.auth)
+    again = client.post(f"/api/sessions/{session.id}/cancel", content_type="application/json", **alice.auth)
     assert again.status_code == 409 and "cannot be cancelled" in again.json()["detail"]
 
 
 def test_prune_and_unprune_are_applied_and_audited(client, alice, tree):
     _, child = tree
-    pruned = client.post(f"/api/nodes/{child.id}/prune", **alice.auth).json()
+    pruned = client.post(f"/api/nodes/{child.id}/prune", content_type="application/json", **alice.auth).json()
     assert pruned["pruned"] is True and pruned["pruned_by"] == "overseer"
-    restored = client.post(f"/api/nodes/{child.id}/unprune", **alice.auth).json()
+    restored = client.post(f"/api/nodes/{child.id}/unprune", content_type="application/json", **alice.auth).json()
     assert restored["pruned"] is False and restored["pruned_by"] is None
     actions = list(OverseerAction.objects.filter(node=child).values_list("action", "actor"))
     assert actions == [("prune", f"key:{alice.key[:10]}"), ("unprune", f"key:{alice.key[:10]}")]
@@ -40,9 +40,12 @@ def test_prune_and_unprune_are_applied_and_audited(client, alice, tree):
 
 def test_another_tenant_cannot_act(client, bob, tree):
     session, child = tree
-    assert client.post(f"/api/sessions/{session.id}/cancel", **bob.auth).status_code == 404
-    assert client.post(f"/api/nodes/{child.id}/prune", **bob.auth).status_code == 404
-    assert client.post("/api/nodes/not-a-uuid/prune", **bob.auth).status_code == 404
+    assert (
+        client.post(f"/api/sessions/{session.id}/cancel", content_type="application/json", **bob.auth).status_code
+        == 404
+    )
+    assert client.post(f"/api/nodes/{child.id}/prune", content_type="application/json", **bob.auth).status_code == 404
+    assert client.post("/api/nodes/not-a-uuid/prune", content_type="application/json", **bob.auth).status_code == 404
     assert ReasoningSession.objects.get(pk=session.id).status == "running"
     assert not ReasoningNode.objects.get(pk=child.id).pruned
 
