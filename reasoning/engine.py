@@ -117,7 +117,7 @@ def finish(session_id, outcome):
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
             search_done=True,
-            error="" if status != Status.FAILED else NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})"),
+            error="" if status != Status.FAILED else no_answer(outcome),
         )
         if not moved and ReasoningSession.objects.filter(pk=session_id, status=Status.CANCELLED).exists():
             # Cancelled as it finished: keep what it found, as the partial answer of a cancelled session.
@@ -132,6 +132,11 @@ def finish(session_id, outcome):
         # A command that arrived after the last step boundary: the session takes another turn for it.
         if moved and OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING).exists():
             states.transition(session_id, Status.QUEUED, [status])
+
+
+def no_answer(outcome):
+    why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")
+    return f"{why}; first failure: {outcome.detail}" if outcome.detail else why
 
 
 def stopped(session_id, status, strategy):

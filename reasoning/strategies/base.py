@@ -184,6 +184,7 @@ class Outcome:
     partial: bool = False
     chosen_by: str = ""
     note: str = ""
+    detail: str = ""  # why there is no answer, in the words of the first failure
 
     @property
     def exhausted(self):
@@ -315,7 +316,8 @@ class Strategy(ABC):
         reason = "budget" if self.exhausted else "solved"
         if node is None or node.depth == 0:
             why = "budget" if self.exhausted else "no_live_line" if self.ctx.prior.search_done else "no_thoughts"
-            return Outcome(final_answer="", final_node=None, reason=why)
+            failures = [n.parse_error for n in self.ctx.store.nodes() if n.parse_error]
+            return Outcome(final_answer="", final_node=None, reason=why, detail=failures[0] if failures else "")
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
             return Outcome(prior.final_answer, node, "unchanged" if not self.exhausted else "budget")

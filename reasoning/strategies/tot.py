@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Contract, Strategy, StrictParams, Unparseable, deepest_best, settle_all
+from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
 
 
 class ProposedThought(BaseModel):
@@ -64,6 +64,8 @@ class TreeOfThoughts(Strategy):
             if self.promoted:
                 return
             parents, unscored = self._level_work(depth)
+            if not parents and not any(n.depth == depth for n in self._live()):
+                break  # nothing above could be expanded (every proposal failed): the search ends here
             if not self._can_afford(len(parents), len(unscored), remaining):
                 self.exhausted = self.exhausted or bool(parents or unscored)
                 return
@@ -131,6 +133,9 @@ class TreeOfThoughts(Strategy):
         except Unparseable as error:
             await self.ctx.store.update(parent, parse_error=f"proposals unparseable: {error}", spent=error)
             return []
+        except ModelError as error:  # this node's proposals failed; the rest of the level goes on
+            await self.ctx.store.update(parent, parse_error=f"model failed: {error}"[:2000])
+            return []
         items = [t.model_dump() for t in answer.parsed.thoughts[:k]]
         return await self.ctx.store.add_children(parent, items, answer)
 
@@ -145,6 +150,8 @@ class TreeOfThoughts(Strategy):
             return {}
         except Unparseable as error:
             return {"parse_error": f"evaluation unparseable: {error}", "spent": error}
+        except ModelError as error:
+            return {"parse_error": f"model failed: {error}"[:2000]}
         return {"eval_score": answer.parsed.score, "eval_reason": answer.parsed.reason, "stale": False, "spent": answer}
 
     async def synthesize(self, path):

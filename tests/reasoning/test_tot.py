@@ -113,7 +113,7 @@ async def test_unparseable_evaluations_are_recorded_not_scored_zero(alice):
     assert session.status == "failed" and "no_thoughts" in session.error
 
 
-async def test_a_model_that_keeps_failing_fails_the_session_with_the_error_kept(alice):
+async def test_a_model_that_keeps_failing_marks_its_node_and_fails_the_session_saying_why(alice):
     session = await start(alice, model_primary="openai/gpt-4o-mini")
     gateway = await sync_to_async(ModelGateway)(
         session, retries=0, deployment_params={"primary": {"mock_response": Exception("provider exploded")}}
@@ -121,7 +121,8 @@ async def test_a_model_that_keeps_failing_fails_the_session_with_the_error_kept(
     await run_session(session.id, gateway=gateway)
     await session.arefresh_from_db()
     assert session.status == "failed" and "provider exploded" in session.error and session.finished_at
-    assert await ReasoningNode.objects.filter(session=session).acount() == 1  # the root, then nothing
+    root = await ReasoningNode.objects.aget(session=session)  # the root, then nothing
+    assert root.parse_error.startswith("model failed:") and "provider exploded" in root.parse_error
     assert await LLMCall.objects.filter(session=session, outcome="error").acount() == 1
 
 
@@ -151,3 +152,31 @@ async def test_a_session_runs_once(alice):
     await run_session(session.id)
     assert await ReasoningNode.objects.filter(session=session).acount() == 2
     assert (await ReasoningSession.objects.aget(pk=session.id)).status == "solved"
+
+
+async def test_one_failed_call_marks_its_node_and_the_search_goes_on(alice):
+    session = await start(alice, params={"branching": 3, "depth": 2, "keep": 2}, model_primary="openai/gpt-4o-mini")
+    gateway = await sync_to_async(ModelGateway)(session, retries=0, deployment_params={"primary": {}})
+    original, calls = gateway.router.acompletion, 0
+
+    async def third_call_fails(**kwargs):
+        nonlocal calls
+        calls += 1
+        if calls == 3:  # the second child's evaluation
+            return await original(**kwargs, mock_response=Exception("provider hiccup"))
+        reply = await original(**kwargs, mock_response="x")
+        contract = kwargs["messages"][0]["content"].split("\n")[1]
+        reply.choices[0].message.content = {
+            "tot.propose": '{"thoughts": [{"thought": "Sell"}, {"thought": "Hold"}, {"thought": "Buy"}]}',
+            "tot.evaluate": '{"score": 0.6, "reason": "fine"}',
+            "tot.synthesize": '{"answer": "Sell, then hold."}',
+        }[contract]
+        return reply
+
+    gateway.router.acompletion = third_call_fails
+    await run_session(session.id, gateway=gateway)
+    await session.arefresh_from_db()
+    depth_one = [n for n in await nodes_of(session) if n.depth == 1]
+    failed = [n for n in depth_one if n.parse_error]
+    assert len(failed) == 1 and "provider hiccup" in failed[0].parse_error and failed[0].eval_score is None
+    assert session.status == "solved" and session.final_answer == "Sell, then hold."
