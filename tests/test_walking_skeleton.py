@@ -57,3 +57,30 @@ async def test_a_tiny_budget_ends_exhausted_without_passing_it(alice, runner):
     session = (await client.get(f"/api/sessions/{response.json()['id']}", headers=auth)).json()
     assert session["status"] == "exhausted"
     assert session["budget_used_usd"] <= 0.0001
+
+
+def structure_of(mode, tree):
+    """What each strategy's own structure looks like in the one tree format the API, socket and page share."""
+    nodes = tree["nodes"]
+    return {
+        "tot": lambda: any(n["pruned_by"] == "strategy" for n in nodes),
+        "lats": lambda: nodes[0]["visit_count"] > 0 and any(n["visit_count"] for n in nodes[1:]),
+        "reflexion": lambda: any("attempt" in n["state"] for n in nodes),
+        "react": lambda: bool(tree["edges"]) and all(e["action"] and e["observation"] for e in tree["edges"]),
+        "trm": lambda: any("confidence" in n["state"] and "insights" in n["state"] for n in nodes),
+    }[mode]()
+
+
+@pytest.mark.parametrize("mode", ["tot", "lats", "reflexion", "react", "trm"])
+async def test_every_strategy_ends_solved_through_the_api_with_its_own_structure(alice, runner, mode):
+    client = AsyncClient()
+    auth = {"Authorization": f"Bearer {alice.key}"}
+    response = await client.post(
+        "/api/sessions", {"problem_text": PROBLEM, "mode": mode}, content_type="application/json", headers=auth
+    )
+    assert response.status_code == 201, response.content
+    await runner.drain()
+    tree = (await client.get(f"/api/sessions/{response.json()['id']}/tree", headers=auth)).json()
+    assert tree["session"]["status"] == "solved", tree["session"]["error"]
+    assert tree["session"]["final_answer"] and tree["session"]["mode"] == mode
+    assert structure_of(mode, tree)
