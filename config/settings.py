@@ -100,7 +100,9 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": CHANNEL_CAPACITY},
+            # redis-py 8 times a read out after 5 s by default, exactly as long as channels-redis blocks on an
+            # idle channel (BRPOP 5 s): every quiet socket died with 1011. A longer read timeout keeps them open.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 15}], "capacity": CHANNEL_CAPACITY},
         }
     }
 else:

@@ -108,7 +108,7 @@ class ReasoningSession(models.Model):
     FINISHED = {Status.SOLVED, Status.FAILED, Status.EXHAUSTED, Status.CANCELLED}
     # The state machine: which statuses a session may move to from each status.
     TRANSITIONS = {
-        Status.QUEUED: {Status.RUNNING, Status.CANCELLED, Status.FAILED},
+        Status.QUEUED: {Status.RUNNING, Status.PAUSED, Status.CANCELLED, Status.FAILED},
         Status.RUNNING: {
             Status.PAUSED,
             Status.SOLVED,

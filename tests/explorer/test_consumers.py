@@ -1,6 +1,7 @@
 """The live tree socket, over the real ASGI app and channel layer: snapshot first, then events in seq order."""
 
 import json
+import os
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -14,6 +15,7 @@ from reasoning.schemas import SessionIn
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ORIGIN = [(b"origin", b"http://testserver")]
+IDLE_S = 15 if os.environ.get("REDIS_URL") else 1  # the Redis layer dropped idle sockets after about 5 s
 
 
 async def new_session(party, submit=False, **fields):
@@ -180,3 +182,19 @@ async def test_a_client_with_no_origin_cannot_ride_on_a_browser_cookie(alice, cl
     cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
     ws = connect(session.id, headers=[(b"cookie", cookie)])  # no Origin, no token
     assert not (await ws.connect())[0]
+
+
+async def test_an_idle_socket_stays_open_and_still_gets_events(alice, settings):
+    """On the Redis layer, a watcher of a session that no worker has started yet waits quietly, then gets its events."""
+    import asyncio
+
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key)
+    assert (await ws.connect())[0]
+    await ws.receive_json_from()
+    await asyncio.sleep(IDLE_S)
+    assert await ws.receive_nothing(timeout=0.1)  # no close (1011), no error
+    await sync_to_async(services.pause_session)(alice.tenant, session.id, "user:tester")
+    update = await ws.receive_json_from(timeout=5)
+    assert update["type"] == "session.updated" and update["session"]["status"] == "paused"
+    await ws.disconnect()
