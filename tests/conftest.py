@@ -43,6 +43,16 @@ def make_party(slug, admin=False):
     return Party(tenant=tenant, user=user, key=key)
 
 
+@pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Rate-limit counters live in the cache: each test starts with every caller's full allowance."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    if isinstance(caches["default"], LocMemCache):  # never flush a cache other processes share
+        caches["default"].clear()
+
+
 @pytest.fixture
 def rubrics(db):
     load_rubrics()
@@ -77,3 +87,17 @@ def close_worker_connections(django_db_setup):
     from django.db import connections
 
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)
+
+
+@pytest.fixture(autouse=True)
+def channel_layer_per_test():
+    """Each test runs on an event loop of its own, so each gets a channel layer of its own.
+
+    A Redis layer keeps per-channel receive locks that a message's cleanup task releases later; a test whose
+    loop closed before that task ran left the lock held, bound to the dead loop, and the next test's socket
+    failed on it ("Lock is bound to a different event loop"). A server has one loop and never meets this.
+    """
+    yield
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
