@@ -9,7 +9,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 # The scale-out profile's tests run against real PostgreSQL and Redis servers (.ci/run starts them).
 SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
-SCALE_TESTS := tests/reasoning tests/explorer/test_consumers.py tests/test_walking_skeleton.py tests/test_restart.py
+SCALE_TESTS := tests/reasoning tests/api tests/explorer/test_consumers.py tests/test_walking_skeleton.py tests/test_restart.py
 
 .PHONY: run test test-scale install browser migrate seed bench clean
 
@@ -61,6 +61,7 @@ bench: migrate
 	$(BIN)/python bench/tot_critical_path.py
 	$(BIN)/python bench/game24.py
 	$(BIN)/python bench/strategies.py
+	$(BIN)/python bench/sessions_list.py
 
 clean:
 	rm -rf $(VENV) node_modules var staticfiles

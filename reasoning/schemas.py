@@ -28,8 +28,10 @@ def not_a_bool(value):
     return value
 
 
-Text = Annotated[str, AfterValidator(no_nul)]
-Number = Annotated[float, BeforeValidator(not_a_bool)]
+NO_NUL = r"^[^\u0000]*$"  # said in the schema too, so clients and schema-driven tests know it
+Text = Annotated[str, AfterValidator(no_nul), Field(json_schema_extra={"pattern": NO_NUL})]
+Written = Annotated[str, AfterValidator(no_nul), Field(json_schema_extra={"pattern": r"^[^\u0000]*\S[^\u0000]*$"})]
+Money = Annotated[float, Field(gt=0), BeforeValidator(not_a_bool)]  # constraint first: the schema says exclusiveMinimum
 Count = Annotated[int, BeforeValidator(not_a_bool)]
 
 
@@ -57,12 +59,12 @@ def sane_budget(value):
 class SessionIn(Schema):
     model_config = ConfigDict(extra="forbid")  # a misspelt field is an error, not a silent default
 
-    problem_text: Text = Field(min_length=10, max_length=MAX_PROBLEM_CHARS)
+    problem_text: Written = Field(min_length=10, max_length=MAX_PROBLEM_CHARS)
     problem_kind: str | None = Field(None, max_length=64, pattern=KIND)
     mode: Literal[tuple(Mode.values)] = "auto"
     model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
-    budget_usd: Number | None = Field(None, gt=0, description="USD; at most REASONING_MAX_BUDGET_USD.")
+    budget_usd: Money | None = Field(None, description="USD; at most REASONING_MAX_BUDGET_USD.")
     params: dict = Field(
         default_factory=dict,
         description="The strategy's parameters (see each mode's schema); unknown keys and out-of-range values are "
@@ -90,7 +92,7 @@ class ExpandIn(Schema):
 class EditIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    thought: Text = Field(min_length=1, max_length=4000)
+    thought: Written = Field(min_length=1, max_length=4000)
 
     @field_validator("thought")
     @classmethod
@@ -112,7 +114,7 @@ class ForkIn(Schema):
 
     node_id: Text = Field(max_length=64, description="The node the fork continues from.")
     mode: Literal[tuple(Mode.values)] | None = Field(None, description="Default: the session's mode.")
-    budget_usd: Number | None = Field(None, gt=0, description="Default: the session's budget.")
+    budget_usd: Money | None = Field(None, description="Default: the session's budget.")
     params: dict | None = Field(None, description="The mode's params; default: the session's (same mode) or defaults.")
 
     check_budget = field_validator("budget_usd")(sane_budget)
@@ -176,16 +178,16 @@ class TreeOut(Schema):
 class CriterionIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    name: Text = Field(min_length=1, max_length=100)
+    name: Written = Field(min_length=1, max_length=100)
     description: Text = Field("", max_length=2000)
-    weight: Number = Field(1.0, gt=0, le=100)
+    weight: Annotated[float, BeforeValidator(not_a_bool)] = Field(1.0, gt=0, le=100)
 
 
 class RubricIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     problem_kind: str = Field(min_length=1, max_length=64, pattern=KIND)
-    name: Text = Field(min_length=1, max_length=200)
+    name: Written = Field(min_length=1, max_length=200)
     description: Text = Field("", max_length=4000)
     criteria: list[CriterionIn] = Field(min_length=1, max_length=20)
 
