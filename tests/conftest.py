@@ -4,8 +4,21 @@ import asyncio
 import os
 from dataclasses import dataclass
 
-# Before Django reads its settings, and inherited by every server a test starts.
+# Inherited by every server a test starts (it reads its settings afresh).
 os.environ.setdefault("REASONING_FAST_PASSWORD_HASHER", "1")
+
+
+def _hash_passwords_fast():
+    """This process read its settings before this file ran (pytest-django loads them first): switch it too."""
+    from django.conf import settings
+    from django.contrib.auth import hashers
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    hashers.get_hashers.cache_clear()
+    hashers.get_hashers_by_algorithm.cache_clear()
+
+
+_hash_passwords_fast()
 
 import pytest
 from django.contrib.auth import get_user_model

@@ -8,8 +8,8 @@ with the amounts, ages, places and assets found in the problem.
 
 import hashlib
 import importlib
-import pkgutil
 import json
+import pkgutil
 import random
 import re
 from dataclasses import dataclass, field

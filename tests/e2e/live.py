@@ -11,6 +11,7 @@ import os
 import pytest
 from channels.testing import ChannelsLiveServerTestCase
 from daphne.testing import DaphneProcess
+from django.conf import settings
 from django.db import connections
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -49,11 +50,14 @@ def allow_sync_orm_beside_playwright():
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
 
 
-def use_database(name):
-    """In the server process: talk to the test database this process created."""
-    from django.conf import settings
+def use_database(name, password_hashers):
+    """In the server process: talk to the test database this process created, and check its passwords.
 
+    The hashers travel too: this process may have read its settings before tests/conftest.py asked for the
+    fast hasher (pytest-django loads them first), while the server reads them afresh with it.
+    """
     settings.DATABASES["default"]["NAME"] = name
+    settings.PASSWORD_HASHERS = password_hashers
 
 
 class SpawnedDaphneProcess(DaphneProcess):
@@ -80,7 +84,9 @@ class SpawnedDaphneProcess(DaphneProcess):
         self.ready = spawn.Event()
         self.errors = spawn.Queue()
         # The settings module alone would name the default test database; use the one pytest made.
-        self.setup = functools.partial(use_database, connections["default"].settings_dict["NAME"])
+        self.setup = functools.partial(
+            use_database, connections["default"].settings_dict["NAME"], list(settings.PASSWORD_HASHERS)
+        )
 
 
 class LiveBrowserTestCase(ChannelsLiveServerTestCase):

@@ -1,0 +1,135 @@
+/* The inspector: the selected node's thought, flags, actions, and what its strategy says about it (facts such
+ * as visits or confidence, critiques, the action and observation, findings), all written as text.
+ */
+(function (E) {
+  "use strict";
+
+  const { $, setText, show } = E;
+
+  E.renderInspector = function () {
+    const n = E.selectedNode();
+    show("inspector-empty", !n);
+    show("inspector-body", !!n);
+    if (!n) return;
+    const look = E.look && E.look.strategy === E.strategy() ? E.look : { strategy: E.strategy(), ctx: {} };
+    const s = look.strategy;
+    setText("insp-depth", `depth ${n.depth}`);
+    const score = s.scoreText(n, look.ctx);
+    show("insp-score", !!score);
+    setText("insp-score", score);
+    $("insp-score").style.setProperty("--score-color", E.fillOf(look, n));
+    renderFlags(n);
+    show("insp-terminal", !!n.is_terminal);
+    show("insp-offline", !!n.offline);
+    E.renderNodeActions(n);
+    renderFacts("insp-mode-facts", s.facts(n, look.ctx));
+    setText("inspector-thought", n.thought);
+    show("insp-original-block", n.original_thought != null);
+    setText("insp-original", n.original_thought);
+    setText("insp-edited-at", n.edited_at ? `· edited at ${E.clock(n.edited_at)}` : "");
+    renderEdge(n);
+    renderSections($("insp-sections"), s.sections(n, look.ctx));
+    show("insp-reason-block", !!n.eval_reason);
+    setText("insp-reason", n.eval_reason);
+    show("insp-parse-block", !!n.parse_error);
+    setText("insp-parse-error", n.parse_error);
+    const other = E.otherState(s, n);
+    show("insp-state-block", other.length > 0);
+    renderPairs(d3.select("#insp-state"), other);
+    setText("insp-model", n.model_used || "—");
+    setText("insp-cost", `$${Number(n.cost_usd || 0).toFixed(6)}`);
+    setText("insp-latency", `${n.latency_ms || 0} ms`);
+    setText("insp-id", n.id);
+  };
+
+  function renderFlags(n) {
+    const pruned = E.prunedText(n);
+    show("insp-pruned", !!pruned);
+    setText("insp-pruned", pruned);
+    $("insp-pruned").classList.toggle("by-overseer", E.byOverseer(E.pruneSource(n)));
+    show("insp-stale", !!n.stale);
+  }
+
+  E.renderNodeActions = function (n) {
+    show("node-actions", E.canAct);
+    const inner = n.depth > 0; // the root is the problem: it is expanded or forked, never pruned, edited or promoted
+    show("prune-button", inner);
+    setText("prune-button", n.pruned ? "Unprune branch" : "Prune branch");
+    $("prune-button").title = n.pruned
+      ? "Put this node and everything under it back into the search (p)"
+      : "Take this node and everything under it out of the search (p)";
+    show("edit-button", inner);
+    show("promote-button", inner);
+  };
+
+  // The step that led here (ReAct): its action, and what the tool returned (JSON laid out to be read).
+  function renderEdge(n) {
+    const edge = E.model.edgesByTarget.get(n.id);
+    const answer = n.state && n.state.answer;
+    const observation = edge && edge.observation && edge.observation !== answer ? readable(edge.observation) : "";
+    show("insp-edge-block", !!(edge && (edge.action || edge.observation)));
+    setText("insp-edge-action", edge ? edge.action : "");
+    show("insp-observation-block", !!observation);
+    setText("insp-edge-observation", observation);
+  }
+
+  function readable(text) {
+    try {
+      const value = JSON.parse(text);
+      if (value && typeof value === "object") return JSON.stringify(value, null, 2);
+    } catch (e) { /* plain text */ }
+    return String(text);
+  }
+
+  function renderFacts(id, rows) {
+    show(id, rows.length > 0);
+    renderPairs(d3.select("#" + id), rows);
+  }
+
+  // [[term, text]] as <div><dt/><dd/></div> rows of a <dl>, keyed by term.
+  function renderPairs(dl, rows) {
+    const row = dl.selectAll(":scope > div").data(rows, (r) => r[0]);
+    row.exit().remove();
+    const enter = row.enter().append("div");
+    enter.append("dt");
+    enter.append("dd");
+    const all = enter.merge(row).order();
+    all.select("dt").text((r) => r[0]);
+    all.select("dd").text((r) => r[1]);
+  }
+
+  /* The strategy's blocks, keyed so an open <details> stays open while events arrive. A section is {key, title,
+   * className?, collapsed?, note?, and one of text | lines [{text, chip}] | kv [[k, v]] | groups [{title, lines}]}. */
+  function renderSections(container, sections) {
+    const section = d3.select(container).selectAll(":scope > .insp-section").data(sections, (s) => s.key);
+    section.exit().remove();
+    const enter = section.enter().append((s) => document.createElement(s.collapsed ? "details" : "section"));
+    enter.append((s) => document.createElement(s.collapsed ? "summary" : "h3")).attr("class", "insp-section-title");
+    enter.append("div").attr("class", "insp-section-body");
+    const all = enter.merge(section).order()
+      .attr("class", (s) => `insp-section ${s.className || ""}`.trim())
+      .attr("data-section", (s) => s.key);
+    all.select(".insp-section-title").text((s) => s.title);
+    all.select(".insp-section-body").each(function (s) { fillBody(d3.select(this), s); });
+  }
+
+  function fillBody(body, s) {
+    body.selectAll("*").remove();
+    if (s.note) body.append("p").attr("class", "insp-note").text(s.note);
+    if (s.text != null) body.append("div").attr("class", "insp-text").text(s.text);
+    if (s.lines) appendLines(body, s.lines);
+    if (s.kv) renderPairs(body.append("dl").attr("class", "kv"), s.kv);
+    for (const group of s.groups || []) {
+      body.append("h4").text(group.title);
+      appendLines(body, group.lines);
+    }
+  }
+
+  function appendLines(body, lines) {
+    const item = body.append("ul").attr("class", "findings").selectAll("li").data(lines).join("li");
+    item.filter((l) => l.chip).append("span")
+      .attr("class", (l) => `chip chip-${l.chip.replace(/[^a-z]/gi, "")}`)
+      .text((l) => l.chip);
+    item.append("span").attr("class", "finding-text").text((l) => l.text);
+  }
+})(window.Explorer);

@@ -1,0 +1,70 @@
+/* The session header (status, mode, budget, offline), the final answer, lineage (forks), the status line. */
+(function (E) {
+  "use strict";
+
+  const { $, setText, show } = E;
+
+  E.renderSession = function () {
+    const s = E.model.session;
+    if (!s) return;
+    const pill = $("session-status");
+    pill.textContent = s.status;
+    pill.className = "pill status-" + s.status;
+    setText("session-mode", s.mode);
+    setText("session-mode-reason", s.mode_reason);
+    $("session-mode-reason").title = s.mode_reason || "";
+    const used = Number(s.budget_used_usd || 0), budget = Number(s.budget_usd || 0);
+    const pct = budget > 0 ? Math.max(0, Math.min(100, (100 * used) / budget)) : 0;
+    $("budget-fill").style.width = pct.toFixed(1) + "%";
+    $("budget-bar").setAttribute("aria-valuenow", pct.toFixed(0));
+    $("budget-bar").classList.toggle("high", pct >= 85);
+    setText("budget-text", `$${used.toFixed(4)} / $${budget.toFixed(2)}`);
+    show("session-offline", !!s.offline);
+    renderAnswer(s);
+    E.renderLineage(s);
+    show("session-error", !!s.error);
+    setText("session-error", s.error);
+    E.renderSessionActions(s);
+    E.renderConnection();
+  };
+
+  function renderAnswer(s) {
+    show("final-answer-panel", !!s.final_answer);
+    $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
+    setText("final-answer", s.final_answer);
+    show("answer-partial", !!s.answer_partial);
+    show("answer-chosen", !!s.answer_chosen_by);
+    const note = s.answer_note ? ": " + s.answer_note : "";
+    setText("answer-chosen", s.answer_chosen_by ? `Chosen by ${s.answer_chosen_by}${note}` : "");
+  }
+
+  E.renderLineage = function (s) {
+    const from = s.forked_from_session_id;
+    const forks = Array.isArray(s.forks) ? s.forks : [];
+    show("lineage", !!from || forks.length > 0);
+    show("forked-from", !!from);
+    if (from) {
+      $("forked-from-link").href = E.sessionUrl(from);
+      setText("forked-from-link", E.shortId(from));
+      setText("forked-from-node", s.forked_from_node_id ? ` at node ${E.shortId(s.forked_from_node_id)}` : "");
+    }
+    show("forks", forks.length > 0);
+    d3.select("#fork-links").selectAll("a").data(forks, (id) => id)
+      .join("a").attr("href", E.sessionUrl).attr("title", (id) => id).text(E.shortId);
+  };
+
+  E.renderSessionActions = function (s) {
+    show("session-actions", E.canAct);
+    show("pause-button", s.status === "running" || s.status === "queued");
+    show("resume-button", s.status === "paused" || s.status === "interrupted");
+    show("cancel-button", !E.isFinished());
+  };
+
+  let statusTimer = null;
+  E.setStatusLine = function (text, tone) {
+    clearTimeout(statusTimer);
+    setText("status-line", text);
+    $("status-line").dataset.tone = tone || "";
+    if (text && tone === "ok") statusTimer = setTimeout(() => E.setStatusLine(""), E.OK_MESSAGE_MS);
+  };
+})(window.Explorer);

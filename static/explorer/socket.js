@@ -1,0 +1,92 @@
+/* The websocket: receive only. The first message is a snapshot, then deltas numbered by seq; a gap asks this
+ * socket for a fresh snapshot (deltas wait for it), and a lost socket reconnects with backoff.
+ */
+(function (E) {
+  "use strict";
+
+  let socket = null;
+  let socketState = "connecting"; // connecting | open | reconnecting | refused
+  let refusedCode = null;
+  let retries = 0;
+  let reconnectTimer = null;
+  let awaitingSnapshot = false; // after a seq gap: deltas wait for the snapshot asked for
+  let snapshotTimer = null;
+
+  E.connect = function connect() {
+    clearTimeout(reconnectTimer);
+    stopAwaitingSnapshot();
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    const ws = new WebSocket(scheme + location.host + E.wsPath);
+    socket = ws;
+    ws.onopen = () => { retries = 0; setSocketState("open"); };
+    ws.onmessage = (event) => { if (ws === socket) receive(event.data); };
+    ws.onclose = (event) => { if (ws === socket) closed(event); };
+  };
+
+  function closed(event) {
+    socket = null;
+    stopAwaitingSnapshot();
+    if (event.code >= 4000 && event.code < 5000) {
+      refusedCode = event.code;
+      setSocketState("refused");
+      return;
+    }
+    const delay = Math.min(15000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
+    retries += 1;
+    setSocketState("reconnecting");
+    reconnectTimer = setTimeout(E.connect, delay);
+  }
+
+  function setSocketState(state) {
+    socketState = state;
+    E.renderConnection();
+  }
+
+  E.renderConnection = function () {
+    const [text, tone] = connectionLabel();
+    const el = E.$("conn-status");
+    el.textContent = text;
+    el.dataset.tone = tone;
+  };
+
+  function connectionLabel() {
+    if (socketState === "refused") return [`closed by the server (${refusedCode})`, "bad"];
+    if (socketState === "connecting") return ["connecting…", "warn"];
+    if (E.isFinished()) return ["finished", ""];
+    return socketState === "open" ? ["live", "ok"] : ["reconnecting…", "warn"];
+  }
+
+  // A gap in seq means a missed event: ask this socket for a fresh snapshot and hold deltas until it comes.
+  function resync() {
+    if (awaitingSnapshot || !socket || socket.readyState !== WebSocket.OPEN) return;
+    awaitingSnapshot = true;
+    socket.send(JSON.stringify({ action: "snapshot" }));
+    snapshotTimer = setTimeout(reconnectNow, E.SNAPSHOT_TIMEOUT_MS);
+  }
+
+  function stopAwaitingSnapshot() {
+    awaitingSnapshot = false;
+    clearTimeout(snapshotTimer);
+  }
+
+  // The snapshot asked for never came: start over on a new socket (its first message is a snapshot).
+  function reconnectNow() {
+    const old = socket;
+    socket = null;
+    if (old) old.close();
+    E.connect();
+  }
+
+  function receive(text) {
+    let msg;
+    try { msg = JSON.parse(text); } catch (e) { return; }
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "snapshot") { stopAwaitingSnapshot(); E.applySnapshot(msg, msg.seq); return; }
+    if (msg.type === "error") { E.setStatusLine(msg.detail || "The server refused that request.", "error"); return; }
+    if (awaitingSnapshot) return;
+    if (typeof msg.seq !== "number" || msg.seq <= E.model.lastSeq) return;
+    if (msg.seq !== E.model.lastSeq + 1) { resync(); return; }
+    E.model.lastSeq = msg.seq;
+    E.applyDelta(msg);
+  }
+})(window.Explorer);

@@ -1,0 +1,69 @@
+/* The live tree explorer, in files loaded in this order by session_detail.html (no bundler):
+ *
+ *   util.js        this namespace (window.Explorer), the page's constants and small text and DOM helpers
+ *   model.js       the data: the last snapshot plus the deltas since; hierarchy, pruned subtrees, best path
+ *   strategies.js  how each strategy's nodes look and what its inspector shows (a registry by mode)
+ *   tree.js        the D3 drawing: layers created once, one update() joined by node id
+ *   inspector.js   the selected node's side panel
+ *   session.js     the session header, the final answer, lineage, the status line
+ *   steering.js    every overseer action over HTTP, the inspector's forms, shortcuts, the audit trail
+ *   socket.js      the websocket: receive only, seq-checked, re-synced by snapshot
+ *   main.js        wiring: the page's snapshot first, then the socket
+ *
+ * Each file adds its functions to window.Explorer and calls the others through it, at call time, so the
+ * order matters only for what runs at load (main.js, last). Everything the model or a person wrote goes
+ * into the page through textContent or d3's .text(), never as HTML: it is untrusted.
+ */
+(function () {
+  "use strict";
+
+  const container = document.getElementById("explorer");
+
+  const E = {
+    container,
+    wsPath: container.dataset.wsPath,
+    canAct: container.dataset.canAct === "true", // a 403 turns it off for the rest of the page's life
+    selectedId: null,
+    userMoved: false, // once the user pans or zooms, stop fitting the tree automatically
+    look: null, // {strategy, ctx} of the last tree update: the inspector reads the same numbers
+
+    FINISHED: new Set(["solved", "failed", "exhausted", "cancelled"]),
+    UNSCORED: "#9aabc2", // neutral grey-blue for a thought not scored (yet)
+    DURATION: 350,
+    SNAPSHOT_TIMEOUT_MS: 5000, // a re-sync request unanswered this long falls back to a reconnect
+    OK_MESSAGE_MS: 6000, // a success note in the status line fades after this long
+  };
+
+  E.$ = (id) => document.getElementById(id);
+  E.setText = (id, text) => { E.$(id).textContent = text == null ? "" : String(text); };
+  E.show = (id, visible) => { E.$(id).hidden = !visible; };
+
+  E.firstLine = (text) => String(text || "").trim().split(/\r?\n/, 1)[0];
+
+  E.truncate = (text, n) => {
+    text = String(text || "");
+    return text.length > n ? text.slice(0, n - 1) + "…" : text;
+  };
+
+  E.clock = (iso) => {
+    const date = new Date(iso);
+    if (isNaN(date)) return "";
+    return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+  };
+
+  E.shortId = (id) => String(id || "").slice(0, 8);
+
+  E.fixed = (value, digits) => (typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "—");
+
+  // A state value as one line of text: strings as they are, anything else as compact JSON.
+  E.plain = (value) => {
+    if (value == null) return "";
+    if (typeof value === "string") return value;
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+    try { return JSON.stringify(value); } catch (e) { return String(value); }
+  };
+
+  E.sessionUrl = (id) => `/sessions/${encodeURIComponent(id)}/`;
+
+  window.Explorer = E;
+})();
