@@ -1,6 +1,7 @@
 """One settings module; the profile (embedded or scale-out) is chosen by environment variables."""
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -21,6 +22,21 @@ def envint(name, default):
 
 def envfloat(name, default):
     return float(os.environ.get(name) or default)
+
+
+RATE = re.compile(r"(\d+)/(\d*)(s|sec|seconds?|m|min|minutes?|h|hours?|d|days?)")
+
+
+def envrate(name, default):
+    """A rate like "30/minute" ("30/min", "100/hour", "5/10s") as (count, seconds); "off" is None: no limit."""
+    text = (os.environ.get(name) or default).strip().lower().replace(" ", "")
+    if text == "off":
+        return None
+    match = RATE.fullmatch(text)
+    if not match or int(match[1]) < 1 or int(match[2] or 1) < 1:
+        raise ValueError(f'{name} is a rate like "30/minute" or "5/10s", or "off": not {text!r}')
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}[match[3][0]]
+    return int(match[1]), int(match[2] or 1) * unit
 
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-in-production")
@@ -170,6 +186,9 @@ REASONING = {
     "HEARTBEAT_STALE_S": envfloat("REASONING_HEARTBEAT_STALE_S", 15.0),
     # On SIGTERM, running sessions get this long to finish the model calls in flight before they are cut.
     "SHUTDOWN_GRACE_S": envfloat("REASONING_SHUTDOWN_GRACE_S", 3.0),
+    # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts
+    # per process: with several server processes, point CACHES at a shared cache (Redis) for the limit to hold.
+    "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
 }
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"

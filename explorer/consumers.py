@@ -10,8 +10,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from pydantic import ValidationError
 
-from reasoning import events, selectors, services
-from reasoning.models import ApiKey, ReasoningNode, ReasoningSession
+from reasoning import access, events, selectors, services
+from reasoning.models import ReasoningNode, ReasoningSession
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
 SESSION_ACTIONS = {
@@ -140,13 +140,9 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     @database_sync_to_async
     def authenticate(self):
         """The tenant of the browser session's user, or of the `?token=` API key."""
-        user = self.scope.get("user")
-        membership = selectors.membership_for(user)
-        if membership is not None:
-            return membership.tenant, f"user:{user.username}", membership.can_act
         token = parse_qs(self.scope.get("query_string", b"").decode(errors="replace")).get("token", [""])[0]
-        key = ApiKey.find(token)
-        return (key.tenant, f"key:{key.hint}", True) if key else (None, None, False)
+        principal = access.for_user(self.scope.get("user")) or access.for_key(token)
+        return (principal.tenant, principal.actor, principal.can_act) if principal else (None, None, False)
 
 
 def _without(content, *names):

@@ -10,7 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from pydantic import ValidationError
 
-from reasoning import selectors, services
+from reasoning import access, selectors, services
 from reasoning.models import Mode, ReasoningSession, Status, is_offline
 from reasoning.schemas import SessionIn
 
@@ -25,15 +25,13 @@ def engine_context(request):
 
 
 def tenant_required(view):
-    """Log in first; then the user's tenant is request.tenant, and a user without one gets 403."""
+    """Log in first; then request.principal says who and in which tenant (request.tenant); a non-member gets 403."""
 
     @login_required
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        request.membership = selectors.membership_for(request.user)
-        if request.membership is None:
+        if access.attach(request, access.for_user(request.user)) is None:
             raise PermissionDenied("This account is not a member of any tenant.")
-        request.tenant = request.membership.tenant
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -90,7 +88,7 @@ def session_detail(request, session_id):
             "tree_url": f"/api/sessions/{session.id}/tree",
             "budget_pct": _budget_pct(session),
             "finished": session.is_finished,
-            "can_act": request.membership.can_act,
+            "can_act": request.principal.can_act,
         },
     )
 

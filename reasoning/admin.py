@@ -1,7 +1,15 @@
-"""Rubrics are edited here; sessions are read-only records with their nodes."""
+"""The admin, scoped by tenant: a tenant admin sees and edits only its tenant's rows; only a superuser sees all.
+
+Rubrics and keys are edited here; sessions are read-only records with their nodes.
+"""
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+from django.template.response import TemplateResponse
+from django.utils import timezone
 
+from . import access
 from .models import (
     ApiKey,
     LLMCall,
@@ -13,6 +21,162 @@ from .models import (
     RubricCriterion,
     Tenant,
 )
+
+
+def tenant_admin(request):
+    """The principal of a staff user who administers a tenant (not a superuser), else None; looked up once."""
+    if not hasattr(request, "_tenant_admin"):
+        user = request.user
+        principal = access.for_user(user) if user.is_staff and not user.is_superuser else None
+        request._tenant_admin = principal if principal is not None and principal.is_admin else None
+    return request._tenant_admin
+
+
+def rows_of(model, tenant):
+    """What a tenant admin may pick in a foreign key: its tenant, its members, its tenant's rows; nothing else."""
+    if model is Tenant:
+        return Tenant.objects.filter(pk=tenant.pk)
+    if model is get_user_model():
+        return model._default_manager.filter(membership__tenant=tenant)
+    if any(field.name == "tenant" for field in model._meta.fields):
+        return model._default_manager.filter(tenant=tenant)
+    return model._default_manager.none()
+
+
+class TenantScopedAdmin:
+    """One door for every model of this app: which rows a staff user sees, and what it may do to them.
+
+    A superuser gets Django's own permissions over every row. A tenant admin needs no Django permissions:
+    its membership grants `tenant_admin_may` over its tenant's rows (and a view of shared rows, where
+    shown); other tenants' rows are simply not there. Any other staff user sees nothing of this app.
+    """
+
+    tenant_field = "tenant"  # the row's tenant; a new row a tenant admin adds is put in its tenant
+    tenant_admin_may = ("view",)
+    shared_rows_visible = False  # rows without a tenant (shared by all) are shown read-only
+    tenant_admin_readonly_fields = ()
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request)
+        if request.user.is_superuser:
+            return qs
+        principal = tenant_admin(request)
+        if principal is None:
+            return qs.none()
+        rows = Q(**{self.tenant_field: principal.tenant.pk})
+        if self.shared_rows_visible:
+            rows |= Q(**{f"{self.tenant_field}__isnull": True})
+        return qs.filter(rows)
+
+    def may(self, request, action, obj=None):
+        principal = tenant_admin(request)
+        if principal is None or action not in self.tenant_admin_may:
+            return False
+        if obj is None:
+            return True
+        owner = obj.serializable_value(self.tenant_field)
+        return owner == principal.tenant.pk or (action == "view" and owner is None and self.shared_rows_visible)
+
+    def has_module_permission(self, request):
+        if request.user.is_superuser:
+            return super().has_module_permission(request)
+        return tenant_admin(request) is not None
+
+    def has_view_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_view_permission(request, obj)
+        return self.may(request, "view", obj)
+
+    def has_add_permission(self, request):
+        if request.user.is_superuser:
+            return super().has_add_permission(request)
+        return self.may(request, "add")
+
+    def has_change_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        return self.may(request, "change", obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_delete_permission(request, obj)
+        return self.may(request, "delete", obj)
+
+    def tenant_is_set_here(self):
+        """Whether the tenant is a field of the row (set for new rows), rather than the row itself (Tenant)."""
+        return self.opts.get_field(self.tenant_field).is_relation
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if tenant_admin(request) is not None and obj is None:
+            return [f for f in fields if f != self.tenant_field]  # a new row joins the admin's tenant
+        return fields
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = list(super().get_readonly_fields(request, obj))
+        if tenant_admin(request) is not None:
+            if self.tenant_is_set_here():
+                readonly.append(self.tenant_field)
+            readonly.extend(self.tenant_admin_readonly_fields)
+        return readonly
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        principal = tenant_admin(request)
+        if principal is None or not self.tenant_is_set_here():
+            return form
+        tenant_field = self.tenant_field
+
+        class TenantForm(form):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                if self.instance._state.adding:
+                    setattr(self.instance, tenant_field, principal.tenant)
+
+            def _get_validation_exclusions(self):
+                # The tenant is not on the form, but per-tenant unique constraints must still be checked with it.
+                return super()._get_validation_exclusions() - {tenant_field}
+
+        return TenantForm
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        principal = tenant_admin(request)
+        if principal is not None:
+            kwargs["queryset"] = rows_of(db_field.related_model, principal.tenant)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change):
+        principal = tenant_admin(request)
+        if principal is not None and not change and self.tenant_is_set_here():
+            setattr(obj, self.tenant_field, principal.tenant)
+        super().save_model(request, obj, form, change)
+
+
+class TenantScopedInline:
+    """An inline's rows belong to its parent: a tenant admin may do to them what it may do to the parent."""
+
+    def parent_admin(self):
+        return self.admin_site.get_model_admin(self.parent_model)
+
+    def has_view_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_view_permission(request, obj)
+        return self.parent_admin().has_view_permission(request, obj)
+
+    def has_add_permission(self, request, obj):
+        if request.user.is_superuser:
+            return super().has_add_permission(request, obj)
+        return self.parent_admin().has_change_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_change_permission(request, obj)
+        return self.parent_admin().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        if request.user.is_superuser:
+            return super().has_delete_permission(request, obj)
+        return self.parent_admin().has_change_permission(request, obj)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -36,39 +200,72 @@ class ReadOnlyInline(admin.TabularInline):
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    tenant_field = "id"  # a tenant admin sees its own tenant's row, read-only
     list_display = ["slug", "name", "created_at"]
     search_fields = ["slug", "name"]
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    tenant_admin_may = ("view", "change", "delete")  # roles of its members; users are made by a superuser
+    tenant_admin_readonly_fields = ["user"]
     list_display = ["user", "tenant", "role"]
-    list_filter = ["tenant", "role"]
+    list_filter = [("tenant", admin.RelatedOnlyFieldListFilter), "role"]
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    tenant_admin_may = ("view", "add", "change")  # revoking is a change; a revoked key stays on record
+    fields = ["tenant", "name", "is_admin", "hint", "created_at", "last_used_at", "revoked_at"]  # never key_hash
+    readonly_fields = ["hint", "created_at", "last_used_at", "revoked_at"]
     list_display = ["hint", "name", "tenant", "is_admin", "created_at", "last_used_at", "revoked_at"]
-    list_filter = ["tenant"]
-    readonly_fields = ["key_hash", "hint", "created_at", "last_used_at"]
+    list_filter = [("tenant", admin.RelatedOnlyFieldListFilter)]
+    actions = ["revoke"]
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        return fields if obj is not None else [f for f in fields if f not in self.readonly_fields]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.plaintext = obj.set_secret()
+        super().save_model(request, obj, form, change)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        # The plaintext lives only in this response: shown once, never stored, never put in a message cookie.
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "API key issued",
+            "key": obj,
+            "plaintext": obj.plaintext,
+        }
+        return TemplateResponse(request, "admin/reasoning/apikey/issued.html", context)
+
+    @admin.action(description="Revoke the selected keys", permissions=["change"])
+    def revoke(self, request, queryset):
+        count = queryset.filter(revoked_at=None).update(revoked_at=timezone.now())
+        self.message_user(request, f"{count} key(s) revoked.")
 
 
-class CriterionInline(admin.TabularInline):
+class CriterionInline(TenantScopedInline, admin.TabularInline):
     model = RubricCriterion
     extra = 1
     fields = ["position", "name", "weight", "description"]
 
 
 @admin.register(Rubric)
-class RubricAdmin(admin.ModelAdmin):
+class RubricAdmin(TenantScopedAdmin, admin.ModelAdmin):
+    tenant_admin_may = ("view", "add", "change", "delete")
+    shared_rows_visible = True
     list_display = ["problem_kind", "name", "tenant", "is_active", "updated_at"]
-    list_filter = ["is_active", "tenant"]
+    list_filter = ["is_active", ("tenant", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["problem_kind", "name"]
     inlines = [CriterionInline]
 
 
-class NodeInline(ReadOnlyInline):
+class NodeInline(TenantScopedInline, ReadOnlyInline):
     model = ReasoningNode
     fk_name = "session"
     fields = [
@@ -87,15 +284,15 @@ class NodeInline(ReadOnlyInline):
 
 
 @admin.register(ReasoningSession)
-class ReasoningSessionAdmin(ReadOnlyAdmin):
+class ReasoningSessionAdmin(TenantScopedAdmin, ReadOnlyAdmin):
     list_display = ["id", "tenant", "status", "mode", "problem_kind", "budget_used_usd", "budget_usd", "started_at"]
-    list_filter = ["status", "mode", "problem_kind", "tenant"]
+    list_filter = ["status", "mode", "problem_kind", ("tenant", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["problem_text", "id"]
     inlines = [NodeInline]
 
 
 @admin.register(LLMCall)
-class LLMCallAdmin(ReadOnlyAdmin):
+class LLMCallAdmin(TenantScopedAdmin, ReadOnlyAdmin):
     list_display = [
         "created_at",
         "session",
@@ -111,6 +308,6 @@ class LLMCallAdmin(ReadOnlyAdmin):
 
 
 @admin.register(OverseerAction)
-class OverseerActionAdmin(ReadOnlyAdmin):
+class OverseerActionAdmin(TenantScopedAdmin, ReadOnlyAdmin):
     list_display = ["created_at", "session", "actor", "action", "node"]
     list_filter = ["action"]

@@ -1,18 +1,18 @@
 """The JSON API (django-ninja): thin endpoints over selectors and services, scoped to the caller's tenant."""
 
+import math
 from typing import Literal
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from ninja import Field, NinjaAPI, Query, Schema
-from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.pagination import LimitOffsetPagination, paginate
 from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
-from . import selectors, services
-from .models import ApiKey, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
+from . import access, selectors, services
+from .models import Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import (
     KIND,
     ActionOut,
@@ -26,17 +26,12 @@ from .schemas import (
     SessionOut,
     TreeOut,
 )
+from .throttles import CallerRate
 
 
 class BearerKey(HttpBearer):
     def authenticate(self, request, token):
-        key = ApiKey.find(token)
-        if key is None:
-            return None
-        ApiKey.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
-        request.tenant, request.actor, request.is_admin = key.tenant, f"key:{key.hint}", key.is_admin
-        request.can_act = True  # a key is an integration acting for its tenant
-        return key
+        return access.attach(request, access.for_key(token))
 
 
 class BrowserSession(SessionAuth):
@@ -48,17 +43,7 @@ class BrowserSession(SessionAuth):
         return super()._get_key(request)
 
     def authenticate(self, request, key):
-        user = super().authenticate(request, key)
-        membership = selectors.membership_for(user)
-        if membership is None:
-            return None
-        request.tenant, request.actor, request.is_admin = (
-            membership.tenant,
-            f"user:{user.username}",
-            membership.is_admin,
-        )
-        request.can_act = membership.can_act
-        return user
+        return access.attach(request, access.for_user(super().authenticate(request, key)))
 
 
 api = NinjaAPI(
@@ -116,16 +101,41 @@ READ = {401: ErrorOut, 422: ErrorOut}
 WRITE = {**READ, 400: ErrorOut, 413: ErrorOut, 415: ErrorOut}
 
 
-@api.post("/sessions", response={201: SessionOut, **WRITE}, tags=["sessions"])
+@api.exception_handler(Throttled)
+def throttled(request, exc):
+    # ninja adds the Retry-After header (whole seconds) to this response.
+    wait = f"retry in {math.ceil(exc.wait)} s" if exc.wait is not None else "retry later"
+    return api.create_response(request, {"detail": f"Too many requests from this key or user: {wait}."}, status=429)
+
+
+class DictPages(LimitOffsetPagination):
+    """limit/offset sliced in SQL: only the page's rows are read, and only they are turned into dicts."""
+
+    class Input(LimitOffsetPagination.Input):
+        # Past any real list, yet inside a 64-bit integer: a larger offset broke the SQL (a 500, not a 422).
+        offset: int = Field(0, ge=0, le=1_000_000_000)
+
+    def paginate_queryset(self, queryset, pagination, request, **params):
+        page = super().paginate_queryset(queryset, pagination, request, **params)
+        return {**page, "items": [row.to_dict() for row in page["items"]]}
+
+
+@api.post(
+    "/sessions",
+    response={201: SessionOut, 429: ErrorOut, **WRITE},
+    throttle=CallerRate("CREATE_RATE"),
+    tags=["sessions"],
+)
 def create_session(request, data: SessionIn):
+    """At most REASONING_CREATE_RATE per API key or user; beyond it, a 429 with Retry-After (seconds)."""
     session = services.create_session(request.tenant, data, triggered_by=request.actor)
     return Reply(201, session.to_dict())
 
 
 @api.get("/sessions", response={200: list[SessionOut], **READ}, tags=["sessions"])
-@paginate(LimitOffsetPagination)
+@paginate(DictPages)
 def list_sessions(request, filters: Query[SessionFilters]):
-    return [s.to_dict() for s in selectors.sessions_for(request.tenant, **filters.dict())]
+    return selectors.sessions_for(request.tenant, **filters.dict())
 
 
 @api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut, **READ}, tags=["sessions"])

@@ -71,11 +71,16 @@ class ApiKey(models.Model):
     @classmethod
     def issue(cls, tenant, name="", is_admin=False):
         """Create a key and return (row, plaintext); the plaintext is never stored."""
-        plaintext = cls.PREFIX + secrets.token_urlsafe(32)
-        row = cls.objects.create(
-            tenant=tenant, name=name, is_admin=is_admin, key_hash=sha256(plaintext), hint=plaintext[:10]
-        )
+        row = cls(tenant=tenant, name=name, is_admin=is_admin)
+        plaintext = row.set_secret()
+        row.save()
         return row, plaintext
+
+    def set_secret(self):
+        """Give this (unsaved) key a fresh secret and return its plaintext: the caller shows it once."""
+        plaintext = self.PREFIX + secrets.token_urlsafe(32)
+        self.key_hash, self.hint = sha256(plaintext), plaintext[:10]
+        return plaintext
 
     @classmethod
     def find(cls, plaintext):
@@ -168,10 +173,12 @@ class ReasoningSession(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        # The list's order (tenant, newest first, id breaking ties) after each filter, so a page is an index range.
         indexes = [
-            models.Index(fields=["tenant", "problem_kind"]),
-            models.Index(fields=["tenant", "-started_at"]),
-            models.Index(fields=["tenant", "status"]),
+            models.Index(fields=["tenant", "-started_at", "-id"]),
+            models.Index(fields=["tenant", "status", "-started_at", "-id"]),
+            models.Index(fields=["tenant", "problem_kind", "-started_at", "-id"]),
+            models.Index(fields=["tenant", "mode", "-started_at", "-id"]),
         ]
         ordering = ["-started_at"]
 

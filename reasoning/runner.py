@@ -1,7 +1,9 @@
 """Where sessions run: as asyncio tasks on the ASGI server's loop (default), or on Celery workers."""
 
 import asyncio
+import collections
 import contextvars
+import itertools
 import logging
 import threading
 
@@ -9,12 +11,18 @@ from django.conf import settings
 
 from . import control, events
 from .engine import REQUEUED, run_session
+from .models import ReasoningSession
 
 log = logging.getLogger(__name__)
 
 
 class InProcessRunner:
-    """Runs each session as a task on one event loop, at most MAX_CONCURRENT_SESSIONS at a time."""
+    """Runs sessions as tasks on one event loop, at most MAX_CONCURRENT_SESSIONS at a time, fairly across tenants.
+
+    A submitted session waits in its tenant's queue. When a slot frees, the next session comes from the tenant
+    with the fewest runs here, and among equals the one served longest ago (round-robin): one tenant's burst
+    cannot make another tenant's session wait behind all of it.
+    """
 
     def __init__(self, limit):
         self.limit = limit
@@ -22,12 +30,19 @@ class InProcessRunner:
         self.tasks = set()
         self.sessions = set()  # ids submitted and not yet ended here: a second submit asks for another turn
         self.again = set()
-        self._semaphore = None
+        self.waiting = {}  # tenant id -> the ids waiting for a slot, oldest first
+        self.runs = {}  # session id -> tenant id, for the runs holding a slot on this loop
+        self.served = {}  # tenant id -> the turn its last run started at: the round-robin's memory
+        self.turns = itertools.count()
+        self.stopping = False
 
     def bind(self, loop):
         if loop is not self.loop:
-            self.loop, self._semaphore = loop, None
+            # A new loop has all its slots free; sessions still waiting move to it.
+            self.loop, self.runs, self.stopping = loop, {}, False
             events.bind_loop(loop)
+            if self.waiting:
+                loop.call_soon_threadsafe(self._fill_slots)
 
     def submit(self, session_id):
         """Schedule a session; callable from the loop's thread or any other thread."""
@@ -50,23 +65,53 @@ class InProcessRunner:
             control.wake(session_id)
             return
         self.sessions.add(str(session_id))
-        # A fresh context: the session must not inherit the submitting request's (asgiref's executor among it).
-        task = self.loop.create_task(self._run(session_id), name=f"session-{session_id}", context=contextvars.Context())
+        self._spawn(self._enqueue(session_id), f"enqueue-{session_id}")
+
+    async def _enqueue(self, session_id):
+        """Queue the session behind its tenant's others (one query for the tenant), then fill the free slots."""
+        try:
+            tenant_id = (
+                await ReasoningSession.objects.filter(pk=session_id).values_list("tenant_id", flat=True).afirst()
+            )
+        except Exception:  # the run itself will meet the database's trouble and record it
+            log.exception("the runner could not read the tenant of session %s", session_id)
+            tenant_id = None
+        self.waiting.setdefault(tenant_id, collections.deque()).append(session_id)
+        self._fill_slots()
+
+    def _fill_slots(self):
+        while self.waiting and len(self.runs) < self.limit and not self.stopping:
+            tenant_id = min(self.waiting, key=self._precedence)
+            queue = self.waiting[tenant_id]
+            session_id = queue.popleft()
+            if not queue:
+                del self.waiting[tenant_id]
+            self.served[tenant_id] = next(self.turns)
+            self.runs[str(session_id)] = tenant_id
+            self._spawn(self._run(session_id, self.runs), f"session-{session_id}")
+
+    def _precedence(self, tenant_id):
+        running = sum(1 for t in self.runs.values() if t == tenant_id)
+        return running, self.served.get(tenant_id, -1)
+
+    def _spawn(self, coro, name):
+        # A fresh context: a session must not inherit the submitting request's (asgiref's executor among it).
+        task = self.loop.create_task(coro, name=name, context=contextvars.Context())
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _run(self, session_id):
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.limit)
+    async def _run(self, session_id, runs):
         try:
-            async with self._semaphore:
-                # A command that arrived as a turn ended asks for another turn at once.
-                while await run_session(session_id) == REQUEUED or self._wanted_again(session_id):
-                    pass
+            # A command that arrived as a turn ended asks for another turn at once.
+            while await run_session(session_id) == REQUEUED or self._wanted_again(session_id):
+                pass
         except Exception:  # run_session keeps a session's own failures; this is the engine failing around it
             log.exception("the runner could not run session %s", session_id)
         finally:
             self.sessions.discard(str(session_id))
+            runs.pop(str(session_id), None)
+            if runs is self.runs:  # a slot of this loop freed (a run of a loop left behind frees none here)
+                self._fill_slots()
 
     def _wanted_again(self, session_id):
         wanted = str(session_id) in self.again
@@ -76,8 +121,13 @@ class InProcessRunner:
     async def shutdown(self, grace_s):
         """Stop every run here: no new model call starts, calls in flight get grace_s to finish, then are cut.
 
-        Each session ends interrupted with its tree and ledger written, to be resumed when a server starts.
+        Each session ends interrupted with its tree and ledger written, to be resumed when a server starts;
+        sessions still waiting for a slot stay queued in the database, for the next server to run.
         """
+        self.stopping = True
+        for queue in self.waiting.values():
+            self.sessions.difference_update(str(session_id) for session_id in queue)
+        self.waiting.clear()
         control.stop_all("interrupted")
         tasks = list(self.tasks)
         if not tasks:

@@ -28,7 +28,7 @@ def sessions_for(tenant, status=None, problem_kind=None, mode=None):
         qs = qs.filter(problem_kind=problem_kind)
     if mode:
         qs = qs.filter(mode=mode)
-    return qs.order_by("-started_at")
+    return qs.order_by("-started_at", "-id")  # the id makes the order total, so offset pages never overlap
 
 
 def get_session(tenant, session_id):

@@ -198,3 +198,15 @@ async def test_an_idle_socket_stays_open_and_still_gets_events(alice, settings):
     update = await ws.receive_json_from(timeout=5)
     assert update["type"] == "session.updated" and update["session"]["status"] == "paused"
     await ws.disconnect()
+
+
+async def test_a_key_opening_a_socket_is_marked_used(alice):
+    from reasoning.models import ApiKey
+
+    session = await new_session(alice)
+    assert (await ApiKey.objects.aget(tenant=alice.tenant)).last_used_at is None
+    ws = connect(session.id, token=alice.key)
+    assert (await ws.connect())[0]
+    await ws.receive_json_from()
+    assert (await ApiKey.objects.aget(tenant=alice.tenant)).last_used_at is not None
+    await ws.disconnect()

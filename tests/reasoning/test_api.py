@@ -213,3 +213,8 @@ def test_the_api_docs_need_no_internet(client, alice):
     client.force_login(alice.user)
     html = client.get("/api/docs").content.decode()
     assert "cdn." not in html and "swagger-ui-bundle.js" in html
+
+
+def test_an_offset_past_any_list_is_a_422_not_a_500(client, alice):
+    response = client.get("/api/sessions", {"offset": 378060992295065026560}, **alice.auth)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "offset"

@@ -34,6 +34,7 @@ class Command(BaseCommand):
         created = load_rubrics()
         tenant, _ = Tenant.objects.get_or_create(slug="demo", defaults={"name": "Demo Family Office"})
         user = self.advisor()
+        # Admin of the demo tenant: its rubrics, keys and members in the admin, and nothing of other tenants.
         Membership.objects.update_or_create(user=user, defaults={"tenant": tenant, "role": Role.ADMIN})
         if not ReasoningSession.objects.filter(tenant=tenant).exists():
             for kind, mode, problem in DEMO_PROBLEMS:
@@ -48,9 +49,10 @@ class Command(BaseCommand):
         )
 
     def advisor(self):
-        user, is_new = get_user_model().objects.get_or_create(username="advisor", defaults={"is_staff": True})
+        """A firm's advisor: staff to open the admin, never a superuser (an earlier seed made it one)."""
+        user, is_new = get_user_model().objects.get_or_create(username="advisor")
         if is_new:
-            user.is_superuser = True  # the demo login may edit rubrics in the admin
             user.set_password("advisor")
-            user.save()
+        user.is_staff, user.is_superuser = True, False
+        user.save()
         return user

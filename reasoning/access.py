@@ -1,0 +1,53 @@
+"""Who is calling, and for which tenant: the one answer the API, the socket, the pages and the admin all ask for."""
+
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from . import selectors
+from .models import ApiKey, Tenant
+
+
+@dataclass(frozen=True)
+class Principal:
+    """A caller resolved to its tenant: a member of it, or one of its API keys."""
+
+    tenant: Tenant
+    actor: str  # what the audit log records: "user:<username>" or "key:<hint>"
+    is_admin: bool  # may also write rubrics and keys
+    can_act: bool  # may run and steer sessions; a viewer only watches
+
+
+def for_user(user):
+    """A logged-in, active member's principal; None for anonymous users and users without a membership."""
+    if user is None or not user.is_authenticated or not user.is_active:
+        return None
+    membership = selectors.membership_for(user)
+    if membership is None:
+        return None
+    return Principal(
+        tenant=membership.tenant,
+        actor=f"user:{user.username}",
+        is_admin=membership.is_admin,
+        can_act=membership.can_act,
+    )
+
+
+def for_key(plaintext):
+    """A live API key's principal, its use recorded; None for an unknown, revoked or malformed key."""
+    key = ApiKey.find(plaintext) if isinstance(plaintext, str) else None
+    if key is None:
+        return None
+    # Stamped only while still unrevoked: a key revoked since the lookup is refused, not used.
+    if not ApiKey.objects.filter(pk=key.pk, revoked_at=None).update(last_used_at=timezone.now()):
+        return None
+    return Principal(tenant=key.tenant, actor=f"key:{key.hint}", is_admin=key.is_admin, can_act=True)
+
+
+def attach(request, principal):
+    """Hang the principal on the request, with the tenant, actor, is_admin and can_act that code reads; returns it."""
+    if principal is not None:
+        request.principal = principal
+        request.tenant, request.actor = principal.tenant, principal.actor
+        request.is_admin, request.can_act = principal.is_admin, principal.can_act
+    return principal

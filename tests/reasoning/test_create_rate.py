@@ -1,0 +1,73 @@
+"""Creating sessions is rate-limited per API key and per user: a 429 with Retry-After, and nothing stored."""
+
+import json
+
+import pytest
+
+from reasoning import throttles
+from reasoning.models import ApiKey, ReasoningSession
+
+pytestmark = pytest.mark.django_db
+
+GOOD = {"problem_text": "Should the family sell the CHF 5m stake in the family firm to a strategic buyer?"}
+WINDOW_START = 1_000 * 60.0  # a whole minute, so the window's end is easy to read
+
+
+@pytest.fixture
+def now(monkeypatch, settings):
+    """Two creations per minute, and a clock the test moves."""
+    settings.REASONING = {**settings.REASONING, "CREATE_RATE": (2, 60)}
+    clock = {"t": WINDOW_START + 10}
+    monkeypatch.setattr(throttles, "clock", lambda: clock["t"])
+    return clock
+
+
+def create(client, auth):
+    return client.post("/api/sessions", data=json.dumps(GOOD), content_type="application/json", **auth)
+
+
+def test_the_creation_beyond_the_limit_gets_a_429_with_retry_after_and_stores_nothing(client, alice, now):
+    assert [create(client, alice.auth).status_code for _ in range(2)] == [201, 201]
+    refused = create(client, alice.auth)
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "50"  # the window ends 50 s from now
+    assert "retry in 50 s" in refused.json()["detail"]
+    assert ReasoningSession.objects.count() == 2
+
+
+def test_another_key_of_the_same_tenant_has_its_own_allowance(client, alice, now):
+    for _ in range(2):
+        create(client, alice.auth)
+    assert create(client, alice.auth).status_code == 429
+    _, other_key = ApiKey.issue(alice.tenant, name="second integration")
+    assert create(client, {"HTTP_AUTHORIZATION": f"Bearer {other_key}"}).status_code == 201
+    assert ReasoningSession.objects.filter(tenant=alice.tenant).count() == 3
+
+
+def test_a_logged_in_user_is_limited_apart_from_the_tenants_keys(client, alice, now):
+    for _ in range(2):
+        create(client, alice.auth)
+    client.force_login(alice.user)
+    assert [create(client, {}).status_code for _ in range(3)] == [201, 201, 429]
+
+
+def test_the_next_window_lets_creations_through_again(client, alice, now):
+    for _ in range(2):
+        create(client, alice.auth)
+    assert create(client, alice.auth).status_code == 429
+    now["t"] += 50
+    assert create(client, alice.auth).status_code == 201
+    assert ReasoningSession.objects.count() == 3
+
+
+def test_reads_are_not_limited_and_off_means_no_limit(client, alice, now, settings):
+    for _ in range(2):
+        create(client, alice.auth)
+    assert client.get("/api/sessions", **alice.auth).status_code == 200
+    settings.REASONING = {**settings.REASONING, "CREATE_RATE": None}
+    assert create(client, alice.auth).status_code == 201
+
+
+def test_the_openapi_document_names_the_429(client):
+    responses = client.get("/api/openapi.json").json()["paths"]["/api/sessions"]["post"]["responses"]
+    assert "429" in responses
