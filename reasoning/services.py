@@ -59,6 +59,19 @@ def validate_params(mode, params):
         ) from None
 
 
+def check_models(data):
+    """A model a session names must resolve to a provider litellm knows: refused now, not failed later."""
+    from .llm.gateway import provider_of  # litellm loads only where a model name is checked
+
+    errors = [
+        {"field": field, "message": f"litellm knows no provider for the model '{name}' (try 'openai/<model>')"}
+        for field, name in (("model_primary", data.model_primary), ("model_fallback", data.model_fallback))
+        if name and provider_of(name) is None
+    ]
+    if errors:
+        raise InvalidInput(errors)
+
+
 def create_session(tenant, data, triggered_by="", submit=True):
     """Create a queued session from a validated SessionIn; submit it to the runner once committed."""
     kind = data.problem_kind or "general"
@@ -66,6 +79,7 @@ def create_session(tenant, data, triggered_by="", submit=True):
         raise InvalidInput([{"field": "problem_kind", "message": f"no rubric for problem kind '{kind}'"}])
     mode, reason = resolve_mode(data.mode, kind, data.problem_text)
     params = validate_params(mode, data.params)
+    check_models(data)
     engine = settings.REASONING
     with transaction.atomic():
         session = ReasoningSession.objects.create(

@@ -49,6 +49,16 @@ def prices(model):
     return info.get("input_cost_per_token") or 0.0, info.get("output_cost_per_token") or 0.0
 
 
+def provider_of(model):
+    """The litellm provider a model name resolves to, or None when litellm knows no provider for it."""
+    engine = settings.REASONING
+    offline.register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"])  # offline/sim is a provider too
+    try:
+        return litellm.get_llm_provider(model)[1]
+    except Exception:  # litellm raises BadRequestError (and others) for a name it cannot place
+        return None
+
+
 def build_router(primary, fallback, retries, timeout, deployment_params=None):
     """litellm's Router over the primary and, when given, the fallback model."""
     deployment_params = deployment_params or {}

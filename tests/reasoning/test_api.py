@@ -218,3 +218,13 @@ def test_the_api_docs_need_no_internet(client, alice):
 def test_an_offset_past_any_list_is_a_422_not_a_500(client, alice):
     response = client.get("/api/sessions", {"offset": 378060992295065026560}, **alice.auth)
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "offset"
+
+
+@pytest.mark.parametrize("field", ["model_primary", "model_fallback"])
+def test_a_model_litellm_cannot_place_is_refused_at_creation(client, alice, field):
+    response = post(client, "/api/sessions", {**GOOD, field: "0"}, alice)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == field
+    assert "no provider" in response.json()["detail"][0]["message"]
+    assert ReasoningSession.objects.count() == 0
+    ok = post(client, "/api/sessions", {**GOOD, field: "openai/gpt-4o-mini"}, alice)
+    assert ok.status_code == 201
