@@ -10,11 +10,12 @@ nodes carry the next iteration number) is finished before a new one starts.
 
 import math
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
+from .replies import AnswerOut, ScoreOut
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
 
@@ -28,30 +29,18 @@ class ExpandOut(BaseModel):
     thoughts: list[Thought] = Field(min_length=1, max_length=20)
 
 
-class ValueOut(BaseModel):
-    score: float
-    reason: str = Field(default="", max_length=4000)
-    is_terminal: bool = False
-
-    @field_validator("score")
-    @classmethod
-    def clamp(cls, value):
-        # Models drift outside the scale; a clamped value keeps UCB1 meaningful.
-        return min(1.0, max(0.0, value))
-
-
 class ReflectOut(BaseModel):
     reflection: str = Field(min_length=1, max_length=4000)
 
 
-class SynthesizeOut(BaseModel):
-    answer: str = Field(min_length=1, max_length=20000)
+class ValueOut(ScoreOut):
+    is_terminal: bool = False  # the step completes a solution
 
 
 EXPAND = Contract("lats.expand", ExpandOut, max_tokens=1200)
 EVALUATE = Contract("lats.evaluate", ValueOut, max_tokens=300)
 REFLECT = Contract("lats.reflect", ReflectOut, max_tokens=400)
-SYNTHESIZE = Contract("lats.synthesize", SynthesizeOut, max_tokens=1000)
+SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1000)
 
 
 class LATSParams(StrictParams):

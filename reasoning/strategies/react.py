@@ -21,6 +21,7 @@ from reasoning import tools
 from reasoning.prompts import render
 
 from .base import Answer, BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, settle_all
+from .replies import AnswerOut
 
 FINAL = tools.FINAL_ANSWER
 ACTION_LIMIT = 500  # the edge's action column
@@ -38,12 +39,8 @@ class StepOut(BaseModel):
     action: Action
 
 
-class SynthesizeOut(BaseModel):
-    answer: str = Field(min_length=1, max_length=20000)
-
-
 STEP = Contract("react.step", StepOut, max_tokens=900)
-SYNTHESIZE = Contract("react.synthesize", SynthesizeOut, max_tokens=1000)
+SYNTHESIZE = Contract("react.synthesize", AnswerOut, max_tokens=1000)
 
 
 class ReActParams(StrictParams):
@@ -146,7 +143,7 @@ class ReAct(Strategy):
         last = path[-1]
         rewrite = self.resynthesize and last.id == self.ctx.prior.final_node_id
         if is_final(last) and not rewrite:
-            return Answer(parsed=SynthesizeOut(answer=last.state["answer"]), model="", cost_usd=0.0, latency_ms=0)
+            return Answer(parsed=AnswerOut(answer=last.state["answer"]), model="", cost_usd=0.0, latency_ms=0)
         return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=last.id)
 
     @classmethod

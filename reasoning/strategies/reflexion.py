@@ -15,11 +15,12 @@ next attempt's number follows the highest one used. A pruned attempt leaves the 
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Node, Strategy, StrictParams, Unparseable, settle_all
+from .replies import AnswerOut, ScoreOut
 
 
 class Step(BaseModel):
@@ -30,17 +31,6 @@ class AttemptOut(BaseModel):
     steps: list[Step] = Field(min_length=1, max_length=12)
 
 
-class EvaluateOut(BaseModel):
-    score: float
-    reason: str = Field(default="", max_length=4000)
-
-    @field_validator("score")
-    @classmethod
-    def clamp(cls, value):
-        # Models drift outside the scale; a clamped score keeps the threshold meaningful.
-        return min(1.0, max(0.0, value))
-
-
 class ReflectOut(BaseModel):
     critique: str = Field(min_length=1, max_length=4000)
 
@@ -49,15 +39,11 @@ class ExpandOut(BaseModel):
     thoughts: list[Step] = Field(min_length=1, max_length=20)
 
 
-class SynthesizeOut(BaseModel):
-    answer: str = Field(min_length=1, max_length=20000)
-
-
 ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)
-EVALUATE = Contract("reflexion.evaluate", EvaluateOut, max_tokens=300)
+EVALUATE = Contract("reflexion.evaluate", ScoreOut, max_tokens=300)
 REFLECT = Contract("reflexion.reflect", ReflectOut, max_tokens=500)
 EXPAND = Contract("reflexion.expand", ExpandOut, max_tokens=1200)
-SYNTHESIZE = Contract("reflexion.synthesize", SynthesizeOut, max_tokens=1000)
+SYNTHESIZE = Contract("reflexion.synthesize", AnswerOut, max_tokens=1000)
 
 
 class ReflexionParams(StrictParams):

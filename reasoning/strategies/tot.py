@@ -7,11 +7,12 @@ the deepest level with live nodes is completed (parents left without children pr
 or stale children scored, the best kept), then the search goes on below it.
 """
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
+from .replies import AnswerOut, ScoreOut
 
 
 class ProposedThought(BaseModel):
@@ -23,24 +24,9 @@ class ProposeOut(BaseModel):
     thoughts: list[ProposedThought] = Field(min_length=1, max_length=20)
 
 
-class EvaluateOut(BaseModel):
-    score: float
-    reason: str = Field(default="", max_length=4000)
-
-    @field_validator("score")
-    @classmethod
-    def clamp(cls, value):
-        # Models drift outside the scale; a clamped score keeps ranking meaningful.
-        return min(1.0, max(0.0, value))
-
-
-class SynthesizeOut(BaseModel):
-    answer: str = Field(min_length=1, max_length=20000)
-
-
 PROPOSE = Contract("tot.propose", ProposeOut, max_tokens=1200)
-EVALUATE = Contract("tot.evaluate", EvaluateOut, max_tokens=300)
-SYNTHESIZE = Contract("tot.synthesize", SynthesizeOut, max_tokens=1000)
+EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
+SYNTHESIZE = Contract("tot.synthesize", AnswerOut, max_tokens=1000)
 
 
 class ToTParams(StrictParams):
