@@ -55,7 +55,7 @@ async def solve_one(tenant, mode, params, puzzle, latency_ms):
     session = await ReasoningSession.objects.aget(pk=session.id)
     final = await ReasoningNode.objects.filter(pk=session.final_node_id).afirst()
     numbers = [int(n) for n in puzzle.split()]
-    solved = bool(final) and game24.is_answer(final.thought) and game24.check_answer(final.thought, numbers)[0]
+    solved = bool(final) and reached_24(final, numbers)
     calls = await LLMCall.objects.filter(session_id=session.id, outcome__in=["ok", "fallback"]).acount()
     return {
         "solved": solved,
@@ -64,6 +64,13 @@ async def solve_one(tenant, mode, params, puzzle, latency_ms):
         "wall": wall,
         "model": gateway.model_time(),
     }
+
+
+def reached_24(node, numbers):
+    """The search's own path reached 24: a checked "Answer: ... = 24", or a last step leaving exactly 24."""
+    if game24.is_answer(node.thought):
+        return game24.check_answer(node.thought, numbers)[0]
+    return node.state.get("left") == [24]
 
 
 async def measure(mode, params, rows, timed):
