@@ -39,12 +39,15 @@ migrate: install
 seed: migrate
 	$(BIN)/python manage.py seed_demo
 
+# A 5,000-node tree's snapshot is a 4 MB websocket message; Daphne's default limit is 1 MB.
+WS_MAX_MESSAGE ?= 33554432
+
 run: seed
 	$(BIN)/python manage.py interrupt_running
 	@echo ""
 	@echo "  Explorer: http://$(HOST):$(PORT)/   login: advisor / advisor (demo only)   model: $${REASONING_MODEL_PRIMARY:-offline/sim}"
 	@echo ""
-	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
+	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) --websocket-max-message-size $(WS_MAX_MESSAGE) config.asgi:application
 
 test: install browser
 	$(BIN)/pytest
@@ -62,6 +65,7 @@ bench: migrate
 	$(BIN)/python bench/game24.py
 	$(BIN)/python bench/strategies.py
 	$(BIN)/python bench/sessions_list.py
+	$(BIN)/python bench/explorer_browser.py
 
 clean:
 	rm -rf $(VENV) node_modules var staticfiles

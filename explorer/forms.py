@@ -45,6 +45,12 @@ class SessionForm(forms.Form):
     problem_kind = forms.ChoiceField(label="Problem kind")
     mode = forms.ChoiceField(label="Strategy", initial=Mode.AUTO)
     budget_usd = forms.FloatField(label="Budget (USD)", widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}))
+    model_primary = forms.CharField(
+        label="Model", required=False, max_length=200, help_text="Any litellm model name; empty for the default."
+    )
+    model_fallback = forms.CharField(
+        label="Fallback model", required=False, max_length=200, help_text="Tried when the model fails; optional."
+    )
 
     def __init__(self, *args, rubrics=(), **kwargs):
         kwargs.setdefault("label_suffix", "")
@@ -55,6 +61,9 @@ class SessionForm(forms.Form):
             self.fields["problem_kind"].initial = "general"
         self.fields["mode"].choices = [(Mode.AUTO.value, Mode.AUTO.label), *strategy_labels()]
         self.fields["budget_usd"].initial = f"{settings.REASONING['DEFAULT_BUDGET_USD']:.2f}"
+        # The defaults as placeholders: empty fields leave the choice to the settings.
+        self.fields["model_primary"].widget.attrs["placeholder"] = settings.REASONING["MODEL_PRIMARY"]
+        self.fields["model_fallback"].widget.attrs["placeholder"] = settings.REASONING["MODEL_FALLBACK"] or "none"
         self.param_names = {}  # form field -> (mode, param)
         for mode, _label in strategy_labels():
             for field_name, param, field in param_fields(mode):
@@ -68,6 +77,10 @@ class SessionForm(forms.Form):
             for mode, label in strategy_labels()
         ]
 
+    def mode_with_errors(self):
+        """The strategy whose parameters have an error (its fieldset must show), else None."""
+        return next((mode for field, (mode, _) in self.param_names.items() if self.errors.get(field)), None)
+
     def session_payload(self):
         """The cleaned form as the SessionIn dict; only the chosen strategy's params, empty ones left to defaults."""
         data = self.cleaned_data
@@ -76,7 +89,9 @@ class SessionForm(forms.Form):
             for field, (mode, param) in self.param_names.items()
             if mode == data["mode"] and data.get(field) is not None
         }
+        models = {key: data[key].strip() for key in ("model_primary", "model_fallback") if data.get(key, "").strip()}
         return {
+            **models,
             "problem_text": data["problem_text"],
             "problem_kind": data["problem_kind"],
             "mode": data["mode"],

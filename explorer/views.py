@@ -1,22 +1,30 @@
 """The explorer's pages: thin views that authorise, read through selectors and write through services."""
 
+import uuid
 from functools import wraps
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from pydantic import ValidationError
 
 from reasoning import access, selectors, services
-from reasoning.models import Mode, ReasoningSession, Status, is_offline
+from reasoning.models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status, is_offline
 from reasoning.schemas import SessionIn
+from reasoning.strategies.auto import pick_mode
 
+from . import presenters
 from .forms import SessionForm
 
 PAGE_SIZE = 25
+MAX_QUERY = 200  # characters of a search; more is cut, not refused
+MAX_POLLED = 100  # ids one status poll may ask about
 
 
 def engine_context(request):
@@ -45,19 +53,81 @@ def session_list(request):
         "mode": _choice(request.GET.get("mode"), Mode.values),
         "problem_kind": (request.GET.get("problem_kind") or "").strip()[:64] or None,
     }
-    sessions = selectors.sessions_for(request.tenant, **filters)
+    query = (request.GET.get("q") or "").strip()[:MAX_QUERY]
+    sessions = with_node_counts(selectors.sessions_for(request.tenant, **filters))
+    if query:
+        sessions = sessions.filter(problem_text__icontains=query)
     page = Paginator(sessions, PAGE_SIZE).get_page(request.GET.get("page"))
+    now = timezone.now()
+    for s in page.object_list:
+        s.row = list_row(s, now)
     return render(
         request,
         "explorer/session_list.html",
         {
             "page_obj": page,
             "filters": filters,
+            "query": query,
+            "filtered": bool(query or any(filters.values())),
             "statuses": Status.values,
             "modes": Mode.choices,
             "kinds": sorted(set(kinds) | ({filters["problem_kind"]} if filters["problem_kind"] else set())),
         },
     )
+
+
+def with_node_counts(sessions):
+    """Each session's node count in the same query: a subquery per listed row, so a page costs one query."""
+    counts = ReasoningNode.objects.filter(session=OuterRef("pk")).order_by().values("session").annotate(n=Count("pk"))
+    return sessions.annotate(node_count=Coalesce(Subquery(counts.values("n")), 0))
+
+
+def list_row(session, now):
+    """What a row of the list shows beyond the session's own fields."""
+    return {
+        "budget_pct": _budget_pct(session),
+        "duration": presenters.duration_text(presenters.duration(session, now)),
+        "preview": " ".join((session.final_answer or "").split())[:160],
+        "partial": session.answer_partial,
+        "is_live": session.status in (Status.RUNNING, Status.QUEUED),
+    }
+
+
+@tenant_required
+def session_statuses(request):
+    """The list page's poll: status, budget, nodes and answer preview of the listed sessions (?ids=a,b,...)."""
+    ids = [i for i in (request.GET.get("ids") or "").split(",") if i][:MAX_POLLED]
+    valid = []
+    for i in ids:
+        try:
+            valid.append(uuid.UUID(i))
+        except ValueError:
+            continue
+    rows = with_node_counts(selectors.sessions_for(request.tenant).filter(pk__in=valid))
+    now = timezone.now()
+    return JsonResponse(
+        {
+            "sessions": [
+                {
+                    "id": str(s.id),
+                    "status": s.status,
+                    "budget_used_usd": s.budget_used_usd,
+                    "budget_usd": s.budget_usd,
+                    "node_count": s.node_count,
+                    **list_row(s, now),
+                }
+                for s in rows
+            ]
+        }
+    )
+
+
+@tenant_required
+def auto_mode(request):
+    """The mode auto would pick for this kind and text, and why: the form shows it before submitting."""
+    kind = (request.GET.get("kind") or "general").strip()[:64]
+    mode, reason = pick_mode(kind, (request.GET.get("text") or "")[:20_000])
+    return JsonResponse({"mode": mode, "reason": reason})
 
 
 @tenant_required
@@ -93,6 +163,30 @@ def session_detail(request, session_id):
     )
 
 
+@tenant_required
+def session_report(request, session_id):
+    """One printable page an advisor can file: the problem, the status, the answer and the path that led to it."""
+    try:
+        session = selectors.get_session(request.tenant, session_id)
+    except ReasoningSession.DoesNotExist:
+        raise Http404("No such session.") from None
+    cancel = OverseerAction.objects.filter(session=session, action="cancel").order_by("-created_at").first()
+    return render(
+        request,
+        "explorer/session_report.html",
+        {
+            "session": session,
+            "status_sentence": presenters.status_sentence(session, cancel.actor if cancel else ""),
+            "path": presenters.answer_path(session),
+            "spent": presenters.usd(session.budget_used_usd),
+            "budget": presenters.usd(session.budget_usd),
+            "duration": presenters.duration_text(presenters.duration(session)),
+            "node_count": session.nodes.count(),
+            "printed_at": timezone.now(),
+        },
+    )
+
+
 def _create_session(request, form):
     """Validate with SessionIn, create through the service; errors land on the form's fields, never a 500."""
     try:
@@ -105,12 +199,12 @@ def _create_session(request, form):
         return services.create_session(request.tenant, data, triggered_by=f"web:{request.user.get_username()}")
     except services.InvalidInput as error:
         for e in error.errors:
-            form.add_service_error(e.get("field") or "", e.get("message") or "invalid")
+            form.add_service_error(e.get("field") or "", presenters.plain_message(e.get("message") or "invalid"))
         return None
 
 
 def _pydantic_message(error):
-    return error["msg"].removeprefix("Value error, ")
+    return presenters.plain_message(error["msg"])
 
 
 def _choice(value, allowed):

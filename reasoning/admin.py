@@ -3,8 +3,10 @@
 Rubrics and keys are edited here; sessions are read-only records with their nodes.
 """
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.db import models
 from django.db.models import Q
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -21,6 +23,36 @@ from .models import (
     RubricCriterion,
     Tenant,
 )
+
+
+def usd(value):
+    """Money with its currency and a precision that shows small amounts: $0.0265, $1.25, $0.000012."""
+    value = float(value or 0)
+    if value == 0:
+        return "$0.00"
+    if abs(value) >= 1 or abs(value - round(value, 2)) < 1e-9:
+        return f"${value:,.2f}"  # whole cents: $0.50, $12.00
+    return f"${value:.4f}" if abs(value) >= 0.001 else f"${value:.6f}"
+
+
+class MoneyDisplay:
+    """The money columns of sessions, nodes and calls, shown as USD instead of raw floats."""
+
+    @admin.display(description="budget used", ordering="budget_used_usd")
+    def budget_used(self, obj):
+        return usd(obj.budget_used_usd)
+
+    @admin.display(description="budget", ordering="budget_usd")
+    def budget(self, obj):
+        return usd(obj.budget_usd)
+
+    @admin.display(description="cost", ordering="cost_usd")
+    def cost(self, obj):
+        return usd(obj.cost_usd)
+
+    @admin.display(description="reserved", ordering="reserved_usd")
+    def reserved(self, obj):
+        return usd(obj.reserved_usd)
 
 
 def tenant_admin(request):
@@ -253,6 +285,10 @@ class CriterionInline(TenantScopedInline, admin.TabularInline):
     model = RubricCriterion
     extra = 1
     fields = ["position", "name", "weight", "description"]
+    formfield_overrides = {models.TextField: {"widget": forms.Textarea(attrs={"rows": 3})}}
+
+    class Media:
+        css = {"all": ["admin/reasoning/criteria.css"]}  # the description wraps instead of running off the page
 
 
 @admin.register(Rubric)
@@ -265,7 +301,7 @@ class RubricAdmin(TenantScopedAdmin, admin.ModelAdmin):
     inlines = [CriterionInline]
 
 
-class NodeInline(TenantScopedInline, ReadOnlyInline):
+class NodeInline(MoneyDisplay, TenantScopedInline, ReadOnlyInline):
     model = ReasoningNode
     fk_name = "session"
     fields = [
@@ -276,7 +312,7 @@ class NodeInline(TenantScopedInline, ReadOnlyInline):
         "is_terminal",
         "parse_error",
         "model_used",
-        "cost_usd",
+        "cost",
         "latency_ms",
     ]
     readonly_fields = fields
@@ -284,15 +320,21 @@ class NodeInline(TenantScopedInline, ReadOnlyInline):
 
 
 @admin.register(ReasoningSession)
-class ReasoningSessionAdmin(TenantScopedAdmin, ReadOnlyAdmin):
-    list_display = ["id", "tenant", "status", "mode", "problem_kind", "budget_used_usd", "budget_usd", "started_at"]
+class ReasoningSessionAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
+    list_display = ["id", "tenant", "status", "mode", "problem_kind", "budget_used", "budget", "started_at"]
     list_filter = ["status", "mode", "problem_kind", ("tenant", admin.RelatedOnlyFieldListFilter)]
-    search_fields = ["problem_text", "id"]
+    search_fields = ["problem_text", "id", "triggered_by", "final_answer"]
+    exclude = ["budget_used_usd", "budget_usd", "budget_reserved_usd"]  # shown formatted, below
+    readonly_fields = ["budget_used", "budget", "budget_reserved"]
     inlines = [NodeInline]
+
+    @admin.display(description="budget reserved")
+    def budget_reserved(self, obj):
+        return usd(obj.budget_reserved_usd)
 
 
 @admin.register(LLMCall)
-class LLMCallAdmin(TenantScopedAdmin, ReadOnlyAdmin):
+class LLMCallAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
     list_display = [
         "created_at",
         "session",
@@ -301,10 +343,13 @@ class LLMCallAdmin(TenantScopedAdmin, ReadOnlyAdmin):
         "outcome",
         "tokens_in",
         "tokens_out",
-        "cost_usd",
+        "cost",
         "latency_ms",
     ]
     list_filter = ["outcome", "purpose", "model_used"]
+    search_fields = ["purpose", "model_used", "model_requested", "error", "session__id"]
+    exclude = ["cost_usd", "reserved_usd"]  # shown formatted
+    readonly_fields = ["cost", "reserved"]
 
 
 @admin.register(OverseerAction)

@@ -26,6 +26,8 @@
     setText("session-error", s.error);
     E.renderSessionActions(s);
     E.renderConnection();
+    E.renderProgress();
+    E.renderAnswerExtras(s);
   };
 
   function renderAnswer(s) {

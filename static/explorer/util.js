@@ -4,8 +4,15 @@
  *   model.js       the data: the last snapshot plus the deltas since; hierarchy, pruned subtrees, best path
  *   strategies.js  how each strategy's nodes look and what its inspector shows (a registry by mode)
  *   tree.js        the D3 drawing: layers created once, one update() joined by node id
+ *   view.js        what is drawn: collapsed and folded subtrees, best path only, search matches
+ *   minimap.js     the whole tree in a corner with the view's rectangle (large trees)
+ *   treetools.js   the tree's toolbar and keys: search, best path, collapse, arrows; the #node= permalink
+ *   export.js      the tree as JSON (the API's format), SVG and PNG
  *   inspector.js   the selected node's side panel
  *   session.js     the session header, the final answer, lineage, the status line
+ *   progress.js    the header's status sentence and progress (depth, nodes, elapsed, spend rate), ticking
+ *   answer.js      the recommendation: collapse, copy, its steps linked to their nodes
+ *   compare.js     two nodes side by side ("Compare with…" in the inspector)
  *   steering.js    every overseer action over HTTP, the inspector's forms, shortcuts, the audit trail
  *   socket.js      the websocket: receive only, seq-checked, re-synced by snapshot
  *   main.js        wiring: the page's snapshot first, then the socket
@@ -30,6 +37,7 @@
     FINISHED: new Set(["solved", "failed", "exhausted", "cancelled"]),
     UNSCORED: "#9aabc2", // neutral grey-blue for a thought not scored (yet)
     DURATION: 350,
+    READABLE_ZOOM: 0.4, // below this zoom the tree's text is too small to read, so it is not drawn
     SNAPSHOT_TIMEOUT_MS: 5000, // a re-sync request unanswered this long falls back to a reconnect
     OK_MESSAGE_MS: 6000, // a success note in the status line fades after this long
   };

@@ -116,20 +116,14 @@ class LiveBrowserTestCase(ChannelsLiveServerTestCase):
     def setUp(self):
         from django.contrib.auth import get_user_model
 
-        from reasoning.models import Membership, Rubric, RubricCriterion, Tenant
+        from reasoning.fixtures import load_rubrics
+        from reasoning.models import Membership, Tenant
 
+        # A live-server test case flushes the database after each test: the shipped rubrics come back each time.
+        load_rubrics()
         self.tenant = Tenant.objects.create(slug="e2e", name="E2E")
         self.user = get_user_model().objects.create_user(username=USERNAME, password=PASSWORD)
         Membership.objects.create(user=self.user, tenant=self.tenant)
-        rubric, created = Rubric.objects.get_or_create(
-            tenant=None,
-            problem_kind="general",
-            defaults={"name": "General", "description": "Sound, specific, client-suitable reasoning."},
-        )
-        if created:
-            RubricCriterion.objects.create(
-                rubric=rubric, name="Soundness", description="Each step follows.", weight=1.0
-            )
 
     @contextlib.contextmanager
     def chromium(self):

@@ -260,3 +260,163 @@ def test_the_form_offers_each_built_strategy_with_its_declared_params(client_of,
         assert f'<option value="{mode}"' in html and f'data-mode="{mode}"' in html
     # Limits and defaults come from the strategy's Params schema.
     assert 'name="tot-branching"' in html and 'max="8"' in html and 'placeholder="3"' in html
+
+
+# ---- the sessions list: search, node counts, one query count whatever the page holds ----------------
+
+
+def add_nodes(party, session, count):
+    root = ReasoningNode.objects.create(tenant=party.tenant, session=session, depth=0, thought="root")
+    for i in range(count - 1):
+        ReasoningNode.objects.create(tenant=party.tenant, session=session, parent=root, depth=1, thought=f"step {i}")
+
+
+def test_list_search_finds_words_in_the_problem(client_of, alice, bob):
+    make_session(alice, text="Should the client fund a Family Trust this year?")
+    make_session(alice, text="How much cash should the client keep?")
+    make_session(bob, text="Bob's own family trust question")
+    response = client_of(alice).get(LIST, {"q": "family trust"})
+    html = response.content.decode()
+    assert "fund a Family Trust this year" in html and "keep?" not in html
+    assert "Bob&#x27;s own" not in html and "Bob's own" not in html
+    assert 'value="family trust"' in html  # the box keeps the query
+
+
+def test_list_shows_node_counts_answer_preview_duration_and_who_started_it(client_of, alice):
+    session = make_session(
+        alice, status="solved", final_answer="Move 30% into bonds\nover two years.", triggered_by="web:alice-advisor"
+    )
+    add_nodes(alice, session, 7)
+    html = client_of(alice).get(LIST).content.decode()
+    assert re.search(r'data-testid="node-count">7<', html)
+    assert "Move 30% into bonds over two years." in html
+    assert "web:alice-advisor" in html
+    assert 'role="progressbar"' in html
+
+
+def test_list_costs_the_same_queries_for_3_or_30_sessions(client_of, alice, django_assert_max_num_queries):
+    client = client_of(alice)
+    for i in range(3):
+        add_nodes(alice, make_session(alice, text=f"Question {i} about income", final_answer="An answer"), 3)
+    client.get(LIST)  # warm the session and rubric lookups
+
+    def queries_for_page():
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(LIST, {"q": "income"}).status_code == 200
+        return len(ctx.captured_queries)
+
+    few = queries_for_page()
+    for i in range(27):
+        add_nodes(alice, make_session(alice, text=f"More {i} about income", final_answer="An answer"), 3)
+    with django_assert_max_num_queries(few):
+        client.get(LIST, {"q": "income"})
+
+
+def test_the_status_poll_answers_for_the_tenants_sessions_only(client_of, alice, bob):
+    mine = make_session(alice, status="running")
+    add_nodes(alice, mine, 4)
+    theirs = make_session(bob, status="running")
+    url = reverse("explorer:session_statuses")
+    data = client_of(alice).get(url, {"ids": f"{mine.id},{theirs.id},not-a-uuid"}).json()
+    assert [s["id"] for s in data["sessions"]] == [str(mine.id)]
+    assert data["sessions"][0]["node_count"] == 4 and data["sessions"][0]["is_live"] is True
+
+
+# ---- the new-session form: auto's pick, models, plain errors -------------------------------------------
+
+
+def test_auto_mode_says_what_it_would_pick_and_why(client_of, alice):
+    url = reverse("explorer:auto_mode")
+    data = client_of(alice).get(url, {"kind": "investment-thesis", "text": ""}).json()
+    assert data["mode"] == "tot" and "investment thesis" in data["reason"]
+    data = client_of(alice).get(url, {"kind": "general", "text": "Please look up the fund prices"}).json()
+    assert data["mode"] in available_modes() and data["reason"].startswith("auto:")
+
+
+def test_auto_mode_needs_a_login(client):
+    assert client.get(reverse("explorer:auto_mode")).status_code == 302
+
+
+def test_param_errors_are_in_plain_words_and_name_their_strategy(client_of, alice):
+    response = client_of(alice).post(NEW, valid_form(mode="tot", **{"tot-branching": "99", "tot-keep": "0"}))
+    errors = response.context["form"].errors
+    assert errors["tot-branching"] == ["at most 8"]
+    assert errors["tot-keep"][0] in ("at least 1", "more than 0")
+    assert 'data-error-mode="tot"' in response.content.decode()
+
+
+def test_the_form_takes_a_model_and_a_fallback(client_of, alice, settings):
+    html = client_of(alice).get(NEW).content.decode()
+    assert f'placeholder="{settings.REASONING["MODEL_PRIMARY"]}"' in html
+    client_of(alice).post(NEW, valid_form(model_primary="offline/sim", model_fallback="offline/sim"))
+    session = ReasoningSession.objects.get()
+    assert session.model_primary == "offline/sim" and session.model_fallback == "offline/sim"
+
+
+@pytest.mark.parametrize(
+    "message, plain",
+    [
+        ("Input should be less than or equal to 8", "at most 8"),
+        ("Input should be greater than 0", "more than 0"),
+        ("Input should be greater than or equal to 1", "at least 1"),
+        (
+            "Value error, describe the problem in at least 10 characters",
+            "describe the problem in at least 10 characters",
+        ),
+    ],
+)
+def test_pydantic_messages_become_plain_words(message, plain):
+    from explorer.presenters import plain_message
+
+    assert plain_message(message) == plain
+
+
+# ---- the printable report ---------------------------------------------------------------------------
+
+
+def report_url(session):
+    return reverse("explorer:session_report", kwargs={"session_id": session.id})
+
+
+def test_the_report_shows_the_answer_and_the_path_with_scores(client_of, alice):
+    session = make_session(
+        alice,
+        status="solved",
+        termination_reason="solved",
+        final_answer="Sell in three tranches.",
+        budget_used_usd=0.026518999999999997,
+    )
+    root = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought=session.problem_text)
+    step = ReasoningNode.objects.create(
+        tenant=alice.tenant,
+        session=session,
+        parent=root,
+        depth=1,
+        thought="<b>Split</b> the sale",
+        eval_score=0.82,
+        eval_reason="Spreads the tax",
+    )
+    ReasoningNode.objects.create(tenant=alice.tenant, session=session, parent=root, depth=1, thought="A losing idea")
+    session.root_node, session.final_node = root, step
+    session.save()
+    html = client_of(alice).get(report_url(session)).content.decode()
+    assert "Sell in three tranches." in html
+    assert "&lt;b&gt;Split&lt;/b&gt; the sale" in html and "<b>Split" not in html
+    assert "0.82" in html and "Spreads the tax" in html
+    assert "A losing idea" not in html
+    assert "$0.0265" in html and "Solved" in html
+
+
+def test_the_report_says_why_a_session_stopped(client_of, alice):
+    session = make_session(
+        alice, status="exhausted", termination_reason="budget", final_answer="Best so far", answer_partial=True
+    )
+    html = client_of(alice).get(report_url(session)).content.decode()
+    assert "Stopped: the budget is spent" in html and "Partial" in html
+
+
+def test_another_tenants_report_is_404(client_of, alice, bob):
+    assert client_of(alice).get(report_url(make_session(bob))).status_code == 404

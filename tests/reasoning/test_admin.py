@@ -246,3 +246,42 @@ def test_a_superuser_sees_every_tenant(demo, rival):
     rubrics = admin_client.get("/admin/reasoning/rubric/").content
     assert b"Rival house rubric" in rubrics
     assert admin_client.get(f"/admin/reasoning/rubric/{rival.rubric.pk}/change/").status_code == 200
+
+
+def test_money_is_shown_with_its_currency_and_a_sensible_precision(admin_client, alice):
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="Plan it.", model_primary="offline/sim", budget_used_usd=0.026518999999999997
+    )
+    LLMCall.objects.create(
+        tenant=alice.tenant,
+        session=session,
+        purpose="tot.propose",
+        model_requested="offline/sim",
+        cost_usd=0.000123456789,
+        outcome="ok",
+    )
+    sessions = admin_client.get("/admin/reasoning/reasoningsession/").content.decode()
+    assert "$0.0265" in sessions and "0.026518999999999997" not in sessions
+    calls = admin_client.get("/admin/reasoning/llmcall/").content.decode()
+    assert "$0.000123" in calls and "0.000123456789" not in calls
+    change = admin_client.get(f"/admin/reasoning/reasoningsession/{session.pk}/change/").content.decode()
+    assert "$0.0265" in change and "$0.50" in change
+
+
+def test_sessions_and_the_ledger_are_searchable(admin_client, alice):
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="A question about a family trust", model_primary="offline/sim"
+    )
+    ReasoningSession.objects.create(tenant=alice.tenant, problem_text="Something else", model_primary="offline/sim")
+    LLMCall.objects.create(
+        tenant=alice.tenant, session=session, purpose="tot.evaluate", model_requested="offline/sim", outcome="ok"
+    )
+    found = admin_client.get("/admin/reasoning/reasoningsession/", {"q": "family trust"}).content.decode()
+    assert "family trust" in found and "Something else" not in found
+    assert "tot.evaluate" in admin_client.get("/admin/reasoning/llmcall/", {"q": "evaluate"}).content.decode()
+
+
+def test_the_criteria_inline_carries_its_layout_css(admin_client, rubrics):
+    rubric = Rubric.objects.get(tenant=None, problem_kind="general")
+    page = admin_client.get(f"/admin/reasoning/rubric/{rubric.pk}/change/").content.decode()
+    assert "admin/reasoning/criteria.css" in page
