@@ -15,18 +15,9 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
-from .replies import AnswerOut, ScoreOut
+from .replies import AnswerOut, ScoreOut, ThoughtsOut
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
-
-
-class Thought(BaseModel):
-    thought: str = Field(min_length=1, max_length=4000)
-    state: dict = Field(default_factory=dict)
-
-
-class ExpandOut(BaseModel):
-    thoughts: list[Thought] = Field(min_length=1, max_length=20)
 
 
 class ReflectOut(BaseModel):
@@ -37,7 +28,7 @@ class ValueOut(ScoreOut):
     is_terminal: bool = False  # the step completes a solution
 
 
-EXPAND = Contract("lats.expand", ExpandOut, max_tokens=1200)
+EXPAND = Contract("lats.expand", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("lats.evaluate", ValueOut, max_tokens=300)
 REFLECT = Contract("lats.reflect", ReflectOut, max_tokens=400)
 SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1000)

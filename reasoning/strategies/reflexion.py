@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Node, Strategy, StrictParams, Unparseable, settle_all
-from .replies import AnswerOut, ScoreOut
+from .replies import AnswerOut, ScoreOut, ThoughtsOut
 
 
 class Step(BaseModel):
@@ -35,14 +35,10 @@ class ReflectOut(BaseModel):
     critique: str = Field(min_length=1, max_length=4000)
 
 
-class ExpandOut(BaseModel):
-    thoughts: list[Step] = Field(min_length=1, max_length=20)
-
-
 ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)
 EVALUATE = Contract("reflexion.evaluate", ScoreOut, max_tokens=300)
 REFLECT = Contract("reflexion.reflect", ReflectOut, max_tokens=500)
-EXPAND = Contract("reflexion.expand", ExpandOut, max_tokens=1200)
+EXPAND = Contract("reflexion.expand", ThoughtsOut, max_tokens=1200)
 SYNTHESIZE = Contract("reflexion.synthesize", AnswerOut, max_tokens=1000)
 
 

@@ -1,4 +1,4 @@
-"""Reply shapes several strategies share: a score with its reason, and a final answer."""
+"""Reply shapes several strategies share: proposed thoughts, a score with its reason, and a final answer."""
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -16,3 +16,12 @@ class ScoreOut(BaseModel):
 
 class AnswerOut(BaseModel):
     answer: str = Field(min_length=1, max_length=20000)
+
+
+class ThoughtOut(BaseModel):
+    thought: str = Field(min_length=1, max_length=4000)
+    state: dict = Field(default_factory=dict)
+
+
+class ThoughtsOut(BaseModel):
+    thoughts: list[ThoughtOut] = Field(min_length=1, max_length=20)

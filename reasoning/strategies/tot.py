@@ -7,24 +7,14 @@ the deepest level with live nodes is completed (parents left without children pr
 or stale children scored, the best kept), then the search goes on below it.
 """
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
-from .replies import AnswerOut, ScoreOut
+from .replies import AnswerOut, ScoreOut, ThoughtsOut
 
-
-class ProposedThought(BaseModel):
-    thought: str = Field(min_length=1, max_length=4000)
-    state: dict = Field(default_factory=dict)
-
-
-class ProposeOut(BaseModel):
-    thoughts: list[ProposedThought] = Field(min_length=1, max_length=20)
-
-
-PROPOSE = Contract("tot.propose", ProposeOut, max_tokens=1200)
+PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
 SYNTHESIZE = Contract("tot.synthesize", AnswerOut, max_tokens=1000)
 
