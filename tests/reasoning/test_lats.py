@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db.models import Sum
 
 from reasoning import services, states
 from reasoning.engine import run_session
 from reasoning.llm import game24
 from reasoning.llm.gateway import ModelGateway
-from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, ReasoningNode, ReasoningSession
+from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, ReasoningSession
 from reasoning.schemas import SessionIn
 from reasoning.strategies.base import Context, Node
 from reasoning.strategies.lats import LanguageAgentTreeSearch, LATSParams
+from tests.runs import act, ledger_and_node_costs, rows, run_hooked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,41 +34,6 @@ async def start(party, **fields):
         **fields,
     )
     return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
-
-
-async def rows(session):
-    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
-
-
-class HookedGateway(ModelGateway):
-    """The real gateway; `on_call(n, contract)` runs before the n-th model call, and every prompt is kept."""
-
-    def __init__(self, session, on_call=None):
-        super().__init__(session)
-        self.on_call, self.count, self.prompts = on_call, 0, []
-
-    async def ask(self, contract, prompt, node_id=None):
-        self.count += 1
-        self.prompts.append((contract.name, prompt))
-        if self.on_call:
-            await self.on_call(self.count, contract)
-        return await super().ask(contract, prompt, node_id=node_id)
-
-
-async def run_hooked(session, on_call=None):
-    gateway = await sync_to_async(HookedGateway)(session, on_call)
-    await run_session(session.id, gateway=gateway)
-    return gateway
-
-
-def act(fn, *args, **kwargs):
-    return sync_to_async(fn)(*args, **kwargs)
-
-
-async def ledger_and_node_costs(session):
-    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    return ledger, nodes
 
 
 def lineage(nodes, node):

@@ -8,7 +8,6 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db.models import Sum
 from pydantic import BaseModel
 
 from reasoning import services, states, tools
@@ -18,6 +17,7 @@ from reasoning.models import LLMCall, OverseerAction, ReasoningEdge, ReasoningNo
 from reasoning.schemas import SessionIn
 from reasoning.strategies.react import ReAct
 from tests.conftest import SEEDED_KINDS
+from tests.runs import HookedGateway, act, ledger_and_node_costs, rows, run_hooked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,26 +39,12 @@ async def start(party, **fields):
     return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
 
 
-async def rows(session):
-    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
-
-
 async def edges_by_target(session):
     return {e.to_node_id: e async for e in ReasoningEdge.objects.filter(session_id=session.id)}
 
 
-async def ledger_and_node_costs(session):
-    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    return ledger, nodes
-
-
 async def purposes(session):
     return [c.purpose async for c in LLMCall.objects.filter(session_id=session.id)]
-
-
-def act(fn, *args, **kwargs):
-    return sync_to_async(fn)(*args, **kwargs)
 
 
 def assert_one_trajectory(nodes):
@@ -72,28 +58,6 @@ def assert_one_trajectory(nodes):
 async def actions_of(session):
     edges = await edges_by_target(session)
     return [edges[n.id].action for n in await rows(session) if n.depth > 0]
-
-
-class HookedGateway(ModelGateway):
-    """The real gateway; `on_call(n)` runs before the n-th model call."""
-
-    def __init__(self, session, on_call, **kwargs):
-        super().__init__(session, **kwargs)
-        self.on_call, self.count, self.after_stop, self.stopped = on_call, 0, 0, False
-        self.prompts = []
-
-    async def ask(self, contract, prompt, node_id=None):
-        self.count += 1
-        self.after_stop += self.stopped
-        self.prompts.append(prompt)
-        await self.on_call(self.count)
-        return await super().ask(contract, prompt, node_id=node_id)
-
-
-async def run_hooked(session, on_call):
-    gateway = await sync_to_async(HookedGateway)(session, on_call)
-    await run_session(session.id, gateway=gateway)
-    return gateway
 
 
 async def run_scripted(session, replies):
@@ -298,7 +262,7 @@ async def test_pause_and_resume_continue_the_same_trajectory(alice, runner):
     session = await start(alice)
     gateway = None
 
-    async def pause_at_three(n):
+    async def pause_at_three(n, contract):
         if n == 3:
             await act(services.pause_session, alice.tenant, session.id, "user:tester")
             gateway.stopped = True
@@ -325,7 +289,7 @@ async def test_a_run_cut_off_midway_resumes_after_its_last_stored_step(alice):
     await run_session(reference.id)
     session = await start(alice)
 
-    async def cut_at_three(n):
+    async def cut_at_three(n, contract):
         if n == 3:
             raise asyncio.CancelledError  # what a stopping worker does to its task
 
@@ -377,7 +341,7 @@ async def test_a_pruned_step_leaves_the_trajectory_and_the_search_goes_on_from_t
     session = await start(alice)
     pruned = {}
 
-    async def prune_step_two(n):
+    async def prune_step_two(n, contract):
         if n == 3:  # steps 1 and 2 are stored; the third call, from step 2, is about to start
             second = next(r for r in await rows(session) if r.depth == 2)
             await act(services.set_pruned, alice.tenant, second.id, "user:tester", pruned=True)
@@ -388,8 +352,8 @@ async def test_a_pruned_step_leaves_the_trajectory_and_the_search_goes_on_from_t
     nodes, edges = await rows(session), await edges_by_target(session)
     gone = pruned["node"]
     # The next step is asked from step 1 again, told what was tried there and to rank another action first.
-    assert f"### TRIED FROM HERE\n- {edges[gone.id].action}\n" in gateway.prompts[3]
-    assert "### STEP NUMBER\n2 of 6\n### K\n2\n" in gateway.prompts[3]
+    assert f"### TRIED FROM HERE\n- {edges[gone.id].action}\n" in gateway.prompts[3][1]
+    assert "### STEP NUMBER\n2 of 6\n### K\n2\n" in gateway.prompts[3][1]
     under = [n for n in nodes if n.parent_id == gone.id]
     assert session.status == "solved"
     # The call already in flight may land under it (kept, out of the search); nothing is built on it.

@@ -5,7 +5,6 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db.models import Sum
 from pydantic import ValidationError
 
 from reasoning import services, states
@@ -15,6 +14,7 @@ from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, Reasoni
 from reasoning.schemas import SessionIn
 from reasoning.strategies.reflexion import Reflexion
 from tests.conftest import SEEDED_KINDS
+from tests.runs import act, ledger_and_node_costs, rows, run_hooked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,37 +48,6 @@ async def start(party, **fields):
     return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
 
 
-class HookedGateway(ModelGateway):
-    """The real gateway, keeping every prompt; `on_call(n, contract)` runs before the n-th call (1-based)."""
-
-    def __init__(self, session, on_call=None):
-        super().__init__(session)
-        self.on_call, self.prompts = on_call, []
-
-    async def ask(self, contract, prompt, node_id=None):
-        self.prompts.append((contract.name, prompt))
-        if self.on_call:
-            await self.on_call(len(self.prompts), contract)
-        return await super().ask(contract, prompt, node_id=node_id)
-
-    def prompts_for(self, name):
-        return [prompt for contract, prompt in self.prompts if contract == name]
-
-
-async def run_hooked(session, on_call=None):
-    gateway = await sync_to_async(HookedGateway)(session, on_call)
-    await run_session(session.id, gateway=gateway)
-    return gateway
-
-
-def act(fn, *args, **kwargs):
-    return sync_to_async(fn)(*args, **kwargs)
-
-
-async def rows(session):
-    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
-
-
 async def critiques(session):
     return [c async for c in ReasoningCritique.objects.filter(session_id=session.id).order_by("attempt_num")]
 
@@ -94,12 +63,6 @@ def attempts(nodes):
         assert first.state["attempt"] not in chains, "an attempt number was used twice"
         chains[first.state["attempt"]] = chain
     return dict(sorted(chains.items()))
-
-
-async def ledger_and_node_costs(session):
-    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    return ledger, nodes
 
 
 async def purposes(session):

@@ -8,13 +8,12 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db.models import Sum
 
 from reasoning import services, states
 from reasoning.engine import run_session
-from reasoning.llm.gateway import ModelGateway
-from reasoning.models import LLMCall, OverseerAction, ReasoningNode, ReasoningSession
+from reasoning.models import OverseerAction, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
+from tests.runs import HookedGateway, act, ledger_and_node_costs, rows, run_hooked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,31 +26,6 @@ async def start(party, **fields):
     return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
 
 
-class HookedGateway(ModelGateway):
-    """The real gateway; `on_call(n, contract)` runs before the n-th model call (1-based)."""
-
-    def __init__(self, session, on_call):
-        super().__init__(session)
-        self.on_call, self.count, self.after_stop, self.stopped = on_call, 0, 0, False
-
-    async def ask(self, contract, prompt, node_id=None):
-        # The engine's guard runs just before this: a call counted here after a stop started after it.
-        self.count += 1
-        self.after_stop += self.stopped
-        await self.on_call(self.count, contract)
-        return await super().ask(contract, prompt, node_id=node_id)
-
-
-async def run_hooked(session, on_call):
-    gateway = await sync_to_async(HookedGateway)(session, on_call)
-    await run_session(session.id, gateway=gateway)
-    return gateway
-
-
-async def rows(session):
-    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
-
-
 def descendants(nodes, node_id):
     found, frontier = [], {node_id}
     for n in sorted(nodes, key=lambda n: n.depth):
@@ -59,16 +33,6 @@ def descendants(nodes, node_id):
             found.append(n)
             frontier.add(n.id)
     return found
-
-
-async def ledger_and_node_costs(session):
-    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    return ledger, nodes
-
-
-def act(fn, *args, **kwargs):
-    return sync_to_async(fn)(*args, **kwargs)
 
 
 def assert_one_search(nodes, branching=3):

@@ -4,7 +4,6 @@ import asyncio
 
 import pytest
 from asgiref.sync import sync_to_async
-from django.db.models import Sum
 
 from reasoning import services, states
 from reasoning.engine import run_session
@@ -15,6 +14,7 @@ from reasoning.schemas import SessionIn
 from reasoning.strategies.base import Node
 from reasoning.strategies.trm import REASON, RecursiveRefinement, TRMParams, parse_reasoning, stop_reason
 from tests.conftest import SEEDED_KINDS
+from tests.runs import act, ledger_and_node_costs, rows, run_hooked
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -165,18 +165,8 @@ async def start(party, **fields):
     return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
 
 
-async def rows(session):
-    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
-
-
 async def purposes(session):
     return [c.purpose async for c in LLMCall.objects.filter(session_id=session.id).order_by("created_at")]
-
-
-async def ledger_and_node_costs(session):
-    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
-    return ledger, nodes
 
 
 def assert_one_chain(nodes):
@@ -318,29 +308,6 @@ async def test_a_budget_that_runs_out_midway_keeps_the_best_answer_so_far(alice)
 
 
 # ---- re-entry, steering -----------------------------------------------------------------------
-
-
-class HookedGateway(ModelGateway):
-    """The real gateway; `on_call(n, contract)` runs before the n-th model call (1-based)."""
-
-    def __init__(self, session, on_call):
-        super().__init__(session)
-        self.on_call, self.count = on_call, 0
-
-    async def ask(self, contract, prompt, node_id=None):
-        self.count += 1
-        await self.on_call(self.count, contract)
-        return await super().ask(contract, prompt, node_id=node_id)
-
-
-async def run_hooked(session, on_call):
-    gateway = await sync_to_async(HookedGateway)(session, on_call)
-    await run_session(session.id, gateway=gateway)
-    return gateway
-
-
-def act(fn, *args, **kwargs):
-    return sync_to_async(fn)(*args, **kwargs)
 
 
 async def reference_thoughts(party):

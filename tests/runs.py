@@ -1,0 +1,56 @@
+"""Driving real runs in tests: the real gateway with a hook before each model call, and reads of what a run left.
+
+Strategy tests act at an exact point of a search (pause, cut, prune after the n-th call) the way an overseer
+would, on the offline model through litellm; these helpers are the one copy they share.
+"""
+
+from asgiref.sync import sync_to_async
+from django.db.models import Sum
+
+from reasoning.engine import run_session
+from reasoning.llm.gateway import ModelGateway
+from reasoning.models import LLMCall, ReasoningNode
+
+
+class HookedGateway(ModelGateway):
+    """The real gateway; `on_call(n, contract)` runs before the n-th model call (1-based), every prompt is kept.
+
+    The engine's stop guard runs just before ask(): a call counted after `stopped` is set started after the stop.
+    """
+
+    def __init__(self, session, on_call=None, **kwargs):
+        super().__init__(session, **kwargs)
+        self.on_call, self.count, self.prompts = on_call, 0, []
+        self.after_stop, self.stopped = 0, False
+
+    async def ask(self, contract, prompt, node_id=None):
+        self.count += 1
+        self.after_stop += self.stopped
+        self.prompts.append((contract.name, prompt))
+        if self.on_call:
+            await self.on_call(self.count, contract)
+        return await super().ask(contract, prompt, node_id=node_id)
+
+    def prompts_for(self, name):
+        return [prompt for contract, prompt in self.prompts if contract == name]
+
+
+async def run_hooked(session, on_call=None):
+    gateway = await sync_to_async(HookedGateway)(session, on_call)
+    await run_session(session.id, gateway=gateway)
+    return gateway
+
+
+async def rows(session):
+    return [n async for n in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")]
+
+
+def act(fn, *args, **kwargs):
+    """An overseer's service call from an async test."""
+    return sync_to_async(fn)(*args, **kwargs)
+
+
+async def ledger_and_node_costs(session):
+    ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
+    nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
+    return ledger, nodes
