@@ -171,6 +171,9 @@ class ReasoningSession(models.Model):
     # The claim: which run holds the session, and when it last said it was alive.
     run_owner = models.CharField(max_length=120, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # The price of each model the session may call, fixed at creation: {model: {input, output, source}} in USD
+    # per million tokens; `source` says where it came from (litellm, setting, deployment, default).
+    prices = models.JSONField(default=dict, blank=True)
 
     class Meta:
         # The list's order (tenant, newest first, id breaking ties) after each filter, so a page is an index range.
@@ -441,6 +444,9 @@ class LLMCall(models.Model):
     outcome = models.CharField(max_length=16, choices=Outcome.choices)
     parse_ok = models.BooleanField(null=True)
     error = models.TextField(blank=True)
+    attempt = models.PositiveSmallIntegerField(default=1, help_text="1 for a call's first try; retries count up.")
+    prompt = models.TextField(blank=True, help_text="The messages sent, as rendered.")
+    reply = models.TextField(blank=True, help_text="The model's raw reply, before any parsing.")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
