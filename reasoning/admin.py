@@ -23,16 +23,7 @@ from .models import (
     RubricCriterion,
     Tenant,
 )
-
-
-def usd(value):
-    """Money with its currency and a precision that shows small amounts: $0.0265, $1.25, $0.000012."""
-    value = float(value or 0)
-    if value == 0:
-        return "$0.00"
-    if abs(value) >= 1 or abs(value - round(value, 2)) < 1e-9:
-        return f"${value:,.2f}"  # whole cents: $0.50, $12.00
-    return f"${value:.4f}" if abs(value) >= 0.001 else f"${value:.6f}"
+from .money import usd
 
 
 class MoneyDisplay:

@@ -261,11 +261,11 @@ def test_money_is_shown_with_its_currency_and_a_sensible_precision(admin_client,
         outcome="ok",
     )
     sessions = admin_client.get("/admin/reasoning/reasoningsession/").content.decode()
-    assert "$0.0265" in sessions and "0.026518999999999997" not in sessions
+    assert "0.0265 USD" in sessions and "0.026518999999999997" not in sessions
     calls = admin_client.get("/admin/reasoning/llmcall/").content.decode()
-    assert "$0.000123" in calls and "0.000123456789" not in calls
+    assert "0.000123 USD" in calls and "0.000123456789" not in calls
     change = admin_client.get(f"/admin/reasoning/reasoningsession/{session.pk}/change/").content.decode()
-    assert "$0.0265" in change and "$0.50" in change
+    assert "0.0265 USD" in change and "0.50 USD" in change
 
 
 def test_sessions_and_the_ledger_are_searchable(admin_client, alice):
