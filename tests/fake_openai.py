@@ -1,0 +1,202 @@
+"""A scripted OpenAI-compatible server for tests: real HTTP on 127.0.0.1, so litellm's whole client path runs.
+
+    with FakeOpenAI() as server:
+        server.script("fake", [status(429, retry_after=1.5), reply("ok")])   # or server.script(None, [...])
+        await litellm.acompletion(model="openai/fake", api_base=server.base_url, api_key="x", messages=...)
+        server.requests    # the JSON bodies received, in order
+
+Each request takes the next behaviour from its model's queue (the `model` of the request body, which litellm sends
+without the `openai/` prefix; a prefixed name given to `script` is stripped too), else from the global queue, else
+`server.default`: a behaviour or a callable `default(body) -> behaviour`, so a test can answer from the prompt.
+A queued item may also be such a callable.
+
+What litellm 1.110.2 (`litellm.acompletion` or its Router, `openai/<name>`) raises for each behaviour
+(tests/llm/test_fake_openai.py; the same with litellm's aiohttp transport on or off):
+
+    reply / reply_json   no exception: a ModelResponse; `usage` carries the token counts given
+    empty_choices()      no exception: a ModelResponse whose `choices` is [] (the caller must check)
+    malformed()          litellm.InternalServerError, status_code 500, "Expecting value: line 1 column 1 (char 0)"
+    status(429, ...)     litellm.RateLimitError; Retry-After in `error.response.headers["retry-after"]` and
+                         `error.litellm_response_headers["retry-after"]` (a string: "1.5")
+    status(500)          litellm.InternalServerError, status_code 500
+    status(503)          litellm.ServiceUnavailableError, status_code 503
+    hang(seconds)        litellm.Timeout (status_code 408) once the client's `timeout` passes
+    close()              litellm.InternalServerError "Connection error." (status_code 500), not APIConnectionError
+    free_port() (down)   the same as close()
+
+None of them is a litellm.APIError, or a litellm.APIConnectionError; all are openai.APIError (Timeout is an
+openai.APIConnectionError, the others openai.APIStatusError). Plain `litellm.acompletion` lets the OpenAI client
+retry 429, 5xx, timeouts and dropped connections twice (honouring Retry-After) unless `max_retries=0` is passed: one
+call, three requests (see `server.requests`). A Router turns the client's retries off and makes `num_retries` itself.
+"""
+
+import itertools
+import json
+import socket
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    status: int = 200
+    payload: object = None  # a dict sent as JSON, or bytes sent as they are
+    headers: dict = field(default_factory=dict)
+    hang: float = 0.0  # seconds to wait, sending nothing, before closing the connection
+    drop: bool = False  # close the connection without a response
+
+
+_ids = itertools.count(1)
+
+
+def reply(text, prompt_tokens=10, completion_tokens=5, finish_reason="stop"):
+    """A chat.completion with one assistant message and its usage (the model is filled in from the request)."""
+    return Behaviour(
+        payload={
+            "id": f"chatcmpl-fake-{next(_ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": None,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+    )
+
+
+def reply_json(obj, **usage):
+    return reply(json.dumps(obj), **usage)
+
+
+def empty_choices():
+    base = reply("").payload
+    return Behaviour(payload={**base, "choices": []})
+
+
+def malformed():
+    return Behaviour(payload=b"<html>upstream sent this instead of JSON", headers={"Content-Type": "application/json"})
+
+
+def status(code, retry_after=None, message=None):
+    """An HTTP error with an OpenAI-style error body; Retry-After (seconds) when given."""
+    kind = {429: "rate_limit_error", 400: "invalid_request_error", 401: "authentication_error"}.get(
+        code, "server_error"
+    )
+    error = {"message": message or f"fake error {code}", "type": kind, "param": None, "code": None}
+    headers = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+    return Behaviour(status=code, payload={"error": error}, headers=headers)
+
+
+def hang(seconds):
+    return Behaviour(hang=seconds)
+
+
+def close():
+    return Behaviour(drop=True)
+
+
+def free_port():
+    """The base URL of a loopback port nothing listens on (a server that is down)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def _model_key(model):
+    return model.split("/", 1)[1] if model and model.startswith("openai/") else model
+
+
+class FakeOpenAI:
+    def __init__(self, default=None):
+        self.default = default or (lambda body: reply("ok"))
+        self.requests = []
+        self._queues = defaultdict(deque)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def script(self, model, behaviours):
+        """Queue behaviours for requests naming `model` (None: any request whose model has no queue)."""
+        with self._lock:
+            self._queues[_model_key(model)].extend(behaviours)
+
+    def _next(self, body):
+        model = body.get("model") if isinstance(body, dict) else None
+        with self._lock:
+            self.requests.append(body)
+            queue = self._queues.get(model) or self._queues.get(None)
+            item = queue.popleft() if queue else self.default
+        return item(body) if callable(item) else item
+
+    def _models(self):
+        with self._lock:
+            names = {m for m in self._queues if m} | {b.get("model") for b in self.requests if isinstance(b, dict)}
+        return sorted(n for n in names if n) or ["fake"]
+
+    def _handler(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if self.path.rstrip("/") != "/v1/models":
+                    return self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+                data = [{"id": name, "object": "model", "owned_by": "fake"} for name in fake._models()]
+                self._send(200, {"object": "list", "data": data})
+
+            def do_POST(self):
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    return self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = raw.decode(errors="replace")
+                behaviour = fake._next(body)
+                if behaviour.hang:
+                    fake._stopping.wait(behaviour.hang)
+                if behaviour.hang or behaviour.drop:
+                    self.close_connection = True
+                    return
+                payload = behaviour.payload
+                if isinstance(payload, dict) and "model" in payload and payload["model"] is None:
+                    payload = {**payload, "model": body.get("model") if isinstance(body, dict) else "fake"}
+                self._send(behaviour.status, payload, behaviour.headers)
+
+            def _send(self, code, payload, headers=None):
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(code)
+                headers = {"Content-Type": "application/json", **(headers or {})}
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stopping.set()  # wakes hanging handlers
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
