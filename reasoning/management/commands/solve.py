@@ -1,4 +1,4 @@
-"""Run one session in the terminal with a progress bar and print the answer."""
+"""Run one session in the terminal with a progress bar and print the answer; the exit code says how it ended."""
 
 import asyncio
 import json
@@ -9,13 +9,28 @@ from tqdm import tqdm
 from reasoning import services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
-from reasoning.models import Mode, ReasoningNode, ReasoningSession, Tenant
+from reasoning.models import Mode, ReasoningNode, ReasoningSession, Status, Tenant
+from reasoning.money import usd
 from reasoning.schemas import SessionIn
 from reasoning.strategies import get_strategy
 
+# How the session ended, as the exit code; 1 (input refused) and 2 (bad arguments) are Django's and argparse's.
+EXIT_CODES = {
+    Status.SOLVED: 0,
+    Status.FAILED: 3,
+    Status.EXHAUSTED: 4,
+    Status.CANCELLED: 5,
+    Status.INTERRUPTED: 6,
+    Status.PAUSED: 6,
+}
+
 
 class Command(BaseCommand):
-    help = 'Solve a problem: solve "<problem>" --mode tot --kind investment-thesis'
+    help = (
+        'Solve a problem: solve "<problem>" --mode tot --kind investment-thesis. Exit codes: 0 solved, '
+        "1 input refused, 2 bad arguments, 3 failed, 4 exhausted (the budget ran out), 5 cancelled, "
+        "6 interrupted or paused (resumable)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("problem")
@@ -52,11 +67,15 @@ class Command(BaseCommand):
         session.refresh_from_db()
         self.stdout.write(
             f"\nstatus: {session.status}  nodes: {session.nodes.count()}  "
-            f"spent: {session.budget_used_usd:.6f} of {session.budget_usd:.2f} USD"
+            f"spent: {usd(session.budget_used_usd)} of {usd(session.budget_usd)}"
         )
         if session.error:
             self.stderr.write(session.error)
         self.stdout.write("\n" + (session.final_answer or "(no answer)"))
+        code = EXIT_CODES.get(session.status, 6)
+        if code:
+            reason = f" ({session.termination_reason})" if session.termination_reason else ""
+            raise CommandError(f"session {session.id} ended {session.status}{reason}", returncode=code)
 
     async def run_with_progress(self, session):
         task = asyncio.create_task(run_session(session.id))
@@ -72,5 +91,5 @@ class Command(BaseCommand):
                     .aget()
                 )
                 bar.update(count - bar.n)
-                bar.set_postfix_str(f"{spent:.4f} USD")
+                bar.set_postfix_str(usd(spent))
         await task
