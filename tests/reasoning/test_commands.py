@@ -6,6 +6,8 @@ import socket
 import pytest
 from django.core.management import CommandError, call_command
 
+from reasoning.llm import gateway
+from reasoning.management.commands.dump_demo import DEMO_PROBLEMS
 from reasoning.models import ApiKey, LLMCall, Membership, ReasoningSession, Tenant
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,6 +27,43 @@ def test_seed_demo_is_idempotent():
     assert set(ReasoningSession.objects.values_list("status", flat=True)) <= {"solved"}
     membership = Membership.objects.get(user__username="advisor")
     assert membership.tenant.slug == "demo" and membership.user.check_password("advisor")
+
+
+def test_seed_demo_loads_finished_sessions_and_calls_no_model(settings, monkeypatch):
+    """Seeding on a cloud model costs nothing: the sessions come from the fixture the offline model wrote."""
+    settings.REASONING = {**settings.REASONING, "MODEL_PRIMARY": "openai/nope", "MODEL_FALLBACK": ""}
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("seed_demo must call no model")
+
+    monkeypatch.setattr(gateway.ModelGateway, "__init__", no_model)
+    run("seed_demo")
+    run("seed_demo")
+    sessions = ReasoningSession.objects.filter(tenant__slug="demo")
+    assert sessions.count() == 3 and ReasoningSession.objects.count() == 3
+    for session in sessions:
+        assert session.status == "solved" and session.final_answer and session.final_node.session_id == session.id
+        assert session.model_primary == "offline/sim" and session.triggered_by == "seed_demo"
+        assert session.nodes.count() > 1 and session.root_node.session_id == session.id
+        ledger = list(session.llm_calls.values_list("cost_usd", flat=True))
+        assert session.budget_used_usd > 0 and sum(ledger) == pytest.approx(session.budget_used_usd, abs=1e-12)
+        assert sum(session.nodes.values_list("cost_usd", flat=True)) == pytest.approx(sum(ledger), abs=1e-12)
+    assert not LLMCall.objects.exclude(model_requested="offline/sim").exists()
+    assert not LLMCall.objects.exclude(tenant__slug="demo").exists()
+    assert {s.problem_text for s in sessions} == {text for _, _, text in DEMO_PROBLEMS}
+
+
+def test_dump_demo_writes_what_seed_demo_loads(tmp_path, rubrics):
+    out = tmp_path / "demo.json"
+    run("dump_demo", "--out", str(out))
+    assert not Tenant.objects.filter(slug="demo-dump").exists() and not ReasoningSession.objects.exists()
+    from reasoning.management.commands.seed_demo import load_demo_sessions
+
+    sessions = load_demo_sessions(Tenant.objects.create(slug="demo"), out)
+    assert [s.status for s in sessions] == ["solved"] * 3
+    calls = LLMCall.objects.all()
+    assert calls.count() > 3 and {c.model_used for c in calls} == {"offline/sim"}
+    assert all(c.attempt >= 1 for c in calls)
 
 
 def test_create_api_key_prints_the_key_alone_on_its_last_line():

@@ -1,33 +1,55 @@
-"""Seed the demo: tenant `demo`, the login advisor/advisor (demo only), rubrics and a few finished sessions."""
+"""Seed the demo: tenant `demo`, the login advisor/advisor (demo only), rubrics and a few finished sessions.
 
+The sessions come from fixtures/demo_sessions.json (written by `manage.py dump_demo` on the offline model), so
+seeding calls no model, whatever model is configured.
+"""
+
+import json
+from collections import defaultdict
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core import serializers
 from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.db.models import DateTimeField
+from django.utils import timezone
 
 from reasoning.fixtures import load_rubrics
 from reasoning.models import Membership, ReasoningSession, Role, Tenant
-from reasoning.schemas import SessionIn
-from reasoning.services import solve
 
-DEMO_PROBLEMS = [
-    (
-        "investment-thesis",
-        "tot",
-        "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m family "
-        "portfolio that is 60% global equities, 30% CHF bonds and 10% cash, for a client aged 58 retiring in 7 years.",
-    ),
-    (
-        "wealth-transfer",
-        "auto",
-        "A Geneva-based entrepreneur aged 67 wants to pass a CHF 40m operating company and a CHF 6m property "
-        "portfolio to two children, one active in the business, while keeping an income of CHF 400,000 a year.",
-    ),
-    ("general", "tot", "Game of 24: use the numbers 4 9 10 13 with + - * / to make 24."),
-]
+DEMO_SESSIONS = settings.BASE_DIR / "fixtures" / "demo_sessions.json"
+
+
+def load_demo_sessions(tenant, path=DEMO_SESSIONS):
+    """The fixture's finished sessions with their nodes, edges, critiques and ledger, in this tenant; returns them.
+
+    Ids are kept as recorded; times move together so that the newest is now.
+    """
+    objects = [row.object for row in serializers.deserialize("python", json.loads(path.read_text())["objects"])]
+    stamps = [
+        (obj, field.attname)
+        for obj in objects
+        for field in obj._meta.concrete_fields
+        if isinstance(field, DateTimeField) and getattr(obj, field.attname)
+    ]
+    shift = timezone.now() - max(getattr(obj, name) for obj, name in stamps)
+    for obj, name in stamps:
+        setattr(obj, name, getattr(obj, name) + shift)
+    by_model = defaultdict(list)
+    for obj in objects:
+        obj.tenant_id = tenant.pk
+        by_model[type(obj)].append(obj)
+    with transaction.atomic():  # foreign keys are checked at commit, so the order of the models does not matter
+        for model, rows in by_model.items():
+            model.objects.bulk_create(rows)
+    return by_model[ReasoningSession]
 
 
 class Command(BaseCommand):
     help = (
-        "Create the demo tenant, the advisor/advisor login, the rubrics and a few finished demo sessions (idempotent)."
+        "Create the demo tenant, the advisor/advisor login, the rubrics and a few finished demo sessions "
+        "(idempotent; the sessions are loaded from fixtures/demo_sessions.json, no model is called)."
     )
 
     def handle(self, *args, **options):
@@ -37,11 +59,10 @@ class Command(BaseCommand):
         # Admin of the demo tenant: its rubrics, keys and members in the admin, and nothing of other tenants.
         Membership.objects.update_or_create(user=user, defaults={"tenant": tenant, "role": Role.ADMIN})
         if not ReasoningSession.objects.filter(tenant=tenant).exists():
-            for kind, mode, problem in DEMO_PROBLEMS:
-                session = solve(
-                    tenant, SessionIn(problem_text=problem, mode=mode, problem_kind=kind), triggered_by="seed_demo"
+            for session in load_demo_sessions(tenant):
+                self.stdout.write(
+                    f"demo session {session.id}: {session.status}, {session.mode}, by {session.model_primary}"
                 )
-                self.stdout.write(f"demo session {session.id}: {session.status}, {session.nodes.count()} nodes")
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo ready: tenant 'demo', rubrics loaded ({created} new). Log in as advisor / advisor (demo only)."
