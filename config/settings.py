@@ -1,5 +1,6 @@
 """One settings module; the profile (embedded or scale-out) is chosen by environment variables."""
 
+import json
 import os
 import re
 from pathlib import Path
@@ -23,6 +24,29 @@ def envint(name, default):
 def envfloat(name, default):
     return float(os.environ.get(name) or default)
 
+
+def envprices(name, default, with_format=False):
+    """A JSON object of prices in USD per million tokens: {"input": 0.15, "output": 0.6} (or one such per model)."""
+    value = json.loads(os.environ.get(name) or "null") or default
+    entries = value.items() if with_format else [(name, value)]
+    for model, entry in entries:
+        keys = {"input", "output", "response_format"} if with_format else {"input", "output"}
+        if (
+            not isinstance(entry, dict)
+            or set(entry) - keys
+            or not all(isinstance(entry.get(k), (int, float)) and entry[k] >= 0 for k in ("input", "output"))
+            or entry.get("response_format", "auto") not in RESPONSE_FORMATS
+        ):
+            raise ValueError(
+                f"{name}: {model!r} needs non-negative numbers 'input' and 'output' (USD per million tokens)"
+                + (f" and optionally 'response_format', one of {', '.join(RESPONSE_FORMATS)}" if with_format else "")
+            )
+    return value
+
+
+# How a model is asked for structured output: OpenAI's json_schema, a json_object with a "schema" (llama-cpp-python's
+# server), none, or auto (litellm's model map decides).
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
 
 RATE = re.compile(r"(\d+)/(\d*)(s|sec|seconds?|m|min|minutes?|h|hours?|d|days?)")
 
@@ -176,6 +200,14 @@ REASONING = {
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
     "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 2),
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
+    # Prices (and how to ask for structured output) for models litellm's map does not price, by model name:
+    # {"openai/smollm2": {"input": 0.1, "output": 0.2, "response_format": "json_object"}}, USD per million tokens.
+    "MODELS": envprices("REASONING_MODELS", {}, with_format=True),
+    # A model with no price is refused unless the operator allows it; it is then counted at DEFAULT_PRICE.
+    "ALLOW_UNPRICED": envbool("REASONING_ALLOW_UNPRICED"),
+    "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),
+    # A provider's Retry-After is honoured up to this many seconds; longer waits go to the fallback instead.
+    "RETRY_AFTER_MAX_S": envfloat("REASONING_RETRY_AFTER_MAX_S", 20.0),
     "RUNNER": os.environ.get("TASK_RUNNER", "inprocess"),
     "MAX_CONCURRENT_SESSIONS": envint("REASONING_MAX_CONCURRENT_SESSIONS", 8),
     # A running session's status is read this often, so pause and cancel stop new model calls quickly. A server

@@ -1,6 +1,7 @@
 """The JSON API (django-ninja): thin endpoints over selectors and services, scoped to the caller's tenant."""
 
 import math
+import uuid
 from typing import Literal
 
 from django.db import IntegrityError, transaction
@@ -16,6 +17,7 @@ from .models import Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriteri
 from .schemas import (
     KIND,
     ActionOut,
+    CallOut,
     EditIn,
     ErrorOut,
     ExpandIn,
@@ -96,6 +98,10 @@ class SessionFilters(Schema):
     mode: Literal[tuple(Mode.values)] | None = None
 
 
+class CallFilters(Schema):
+    node_id: uuid.UUID | None = Field(None, description="Only the calls about this node.")
+
+
 # What any call may answer, and what a call with a body may answer besides: documented on every operation.
 READ = {401: ErrorOut, 422: ErrorOut}
 WRITE = {**READ, 400: ErrorOut, 413: ErrorOut, 415: ErrorOut}
@@ -140,12 +146,21 @@ def list_sessions(request, filters: Query[SessionFilters]):
 
 @api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut, **READ}, tags=["sessions"])
 def get_session(request, session_id: str):
-    return selectors.get_session(request.tenant, session_id).to_dict(with_forks=True)
+    session = selectors.get_session(request.tenant, session_id)
+    return {**session.to_dict(with_forks=True), "models_used": selectors.models_used(session)}
 
 
 @api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut, **READ}, tags=["sessions"])
 def get_tree(request, session_id: str):
     return selectors.tree(selectors.get_session(request.tenant, session_id))
+
+
+@api.get("/sessions/{session_id}/calls", response={200: list[CallOut], 404: ErrorOut, **READ}, tags=["sessions"])
+@paginate(DictPages)
+def list_calls(request, session_id: str, filters: Query[CallFilters]):
+    """The ledger: every attempt at a model call, retries and failures included, with the prompt as sent and
+    the raw reply, oldest first."""
+    return selectors.calls_of(selectors.get_session(request.tenant, session_id), filters.node_id)
 
 
 @api.get("/sessions/{session_id}/actions", response={200: list[ActionOut], 404: ErrorOut, **READ}, tags=["oversight"])

@@ -7,7 +7,6 @@ so a session finished by its strategy and cancelled by an overseer at the same m
 
 import asyncio
 import logging
-import traceback
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -15,6 +14,7 @@ from django.utils import timezone
 
 from . import events, selectors, states
 from .control import GuardedGateway, SessionControl
+from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import best_node_for, get_strategy
@@ -170,5 +170,6 @@ def write_partial_answer(session_id, strategy, why):
 
 
 def describe(error):
-    frames = traceback.format_exception(error, limit=-3)
-    return f"{type(error).__name__}: {error}\n{''.join(frames)[-3000:]}"
+    """The one plain line a person reads on the page and in the API; the traceback goes to the log."""
+    log.error("session run failed", exc_info=error)
+    return one_line(error)

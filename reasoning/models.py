@@ -194,7 +194,8 @@ class ReasoningSession(models.Model):
 
     @property
     def offline(self):
-        return is_offline(self.model_primary) or is_offline(self.model_fallback)
+        """It runs on the simulator; which models actually wrote its nodes is `models_used` (selectors)."""
+        return is_offline(self.model_primary)
 
     def to_dict(self, with_forks=False):
         forks = {"forks": [str(pk) for pk in self.forks.values_list("pk", flat=True)]} if with_forks else {}
@@ -228,6 +229,7 @@ class ReasoningSession(models.Model):
             "forked_from_session_id": _str_or_none(self.forked_from_id),
             "forked_from_node_id": _str_or_none(self.forked_from_node_id),
             "seq": self.seq,
+            "prices": self.prices,
         }
 
 
@@ -452,6 +454,28 @@ class LLMCall(models.Model):
     class Meta:
         indexes = [models.Index(fields=["session", "created_at"]), models.Index(fields=["tenant", "-created_at"])]
         ordering = ["created_at"]
+
+    def to_dict(self):
+        return {
+            "id": self.id,
+            "session_id": _str_or_none(self.session_id),
+            "node_id": _str_or_none(self.node_id),
+            "purpose": self.purpose,
+            "attempt": self.attempt,
+            "model_requested": self.model_requested,
+            "model_used": self.model_used or None,
+            "outcome": self.outcome,
+            "parse_ok": self.parse_ok,
+            "error": self.error or None,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "cost_usd": round(self.cost_usd, 10),
+            "reserved_usd": round(self.reserved_usd, 10),
+            "latency_ms": self.latency_ms,
+            "prompt": self.prompt,
+            "reply": self.reply,
+            "created_at": self.created_at.isoformat(),
+        }
 
 
 class OverseerAction(models.Model):

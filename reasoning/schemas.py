@@ -7,7 +7,7 @@ from django.conf import settings
 from ninja import Schema
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, field_validator
 
-from .models import Mode
+from .models import LLMCall, Mode
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 KIND = r"^[a-z0-9][a-z0-9_-]*$"
@@ -120,6 +120,13 @@ class ForkIn(Schema):
     check_budget = field_validator("budget_usd")(sane_budget)
 
 
+class ModelUseOut(Schema):
+    model: str
+    nodes: int
+    role: Literal["primary", "fallback", "other"]
+    offline: bool
+
+
 class SessionOut(Schema):
     id: str
     status: str
@@ -150,6 +157,33 @@ class SessionOut(Schema):
     forked_from_node_id: str | None
     forks: list[str] = []
     seq: int
+    prices: dict = Field(
+        default_factory=dict, description="USD per million tokens for each model, fixed at creation, with its source."
+    )
+    models_used: list[ModelUseOut] = Field(
+        default_factory=list, description="Which models wrote the nodes (session detail only)."
+    )
+
+
+class CallOut(Schema):
+    id: int
+    session_id: str | None
+    node_id: str | None
+    purpose: str
+    attempt: int
+    model_requested: str
+    model_used: str | None
+    outcome: Literal[tuple(LLMCall.Outcome.values)]
+    parse_ok: bool | None
+    error: str | None
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    reserved_usd: float
+    latency_ms: int
+    prompt: str
+    reply: str
+    created_at: str
 
 
 class ActionOut(Schema):

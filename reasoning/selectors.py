@@ -3,9 +3,9 @@
 import uuid
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 
-from .models import Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric
+from .models import LLMCall, Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric, is_offline
 
 
 def membership_for(user):
@@ -65,6 +65,29 @@ def tree(session):
         "critiques": [c.to_dict() for c in session.critiques.all()],
         "actions": [a.to_dict() for a in actions_of(session)],
     }
+
+
+def models_used(session):
+    """Which models wrote the session's nodes, most first: the truth, whatever the session was configured with."""
+    counts = session.nodes.exclude(model_used="").values("model_used").annotate(nodes=Count("id")).order_by("-nodes")
+    roles = {session.model_primary: "primary", session.model_fallback: "fallback"}
+    return [
+        {
+            "model": row["model_used"],
+            "nodes": row["nodes"],
+            "role": roles.get(row["model_used"], "other"),
+            "offline": is_offline(row["model_used"]),
+        }
+        for row in counts
+    ]
+
+
+def calls_of(session, node_id=None):
+    """The session's ledger, oldest first; one node's calls when a node is named."""
+    calls = LLMCall.objects.filter(session=session)
+    if node_id:
+        calls = calls.filter(node_id=node_id)
+    return calls.order_by("created_at", "id")
 
 
 def actions_of(session):

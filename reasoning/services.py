@@ -59,17 +59,32 @@ def validate_params(mode, params):
         ) from None
 
 
-def check_models(data):
-    """A model a session names must resolve to a provider litellm knows: refused now, not failed later."""
+def price_models(primary, fallback):
+    """The price of each model a session may call, as stored on it; a model litellm cannot place or nobody
+    prices is refused now (422 naming the field), not failed or run uncounted later."""
     from .llm.gateway import provider_of  # litellm loads only where a model name is checked
+    from .llm.prices import Unpriced, price_of
 
-    errors = [
-        {"field": field, "message": f"litellm knows no provider for the model '{name}' (try 'openai/<model>')"}
-        for field, name in (("model_primary", data.model_primary), ("model_fallback", data.model_fallback))
-        if name and provider_of(name) is None
-    ]
+    prices, errors = {}, []
+    for field, name in (("model_primary", primary), ("model_fallback", fallback)):
+        if not name:
+            continue
+        if provider_of(name) is None:
+            errors.append(
+                {
+                    "field": field,
+                    "message": f"litellm knows no provider for the model '{name}' (try "
+                    "'openai/<model>' for an OpenAI-compatible server)",
+                }
+            )
+            continue
+        try:
+            prices[name] = price_of(name).as_dict()
+        except Unpriced as error:
+            errors.append({"field": field, "message": str(error)})
     if errors:
         raise InvalidInput(errors)
+    return prices
 
 
 def create_session(tenant, data, triggered_by="", submit=True):
@@ -79,8 +94,10 @@ def create_session(tenant, data, triggered_by="", submit=True):
         raise InvalidInput([{"field": "problem_kind", "message": f"no rubric for problem kind '{kind}'"}])
     mode, reason = resolve_mode(data.mode, kind, data.problem_text)
     params = validate_params(mode, data.params)
-    check_models(data)
     engine = settings.REASONING
+    primary = data.model_primary or engine["MODEL_PRIMARY"]
+    fallback = data.model_fallback or engine["MODEL_FALLBACK"]
+    prices = price_models(primary, fallback)
     with transaction.atomic():
         session = ReasoningSession.objects.create(
             tenant=tenant,
@@ -89,8 +106,9 @@ def create_session(tenant, data, triggered_by="", submit=True):
             requested_mode=data.mode,
             mode=mode,
             mode_reason=reason,
-            model_primary=data.model_primary or engine["MODEL_PRIMARY"],
-            model_fallback=data.model_fallback or engine["MODEL_FALLBACK"],
+            model_primary=primary,
+            model_fallback=fallback,
+            prices=prices,
             budget_usd=data.budget_usd if data.budget_usd is not None else engine["DEFAULT_BUDGET_USD"],
             params=params,
             triggered_by=triggered_by,
@@ -167,6 +185,7 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             mode_reason=f"{reason}; forked from session {source.id}",
             model_primary=source.model_primary,
             model_fallback=source.model_fallback,
+            prices=source.prices,  # a fork spends at the prices its parent was created with
             budget_usd=budget_usd if budget_usd is not None else source.budget_usd,
             params=params,
             triggered_by=actor,

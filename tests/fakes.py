@@ -115,7 +115,7 @@ class ScriptedGateway:
     def __init__(self, script, budget_calls=None):
         self.script, self.budget_calls, self.calls = script, budget_calls, []
 
-    async def ask(self, contract, prompt, node_id=None):
+    async def ask(self, contract, prompt, node_id=None, expect=None):
         if self.budget_calls is not None and len(self.calls) >= self.budget_calls:
             raise BudgetExhausted(f"{contract.name}: the scripted budget is spent")
         self.calls.append((contract.name, node_id, prompt))
@@ -123,7 +123,7 @@ class ScriptedGateway:
         reply = reply(prompt) if callable(reply) else reply
         text = reply if isinstance(reply, str) else json.dumps(reply)
         try:
-            parsed, _ = contract.parse(text)
+            parsed, _ = contract.parse(text, {"prompt": prompt, "expect": expect})
         except ParseError as error:
             raise Unparseable(str(error), cost_usd=CALL_USD) from None
         return Answer(parsed=parsed, model="scripted", cost_usd=CALL_USD, latency_ms=0)

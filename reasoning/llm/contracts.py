@@ -69,20 +69,34 @@ class Contract:
     def json(self):
         return self.parser is None
 
-    def parse(self, text):
-        """(model, how): strict JSON first, then the outermost {...} in the text; or the contract's own parser."""
+    def parse(self, text, context=None):
+        """(model, how): strict JSON first, then the outermost {...} in the text; or the contract's own parser.
+
+        `context` (the prompt, the count asked for) reaches the schema's validators, which refuse
+        replies that are valid JSON but no answer.
+        """
         if self.parser is not None:
-            return self.parser(text or ""), "lines"
+            parsed = self.parser(text or "")
+            try:
+                return self.schema.model_validate(parsed.model_dump(), context=context), "lines"
+            except ValidationError as error:
+                raise ParseError(first_error(error)) from None
         try:
-            return self.schema.model_validate_json(text), "strict"
+            return self.schema.model_validate_json(text, context=context), "strict"
         except ValidationError as strict_error:
+            if not _is_json_error(strict_error):  # well-formed JSON that breaks the contract: say where
+                raise ParseError(first_error(strict_error)) from None
             match = FENCED.search(text or "")
             if not match:
                 raise ParseError(f"no JSON object in the reply ({first_error(strict_error)})") from None
             try:
-                return self.schema.model_validate(json.loads(match.group(0))), "extracted"
+                return self.schema.model_validate(json.loads(match.group(0)), context=context), "extracted"
             except (ValueError, ValidationError) as error:
                 raise ParseError(first_error(error)) from None
+
+
+def _is_json_error(error):
+    return any(e["type"] == "json_invalid" for e in error.errors())
 
 
 def first_error(error):
@@ -91,3 +105,9 @@ def first_error(error):
         where = ".".join(str(p) for p in first["loc"]) or "reply"
         return f"{where}: {first['msg']}"
     return str(error)[:200]
+
+
+def one_line(error):
+    """What failed, in one plain line a person can read: no traceback, no server paths."""
+    name, text = type(error).__name__, " ".join(str(error).split()).replace("litellm.", "")
+    return (text if text.startswith(name) else f"{name}: {text}")[:300]

@@ -1,14 +1,18 @@
-"""The one door to every model: litellm's Router with the session's primary and fallback models.
+"""The one door to every model: litellm, with the session's primary and fallback models.
 
-Before each call the gateway promises the call's worst-case cost out of budget it has reserved
-in the database (an atomic conditional update, a few calls' worth at a time), so concurrent
-calls can never spend past the budget. After the call it keeps one LLMCall row with the real
-cost from litellm, whatever the outcome; rows and spend are written in batches (at step
-boundaries, every few calls, and at the end), which the reservation keeps safe meanwhile.
+Before each attempt the gateway promises the attempt's worst-case cost, at the price of the model it
+is about to call, out of budget it has reserved in the database (an atomic conditional update, a few
+calls' worth at a time), so concurrent calls can never spend past the budget. It drives the attempts
+itself (litellm's Router names the deployments but neither retries nor falls back) because each
+attempt must be reserved at its own model's price and kept as its own ledger row: the rendered
+prompt, the raw reply, tokens, cost, latency, model, outcome and error. Rows and spend are written
+in batches (at step boundaries, every few calls, and at the end), which the reservation keeps safe.
 """
 
 import asyncio
+import email.utils
 import functools
+import logging
 import os
 import time
 
@@ -22,31 +26,38 @@ from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 
 from reasoning import events  # noqa: E402
-from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable  # noqa: E402,F401
+from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable, one_line  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
 from . import offline  # noqa: E402
+from .prices import Price, price_of, response_format  # noqa: E402
 
 litellm.drop_params = True  # a provider that lacks a parameter (e.g. max_tokens) ignores it instead of failing
 litellm.suppress_debug_info = True
-litellm.turn_off_message_logging = (
-    True  # prompts hold client data; and copying them for logs costs a millisecond a call
-)
+litellm.turn_off_message_logging = True  # the ledger keeps prompts, under the tenant's access rules; logs need not
+
+log = logging.getLogger(__name__)
 
 PARSE_RETRIES = 1
 EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
 FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
+BACKOFF_S = 0.5  # the first retry's wait when the provider names none; doubled for each further retry
+PROMPT_OVERHEAD_TOKENS = 64  # a chat template's role markers and the like, on top of the text itself
+# Failures worth another try on the same model; any other (a bad request, a refused key) goes to the fallback.
+TRANSIENT = (
+    litellm.RateLimitError,
+    litellm.Timeout,
+    litellm.APIConnectionError,
+    litellm.InternalServerError,
+    litellm.ServiceUnavailableError,
+    litellm.BadGatewayError,
+)
 
 
-def prices(model):
-    """(input, output) USD per token from litellm's price list; (0, 0) for a model it does not price."""
-    try:
-        info = litellm.get_model_info(model)
-    except Exception:  # litellm raises a bare Exception for unknown models
-        return 0.0, 0.0
-    return info.get("input_cost_per_token") or 0.0, info.get("output_cost_per_token") or 0.0
+class EmptyReply(Exception):
+    """A provider answered without a message (no choices, or a choice with no content)."""
 
 
 def provider_of(model):
@@ -59,25 +70,21 @@ def provider_of(model):
         return None
 
 
-def build_router(primary, fallback, retries, timeout, deployment_params=None):
-    """litellm's Router over the primary and, when given, the fallback model."""
+def build_router(primary, fallback, timeout, deployment_params=None):
+    """litellm's Router naming the primary and, when given, the fallback deployment; the gateway retries."""
     deployment_params = deployment_params or {}
     model_list = [
-        {"model_name": "primary", "litellm_params": {"model": primary, **deployment_params.get("primary", {})}}
+        {"model_name": role, "litellm_params": {"model": model, **deployment_params.get(role, {})}}
+        for role, model in (("primary", primary), ("fallback", fallback))
+        if model
     ]
-    fallbacks = []
-    if fallback:
-        model_list.append(
-            {"model_name": "fallback", "litellm_params": {"model": fallback, **deployment_params.get("fallback", {})}}
-        )
-        fallbacks = [{"primary": ["fallback"]}]
-    return Router(model_list=model_list, fallbacks=fallbacks, num_retries=retries, timeout=timeout, retry_after=0)
+    return Router(model_list=model_list, num_retries=0, timeout=timeout, retry_after=0, disable_cooldowns=True)
 
 
 @functools.lru_cache(maxsize=32)
-def shared_router(primary, fallback, retries, timeout):
+def shared_router(primary, fallback, timeout):
     """Sessions on the same models share a Router: building one costs milliseconds."""
-    return build_router(primary, fallback, retries, timeout)
+    return build_router(primary, fallback, timeout)
 
 
 class ModelGateway:
@@ -86,35 +93,42 @@ class ModelGateway:
         offline.register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"])
         self.session_id, self.tenant_id = session.id, session.tenant_id
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
-        self.router = self._router(deployment_params or {}, retries, timeout)
-        self.prices = [prices(m) for m in (self.primary, self.fallback) if m]
+        deployment_params = deployment_params or {}
+        self.retries = engine["LLM_RETRIES"] if retries is None else retries
+        timeout = timeout or engine["LLM_TIMEOUT_S"]
+        if deployment_params:
+            self.router = build_router(self.primary, self.fallback, timeout, deployment_params)
+        else:
+            self.router = shared_router(self.primary, self.fallback, timeout)
+        # (role, model, price) in the order they are tried; the price is the one fixed at the session's creation.
+        self.routes = [
+            (role, model, session_price(session, model, deployment_params.get(role)))
+            for role, model in (("primary", self.primary), ("fallback", self.fallback))
+            if model
+        ]
         self.spent, self.calls = 0.0, 0
         self.flushed_at = time.monotonic()
-        self.unwritten = []  # LLMCall rows of failed calls not yet in the database
+        self.unwritten = []  # LLMCall rows of failed attempts not yet in the database
         # Rows of answered calls: the store writes them with the node they produced, their cost reserved till then.
         self.answered = []
         self.published_spend = 0.0
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
 
-    def _router(self, deployment_params, retries, timeout):
-        engine = settings.REASONING
-        retries = engine["LLM_RETRIES"] if retries is None else retries
-        timeout = timeout or engine["LLM_TIMEOUT_S"]
-        if deployment_params:
-            return build_router(self.primary, self.fallback, retries, timeout, deployment_params)
-        return shared_router(self.primary, self.fallback, retries, timeout)
+    async def ask(self, contract, prompt, node_id=None, expect=None):
+        """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again once.
 
-    async def ask(self, contract, prompt, node_id=None):
-        """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again once."""
+        `expect` is how many items the prompt asked for, where it asked for a list: fewer is a broken contract.
+        """
         messages = [{"role": "user", "content": prompt}]
-        cost, latency, model, records = 0.0, 0, "", []
+        context = {"prompt": prompt, "expect": expect}
+        records, last_error = [], None
         for _ in range(1 + PARSE_RETRIES):
-            text, call = await self._call(contract, messages, node_id)
-            cost, latency, model = cost + call.cost_usd, latency + call.latency_ms, call.model_used
+            first_attempt = records[-1].attempt + 1 if records else 1
+            text, call = await self._complete(contract, messages, node_id, first_attempt)
             records.append(call)
             try:
-                parsed, _how = contract.parse(text)
+                parsed, _how = contract.parse(text, context)
             except ParseError as error:
                 call.parse_ok, call.error = False, str(error)[:2000]
                 await self._flush_if_due()
@@ -131,8 +145,20 @@ class ModelGateway:
                 continue
             call.parse_ok = True
             await self._flush_if_due()
-            return Answer(parsed=parsed, model=model, cost_usd=cost, latency_ms=latency, records=records)
-        raise Unparseable(str(last_error), cost_usd=cost, latency_ms=latency, model=model, records=records)
+            return Answer(
+                parsed=parsed,
+                model=call.model_used,
+                cost_usd=_sum_cost(records),
+                latency_ms=_sum_latency(records),
+                records=records,
+            )
+        raise Unparseable(
+            str(last_error),
+            cost_usd=_sum_cost(records),
+            latency_ms=_sum_latency(records),
+            model=records[-1].model_used,
+            records=records,
+        )
 
     async def remaining_usd(self):
         """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
@@ -199,60 +225,92 @@ class ModelGateway:
         """The contract's reply limit, capped by REASONING_MAX_TOKENS."""
         return min(contract.max_tokens, settings.REASONING["MAX_TOKENS"])
 
-    def reservation_usd(self, contract, messages):
-        """The most this call can cost: the whole prompt plus a full reply, at the dearer model's prices."""
-        prompt_tokens = sum(len(m["content"]) for m in messages) // 3 + 16
-        reply_tokens = self.max_tokens(contract)
-        return max(i * prompt_tokens + o * reply_tokens for i, o in self.prices)
+    def reservation_usd(self, contract, messages, price):
+        """The most one attempt can cost at a model's price: the whole prompt plus a full reply.
 
-    async def _call(self, contract, messages, node_id):
-        reserve = self.reservation_usd(contract, messages)
-        if not await self._take(reserve):
-            self._record(contract, node_id, outcome=LLMCall.Outcome.BUDGET, reserved=reserve)
-            raise BudgetExhausted(f"{contract.name} needs up to {reserve:.6f} USD")
-        started = time.perf_counter()
-        try:
-            response = await self.router.acompletion(
-                model="primary", messages=messages, max_tokens=self.max_tokens(contract)
-            )
-        except Exception as error:  # any provider failure, after litellm's retries and fallbacks
-            self.lease += reserve
-            self._record(
-                contract,
-                node_id,
-                outcome=LLMCall.Outcome.ERROR,
-                reserved=reserve,
-                latency_ms=_ms(started),
-                error=f"{type(error).__name__}: {error}"[:2000],
-            )
-            raise ModelError(str(error)) from error
-        latency_ms = _ms(started)
-        cost = self._cost(response)
-        self.spent, self.calls = self.spent + cost, self.calls + 1
-        used = response._hidden_params.get("litellm_model_name") or self.primary
-        self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
+        Two characters a token overcounts every common tokenizer on prose, numbers and JSON alike.
+        """
+        prompt_tokens = sum(len(m["content"]) for m in messages) // 2 + PROMPT_OVERHEAD_TOKENS
+        return price.cost(prompt_tokens, self.max_tokens(contract))
+
+    async def _complete(self, contract, messages, node_id, first_attempt):
+        """(reply text, ledger row) from the first model that answers: the primary with its retries, then the
+        fallback with its own; every attempt is reserved at its model's price and kept as a row."""
+        attempt, failures = first_attempt, []
+        for role, model, price in self.routes:
+            for retry in range(1 + self.retries):
+                reserve = self.reservation_usd(contract, messages, price)
+                if not await self._take(reserve):
+                    self._record(
+                        contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
+                    )
+                    raise BudgetExhausted(f"{contract.name} on {model} needs up to {reserve:.6f} USD")
+                started = time.perf_counter()
+                try:
+                    response = await self.router.acompletion(
+                        model=role, messages=messages, **self._call_options(contract, model)
+                    )
+                    text = reply_text(response)
+                except Exception as error:  # any provider failure: recorded, then retried or passed on
+                    self.lease += reserve
+                    line = one_line(error)
+                    log.warning("model call failed: %s (%s, attempt %d)", line, model, attempt, exc_info=error)
+                    self._record(
+                        contract,
+                        node_id,
+                        LLMCall.Outcome.ERROR,
+                        model,
+                        messages,
+                        attempt,
+                        reserved_usd=reserve,
+                        latency_ms=_ms(started),
+                        error=line,
+                    )
+                    failures.append(f"{model}: {line}")
+                    attempt += 1
+                    if not isinstance(error, (*TRANSIENT, EmptyReply)) or retry == self.retries:
+                        break
+                    wait = retry_wait(error, retry)
+                    if wait is None:  # the provider asks for a longer pause than a session should sit idle
+                        break
+                    await asyncio.sleep(wait)
+                    continue
+                return text, self._answered(
+                    contract, node_id, role, model, price, messages, attempt, reserve, response, text, _ms(started)
+                )
+        raise ModelError(f"every model failed ({len(failures)} attempts); last: {failures[-1]}"[:500])
+
+    def _call_options(self, contract, model):
+        options = {"max_tokens": self.max_tokens(contract), "max_retries": 0}  # the SDK's own retries stay off
+        if contract.json:
+            schema_format = response_format(model, contract.schema.model_json_schema(), contract.template[:-4])
+            if schema_format:
+                options["response_format"] = schema_format
+        return options
+
+    def _answered(self, contract, node_id, role, model, price, messages, attempt, reserve, response, text, latency):
         usage = getattr(response, "usage", None)
-        call = self._record(
+        tokens_in = getattr(usage, "prompt_tokens", 0) or estimate_tokens(messages)
+        tokens_out = getattr(usage, "completion_tokens", 0) or estimate_tokens([{"content": text}])
+        cost = response_cost(response, price, tokens_in, tokens_out)
+        self.spent, self.calls = self.spent + cost, self.calls + 1
+        self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
+        outcome = LLMCall.Outcome.OK if role == "primary" else LLMCall.Outcome.FALLBACK
+        return self._record(
             contract,
             node_id,
-            outcome=LLMCall.Outcome.OK if _same(used, self.primary) else LLMCall.Outcome.FALLBACK,
-            reserved=reserve,
-            cost=cost,
-            model_used=used,
-            latency_ms=latency_ms,
-            tokens_in=getattr(usage, "prompt_tokens", 0) or 0,
-            tokens_out=getattr(usage, "completion_tokens", 0) or 0,
+            outcome,
+            model,
+            messages,
+            attempt,
+            reserved_usd=reserve,
+            cost_usd=cost,
+            model_used=model,
+            latency_ms=latency,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            reply=text,
         )
-        return response.choices[0].message.content or "", call
-
-    def _cost(self, response):
-        cost = response._hidden_params.get("response_cost")
-        if cost is None:
-            try:
-                cost = litellm.completion_cost(completion_response=response)
-            except Exception:  # an unpriced model costs what we can tell: nothing
-                cost = 0.0
-        return float(cost or 0.0)
 
     async def _take(self, amount):
         """Promise an amount to one call, from the lease or by leasing more; False if the budget cannot cover it."""
@@ -282,19 +340,17 @@ class ModelGateway:
             budget_reserved_usd=F("budget_reserved_usd") - released, budget_used_usd=F("budget_used_usd") + cost
         )
 
-    def _record(self, contract, node_id, outcome, reserved=0.0, cost=0.0, model_used="", latency_ms=0, **fields):
-        """A ledger row: a failed call's waits for the next flush, an answered one travels with its answer."""
+    def _record(self, contract, node_id, outcome, model, messages, attempt, **fields):
+        """A ledger row: a failed attempt's waits for the next flush, an answered one travels with its answer."""
         row = LLMCall(
             tenant_id=self.tenant_id,
             session_id=self.session_id,
             node_id=node_id,
             purpose=contract.name,
-            model_requested=self.primary,
-            model_used=model_used,
+            model_requested=model,
             outcome=outcome,
-            reserved_usd=reserved,
-            cost_usd=cost,
-            latency_ms=latency_ms,
+            attempt=attempt,
+            prompt=render_messages(messages),
             **fields,
         )
         answered = outcome in (LLMCall.Outcome.OK, LLMCall.Outcome.FALLBACK)
@@ -302,9 +358,64 @@ class ModelGateway:
         return row
 
 
+def session_price(session, model, deployment=None):
+    """The price fixed for a model when the session was created; resolved now for a session made before prices."""
+    fixed = (session.prices or {}).get(model)
+    return Price.from_dict(fixed) if fixed else price_of(model, deployment)
+
+
+def reply_text(response):
+    """The reply's text; a reply with no message is a provider fault, not an empty answer."""
+    choices = getattr(response, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "content", None)
+    if content is None:
+        raise EmptyReply("the provider returned no message" if choices else "the provider returned no choices")
+    return content
+
+
+def response_cost(response, price, tokens_in, tokens_out):
+    """litellm's own cost where its map priced the call (it knows tiers and caching); else tokens at our price."""
+    if price.source == "litellm":
+        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+        if cost:
+            return float(cost)
+    return price.cost(tokens_in, tokens_out)
+
+
+def estimate_tokens(messages):
+    # A provider that reports no usage is still charged: about four characters a token.
+    return max(1, sum(len(m.get("content") or "") for m in messages) // 4)
+
+
+def retry_wait(error, retry):
+    """Seconds to wait before retrying: the provider's Retry-After when it sends one (None: too long to wait)."""
+    response = getattr(error, "response", None)
+    header = getattr(response, "headers", {}).get("retry-after") if response is not None else None
+    if header:
+        try:
+            wait = float(header)
+        except ValueError:  # an HTTP date rather than seconds
+            when = email.utils.parsedate_to_datetime(header)
+            wait = when.timestamp() - time.time() if when else 0.0
+        return max(0.0, wait) if wait <= settings.REASONING["RETRY_AFTER_MAX_S"] else None
+    return BACKOFF_S * 2**retry
+
+
+def render_messages(messages):
+    """The conversation as sent: one prompt as itself, a retried one with its turns marked."""
+    if len(messages) == 1:
+        return messages[0]["content"]
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+
+
+def _sum_cost(records):
+    return sum(r.cost_usd for r in records)
+
+
+def _sum_latency(records):
+    return sum(r.latency_ms for r in records)
+
+
 def _ms(started):
     return int((time.perf_counter() - started) * 1000)
-
-
-def _same(used, model):
-    return used in (model, model.split("/", 1)[-1])

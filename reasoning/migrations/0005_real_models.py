@@ -4,30 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('reasoning', '0004_session_list_indexes'),
+        ("reasoning", "0004_session_list_indexes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='llmcall',
-            name='attempt',
+            model_name="llmcall",
+            name="attempt",
             field=models.PositiveSmallIntegerField(default=1, help_text="1 for a call's first try; retries count up."),
         ),
         migrations.AddField(
-            model_name='llmcall',
-            name='prompt',
-            field=models.TextField(blank=True, help_text='The messages sent, as rendered.'),
+            model_name="llmcall",
+            name="prompt",
+            field=models.TextField(blank=True, help_text="The messages sent, as rendered."),
         ),
         migrations.AddField(
-            model_name='llmcall',
-            name='reply',
+            model_name="llmcall",
+            name="reply",
             field=models.TextField(blank=True, help_text="The model's raw reply, before any parsing."),
         ),
         migrations.AddField(
-            model_name='reasoningsession',
-            name='prices',
+            model_name="reasoningsession",
+            name="prices",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

@@ -141,7 +141,10 @@ class Store(Protocol):
 
 
 class Gateway(Protocol):
-    async def ask(self, contract: Contract, prompt: str, node_id: str | None = None) -> Answer: ...
+    async def ask(
+        self, contract: Contract, prompt: str, node_id: str | None = None, expect: int | None = None
+    ) -> Answer:
+        """A parsed reply; `expect` is how many items the prompt asked for, where it asked for a list."""
 
     async def remaining_usd(self) -> float: ...
 

@@ -15,13 +15,13 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
-from .replies import AnswerOut, ScoreOut, ThoughtsOut
+from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
 
 
 class ReflectOut(BaseModel):
-    reflection: str = Field(min_length=1, max_length=4000)
+    reflection: Prose = Field(min_length=1, max_length=4000)
 
 
 class ValueOut(ScoreOut):
@@ -170,7 +170,7 @@ class LanguageAgentTreeSearch(Strategy):
             reflections=format_reflections(reflections),
         )
         try:
-            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=parent.id)
+            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=parent.id, expect=k)
         except BudgetExhausted:
             self.exhausted = True
             return []

@@ -21,7 +21,7 @@ from reasoning import tools
 from reasoning.prompts import render
 
 from .base import Answer, BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, settle_all
-from .replies import AnswerOut
+from .replies import AnswerOut, Prose
 
 FINAL = tools.FINAL_ANSWER
 ACTION_LIMIT = 500  # the edge's action column
@@ -35,7 +35,7 @@ class Action(BaseModel):
 
 
 class StepOut(BaseModel):
-    thought: str = Field(min_length=1, max_length=4000)
+    thought: Prose = Field(min_length=1, max_length=4000)
     action: Action
 
 

@@ -20,11 +20,11 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import format_path, render
 
 from .base import BudgetExhausted, Contract, ModelError, Node, Strategy, StrictParams, Unparseable, settle_all
-from .replies import AnswerOut, ScoreOut, ThoughtsOut
+from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
 
 
 class Step(BaseModel):
-    thought: str = Field(min_length=1, max_length=4000)
+    thought: Prose = Field(min_length=1, max_length=4000)
 
 
 class AttemptOut(BaseModel):
@@ -32,7 +32,7 @@ class AttemptOut(BaseModel):
 
 
 class ReflectOut(BaseModel):
-    critique: str = Field(min_length=1, max_length=4000)
+    critique: Prose = Field(min_length=1, max_length=4000)
 
 
 ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)
@@ -253,7 +253,7 @@ class Reflexion(Strategy):
         depth = max(self.ctx.params.steps, step)
         prompt = self._render(EXPAND, path=format_path([n.thought for n in path[1:]]), step=step, depth=depth, k=k)
         try:
-            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=node.id)
+            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=node.id, expect=k)
         except BudgetExhausted:
             self.exhausted = True
             return []

@@ -1,27 +1,81 @@
-"""Reply shapes several strategies share: proposed thoughts, a score with its reason, and a final answer."""
+"""Reply shapes several strategies share, and the checks that make a reply count as an answer.
 
-from pydantic import BaseModel, Field, field_validator
+A small model can return valid JSON that says nothing: the prompt's own placeholder echoed back
+("<one next step, at most 80 words>"), template braces, a lone symbol, fewer thoughts than asked, a
+score off the scale. Each is a broken contract (asked again once, then recorded on the node), never
+an answer. The checks read the prompt and the count asked for from pydantic's validation context.
+"""
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, Field, ValidationInfo, model_validator
+
+PLACEHOLDER = re.compile(r"<[^<>\n]{3,}>")
+WORD = re.compile(r"\w+")
+
+
+def _echo(text, info):
+    prompt = (info.context or {}).get("prompt") or ""
+    for placeholder in PLACEHOLDER.findall(text):
+        if placeholder in prompt or PLACEHOLDER.fullmatch(text.strip()):
+            return f"repeats the prompt's placeholder {placeholder[:60]} instead of filling it in"
+    if "{{" in text or "}}" in text:
+        return "is template text, not an answer"
+    return None
+
+
+def prose(min_words):
+    """Text that says something: not empty, not a placeholder or template, with words (or numbers) in it."""
+
+    def check(text: str, info: ValidationInfo) -> str:
+        text = text.strip()
+        problem = _echo(text, info)
+        if problem:
+            raise ValueError(problem)
+        if len(WORD.findall(text)) < min_words:
+            raise ValueError(
+                f"is not prose: at least {min_words} word{'s' * (min_words > 1)} needed" if text else "is empty"
+            )
+        return text
+
+    return check
+
+
+def optional_prose(text: str, info: ValidationInfo) -> str:
+    """May be left empty, but not filled with the prompt's placeholder."""
+    problem = _echo(text.strip(), info) if text.strip() else None
+    if problem:
+        raise ValueError(problem)
+    return text.strip()
+
+
+Prose = Annotated[str, AfterValidator(prose(1))]
+Recommendation = Annotated[str, AfterValidator(prose(3))]  # an answer a client reads is more than a word or two
+OptionalProse = Annotated[str, AfterValidator(optional_prose)]
 
 
 class ScoreOut(BaseModel):
-    score: float
-    reason: str = Field(default="", max_length=4000)
-
-    @field_validator("score")
-    @classmethod
-    def clamp(cls, value):
-        # Models drift outside the scale; a clamped score keeps ranking, thresholds and UCB1 meaningful.
-        return min(1.0, max(0.0, value))
+    # Off the scale is a broken contract: clamping would turn every 7 or 10 into a perfect 1.0.
+    score: float = Field(ge=0, le=1)
+    reason: OptionalProse = Field(default="", max_length=4000)
 
 
 class AnswerOut(BaseModel):
-    answer: str = Field(min_length=1, max_length=20000)
+    answer: Recommendation = Field(min_length=1, max_length=20000)
 
 
 class ThoughtOut(BaseModel):
-    thought: str = Field(min_length=1, max_length=4000)
+    thought: Prose = Field(min_length=1, max_length=4000)
     state: dict = Field(default_factory=dict)
 
 
 class ThoughtsOut(BaseModel):
     thoughts: list[ThoughtOut] = Field(min_length=1, max_length=20)
+
+    @model_validator(mode="after")
+    def as_many_as_asked(self, info: ValidationInfo):
+        expected = (info.context or {}).get("expect")
+        if expected and len(self.thoughts) < expected:
+            raise ValueError(f"asked for {expected} thoughts, the reply holds {len(self.thoughts)}")
+        return self

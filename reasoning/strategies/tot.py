@@ -102,7 +102,7 @@ class TreeOfThoughts(Strategy):
         step, depth = parent.depth + 1, max(self.ctx.params.depth, parent.depth + 1)
         prompt = self._render(PROPOSE, path, k=k, step=step, depth=depth)
         try:
-            answer = await self.ctx.gateway.ask(PROPOSE, prompt, node_id=parent.id)
+            answer = await self.ctx.gateway.ask(PROPOSE, prompt, node_id=parent.id, expect=k)
         except BudgetExhausted:
             self.exhausted = True
             return []

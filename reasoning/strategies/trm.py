@@ -16,12 +16,13 @@ import json
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from reasoning.llm.contracts import ParseError
 from reasoning.prompts import format_path, render
 
 from .base import Answer, BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, settle_all
+from .replies import Prose
 
 # ---- the reasoning reply: marked lines ------------------------------------------------------
 
@@ -45,7 +46,7 @@ IMPORTANCE_RANK = {"high": 3, "medium": 2, "low": 1}
 
 class Finding(BaseModel):
     kind: Literal["insight", "issue", "missing", "suggestion"]
-    text: str = Field(min_length=1, max_length=2000)
+    text: Prose = Field(min_length=1, max_length=2000)
     importance: Literal["high", "medium", "low"]
 
 
@@ -53,13 +54,8 @@ class Reasoning(BaseModel):
     """One analysis of an answer: its findings in reply order and the confidence in the answer."""
 
     findings: list[Finding] = Field(default_factory=list, max_length=60)
-    confidence: float
+    confidence: float = Field(ge=0, le=1)
     confidence_from: Literal["explicit", "heuristic"] = "heuristic"
-
-    @field_validator("confidence")
-    @classmethod
-    def clamp(cls, value):
-        return min(1.0, max(0.0, value))
 
     def texts(self, *kinds):
         return [f.text for f in self.findings if f.kind in kinds]
@@ -128,12 +124,14 @@ def strings_in(value):
 
 
 def explicit_confidence(bodies):
-    """The first number on a CONFIDENCE line, clamped to 0..1 (a percentage is read as one)."""
+    """The first number on a CONFIDENCE line (a percentage is read as one); off the 0..1 scale is a broken reply."""
     for body in bodies:
         match = NUMBER.search(body)
         if match:
             value = float(match[1]) / (100 if match[2] else 1)
-            return min(1.0, max(0.0, value))
+            if not 0 <= value <= 1:
+                raise ParseError(f"CONFIDENCE {match[0].strip()} is off the scale from 0 to 1")
+            return value
     return None
 
 
@@ -171,7 +169,7 @@ def importance(kind, text):
 
 
 class ImproveOut(BaseModel):
-    answer: str = Field(min_length=1, max_length=20000)
+    answer: Prose = Field(min_length=1, max_length=20000)
 
 
 REASON = Contract("trm.reason", Reasoning, max_tokens=700, parser=parse_reasoning)

@@ -87,9 +87,11 @@ async def test_it_falls_back_when_the_primary_raises(alice):
     )
     answer = await gateway.ask(EVALUATE, PROMPT)
     await gateway.close()
-    call = await LLMCall.objects.aget(session=session)
-    assert answer.model == "offline/sim"
-    assert call.outcome == "fallback" and call.model_used == "offline/sim"
+    failed, call = [c async for c in LLMCall.objects.filter(session=session).order_by("attempt")]
+    assert answer.model == "offline/sim" and answer.records == [call]
+    assert failed.outcome == "error" and failed.model_requested == "openai/gpt-4o-mini" and failed.attempt == 1
+    assert "primary is down" in failed.error and "\n" not in failed.error and failed.cost_usd == 0
+    assert call.outcome == "fallback" and call.model_used == "offline/sim" and call.attempt == 2
 
 
 async def test_it_uses_the_primary_through_litellm_mock_response(alice):

@@ -19,9 +19,10 @@ def test_it_parses_strict_json_and_json_inside_prose():
     assert how == "extracted" and parsed.score == 0.7
 
 
-def test_scores_are_clamped():
-    assert parse("tot.evaluate", '{"score": 7}')[0].score == 1.0
-    assert parse("tot.evaluate", '{"score": -1}')[0].score == 0.0
+@pytest.mark.parametrize("reply", ['{"score": 7}', '{"score": -1}', '{"score": 1.01}'])
+def test_a_score_off_the_scale_breaks_the_contract_rather_than_being_clamped(reply):
+    with pytest.raises(ParseError, match="score"):
+        parse("tot.evaluate", reply)
 
 
 @pytest.mark.parametrize("reply", ["", "no json here", '{"score": "high"}', '{"thoughts": []}', "{broken"])

@@ -159,7 +159,7 @@ def test_params_are_bounded_and_unknown_keys_refused():
 
 
 async def test_a_budget_that_runs_out_midway_keeps_the_best_answer_so_far(alice):
-    session = await start(alice, budget_usd=0.008)
+    session = await start(alice, budget_usd=0.006)
     await run_session(session.id)
     await session.arefresh_from_db()
     nodes = await rows(session)

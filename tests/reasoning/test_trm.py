@@ -72,10 +72,16 @@ def test_unsure_language_and_issues_lower_the_heuristic_confidence():
     assert parsed.confidence == pytest.approx(0.5 - 0.1 - 0.15 - 0.05)
 
 
-def test_a_stated_confidence_is_kept_within_0_and_1():
-    stated = {"CONFIDENCE: 7": 1.0, "CONFIDENCE: -0.4": 0.0, "CONFIDENCE: 85%": 0.85, "confidence:1": 1.0}
+def test_a_stated_confidence_is_read_on_the_0_to_1_scale():
+    stated = {"CONFIDENCE: 0.7": 0.7, "CONFIDENCE: 85%": 0.85, "confidence:1": 1.0, "CONFIDENCE: 0": 0.0}
     for line, expected in stated.items():
         assert parse_reasoning(f"INSIGHT: fine\n{line}").confidence == expected, line
+
+
+@pytest.mark.parametrize("line", ["CONFIDENCE: 7", "CONFIDENCE: -0.4", "CONFIDENCE: 140%"])
+def test_a_confidence_off_the_scale_breaks_the_contract_rather_than_being_clamped(line):
+    with pytest.raises(ParseError, match="off the scale"):
+        parse_reasoning(f"INSIGHT: fine\n{line}")
 
 
 def test_markers_in_any_case_with_bullets_bold_and_continuation_lines():

@@ -1,0 +1,97 @@
+"""What a model costs and how to ask it for structured output, decided once per model.
+
+A price comes from the operator's REASONING_MODELS setting, from the model's registered deployment
+(`input_cost_per_token` in its litellm params), or from litellm's model map, in that order. A model
+with none is unpriced: refused, unless the operator allows unpriced models, which are then counted
+at REASONING_DEFAULT_PRICE. Prices are USD per million tokens, the unit providers publish.
+"""
+
+import os
+from dataclasses import asdict, dataclass
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from . import offline  # noqa: E402
+
+MILLION = 1_000_000
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float  # USD per million prompt tokens
+    output: float  # USD per million reply tokens
+    source: str  # setting, deployment, litellm or default
+
+    def cost(self, tokens_in, tokens_out):
+        return (tokens_in * self.input + tokens_out * self.output) / MILLION
+
+    def as_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        return cls(float(data["input"]), float(data["output"]), str(data.get("source", "")))
+
+
+class Unpriced(ValueError):
+    """No price is known for a model and the operator has not allowed unpriced models."""
+
+
+def known_price(model, deployment=None):
+    """The model's price from the setting, its deployment or litellm's map; None when nobody prices it."""
+    configured = settings.REASONING["MODELS"].get(model)
+    if configured:
+        return Price(float(configured["input"]), float(configured["output"]), "setting")
+    deployment = deployment or {}
+    if "input_cost_per_token" in deployment:
+        per_token = deployment["input_cost_per_token"], deployment.get("output_cost_per_token", 0.0)
+        return Price(per_token[0] * MILLION, per_token[1] * MILLION, "deployment")
+    offline.register(settings.REASONING["OFFLINE_LATENCY_MS"], settings.REASONING["OFFLINE_SEED"])
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # litellm raises a bare Exception for a model its map does not hold
+        return None
+    if info.get("input_cost_per_token") is None or info.get("output_cost_per_token") is None:
+        return None
+    return Price(info["input_cost_per_token"] * MILLION, info["output_cost_per_token"] * MILLION, "litellm")
+
+
+def price_of(model, deployment=None):
+    """The price a session is charged for a model; raises Unpriced when there is none and none is allowed."""
+    price = known_price(model, deployment)
+    if price is not None:
+        return price
+    engine = settings.REASONING
+    if not engine["ALLOW_UNPRICED"]:
+        raise Unpriced(
+            f"no price is known for '{model}': set it in REASONING_MODELS (USD per million tokens) "
+            "or allow unpriced models with REASONING_ALLOW_UNPRICED=1"
+        )
+    default = engine["DEFAULT_PRICE"]
+    return Price(float(default["input"]), float(default["output"]), "default")
+
+
+def response_format(model, schema, name):
+    """The `response_format` to send for a JSON reply, or None where the model cannot take one.
+
+    The setting decides first (llama-cpp-python's server takes a json_object with a schema, not OpenAI's
+    json_schema); otherwise litellm's model map says whether the provider supports a response schema.
+    """
+    style = settings.REASONING["MODELS"].get(model, {}).get("response_format", "auto")
+    if style == "auto":
+        style = "json_schema" if supports_schema(model) else "none"
+    if style == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    if style == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+def supports_schema(model):
+    try:
+        return bool(litellm.supports_response_schema(model=model))
+    except Exception:  # an unmapped model: litellm cannot say, so it is not asked
+        return False
