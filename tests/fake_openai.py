@@ -8,7 +8,7 @@
 Each request takes the next behaviour from its model's queue (the `model` of the request body, which litellm sends
 without the `openai/` prefix; a prefixed name given to `script` is stripped too), else from the global queue, else
 `server.default`: a behaviour or a callable `default(body) -> behaviour`, so a test can answer from the prompt.
-A queued item may also be such a callable.
+A queued item may also be such a callable. Streaming (`stream=True`) is not served.
 
 What litellm 1.110.2 (`litellm.acompletion` or its Router, `openai/<name>`) raises for each behaviour
 (tests/llm/test_fake_openai.py; the same with litellm's aiohttp transport on or off):
