@@ -11,7 +11,7 @@ SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
 SCALE_TESTS := tests/reasoning tests/api tests/explorer/test_consumers.py tests/test_walking_skeleton.py tests/test_restart.py
 
-.PHONY: run test test-scale install browser migrate seed bench clean
+.PHONY: run test test-scale test-real-model install browser migrate seed bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -59,6 +59,11 @@ test-scale: install
 	  DATABASE_URL="$(SCALE_DATABASE_URL)" REDIS_URL="$(SCALE_REDIS_URL)" $(BIN)/pytest -p no:cacheprovider $(SCALE_TESTS); \
 	elif [ -n "$$CI" ]; then echo "scale-out services are not reachable" >&2; exit 1; \
 	else echo "scale-out tests skipped: PostgreSQL or Redis is not reachable (CI starts them)"; fi
+
+# Tests against a real model: SmolLM2-135M served by llama-cpp-python on loopback (scripts/real_model.sh). Separate
+# from `test`: the first run builds llama-cpp-python into ~/.cache/reasoning-wheels (about 15 minutes on two cores).
+test-real-model: install
+	PY=$(PY) APP_BIN=$(BIN) scripts/real_model.sh
 
 bench: migrate
 	$(BIN)/python bench/tot_critical_path.py
