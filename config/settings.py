@@ -30,16 +30,21 @@ def envprices(name, default, with_format=False):
     value = json.loads(os.environ.get(name) or "null") or default
     entries = value.items() if with_format else [(name, value)]
     for model, entry in entries:
-        keys = {"input", "output", "response_format"} if with_format else {"input", "output"}
+        keys = {"input", "output", "response_format", "api_base"} if with_format else {"input", "output"}
         if (
             not isinstance(entry, dict)
             or set(entry) - keys
             or not all(isinstance(entry.get(k), (int, float)) and entry[k] >= 0 for k in ("input", "output"))
             or entry.get("response_format", "auto") not in RESPONSE_FORMATS
+            or not isinstance(entry.get("api_base", ""), str)
         ):
             raise ValueError(
                 f"{name}: {model!r} needs non-negative numbers 'input' and 'output' (USD per million tokens)"
-                + (f" and optionally 'response_format', one of {', '.join(RESPONSE_FORMATS)}" if with_format else "")
+                + (
+                    f", optionally 'response_format' (one of {', '.join(RESPONSE_FORMATS)}) and 'api_base' (a URL)"
+                    if with_format
+                    else ""
+                )
             )
     return value
 
@@ -200,8 +205,9 @@ REASONING = {
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
     "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 2),
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
-    # Prices (and how to ask for structured output) for models litellm's map does not price, by model name:
-    # {"openai/smollm2": {"input": 0.1, "output": 0.2, "response_format": "json_object"}}, USD per million tokens.
+    # Prices (and how to ask for structured output, and where the server is) for models litellm's map does not price:
+    # {"openai/smollm2": {"input": 0.1, "output": 0.2, "response_format": "json_object",
+    #  "api_base": "http://127.0.0.1:8080/v1"}}, USD per million tokens.
     "MODELS": envprices("REASONING_MODELS", {}, with_format=True),
     # A model with no price is refused unless the operator allows it; it is then counted at DEFAULT_PRICE.
     "ALLOW_UNPRICED": envbool("REASONING_ALLOW_UNPRICED"),

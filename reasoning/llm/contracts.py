@@ -50,6 +50,7 @@ class Answer:
 
 
 FENCED = re.compile(r"\{.*\}", re.DOTALL)
+ROUTER_NOTE = re.compile(r"\s*(LiteLLM: model group|Received Model Group).*$")
 
 
 @dataclass(frozen=True)
@@ -110,4 +111,5 @@ def first_error(error):
 def one_line(error):
     """What failed, in one plain line a person can read: no traceback, no server paths."""
     name, text = type(error).__name__, " ".join(str(error).split()).replace("litellm.", "")
+    text = ROUTER_NOTE.sub("", text)  # the gateway does its own fallback: litellm's note on it misleads
     return (text if text.startswith(name) else f"{name}: {text}")[:300]

@@ -93,7 +93,7 @@ class ModelGateway:
         offline.register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"])
         self.session_id, self.tenant_id = session.id, session.tenant_id
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
-        deployment_params = deployment_params or {}
+        deployment_params = deployment_params or configured_deployments(self.primary, self.fallback)
         self.retries = engine["LLM_RETRIES"] if retries is None else retries
         timeout = timeout or engine["LLM_TIMEOUT_S"]
         if deployment_params:
@@ -356,6 +356,16 @@ class ModelGateway:
         answered = outcome in (LLMCall.Outcome.OK, LLMCall.Outcome.FALLBACK)
         (self.answered if answered else self.unwritten).append(row)
         return row
+
+
+def configured_deployments(primary, fallback):
+    """Where REASONING_MODELS puts a model's server (a local one, say): litellm's api_base per deployment."""
+    models = settings.REASONING["MODELS"]
+    return {
+        role: {"api_base": models[model]["api_base"]}
+        for role, model in (("primary", primary), ("fallback", fallback))
+        if model and models.get(model, {}).get("api_base")
+    }
 
 
 def session_price(session, model, deployment=None):

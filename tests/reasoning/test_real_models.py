@@ -1,0 +1,194 @@
+"""Sessions on real (OpenAI-compatible) models: priced or refused at creation, labelled by the models that actually
+wrote their nodes, their whole ledger readable through the API, and failures shown as one plain line."""
+
+import itertools
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from reasoning import services
+from reasoning.engine import run_session
+from reasoning.llm.offline_answers import answer
+from reasoning.models import LLMCall, ReasoningNode, ReasoningSession
+from reasoning.schemas import SessionIn
+from tests.fake_openai import FakeOpenAI, free_port, reply, status
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PROBLEM = "Rebalance a CHF 3m portfolio drifted to 70% equities back to 60/40 within a year, tax-aware."
+PRICES = {"input": 1.0, "output": 2.0}
+SMALL_TOT = {"depth": 2, "branching": 2, "keep": 1}
+
+
+def offline_reply(body):
+    """Answer like the offline model would, so whole sessions run against the fake server."""
+    prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    return reply(answer(prompt, 7), prompt_tokens=len(prompt) // 4, completion_tokens=80)
+
+
+@pytest.fixture(autouse=True)
+def dummy_key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy-key-for-a-local-server")
+    monkeypatch.setattr("reasoning.llm.gateway.BACKOFF_S", 0.01)
+
+
+def configure(settings, **models):
+    settings.REASONING = {**settings.REASONING, "MODELS": models, "LLM_RETRIES": 0}
+
+
+async def start(party, **fields):
+    data = SessionIn(problem_text=PROBLEM, mode="tot", params=fields.pop("params", SMALL_TOT), **fields)
+    return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
+
+
+def post(client, party, body):
+    return client.post("/api/sessions", data=json.dumps(body), content_type="application/json", **party.auth)
+
+
+# ---- prices at creation --------------------------------------------------------------------
+
+
+def test_a_model_nobody_prices_is_refused_naming_its_field(client, alice):
+    for field in ("model_primary", "model_fallback"):
+        response = post(client, alice, {"problem_text": PROBLEM, field: "openai/my-local-model"})
+        assert response.status_code == 422, response.content
+        detail = response.json()["detail"][0]
+        assert detail["field"] == field and "no price is known for 'openai/my-local-model'" in detail["message"]
+        assert "REASONING_MODELS" in detail["message"]
+    assert not ReasoningSession.objects.exists()
+
+
+def test_a_configured_default_model_without_a_price_is_refused_too(client, alice, settings):
+    settings.REASONING = {**settings.REASONING, "MODEL_PRIMARY": "openai/unpriced"}
+    response = post(client, alice, {"problem_text": PROBLEM})
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "model_primary"
+
+
+def test_a_session_keeps_the_prices_it_was_created_with_and_says_where_they_came_from(client, alice, settings):
+    configure(settings, **{"openai/local": PRICES})
+    body = post(
+        client, alice, {"problem_text": PROBLEM, "model_primary": "openai/local", "model_fallback": "gpt-4o-mini"}
+    )
+    assert body.status_code == 201, body.content
+    prices = body.json()["prices"]
+    assert prices["openai/local"] == {"input": 1.0, "output": 2.0, "source": "setting"}
+    assert prices["gpt-4o-mini"] == {"input": 0.15, "output": 0.6, "source": "litellm"}
+
+
+async def test_allowed_unpriced_models_are_counted_at_the_stated_default_price(alice, settings, monkeypatch):
+    settings.REASONING = {**settings.REASONING, "ALLOW_UNPRICED": True, "DEFAULT_PRICE": {"input": 3.0, "output": 5.0}}
+    with FakeOpenAI(default=offline_reply) as server:
+        monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
+        session = await start(alice, model_primary="openai/unpriced", params={"depth": 1, "branching": 2, "keep": 1})
+        assert session.prices == {"openai/unpriced": {"input": 3.0, "output": 5.0, "source": "default"}}
+        await run_session(session.id)
+    await session.arefresh_from_db()
+    calls = [c async for c in LLMCall.objects.filter(session=session)]
+    assert session.status == "solved", session.error
+    assert all(c.cost_usd == pytest.approx((c.tokens_in * 3.0 + c.tokens_out * 5.0) / 1e6) for c in calls)
+    assert session.budget_used_usd == pytest.approx(sum(c.cost_usd for c in calls)) and session.budget_used_usd > 0
+
+
+# ---- labels: which models wrote the nodes --------------------------------------------------
+
+
+async def test_a_mixed_session_labels_each_node_with_the_model_that_wrote_it(alice, settings, client):
+    configure(settings, **{"openai/primary": PRICES})
+    proposals = itertools.count()
+
+    def flaky(body):  # a bad request is not retried: every second proposal goes to the fallback at once
+        if "tot.propose" in body["messages"][-1]["content"] and next(proposals) % 2 == 1:
+            return status(400, message="context too long")
+        return offline_reply(body)
+
+    with FakeOpenAI(default=flaky) as server:
+        settings.REASONING["MODELS"]["openai/primary"]["api_base"] = server.base_url
+        session = await start(alice, model_primary="openai/primary", model_fallback="offline/sim")
+        await run_session(session.id)
+    await session.arefresh_from_db()
+    nodes = [n async for n in ReasoningNode.objects.filter(session=session, depth__gt=0)]
+    by_model = {m: sum(n.model_used == m for n in nodes) for m in ("openai/primary", "offline/sim")}
+    assert session.status == "solved", session.error
+    assert by_model["openai/primary"] and by_model["offline/sim"] and sum(by_model.values()) == len(nodes)
+
+    body = await sync_to_async(client.get)(f"/api/sessions/{session.id}", **alice.auth)
+    used = {u["model"]: u for u in body.json()["models_used"]}
+    assert used["openai/primary"] == {
+        "model": "openai/primary",
+        "nodes": by_model["openai/primary"],
+        "role": "primary",
+        "offline": False,
+    }
+    assert used["offline/sim"]["role"] == "fallback" and used["offline/sim"]["offline"] is True
+    assert body.json()["offline"] is False  # the session runs on a real model; some nodes came from the simulator
+    tree = (await sync_to_async(client.get)(f"/api/sessions/{session.id}/tree", **alice.auth)).json()
+    assert {n["model_used"] for n in tree["nodes"] if n["depth"]} == {"openai/primary", "offline/sim"}
+    assert all(n["offline"] == (n["model_used"] == "offline/sim") for n in tree["nodes"] if n["depth"])
+
+
+# ---- failures: marked on the node, one plain line, the search goes on ----------------------
+
+
+async def test_a_call_that_fails_for_good_marks_its_node_and_the_search_goes_on(alice, settings, client):
+    configure(settings, **{"openai/primary": PRICES})
+    evaluations = itertools.count()
+
+    def one_evaluation_fails(body):
+        prompt = body["messages"][-1]["content"]
+        if "tot.evaluate" in prompt and next(evaluations) == 0:
+            return status(400, message="the first evaluation is refused")
+        return offline_reply(body)
+
+    with FakeOpenAI(default=one_evaluation_fails) as server:
+        settings.REASONING["MODELS"]["openai/primary"]["api_base"] = server.base_url
+        session = await start(alice, model_primary="openai/primary")
+        await run_session(session.id)
+    await session.arefresh_from_db()
+    marked = [n async for n in ReasoningNode.objects.filter(session=session).exclude(parse_error="")]
+    assert session.status == "solved", session.error
+    assert len(marked) == 1 and marked[0].parse_error.startswith("model failed: every model failed (1 attempts)")
+    assert "first evaluation is refused" in marked[0].parse_error and "\n" not in marked[0].parse_error
+
+
+async def test_a_session_whose_models_all_fail_ends_failed_with_one_plain_line(alice, settings, client):
+    configure(settings, **{"openai/primary": {**PRICES, "api_base": free_port()}})
+    session = await start(alice, model_primary="openai/primary")
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    assert session.status == "failed"
+    for path in (
+        f"/api/sessions/{session.id}",
+        f"/api/sessions/{session.id}/tree",
+        f"/api/sessions/{session.id}/calls",
+    ):
+        text = (await sync_to_async(client.get)(path, **alice.auth)).content.decode()
+        assert "Traceback" not in text and 'File \\"' not in text and "site-packages" not in text, path
+    await sync_to_async(client.force_login)(alice.user)
+    page = (await sync_to_async(client.get)(f"/sessions/{session.id}/")).content.decode()
+    assert "Traceback" not in page and "site-packages" not in page
+    assert "\n" not in session.error and len(session.error) < 600
+
+
+# ---- the ledger through the API --------------------------------------------------------------
+
+
+def test_the_ledger_is_paged_filtered_by_node_and_scoped_to_the_tenant(client, alice, bob):
+    session = services.solve(
+        alice.tenant, SessionIn(problem_text=PROBLEM, mode="tot", params={"depth": 1, "branching": 2, "keep": 1})
+    )
+    url = f"/api/sessions/{session.id}/calls"
+    first = client.get(url, {"limit": 2}, **alice.auth).json()
+    assert first["count"] == LLMCall.objects.filter(session=session).count() == 4  # propose, 2 evaluations, answer
+    assert len(first["items"]) == 2 and first["items"][0]["purpose"] == "tot.propose"
+    call = first["items"][0]
+    assert call["prompt"].startswith("### CONTRACT\ntot.propose") and json.loads(call["reply"])["thoughts"]
+    assert call["model_used"] == "offline/sim" and call["outcome"] == "ok" and call["attempt"] == 1
+    node = ReasoningNode.objects.filter(session=session, depth=1).first()
+    mine = client.get(url, {"node_id": str(node.id)}, **alice.auth).json()
+    assert "tot.evaluate" in [c["purpose"] for c in mine["items"]]
+    assert {c["node_id"] for c in mine["items"]} == {str(node.id)}
+    assert client.get(url, **bob.auth).status_code == 404
+    bad = client.get(url, {"node_id": "not-a-uuid"}, **alice.auth)
+    assert bad.status_code == 422 and "node_id" in json.dumps(bad.json())
+    assert client.get(url, {"limit": 1000}, **alice.auth).status_code == 422
