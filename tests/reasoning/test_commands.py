@@ -49,6 +49,7 @@ def test_seed_demo_loads_finished_sessions_and_calls_no_model(settings, monkeypa
         assert session.budget_used_usd > 0 and sum(ledger) == pytest.approx(session.budget_used_usd, abs=1e-12)
         assert sum(session.nodes.values_list("cost_usd", flat=True)) == pytest.approx(sum(ledger), abs=1e-12)
     assert not LLMCall.objects.exclude(model_requested="offline/sim").exists()
+    assert not LLMCall.objects.filter(prompt="").exists() and not LLMCall.objects.filter(reply="").exists()
     assert not LLMCall.objects.exclude(tenant__slug="demo").exists()
     assert {s.problem_text for s in sessions} == {text for _, _, text in DEMO_PROBLEMS}
 
@@ -63,7 +64,7 @@ def test_dump_demo_writes_what_seed_demo_loads(tmp_path, rubrics):
     assert [s.status for s in sessions] == ["solved"] * 3
     calls = LLMCall.objects.all()
     assert calls.count() > 3 and {c.model_used for c in calls} == {"offline/sim"}
-    assert all(c.attempt >= 1 for c in calls)
+    assert all(c.attempt >= 1 and c.prompt and c.reply for c in calls)  # the ledger keeps what was said
 
 
 def test_create_api_key_prints_the_key_alone_on_its_last_line():
@@ -133,10 +134,11 @@ def test_solve_exits_3_when_the_session_fails(settings, monkeypatch):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-nope")
-    monkeypatch.setenv("OPENAI_API_BASE", f"http://127.0.0.1:{port}/v1")
-    settings.REASONING = {**settings.REASONING, "LLM_RETRIES": 0, "LLM_TIMEOUT_S": 5.0}
+    served = {"openai/nope": {"input": 1.0, "output": 1.0, "api_base": f"http://127.0.0.1:{port}/v1"}}
+    settings.REASONING = {**settings.REASONING, "MODELS": served, "LLM_RETRIES": 0, "LLM_TIMEOUT_S": 5.0}
     args = ["Rebalance a CHF 2m portfolio to 50/50.", "--mode", "tot", "--params", '{"depth": 1, "branching": 1}']
     with pytest.raises(CommandError) as ended:
         run("solve", *args, "--model", "openai/nope", "--tenant", "cli")
     assert ended.value.returncode == 3 and "failed" in str(ended.value)
-    assert LLMCall.objects.filter(session__tenant__slug="cli", outcome="error").exists()
+    errors = LLMCall.objects.filter(session__tenant__slug="cli", outcome="error").values_list("error", flat=True)
+    assert errors and all("Connection" in error for error in errors)
