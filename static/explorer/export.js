@@ -27,7 +27,7 @@
     const b = E.treeBounds();
     if (!b) return null;
     const width = Math.ceil(b.right - b.left), height = Math.ceil(b.bottom - b.top);
-    const copy = E.treeSvg().cloneNode(true);
+    const copy = E.withEveryNodeDrawn(() => E.treeSvg().cloneNode(true)); // at scale the page draws only the view
     for (const name of ["id", "data-testid", "role", "aria-label", "class", "style"]) copy.removeAttribute(name);
     copy.setAttribute("xmlns", SVG_NS);
     copy.setAttribute("viewBox", `${b.left} ${b.top} ${width} ${height}`);

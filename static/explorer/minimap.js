@@ -14,7 +14,22 @@
   const view = map.append("rect").attr("class", "mm-view");
   let shown = false;
 
+  // A large tree's minimap is redrawn at most every THROTTLE_MS (a burst of events changes it every frame).
+  const THROTTLE_MS = 400;
+  const THROTTLE_ABOVE = 1000;
+  let latest = null, timer = null, drawnAt = -Infinity;
+
   E.renderMinimap = function (nodes, treeLinks) {
+    latest = [nodes, treeLinks];
+    if (timer) return;
+    const wait = nodes.length > THROTTLE_ABOVE ? drawnAt + THROTTLE_MS - performance.now() : 0;
+    if (wait <= 0) { drawLatest(); return; }
+    timer = setTimeout(() => { timer = null; drawLatest(); }, wait);
+  };
+
+  function drawLatest() {
+    drawnAt = performance.now();
+    const [nodes, treeLinks] = latest;
     shown = nodes.length > E.MINIMAP_ABOVE;
     map.attr("hidden", shown ? null : "");
     if (!shown) return;
@@ -26,7 +41,7 @@
     out.attr("d", nodes.filter((d) => d.pruneSource).map(at).join(""));
     best.attr("d", nodes.filter((d) => d.best).map(at).join(""));
     E.renderMinimapView(E.zoomTransform());
-  };
+  }
 
   // The main view's rectangle, in layout coordinates.
   E.renderMinimapView = function (t) {

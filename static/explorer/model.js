@@ -1,5 +1,10 @@
 /* The data model: the rows the database sent (the last snapshot plus the deltas applied since), and what
  * follows from them alone: the hierarchy that reaches the root, pruned subtrees, the best path.
+ *
+ * The hierarchy is kept between updates: a new row whose parent is in it is inserted (no rebuild of 5,000 nodes
+ * per event), an updated row replaces its node's data, and only what cannot be patched (a snapshot, a row that
+ * arrived before its parent, a new root) rebuilds it. Each node's `kids` are all its children; `children` is
+ * what the view draws (view.js trims it), so passes over the whole tree walk `kids` (E.hierarchy().order).
  */
 (function (E) {
   "use strict";
@@ -11,6 +16,7 @@
     critiques: new Map(), // id -> row, in arrival order
     actions: new Map(),
     lastSeq: 0,
+    nodeCount: 0, // the tree's size: the rows held, or more while a large snapshot is on its way
   };
   E.model = model;
 
@@ -22,6 +28,12 @@
     if (Array.isArray(snapshot.actions)) model.actions = new Map(snapshot.actions.map((a) => [a.id, a]));
     else E.loadActionsOnce();
     model.lastSeq = typeof seq === "number" ? seq : (snapshot.session && snapshot.session.seq) || 0;
+    model.nodeCount = Math.max(snapshot.node_count || 0, model.nodes.size); // the embedded page of a large tree has none
+    indexCritiques();
+    hier = null;
+    E.searchAgain();
+    if (model.nodes.size < model.nodeCount) E.showLoading(model.nodeCount, 0);
+    else E.showLoading(0);
     if (E.selectedId && !model.nodes.has(E.selectedId)) E.select(null);
     E.renderSession();
     E.renderAudit();
@@ -31,10 +43,15 @@
   E.applyDelta = function (msg) {
     switch (msg.type) {
       case "node.created":
-      case "node.updated":
+      case "node.updated": {
+        const previous = model.nodes.get(msg.node.id);
         model.nodes.set(msg.node.id, msg.node);
+        model.nodeCount = Math.max(model.nodeCount, model.nodes.size);
+        noteRow(msg.node, previous);
+        E.searchRow(msg.node);
         E.scheduleUpdate(); // a prune or an edit changes the look of a whole subtree, and the inspector
         break;
+      }
       case "edge.created":
         model.edgesByTarget.set(msg.edge.to_node_id, msg.edge);
         E.scheduleUpdate(); // its action labels the link
@@ -42,6 +59,7 @@
       case "critique.created":
       case "critique.updated": // applied to the next attempt
         model.critiques.set(msg.critique.id, msg.critique);
+        indexCritiques();
         E.scheduleUpdate(); // the node's mark, and the inspector
         break;
       case "session.updated":
@@ -81,7 +99,16 @@
   E.selectedNode = () => (E.selectedId ? model.nodes.get(E.selectedId) || null : null);
 
   // The critiques written about a node (attached to it), oldest first.
-  E.critiquesOn = (nodeId) => Array.from(model.critiques.values()).filter((c) => c.node_id === nodeId);
+  let critiquesByNode = new Map();
+  function indexCritiques() {
+    critiquesByNode = new Map();
+    for (const c of model.critiques.values()) {
+      if (!critiquesByNode.has(c.node_id)) critiquesByNode.set(c.node_id, []);
+      critiquesByNode.get(c.node_id).push(c);
+    }
+  }
+  const NONE = Object.freeze([]);
+  E.critiquesOn = (nodeId) => critiquesByNode.get(nodeId) || NONE;
 
   // ---- the hierarchy ------------------------------------------------------------------------
 
@@ -126,13 +153,73 @@
     return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   }
 
-  E.buildHierarchy = function () {
+  // {root, index: id -> node, order: every node parents first (pre-order over kids), unreached: rows left out}
+  let hier = null;
+
+  function build() {
     const { rows, rootId } = reachableRows();
-    if (!rows.length) return null;
-    return d3.stratify()
+    if (!rows.length) return { root: null, index: new Map(), order: [], unreached: model.nodes.size, rootId: null };
+    const root = d3.stratify()
       .id((d) => d.id)
       .parentId((d) => (d.id === rootId ? null : d.parent_id))(rows);
+    const index = new Map();
+    root.each((d) => { d.kids = d.children || null; index.set(d.id, d); });
+    return { root, index, order: null, unreached: model.nodes.size - rows.length, rootId };
+  }
+
+  // Patch the kept hierarchy for one row, or leave it to be rebuilt.
+  function noteRow(row, previous) {
+    if (!hier) return;
+    const known = hier.index.get(row.id);
+    if (known) {
+      if (previous && previous.parent_id === row.parent_id) known.data = row;
+      else hier = null;
+      return;
+    }
+    const parent = row.parent_id && hier.index.get(row.parent_id);
+    if (!parent || hier.unreached > 0) { hier = null; return; } // a new root, or rows waiting for this one
+    const node = d3.hierarchy(row, () => null);
+    node.id = row.id;
+    node.parent = parent;
+    node.depth = parent.depth + 1;
+    node.kids = null;
+    const kids = parent.kids || (parent.kids = []);
+    let at = kids.length; // rows arrive in creation order: almost always last
+    while (at > 0 && byCreation(kids[at - 1].data, row) > 0) at -= 1;
+    kids.splice(at, 0, node);
+    hier.index.set(row.id, node);
+    if (hier.order) insertInOrder(hier.order, node, at ? kids[at - 1] : null);
+  }
+
+  // Pre-order: a new leaf comes right after its parent, or after the whole subtree of the sibling before it.
+  function insertInOrder(order, node, before) {
+    const after = before || node.parent;
+    let i = order.lastIndexOf(after);
+    if (i < 0) { hier.order = null; return; }
+    if (before) while (i + 1 < order.length && order[i + 1].depth > before.depth) i += 1;
+    order.splice(i + 1, 0, node);
+  }
+
+  // The kept hierarchy, rebuilt if need be; null while no row reaches a root.
+  E.hierarchy = function () {
+    const wanted = model.session && model.session.root_node_id;
+    if (hier && wanted && wanted !== hier.rootId && model.nodes.has(wanted)) hier = null;
+    if (!hier) hier = build();
+    if (!hier.root) return null;
+    if (!hier.order) hier.order = preorder(hier.root);
+    return hier;
   };
+
+  function preorder(root) {
+    const order = [];
+    const stack = [root];
+    while (stack.length) {
+      const d = stack.pop();
+      order.push(d);
+      if (d.kids) for (let i = d.kids.length - 1; i >= 0; i--) stack.push(d.kids[i]);
+    }
+    return order;
+  }
 
   // ---- pruning is a property of a subtree -------------------------------------------------
 
@@ -144,9 +231,9 @@
     return null;
   };
 
-  // The same answer for every node of a laid-out hierarchy in one pass (each() visits parents first).
-  E.markOutOfSearch = function (root) {
-    root.each((d) => { d.pruneSource = d.data.pruned ? d.data : d.parent ? d.parent.pruneSource : null; });
+  // The same answer for every node of the hierarchy in one pass (parents come first in `order`).
+  E.markOutOfSearch = function (order) {
+    for (const d of order) d.pruneSource = d.data.pruned ? d.data : d.parent ? d.parent.pruneSource : null;
   };
 
   E.byOverseer = (source) => !!source && source.pruned_by === "overseer";
@@ -165,16 +252,15 @@
   }
 
   // Root -> the final node once there is one; before that, root -> the deepest, best-scored node in the search.
-  E.bestPath = function (root) {
-    let target = null;
+  E.bestPath = function (hierarchy) {
     const finalId = model.session && model.session.final_node_id;
-    root.each((d) => { if (d.id === finalId) target = d; });
+    let target = (finalId && hierarchy.index.get(finalId)) || null;
     if (!target) {
-      root.each((d) => {
-        if (d.pruneSource || d.data.eval_score == null) return;
+      for (const d of hierarchy.order) {
+        if (d.pruneSource || d.data.eval_score == null) continue;
         if (!target || d.depth > target.depth ||
             (d.depth === target.depth && d.data.eval_score > target.data.eval_score)) target = d;
-      });
+      }
     }
     const ids = new Set();
     for (let d = target; d; d = d.parent) ids.add(d.id);

@@ -1,5 +1,6 @@
-/* The websocket: receive only. The first message is a snapshot, then deltas numbered by seq; a gap asks this
- * socket for a fresh snapshot (deltas wait for it), and a lost socket reconnects with backoff.
+/* The websocket: receive only. The first message is a snapshot (a large tree's in parts: "snapshot", then
+ * "snapshot.part" until one says last), then deltas numbered by seq; a gap asks this socket for a fresh snapshot
+ * (deltas wait for it), and a lost socket reconnects with backoff.
  */
 (function (E) {
   "use strict";
@@ -11,6 +12,7 @@
   let reconnectTimer = null;
   let awaitingSnapshot = false; // after a seq gap: deltas wait for the snapshot asked for
   let snapshotTimer = null;
+  let parts = null; // the parts of a snapshot still arriving: applied once the last one is here
 
   E.connect = function connect() {
     clearTimeout(reconnectTimer);
@@ -66,7 +68,9 @@
 
   function stopAwaitingSnapshot() {
     awaitingSnapshot = false;
+    parts = null;
     clearTimeout(snapshotTimer);
+    snapshotTimer = null;
   }
 
   // The snapshot asked for never came: start over on a new socket (its first message is a snapshot).
@@ -81,12 +85,45 @@
     let msg;
     try { msg = JSON.parse(text); } catch (e) { return; }
     if (!msg || typeof msg !== "object") return;
-    if (msg.type === "snapshot") { stopAwaitingSnapshot(); E.applySnapshot(msg, msg.seq); return; }
+    if (msg.type === "snapshot" || msg.type === "snapshot.part") { receivePart(msg); return; }
     if (msg.type === "error") { E.setStatusLine(msg.detail || "The server refused that request.", "error"); return; }
-    if (awaitingSnapshot) return;
+    if (awaitingSnapshot || parts) return;
     if (typeof msg.seq !== "number" || msg.seq <= E.model.lastSeq) return;
     if (msg.seq !== E.model.lastSeq + 1) { resync(); return; }
     E.model.lastSeq = msg.seq;
     E.applyDelta(msg);
+  }
+
+  // Parts are parsed as they arrive (while the server reads the next) and applied together, as one snapshot.
+  function receivePart(msg) {
+    if (msg.type === "snapshot") {
+      const waiting = awaitingSnapshot;
+      stopAwaitingSnapshot();
+      parts = [msg];
+      if (waiting && msg.last === false) snapshotTimer = setTimeout(reconnectNow, E.SNAPSHOT_TIMEOUT_MS);
+    } else if (parts && msg.seq === parts[0].seq) {
+      parts.push(msg);
+      if (snapshotTimer) { clearTimeout(snapshotTimer); snapshotTimer = setTimeout(reconnectNow, E.SNAPSHOT_TIMEOUT_MS); }
+    } else {
+      return; // a part of a snapshot this page no longer waits for
+    }
+    if (msg.last === false) { E.showLoading(parts[0].node_count, countNodes(parts)); return; }
+    const snapshot = merge(parts);
+    stopAwaitingSnapshot();
+    E.applySnapshot(snapshot, snapshot.seq);
+  }
+
+  function countNodes(list) {
+    let n = 0;
+    for (const p of list) n += (p.nodes || []).length;
+    return n;
+  }
+
+  function merge(list) {
+    const whole = { ...list[0] };
+    for (const kind of ["nodes", "edges", "critiques", "actions"]) {
+      whole[kind] = list.length === 1 ? list[0][kind] || [] : [].concat(...list.map((p) => p[kind] || []));
+    }
+    return whole;
   }
 })(window.Explorer);

@@ -4,6 +4,7 @@
  * what the node's state holds. A strategy here is a set of small functions over one node row; what it does
  * not define comes from `base` (Tree of Thoughts looks exactly like the base):
  *   nodeSize [dx, dy]     layout spacing          prepare(rows) -> ctx, computed once per tree update
+ *   ctxKey(ctx)           what of ctx a node's look depends on, as a string (nodes are restyled when it changes)
  *   labelBelow            chains: the label under the node, clear of the link (labelWidth: room kept right of it)
  *   radius(n, ctx)        node size               value(n, ctx)  the number that colours it (null: unscored)
  *   hollow(n)             drawn as a ring         label(n, ctx), tag(n)  text beside / above the node
@@ -35,6 +36,7 @@
     scaleLabel: "score",
     known: [],
     prepare: () => ({}),
+    ctxKey: () => "", // what of prepare()'s result a node's look depends on, as a string: nodes restyle when it changes
     radius: () => R,
     value: (n) => num(n.eval_score),
     hollow: () => false,
@@ -74,9 +76,11 @@
     scaleLabel: "value",
     known: ["kind", "iteration", "rollout"],
     prepare(rows) {
-      const most = d3.max(rows, (n) => n.visit_count || 0) || 1;
-      return { size: d3.scaleSqrt().domain([0, most]).range([4, 13]).clamp(true) };
+      let most = 1;
+      for (const n of rows) if (n.visit_count > most) most = n.visit_count;
+      return { most, size: d3.scaleSqrt().domain([0, most]).range([4, 13]).clamp(true) };
     },
+    ctxKey: (ctx) => String(ctx.most),
     radius(n, ctx) {
       const r = ctx.size ? ctx.size(n.visit_count || 0) : R;
       return state(n).rollout ? Math.max(3.5, r * 0.75) : r;
@@ -129,6 +133,7 @@
       for (const n of rows) if (inChain(n) && n.eval_score != null) scores.set(state(n).attempt, n.eval_score);
       return { scores };
     },
+    ctxKey: (ctx) => Array.from(ctx.scores, ([attempt, score]) => `${attempt}=${score}`).join(","),
     value(n, ctx) {
       if (n.eval_score != null) return n.eval_score;
       return inChain(n) && ctx && ctx.scores ? num(ctx.scores.get(state(n).attempt)) : null;

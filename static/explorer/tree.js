@@ -1,16 +1,24 @@
-/* The D3 drawing: layers created once, one update() that joins the model to the DOM by node id (links and
- * their labels by their target's id), entering nodes growing from their parent's previous position.
- * How a node looks (size, colour, label, marks) comes from the session's strategy (strategies.js).
+/* The D3 drawing: layers created once, one update() that lays out what the view shows and joins it to the DOM
+ * by node id (links and their labels by their target's id), entering nodes growing from their parent's previous
+ * position. How a node looks (size, colour, label, marks) comes from the session's strategy (strategies.js).
+ *
+ * At scale the DOM holds only what is near the view: above CULL_ABOVE laid-out nodes, a node is drawn when it is
+ * inside the view's window (the view plus half a view on each side) or selected; panning past the window draws
+ * the new one, with no new layout. Zoomed out too far to read, a canvas paints the whole tree instead and the
+ * SVG keeps only the selected node and the keyboard's (farview.js). A node's rarely used parts (halo, marks,
+ * tag, fold toggle, tooltip) are made when it first needs them. Everything the model wrote is set as text.
  */
 (function (E) {
   "use strict";
 
   const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
+  const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
   const TAG_SPACE = 14; // above the top row, when nodes carry tags
 
   let lastRoot = null;
   let maxRadius = E.NODE_RADIUS;
   let hasTags = false;
+  let treeBounds = null; // of the last layout, with room for marks and labels
   const positions = new Map(); // id -> {x, y} of the previous layout: where entering children start
 
   // Layers, created once: zoom moves the outer <g>; links under their labels, under the nodes.
@@ -19,22 +27,25 @@
   const gLink = viewport.append("g").attr("class", "links");
   const gEdgeLabel = viewport.append("g").attr("class", "edge-labels");
   const gNode = viewport.append("g").attr("class", "nodes");
-  // The panel's size, read when it changes: reading clientWidth after drawing would force a layout of the whole tree.
+  // The panel's size, read when it changes: reading it after drawing would force a layout of the whole tree.
   const size = { width: svg.node().clientWidth, height: svg.node().clientHeight };
   new ResizeObserver(() => {
     size.width = svg.node().clientWidth;
     size.height = svg.node().clientHeight;
     if (!E.userMoved) fit(false);
+    viewMoved();
   }).observe(svg.node());
   E.treeSize = () => size;
   let far = null; // zoomed out too far to read text: text is not drawn (painting it costs more than the tree)
   const zoom = d3.zoom()
     .scaleExtent([0.08, 3])
+    .extent(() => [[0, 0], [size.width, size.height]]) // d3 would read the svg's size: a forced layout
     .on("zoom", (event) => {
       viewport.attr("transform", event.transform);
       if (far !== event.transform.k < E.READABLE_ZOOM) { far = event.transform.k < E.READABLE_ZOOM; svg.classed("far", far); }
       if (event.sourceEvent) E.userMoved = true;
       if (E.renderMinimapView) E.renderMinimapView(event.transform);
+      viewMoved();
     });
   svg.call(zoom).on("dblclick.zoom", null);
 
@@ -45,7 +56,11 @@
 
   let pending = false;
   let lastAnimated = true;
-  let drawn = new Map(); // id -> the laid-out hierarchy node of the last update (what is on screen)
+  // The last layout: every laid-out node and link (what the view shows, folds applied), and how it looks.
+  let laid = { nodes: [], links: [], byId: new Map(), best: new Set(), look: null, version: 0 };
+  const elements = new Map(); // id -> its g.node, for the nodes in the DOM
+  let windowRect = null; // the layout rectangle whose nodes are in the DOM; null: every node is
+  let drawAll = false; // while an export needs every node in the DOM
   let tabStopId = null; // the one node reachable by Tab (roving tabindex): arrows move it
   const afterUpdate = []; // callbacks waiting for the next drawing (a node being unfolded before it is focused)
 
@@ -65,32 +80,138 @@
 
   function update() {
     const strategy = E.strategy();
-    const full = E.buildHierarchy();
-    if (full) E.markOutOfSearch(full);
-    const best = full ? E.bestPath(full) : new Set();
-    const look = { strategy, ctx: strategy.prepare(full ? full.descendants().map((d) => d.data) : []) };
+    const hierarchy = E.hierarchy();
+    let root = null, best = new Set(), ctx = {};
+    if (hierarchy) {
+      E.markOutOfSearch(hierarchy.order);
+      best = E.bestPath(hierarchy);
+      ctx = strategy.prepare(hierarchy.order.map((d) => d.data));
+      root = E.visibleTree(hierarchy, best);
+    }
+    const look = { strategy, ctx, key: strategy.mode + ":" + strategy.ctxKey(ctx) };
     E.look = look;
-    const root = full ? E.visibleTree(full, best) : null;
     const layout = d3.tree().nodeSize(strategy.nodeSize).separation((a, b) => (a.parent === b.parent ? 1 : 1.3));
     if (root) { layout(root); anchorTop(root); }
     const nodes = root ? root.descendants() : [];
     const links = root ? root.links() : [];
-    for (const d of nodes) { d.r = strategy.radius(d.data, look.ctx); d.best = best.has(d.id); }
-    maxRadius = d3.max(nodes, (d) => d.r) || E.NODE_RADIUS;
-    hasTags = nodes.some((d) => strategy.tag(d.data));
-    const byId = new Map(nodes.map((d) => [d.id, d]));
+    let radius = E.NODE_RADIUS;
+    hasTags = false;
+    for (const d of nodes) {
+      d.r = strategy.radius(d.data, ctx);
+      d.best = best.has(d.id);
+      if (d.r > radius) radius = d.r;
+      if (!hasTags && strategy.tag(d.data)) hasTags = true;
+    }
+    maxRadius = radius;
+    const byId = new Map();
+    for (const d of nodes) byId.set(d.id, d);
     // Transitions on thousands of elements cost more than a frame: large trees jump.
     const animate = nodes.length <= MAX_ANIMATED;
+    const previous = laid.byId;
+    laid = { nodes, links, byId, best, look, version: E.model.critiques.size };
+    lastRoot = root;
+    treeBounds = root ? measure(nodes, strategy) : null;
+    updating = true;
+    if (!E.userMoved) fit(true); // before drawing: at scale, what is drawn depends on where the view is
+    updating = false;
+    draw(animate, previous);
+    lastAnimated = animate;
+
+    // The next update's entering nodes start from where these are now going.
+    if (positions.size > 2 * nodes.length + 100) positions.clear();
+    for (const d of nodes) {
+      const p = positions.get(d.id);
+      if (p) { p.x = d.x; p.y = d.y; } else positions.set(d.id, { x: d.x, y: d.y });
+    }
+    keepTabStop();
+    document.body.dataset.nodeCount = String(nodes.length);
+    document.body.dataset.treeSize = String(E.model.nodes.size);
+    document.body.dataset.mode = strategy.mode;
+    E.renderLegend(strategy);
+    if (E.renderMinimap) E.renderMinimap(nodes, links);
+  }
+
+  // The top row stays put (d3 centres the root instead): a node added low in the tree moves only the nodes below it.
+  function anchorTop(root) {
+    let top = Infinity;
+    root.each((d) => { if (d.x < top) top = d.x; });
+    root.each((d) => { d.x -= top; });
+  }
+
+  // ---- what is in the DOM -------------------------------------------------------------------------
+
+  const culling = () => !drawAll && laid.nodes.length > CULL_ABOVE;
+
+  // The view in layout coordinates (x down the page, y across), grown by `grow` views on each side.
+  function viewRect(grow) {
+    const t = d3.zoomTransform(svg.node());
+    const x0 = t.invertY(0), x1 = t.invertY(size.height), y0 = t.invertX(0), y1 = t.invertX(size.width);
+    const dx = (x1 - x0) * grow, dy = (y1 - y0) * grow;
+    return { x0: x0 - dx, x1: x1 + dx, y0: y0 - dy, y1: y1 + dy };
+  }
+
+  // Zoomed out below the readable zoom at scale: the canvas paints the tree (farview.js), the SVG only a few nodes.
+  const farAway = () => culling() && d3.zoomTransform(svg.node()).k < E.READABLE_ZOOM;
+
+  // Panning or zooming: at scale, once the view leaves the drawn window, draw the new window (no new layout);
+  // in the far view, repaint the canvas.
+  let windowPending = false;
+  let updating = false;
+  function viewMoved() {
+    if (E.isFar && E.isFar() && !updating) E.repaintFar(); // an update paints it anyway
+    if (!culling() || windowPending || pending || updating) return;
+    const far = farAway();
+    if (far && E.isFar()) return;
+    const v = viewRect(0);
+    const w = windowRect;
+    if (!far && !E.isFar() && w && v.x0 >= w.x0 && v.x1 <= w.x1 && v.y0 >= w.y0 && v.y1 <= w.y1) return;
+    windowPending = true;
+    requestAnimationFrame(() => {
+      windowPending = false;
+      if (!pending) draw(false, laid.byId);
+    });
+  }
+
+  // A node near the window: its circle, marks and label (to its right, or under it) may reach into it.
+  function inWindow(d, w, s) {
+    return d.x >= w.x0 - 40 && d.x <= w.x1 + 40 && d.y >= w.y0 - s.labelWidth - 40 && d.y <= w.y1 + 60;
+  }
+
+  function linkInWindow(l, w) {
+    const a = l.source, b = l.target;
+    return Math.max(a.x, b.x) >= w.x0 && Math.min(a.x, b.x) <= w.x1 && b.y >= w.y0 && a.y <= w.y1;
+  }
+
+  // Join the laid-out nodes near the view (all of them below CULL_ABOVE) to the DOM.
+  function draw(animate, previous) {
+    const { nodes, links, best, look } = laid;
+    let shownNodes = nodes, shownLinks = links;
+    windowRect = null;
+    const keep = new Set([E.selectedId, tabTarget()]);
+    if (farAway()) {
+      shownNodes = nodes.filter((d) => keep.has(d.id));
+      shownLinks = [];
+    } else if (culling()) {
+      const w = (windowRect = viewRect(0.5));
+      const s = look.strategy;
+      shownNodes = nodes.filter((d) => inWindow(d, w, s) || keep.has(d.id));
+      shownLinks = links.filter((l) => linkInWindow(l, w));
+    }
+    E.paintFar(farAway() ? nodes : null, links);
+    const byId = laid.byId;
     const t = animate ? d3.transition("tree").duration(E.DURATION) : null;
-    if (!animate && lastAnimated) { gLink.selectAll("path").interrupt("tree"); gNode.selectAll("g.node").interrupt("tree"); }
+    if (!animate && lastAnimated) { // stopped mid-way: the next move sets every position and opacity afresh
+      gLink.selectAll("path").interrupt("tree").each(function () { this.__at = null; });
+      gNode.selectAll("g.node").interrupt("tree").each(function () { this.__at = null; this.__faded = true; });
+    }
 
     // Where an entering node starts: its nearest ancestor's previous position (or the root's).
     const origin = (d) => {
       for (let a = d.parent; a; a = a.parent) {
-        const p = positions.get(a.id);
+        const p = previous.has(a.id) && positions.get(a.id);
         if (p) return p;
       }
-      return root ? { x: root.x, y: root.y } : { x: 0, y: 0 };
+      return lastRoot ? { x: lastRoot.x, y: lastRoot.y } : { x: 0, y: 0 };
     };
     // Where a leaving node goes: its parent's new position, if the parent stays.
     const destination = (d) => {
@@ -100,7 +221,7 @@
     const at = (p) => `translate(${p.y},${p.x})`;
 
     // Links, keyed by their target's id.
-    const link = gLink.selectAll("path.link").data(links, (d) => d.target.id);
+    const link = gLink.selectAll("path.link").data(shownLinks, (d) => d.target.id);
     const linkEnter = link.enter().append("path")
       .attr("class", "link")
       .attr("data-target-id", (d) => d.target.id)
@@ -116,52 +237,109 @@
         .attr("d", (d) => { const p = destination(d.target); return diagonal({ source: p, target: p }); });
     } else link.exit().remove();
 
-    drawEdgeLabels(links, look, t, origin, destination, at);
+    drawEdgeLabels(shownLinks, look, t, origin, destination, at);
 
     // Nodes, keyed by id.
-    const node = gNode.selectAll("g.node").data(nodes, (d) => d.id);
+    const node = gNode.selectAll("g.node").data(shownNodes, (d) => d.id);
     const nodeEnter = enterNodes(node.enter(), animate ? (d) => at(origin(d)) : at, animate);
     const nodeAll = node.merge(nodeEnter);
-    const dirty = [];
-    const version = E.model.critiques.size; // a new critique may mark any node
-    nodeAll.each(function (d) { if (changed(this, d, best, look, version)) dirty.push(this); });
-    styleNodes(d3.selectAll(dirty), best, look);
+    nodeAll.each(function (d) {
+      elements.set(d.id, this);
+      if (changed(this, d, best, look, laid.version)) styleNode(this, d, best, look);
+    });
     if (animate) {
-      nodeAll.each(function () { this.__at = null; }).transition(t)
+      nodeAll.each(function (d) { this.__at = null; this.__r = String(d.r); }).transition(t)
         .attr("transform", (d) => at(d))
         .attr("fill-opacity", 1)
         .attr("stroke-opacity", 1);
       nodeAll.select("circle.dot").transition(t).attr("r", (d) => d.r);
       nodeAll.select("circle.halo").transition(t).attr("r", (d) => d.r + 4);
-      node.exit().transition(t).remove()
+      node.exit().each(forget).transition(t).remove()
         .attr("transform", (d) => at(destination(d)))
         .attr("fill-opacity", 0)
         .attr("stroke-opacity", 0);
     } else {
       nodeAll.each(function (d) { moveNode(this, d); });
-      node.exit().remove();
+      node.exit().each(forget).remove();
     }
-    lastAnimated = animate;
-
-    // The next update's entering nodes start from where these are now going.
-    positions.clear();
-    for (const d of nodes) positions.set(d.id, { x: d.x, y: d.y });
-    lastRoot = root;
-    drawn = byId;
-    keepTabStop(root);
-    document.body.dataset.nodeCount = String(nodes.length);
-    document.body.dataset.treeSize = String(E.model.nodes.size);
-    document.body.dataset.mode = strategy.mode;
-    E.renderLegend(strategy);
-    if (!E.userMoved) fit(true);
-    if (E.renderMinimap) E.renderMinimap(nodes, links);
+    document.body.dataset.domNodes = String(shownNodes.length);
   }
 
-  // The top row stays put (d3 centres the root instead): a node added low in the tree moves only the nodes below it.
-  function anchorTop(root) {
-    let top = Infinity;
-    root.each((d) => { if (d.x < top) top = d.x; });
-    root.each((d) => { d.x -= top; });
+  function forget(d) {
+    if (elements.get(d.id) === this) elements.delete(d.id);
+  }
+
+  // Draw every laid-out node while fn runs (an export copies the drawing), then only the window again.
+  E.withEveryNodeDrawn = function (fn) {
+    if (!culling()) return fn();
+    drawAll = true;
+    draw(false, laid.byId);
+    try {
+      return fn();
+    } finally {
+      drawAll = false;
+      draw(false, laid.byId);
+    }
+  };
+
+  // ---- one node's elements ------------------------------------------------------------------
+
+  // Every node has a dot and a label; the other parts are made when first needed, in this order.
+  const PARTS = ["halo", "dot", "mark", "scissors", "tag", "bubble", "label", "hidden-count", "fold", "title"];
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  function makePart(name) {
+    const el = (tag, attrs) => {
+      const e = document.createElementNS(SVG_NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      return e;
+    };
+    switch (name) {
+      case "halo": return el("circle", { class: "halo" });
+      case "dot": return el("circle", { class: "dot" });
+      case "mark": return el("text", { class: "mark", "text-anchor": "middle" });
+      case "scissors": return el("text", { class: "scissors", "text-anchor": "middle", dy: "0.35em" });
+      case "tag": return el("text", { class: "tag" });
+      case "bubble": return el("path", { class: "bubble", d: BUBBLE });
+      case "label": return el("text", { class: "label", dy: "0.32em" });
+      case "hidden-count": return el("text", { class: "hidden-count", "text-anchor": "end", dy: "0.32em" });
+      case "fold": {
+        const g = el("g", { class: "fold" });
+        g.append(el("circle", { r: 5.5 }), el("text", { "text-anchor": "middle", dy: "0.33em" }), el("title", {}));
+        g.addEventListener("click", onFoldClick);
+        return g;
+      }
+      default: return el("title", {});
+    }
+  }
+
+  // The node's part, made (in its place among the others) if it is not there yet.
+  function part(g, name) {
+    const parts = g.__parts || (g.__parts = {});
+    if (parts[name]) return parts[name];
+    const made = makePart(name);
+    let next = null;
+    for (let i = PARTS.indexOf(name) + 1; i < PARTS.length && !next; i++) next = parts[PARTS[i]] || null;
+    g.insertBefore(made, next);
+    parts[name] = made;
+    return made;
+  }
+
+  // The ring around a node: drawn when it is selected, focused, a match, terminal or cut.
+  function halo(g) {
+    const made = !(g.__parts && g.__parts.halo);
+    const el = part(g, "halo");
+    if (made) el.setAttribute("r", Number(g.__r) + 4);
+    return el;
+  }
+
+  // A part's text: an existing part is updated, a missing one is made only for a text to show.
+  function partText(g, name, text) {
+    const el = g.__parts && g.__parts[name];
+    if (!el && !text) return null;
+    const target = el || part(g, name);
+    if (target.textContent !== text) target.textContent = text;
+    return target;
   }
 
   function enterNodes(enter, start, animate) {
@@ -178,20 +356,14 @@
       .on("click", (event, d) => E.select(d.id))
       .on("keydown", (event, d) => {
         if (event.key === "Enter" || event.key === " ") { event.preventDefault(); E.select(d.id); }
-      });
-    g.append("circle").attr("class", "halo").attr("r", (d) => d.r + 4);
-    g.append("circle").attr("class", "dot").attr("r", (d) => d.r);
-    g.append("text").attr("class", "mark").attr("text-anchor", "middle");
-    g.append("text").attr("class", "scissors").attr("text-anchor", "middle").attr("dy", "0.35em");
-    g.append("text").attr("class", "tag");
-    g.append("path").attr("class", "bubble").attr("d", BUBBLE);
-    g.append("text").attr("class", "label").attr("dy", "0.32em");
-    g.append("text").attr("class", "hidden-count").attr("text-anchor", "end").attr("dy", "0.32em");
-    const fold = g.append("g").attr("class", "fold").on("click", onFoldClick);
-    fold.append("circle").attr("r", 5.5);
-    fold.append("text").attr("text-anchor", "middle").attr("dy", "0.33em");
-    fold.append("title");
-    g.append("title");
+      })
+      .on("pointerenter", (event, d) => { part(event.currentTarget, "title").textContent = nodeTitle(d.data, laid.look); })
+      .on("focus", (event) => { halo(event.currentTarget); });
+    g.each(function (d) {
+      part(this, "dot").setAttribute("r", d.r);
+      part(this, "label");
+      this.__r = String(d.r);
+    });
     return g;
   }
 
@@ -203,13 +375,11 @@
   }
 
   // A node is restyled only when something it shows changed: its row, or what the tree says about it.
+  // What a node shows follows from its row, the strategy's numbers over the tree (look.key) and these facts.
   function changed(el, d, best, look, version) {
-    const s = look.strategy;
     const src = d.pruneSource;
-    const sig = [
-      src ? src.id : "", best.has(d.id) ? 1 : 0, d.hidden, d.hasKids ? 1 : 0, E.isMatch(d.id) ? 1 : 0, d.r,
-      E.fillOf(look, d.data), s.label(d.data, look.ctx), s.tag(d.data), version, E.view.bestOnly ? 1 : 0,
-    ].join("|");
+    const sig = `${src ? src.id : ""}|${best.has(d.id) ? 1 : 0}|${d.hidden}|${d.hasKids ? 1 : 0}|` +
+      `${E.isMatch(d.id) ? 1 : 0}|${d.r}|${version}|${E.view.bestOnly ? 1 : 0}|${look.key}|${d.id === E.selectedId ? 1 : 0}`;
     if (el.__row === d.data && el.__sig === sig) return false;
     el.__row = d.data;
     el.__sig = sig;
@@ -240,19 +410,97 @@
     if (el.__at === key) return;
     el.__at = key;
     el.setAttribute("transform", key);
-    el.setAttribute("fill-opacity", 1);
-    el.setAttribute("stroke-opacity", 1);
+    if (el.__faded !== false) { // entered (or stopped) mid-animation: show it whole
+      el.__faded = false;
+      el.setAttribute("fill-opacity", 1);
+      el.setAttribute("stroke-opacity", 1);
+    }
     const r = String(d.r);
     if (el.__r !== r) {
       el.__r = r;
-      el.querySelector("circle.dot").setAttribute("r", d.r);
-      el.querySelector("circle.halo").setAttribute("r", d.r + 4);
+      part(el, "dot").setAttribute("r", d.r);
+      if (el.__parts.halo) el.__parts.halo.setAttribute("r", d.r + 4);
     }
   }
 
+  // One node's classes, colours and texts from its row: "pruned" is the node's own flag, "out" the subtree's
+  // (self or an ancestor).
+  function styleNode(g, d, best, look) {
+    const s = look.strategy;
+    const n = d.data;
+    const cls = g.classList;
+    cls.toggle("pruned", !!n.pruned);
+    cls.toggle("out", !!d.pruneSource);
+    cls.toggle("out-overseer", E.byOverseer(d.pruneSource));
+    cls.toggle("cut", !!n.pruned && E.byOverseer(n));
+    cls.toggle("stale", !!n.stale);
+    cls.toggle("edited", n.original_thought != null);
+    cls.toggle("parse-error", !!n.parse_error);
+    cls.toggle("unscored", n.eval_score == null);
+    cls.toggle("terminal", !!n.is_terminal);
+    cls.toggle("hollow", !!s.hollow(n));
+    cls.toggle("noted", !!s.noted(n));
+    cls.toggle("best", best.has(d.id));
+    cls.toggle("selected", d.id === E.selectedId);
+    cls.toggle("folded", d.hidden > 0);
+    cls.toggle("match", E.isMatch(d.id));
+    if (n.is_terminal || (n.pruned && E.byOverseer(n)) || d.id === E.selectedId || E.isMatch(d.id)) halo(g);
+    g.setAttribute("data-radius", d.r.toFixed(1));
+    g.setAttribute("data-hidden", d.hidden);
+    if (d.hasKids) g.setAttribute("aria-expanded", String(d.hidden === 0));
+    else g.removeAttribute("aria-expanded");
+    g.setAttribute("aria-label", ariaLabel(d, look));
+    const fill = E.fillOf(look, n);
+    const c = d3.color(fill);
+    const dot = part(g, "dot");
+    dot.setAttribute("fill", s.hollow(n) ? "#fff" : fill);
+    dot.setAttribute("stroke", s.hollow(n) ? c.formatHex() : c.darker(1.2).formatHex());
+    const mark = partText(g, "mark", n.parse_error ? "!" : n.original_thought != null ? "✎" : "");
+    if (mark) { mark.setAttribute("x", -d.r - 3); mark.setAttribute("y", -d.r - 2); }
+    // Beside a fold toggle the scissors move above the node, clear of it.
+    const scissors = partText(g, "scissors", n.pruned && E.byOverseer(n) ? "✂" : "");
+    if (scissors) {
+      scissors.setAttribute("x", d.hasKids ? -d.r - 4 : -d.r - 11);
+      scissors.setAttribute("y", d.hasKids ? -d.r - 6 : 0);
+    }
+    const tag = partText(g, "tag", s.tag(n));
+    if (tag) { tag.setAttribute("x", -d.r); tag.setAttribute("y", -d.r - 5); }
+    // A label runs right along the link, or (chains) under the node; the critique mark goes where the label is not.
+    const below = s.labelBelow;
+    if (s.noted(n) || (g.__parts && g.__parts.bubble)) {
+      part(g, "bubble").setAttribute("transform", below ? `translate(${d.r + 3},-4.5)` : `translate(${d.r - 1},${d.r - 2})`);
+    }
+    const label = part(g, "label");
+    label.setAttribute("x", below ? -d.r : d.r + 6);
+    label.setAttribute("y", below ? d.r + 11 : 0);
+    const text = s.label(n, look.ctx);
+    if (label.textContent !== text) label.textContent = text;
+    styleFold(g, d);
+    if (g.__parts.title) g.__parts.title.textContent = nodeTitle(n, look);
+  }
+
+  // The fold toggle left of a node with children: − collapses, + shows the hidden ones (their count beside it).
+  function styleFold(g, d) {
+    const shown = d.hasKids && !E.view.bestOnly;
+    const existing = g.__parts.fold;
+    if (!shown && !existing) { partText(g, "hidden-count", ""); return; }
+    const fold = existing || part(g, "fold");
+    if (!shown) fold.setAttribute("display", "none");
+    else fold.removeAttribute("display");
+    fold.setAttribute("transform", `translate(${-d.r - 9},0)`);
+    fold.children[1].textContent = d.hidden > 0 ? "+" : "−";
+    fold.children[2].textContent = d.hidden > 0 ? `Show ${d.hidden} hidden below (c)` : "Collapse this subtree (c)";
+    const count = partText(g, "hidden-count", shown && d.hidden > 0 ? `+${d.hidden}` : "");
+    if (count) count.setAttribute("x", -d.r - 17);
+  }
+
   // One node takes Tab (the selected one, else the root); arrows move it (treetools.js).
-  function keepTabStop(root) {
-    const want = E.selectedId && drawn.has(E.selectedId) ? E.selectedId : root ? root.id : null;
+  function tabTarget() {
+    return E.selectedId && laid.byId.has(E.selectedId) ? E.selectedId : lastRoot ? lastRoot.id : null;
+  }
+
+  function keepTabStop() {
+    const want = tabTarget();
     if (want === tabStopId && nodeElement(want)) return;
     const old = nodeElement(tabStopId);
     if (old) old.setAttribute("tabindex", -1);
@@ -262,18 +510,20 @@
   }
 
   function nodeElement(id) {
-    return id ? gNode.node().querySelector(`g.node[data-node-id="${CSS.escape(id)}"]`) : null;
+    return (id && elements.get(id)) || null;
   }
   E.nodeElement = nodeElement;
-  E.drawnNode = (id) => drawn.get(id) || null;
-  E.isDrawn = (id) => drawn.has(id);
+  E.drawnNode = (id) => laid.byId.get(id) || null;
+  E.isDrawn = (id) => laid.byId.has(id);
   E.drawnRoot = () => lastRoot;
 
   // The action of each edge on its link (ReAct), keyed like the links; placed above the link's middle.
   function drawEdgeLabels(links, look, t, origin, destination, at) {
-    const labelled = links
-      .map((d) => ({ link: d, edge: E.model.edgesByTarget.get(d.target.id) }))
-      .filter((l) => l.edge && look.strategy.edgeLabel(l.edge));
+    const labelled = [];
+    for (const d of links) {
+      const edge = E.model.edgesByTarget.get(d.target.id);
+      if (edge && look.strategy.edgeLabel(edge)) labelled.push({ link: d, edge });
+    }
     const middle = (s, tg) => ({ x: (s.x + tg.x) / 2 - 7, y: (s.y + tg.y) / 2 });
     const label = gEdgeLabel.selectAll("text.edge-label").data(labelled, (l) => l.link.target.id);
     const enter = label.enter().append("text")
@@ -292,72 +542,6 @@
       all.attr("transform", (l) => at(middle(l.link.source, l.link.target)));
       label.exit().remove();
     }
-  }
-
-  // Classes and texts from the rows: "pruned" is the node's own flag, "out" the subtree's (self or an ancestor).
-  function styleNodes(nodeAll, best, look) {
-    const s = look.strategy;
-    nodeAll
-      .classed("pruned", (d) => !!d.data.pruned)
-      .classed("out", (d) => !!d.pruneSource)
-      .classed("out-overseer", (d) => E.byOverseer(d.pruneSource))
-      .classed("cut", (d) => !!d.data.pruned && E.byOverseer(d.data))
-      .classed("stale", (d) => !!d.data.stale)
-      .classed("edited", (d) => d.data.original_thought != null)
-      .classed("parse-error", (d) => !!d.data.parse_error)
-      .classed("unscored", (d) => d.data.eval_score == null)
-      .classed("terminal", (d) => !!d.data.is_terminal)
-      .classed("hollow", (d) => s.hollow(d.data))
-      .classed("noted", (d) => s.noted(d.data))
-      .classed("best", (d) => best.has(d.id))
-      .classed("selected", (d) => d.id === E.selectedId)
-      .classed("folded", (d) => d.hidden > 0)
-      .classed("match", (d) => E.isMatch(d.id))
-      .attr("data-radius", (d) => d.r.toFixed(1))
-      .attr("data-hidden", (d) => d.hidden)
-      .attr("aria-expanded", (d) => (d.hasKids ? String(d.hidden === 0) : null))
-      .attr("aria-label", (d) => ariaLabel(d, look));
-    nodeAll.select("circle.dot")
-      .attr("fill", (d) => (s.hollow(d.data) ? "#fff" : E.fillOf(look, d.data)))
-      .attr("stroke", (d) => {
-        const c = d3.color(E.fillOf(look, d.data));
-        return s.hollow(d.data) ? c.formatHex() : c.darker(1.2).formatHex();
-      });
-    nodeAll.select("text.mark")
-      .attr("x", (d) => -d.r - 3).attr("y", (d) => -d.r - 2)
-      .text((d) => (d.data.parse_error ? "!" : d.data.original_thought != null ? "✎" : ""));
-    // Beside a fold toggle the scissors move above the node, clear of it.
-    nodeAll.select("text.scissors")
-      .attr("x", (d) => (d.hasKids ? -d.r - 4 : -d.r - 11))
-      .attr("y", (d) => (d.hasKids ? -d.r - 6 : 0))
-      .text((d) => (d.data.pruned && E.byOverseer(d.data) ? "✂" : ""));
-    nodeAll.select("text.tag")
-      .attr("x", (d) => -d.r).attr("y", (d) => -d.r - 5)
-      .text((d) => s.tag(d.data));
-    // A label runs right along the link, or (chains) under the node; the critique mark goes where the label is not.
-    const below = s.labelBelow;
-    nodeAll.select("path.bubble")
-      .attr("transform", (d) => (below ? `translate(${d.r + 3},-4.5)` : `translate(${d.r - 1},${d.r - 2})`));
-    nodeAll.select("text.label")
-      .attr("x", (d) => (below ? -d.r : d.r + 6))
-      .attr("y", (d) => (below ? d.r + 11 : 0))
-      .text((d) => s.label(d.data, look.ctx));
-    styleFold(nodeAll);
-    nodeAll.select("title").text((d) => nodeTitle(d.data, look));
-    return nodeAll;
-  }
-
-  // The fold toggle left of a node with children: − collapses, + shows the hidden ones (their count beside it).
-  function styleFold(nodeAll) {
-    const shown = (d) => d.hasKids && !E.view.bestOnly;
-    const fold = nodeAll.select("g.fold")
-      .attr("display", (d) => (shown(d) ? null : "none"))
-      .attr("transform", (d) => `translate(${-d.r - 9},0)`);
-    fold.select("text").text((d) => (d.hidden > 0 ? "+" : "−"));
-    fold.select("title").text((d) => (d.hidden > 0 ? `Show ${d.hidden} hidden below (c)` : "Collapse this subtree (c)"));
-    nodeAll.select("text.hidden-count")
-      .attr("x", (d) => -d.r - 17)
-      .text((d) => (shown(d) && d.hidden > 0 ? `+${d.hidden}` : ""));
   }
 
   function ariaLabel(d, look) {
@@ -389,28 +573,28 @@
     E.setText("legend-scale-label", strategy.scaleLabel || "");
   };
 
-  // The drawn tree's extent in layout coordinates (x across, y down the page), with room for marks and labels.
-  function bounds() {
-    if (!lastRoot) return null;
-    const s = E.strategy();
+  // The laid-out tree's extent in layout coordinates (x across, y down the page), with room for marks and labels.
+  function measure(nodes, s) {
     const dx = s.nodeSize[0];
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-    lastRoot.each((d) => {
-      x0 = Math.min(x0, d.x); x1 = Math.max(x1, d.x);
-      y0 = Math.min(y0, d.y); y1 = Math.max(y1, d.y);
-    });
+    for (const d of nodes) {
+      if (d.x < x0) x0 = d.x;
+      if (d.x > x1) x1 = d.x;
+      if (d.y < y0) y0 = d.y;
+      if (d.y > y1) y1 = d.y;
+    }
     const left = y0 - maxRadius - 40; // the fold toggle and hidden count sit left of a node
     const right = y1 + s.labelWidth;
     const top = x0 - Math.max(dx / 2, maxRadius + (hasTags ? TAG_SPACE : 4));
     const bottom = x1 + Math.max(dx / 2, maxRadius + (s.labelBelow ? 18 : 4));
     return { left, right, top, bottom };
   }
-  E.treeBounds = bounds;
+  E.treeBounds = () => treeBounds;
 
   // Fit the whole tree into the panel (called while the user has not moved the view, and by "Fit").
   function fit(animate) {
     const { width, height } = size;
-    const b = bounds();
+    const b = treeBounds;
     if (!b || !width || !height) return;
     const pad = 28;
     const k = Math.max(0.08, Math.min(1.1, (width - 2 * pad) / (b.right - b.left), (height - 2 * pad) / (b.bottom - b.top)));
@@ -422,14 +606,14 @@
     const now = d3.zoomTransform(svg.node());
     if (Math.abs(now.k - k) < 1e-4 && Math.abs(now.x - tx) < 0.5 && Math.abs(now.y - ty) < 0.5) return;
     // Animating the whole view repaints every node each frame: large trees jump.
-    (animate && drawn.size <= MAX_ANIMATED ? svg.transition("fit").duration(E.DURATION) : svg).call(zoom.transform, transform);
+    (animate && laid.nodes.length <= MAX_ANIMATED ? svg.transition("fit").duration(E.DURATION) : svg).call(zoom.transform, transform);
   }
   E.fit = fit;
 
   // Bring a node into view, unless the whole tree is being fitted anyway.
   E.reveal = function (id) {
-    const p = positions.get(id);
-    if (p && E.userMoved) svg.transition("fit").duration(E.DURATION).call(zoom.translateTo, p.y, p.x);
+    const d = laid.byId.get(id);
+    if (d && E.userMoved) svg.transition("fit").duration(E.DURATION).call(zoom.translateTo, d.y, d.x);
   };
 
   // Centre the view on a point of the layout (a node, or where the minimap was clicked), zoomed in enough to read.
@@ -446,8 +630,8 @@
   }
 
   E.centerOn = function (id) {
-    const p = positions.get(id);
-    if (p) E.panTo(p.x, p.y, true);
+    const d = laid.byId.get(id);
+    if (d) E.panTo(d.x, d.y, true);
   };
   E.zoomTransform = () => d3.zoomTransform(svg.node());
   E.treeSvg = () => svg.node();
@@ -457,9 +641,10 @@
     const old = nodeElement(E.selectedId);
     if (old) old.classList.remove("selected");
     E.selectedId = id;
+    if (id && !elements.has(id) && laid.byId.has(id) && culling()) draw(false, laid.byId); // away from the view
     const el = nodeElement(id);
-    if (el) el.classList.add("selected");
-    keepTabStop(lastRoot);
+    if (el) { el.classList.add("selected"); halo(el); }
+    keepTabStop();
     E.renderInspector();
     if (E.writePermalink) E.writePermalink(id);
   };
@@ -468,7 +653,7 @@
   E.focusNode = function (id, options) {
     if (!id || !E.model.nodes.has(id)) return false;
     const go = () => {
-      if (!drawn.has(id)) return;
+      if (!laid.byId.has(id)) return;
       E.select(id);
       const el = nodeElement(id);
       if (el && !(options && options.keepFocus)) el.focus({ preventScroll: true });
@@ -477,6 +662,14 @@
     if (E.unfoldTo(id)) E.afterUpdate(go);
     else go();
     return true;
+  };
+
+  // While a large snapshot is on its way: how much of it is here (total 0: nothing is loading).
+  E.showLoading = function (total, received) {
+    const el = E.$("tree-loading");
+    if (!el) return;
+    el.hidden = !total;
+    if (total) el.textContent = `Loading the tree: ${(received || 0).toLocaleString()} of ${total.toLocaleString()} nodes…`;
   };
 
   E.$("fit-button").addEventListener("click", () => { E.userMoved = false; fit(true); });

@@ -11,18 +11,24 @@
   const searchBox = $("tree-search");
 
   function runSearch() {
-    const count = E.search(searchBox.value);
-    const query = searchBox.value.trim();
-    E.setText("search-count", query ? (count ? `${count} found` : "none") : "");
-    $("search-count").dataset.tone = query && !count ? "none" : "";
+    E.search(searchBox.value);
+    E.renderSearchCount();
   }
+
+  // "12 found", or "3 of 12" once Enter moved through them; nodes arriving later count too (view.js).
+  E.renderSearchCount = function () {
+    const { query, matches, matchIndex } = E.view;
+    const count = matches.length;
+    const text = !query ? "" : !count ? "none" : matchIndex >= 0 ? `${matchIndex + 1} of ${count}` : `${count} found`;
+    E.setText("search-count", text);
+    $("search-count").dataset.tone = query && !count ? "none" : "";
+  };
 
   function searchKeys(event) {
     if (event.key === "Enter") {
       event.preventDefault();
       if (E.view.query !== searchBox.value.trim().toLowerCase()) runSearch();
-      const id = E.nextMatch(event.shiftKey ? -1 : 1, true);
-      if (id) E.setText("search-count", `${E.view.matchIndex + 1} of ${E.view.matches.length}`);
+      if (E.nextMatch(event.shiftKey ? -1 : 1, true)) E.renderSearchCount();
     } else if (event.key === "Escape") {
       searchBox.value = "";
       runSearch();

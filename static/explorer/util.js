@@ -3,7 +3,8 @@
  *   util.js        this namespace (window.Explorer), the page's constants and small text and DOM helpers
  *   model.js       the data: the last snapshot plus the deltas since; hierarchy, pruned subtrees, best path
  *   strategies.js  how each strategy's nodes look and what its inspector shows (a registry by mode)
- *   tree.js        the D3 drawing: layers created once, one update() joined by node id
+ *   tree.js        the D3 drawing: layers created once, one update() joined by node id; at scale only the view
+ *   farview.js     a large tree zoomed out too far to read, painted on a canvas under the SVG
  *   view.js        what is drawn: collapsed and folded subtrees, best path only, search matches
  *   minimap.js     the whole tree in a corner with the view's rectangle (large trees)
  *   treetools.js   the tree's toolbar and keys: search, best path, collapse, arrows; the #node= permalink

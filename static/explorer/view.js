@@ -17,25 +17,31 @@
   };
   E.view = view;
 
-  // Trim the full hierarchy (pre-order, parents first): each node keeps `hidden`, how many descendants it folds.
-  E.visibleTree = function (root, best) {
+  // What is drawn of the whole hierarchy (model.js): each node's `children` are the kids it shows, and `hidden`
+  // how many descendants it folds away. Returns the root; the nodes under a folded one are not visited.
+  E.visibleTree = function (hierarchy, best) {
     const atScale = E.model.nodes.size > E.FOLD_PRUNED_ABOVE;
-    root.eachAfter((d) => {
+    const order = hierarchy.order;
+    for (let i = order.length - 1; i >= 0; i--) {
+      const d = order[i];
       d.size = 1;
-      if (d.children) for (const c of d.children) d.size += c.size;
-    });
-    root.each((d) => {
+      if (d.kids) for (const c of d.kids) d.size += c.size;
+    }
+    for (const d of order) {
       d.hidden = 0;
-      d.hasKids = !!d.children;
-      if (!d.children) return;
-      const kept = [];
-      for (const c of d.children) {
-        if (keep(d, c, atScale, best)) kept.push(c);
-        else d.hidden += c.size;
+      d.hasKids = !!(d.kids && d.kids.length);
+      if (!d.hasKids) { d.children = undefined; continue; }
+      let kept = null; // the kids array itself while every kid is kept
+      for (let i = 0; i < d.kids.length; i++) {
+        const c = d.kids[i];
+        if (keep(d, c, atScale, best)) { if (kept) kept.push(c); } else {
+          if (!kept) kept = d.kids.slice(0, i);
+          d.hidden += c.size;
+        }
       }
-      d.children = kept.length ? kept : undefined;
-    });
-    return root;
+      d.children = kept ? (kept.length ? kept : undefined) : d.kids;
+    }
+    return hierarchy.root;
   };
 
   function keep(parent, child, atScale, best) {
@@ -104,6 +110,31 @@
     }
     E.scheduleUpdate();
     return view.matches.length;
+  };
+
+  // A row that arrived or changed while a search is on joins or leaves the matches (and the count says so).
+  E.searchRow = function (row) {
+    if (!view.query) return;
+    const hit = String(row.thought || "").toLowerCase().includes(view.query);
+    const set = matchSet();
+    if (hit === set.has(row.id)) return;
+    if (hit) {
+      view.matches.push(row.id);
+      set.add(row.id);
+    } else {
+      const at = view.matches.indexOf(row.id);
+      view.matches.splice(at, 1);
+      set.delete(row.id);
+      if (view.matchIndex >= at && view.matchIndex > -1) view.matchIndex -= 1;
+    }
+    if (E.renderSearchCount) E.renderSearchCount();
+  };
+
+  // After a snapshot: the same search over the rows it brought.
+  E.searchAgain = function () {
+    if (!view.query) return;
+    E.search(view.query);
+    if (E.renderSearchCount) E.renderSearchCount();
   };
 
   E.isMatch = (id) => view.query !== "" && matchSet().has(id);

@@ -1,0 +1,179 @@
+/* The far view of a large tree: zoomed out below the readable zoom, with more than CULL_ABOVE nodes laid out, the
+ * links and dots are painted on a canvas under the SVG instead of being thousands of SVG elements (no text is
+ * readable there anyway). The SVG keeps the selected node and the keyboard's node, so focus, the inspector and the
+ * keys work as before; a click on the canvas selects the nearest node. Search matches and the selected node are
+ * ringed at a size that stays visible however far out.
+ */
+(function (E) {
+  "use strict";
+
+  const MIN_RING_PX = 4; // matches and the selection stay this visible, whatever the zoom
+  const PICK_PX = 8; // a click this close to a dot picks it
+
+  const panel = E.$("tree").parentNode;
+  const canvas = document.createElement("canvas");
+  canvas.className = "far-canvas";
+  canvas.setAttribute("aria-hidden", "true");
+  panel.insertBefore(canvas, E.$("tree"));
+  let shown = null; // {nodes, links} painted, or null when the SVG draws the tree
+  let frame = null;
+  let colours = null;
+
+  function css() {
+    if (colours) return colours;
+    const root = getComputedStyle(document.documentElement);
+    const v = (name) => root.getPropertyValue(name).trim();
+    colours = { best: v("--best"), out: v("--out"), cut: v("--cut"), link: "#b7c1cf", linkOut: "#d5dae2",
+      linkCut: "#f0b9a0", outStroke: "#a9b1bc" };
+    return colours;
+  }
+
+  // Paint these laid-out nodes and links now (null: clear the canvas, the SVG draws the tree).
+  E.paintFar = function (nodes, links) {
+    const was = shown;
+    shown = nodes ? { nodes, links } : null;
+    canvas.hidden = !shown;
+    if (shown || was) paint();
+  };
+  E.isFar = () => !!shown;
+
+  // Repaint in the next frame (the view moved).
+  E.repaintFar = function () {
+    if (frame !== null) return;
+    frame = requestAnimationFrame(() => { frame = null; paint(); });
+  };
+
+  function paint() {
+    const size = E.treeSize();
+    const ratio = window.devicePixelRatio || 1;
+    const width = Math.round(size.width * ratio), height = Math.round(size.height * ratio);
+    if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
+    const g = canvas.getContext("2d", { desynchronized: true });
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, width, height);
+    if (!shown) return;
+    const t = E.zoomTransform();
+    g.setTransform(ratio * t.k, 0, 0, ratio * t.k, ratio * t.x, ratio * t.y);
+    // The view in layout coordinates (x down the page, y across), with a margin for the widest dot.
+    const m = 20 / t.k;
+    const x0 = t.invertY(0) - m, x1 = t.invertY(size.height) + m, y0 = t.invertX(0) - m, y1 = t.invertX(size.width) + m;
+    const seen = (d) => d.x >= x0 && d.x <= x1 && d.y >= y0 && d.y <= y1;
+    const c = css();
+    const look = E.look;
+
+    // Links, one path per kind, as d3.linkHorizontal draws them.
+    const kinds = { plain: [], out: [], cut: [], best: [] };
+    for (const l of shown.links) {
+      const a = l.source, b = l.target;
+      if (Math.max(a.x, b.x) < x0 || Math.min(a.x, b.x) > x1 || b.y < y0 || a.y > y1) continue;
+      const src = b.pruneSource;
+      kinds[b.best ? "best" : src ? (E.byOverseer(src) ? "cut" : "out") : "plain"].push(l);
+    }
+    const stroke = (list, colour, w) => {
+      if (!list.length) return;
+      g.beginPath();
+      for (const { source: a, target: b } of list) {
+        const mid = (a.y + b.y) / 2;
+        g.moveTo(a.y, a.x);
+        g.bezierCurveTo(mid, a.x, mid, b.x, b.y, b.x);
+      }
+      g.strokeStyle = colour;
+      g.lineWidth = w;
+      g.stroke();
+    };
+    // The SVG dashes links out of the search; this far out a dash is under a pixel, so they are drawn solid and paler.
+    g.globalAlpha = 0.7;
+    stroke(kinds.out, c.linkOut, 1.4);
+    stroke(kinds.cut, c.linkCut, 1.4);
+    g.globalAlpha = 1;
+    stroke(kinds.plain, c.link, 1.4);
+    stroke(kinds.best, c.best, 2.6);
+
+    // Dots, one path per look (colours in steps of 1/50 of the scale: the same to the eye, far fewer paths): out of
+    // the search first (paler), then the search's own, then the best path on top.
+    const rings = [];
+    const groups = new Map();
+    for (const d of shown.nodes) {
+      if (!seen(d)) continue;
+      if (d.id === E.selectedId || E.isMatch(d.id)) rings.push(d);
+      const style = dotStyle(d, look, c);
+      let group = groups.get(style.key);
+      if (!group) groups.set(style.key, (group = { style, dots: [] }));
+      group.dots.push(d);
+    }
+    const ordered = Array.from(groups.values()).sort((a, b) => a.style.layer - b.style.layer);
+    for (const { style, dots } of ordered) {
+      g.globalAlpha = style.alpha;
+      g.beginPath();
+      for (const d of dots) {
+        g.moveTo(d.y + d.r, d.x);
+        g.arc(d.y, d.x, d.r, 0, 2 * Math.PI);
+      }
+      g.fillStyle = style.fill;
+      g.fill();
+      g.lineWidth = style.width;
+      g.strokeStyle = style.stroke;
+      g.stroke();
+    }
+    g.globalAlpha = 1;
+    // Rings that stay visible however far out: search matches (yellow) and the selected node (amber).
+    for (const d of rings) {
+      const r = Math.max(d.r + 4, MIN_RING_PX / t.k);
+      g.beginPath();
+      g.arc(d.y, d.x, r, 0, 2 * Math.PI);
+      const selected = d.id === E.selectedId;
+      if (!selected) { g.fillStyle = "rgba(250, 204, 21, 0.45)"; g.fill(); }
+      g.lineWidth = (selected ? 2.5 : 1.5) / t.k;
+      g.strokeStyle = selected ? "#f59e0b" : "#ca8a04";
+      g.stroke();
+    }
+  }
+
+  const darker = new Map(); // fill -> its stroke, as the SVG's dots have it
+  function strokeOf(fill) {
+    if (!darker.has(fill)) darker.set(fill, d3.color(fill).darker(1.2).formatHex());
+    return darker.get(fill);
+  }
+
+  // How a dot looks from far away, as the SVG draws it (explorer.css's .node rules), and its key among the paths.
+  function dotStyle(d, look, c) {
+    const n = d.data;
+    const out = !!d.pruneSource;
+    const cut = !!n.pruned && E.byOverseer(n);
+    let fill;
+    if (out) fill = c.out;
+    else if (!look) fill = E.UNSCORED;
+    else if (look.strategy.fill) fill = look.strategy.fill(n);
+    else {
+      const v = look.strategy.value(n, look.ctx);
+      fill = E.scoreColor(v == null ? null : Math.round(v * 50) / 50);
+    }
+    const hollow = !out && look && look.strategy.hollow(n);
+    const stroke = d.best ? c.best : out ? (cut ? c.cut : c.outStroke) : strokeOf(fill);
+    const style = {
+      fill: hollow ? "#fff" : fill, stroke, width: d.best ? 2.5 : 1.5, alpha: out && !cut ? 0.75 : 1,
+      layer: d.best ? 2 : out ? 0 : 1,
+    };
+    style.key = `${style.layer}|${style.fill}|${style.stroke}|${style.width}|${style.alpha}`;
+    return style;
+  }
+
+  // The nearest painted node to a point of the panel, within PICK_PX of its dot.
+  function pick(event) {
+    const t = E.zoomTransform();
+    const rect = E.$("tree").getBoundingClientRect();
+    const y = t.invertX(event.clientX - rect.left), x = t.invertY(event.clientY - rect.top);
+    let best = null, bestDistance = Infinity;
+    for (const d of shown.nodes) {
+      const distance = Math.hypot(d.x - x, d.y - y);
+      if (distance < bestDistance) { best = d; bestDistance = distance; }
+    }
+    return best && bestDistance <= best.r + PICK_PX / t.k ? best : null;
+  }
+
+  E.$("tree").addEventListener("click", (event) => {
+    if (!shown || (event.target.closest && event.target.closest("g.node"))) return;
+    const d = pick(event);
+    if (d) E.select(d.id);
+  });
+})(window.Explorer);
