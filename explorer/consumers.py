@@ -3,6 +3,7 @@
 Clients may send overseer actions; a bad message gets an error message back, never a dropped socket.
 """
 
+import asyncio
 import json
 from urllib.parse import parse_qs
 
@@ -13,6 +14,8 @@ from pydantic import ValidationError
 from reasoning import access, events, selectors, services
 from reasoning.models import ReasoningNode, ReasoningSession
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
+
+from .snapshot import snapshot_parts
 
 SESSION_ACTIONS = {
     "pause": services.pause_session,
@@ -56,9 +59,18 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def send_snapshot(self):
-        snapshot = await self.snapshot()
-        self.last_seq = snapshot["seq"]
-        await self.send_json({"type": "snapshot", **snapshot})
+        """The tree in parts (snapshot.py), each sent while the database thread reads and serialises the next."""
+        loop = asyncio.get_running_loop()
+        parts = asyncio.Queue()
+
+        def emit(text):
+            loop.call_soon_threadsafe(parts.put_nowait, text)
+
+        reading = asyncio.ensure_future(self.read_snapshot(emit))
+        reading.add_done_callback(lambda _: loop.call_soon(parts.put_nowait, None))
+        while (text := await parts.get()) is not None:
+            await self.send(text_data=text)
+        self.last_seq = await reading  # re-raises a failed read
 
     async def reasoning_events(self, message):
         for event in message["events"]:
@@ -134,8 +146,8 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         return str(selectors.get_session(self.tenant, self.session_id).id)
 
     @database_sync_to_async
-    def snapshot(self):
-        return selectors.tree_snapshot(self.tenant, self.session_id)
+    def read_snapshot(self, emit):
+        return snapshot_parts(self.tenant, self.session_id, emit)
 
     @database_sync_to_async
     def authenticate(self):

@@ -25,6 +25,7 @@ from .forms import SessionForm
 PAGE_SIZE = 25
 MAX_QUERY = 200  # characters of a search; more is cut, not refused
 MAX_POLLED = 100  # ids one status poll may ask about
+EMBED_MAX_NODES = 400  # a larger tree comes over the socket alone (explorer/snapshot.py)
 
 
 def engine_context(request):
@@ -147,13 +148,12 @@ def session_detail(request, session_id):
         session = selectors.get_session(request.tenant, session_id)
     except ReasoningSession.DoesNotExist:
         raise Http404("No such session.") from None
-    tree = selectors.tree(session)
     return render(
         request,
         "explorer/session_detail.html",
         {
             "session": session,
-            "tree": tree,
+            "tree": embedded_tree(session),
             "ws_path": f"/ws/sessions/{session.id}/",
             "tree_url": f"/api/sessions/{session.id}/tree",
             "budget_pct": _budget_pct(session),
@@ -161,6 +161,23 @@ def session_detail(request, session_id):
             "can_act": request.principal.can_act,
         },
     )
+
+
+def embedded_tree(session):
+    """What the page embeds: a small tree whole, so it shows before the socket opens; of a larger one only the
+    session and its node count (the API's tree format with no rows), since the socket's snapshot brings the rows in
+    parts anyway and building them twice would double the wait."""
+    node_count = session.nodes.count()
+    if node_count <= EMBED_MAX_NODES:
+        return selectors.tree(session)
+    return {
+        "session": session.to_dict(with_forks=True),
+        "node_count": node_count,
+        "nodes": [],
+        "edges": [],
+        "critiques": [],
+        "actions": [a.to_dict() for a in selectors.actions_of(session)],
+    }
 
 
 @tenant_required
