@@ -28,10 +28,10 @@
     return colours;
   }
 
-  // Paint these laid-out nodes and links now (null: clear the canvas, the SVG draws the tree).
-  E.paintFar = function (nodes, links) {
+  // Paint these laid-out nodes (and the links into them) now; null: clear the canvas, the SVG draws the tree.
+  E.paintFar = function (nodes) {
     const was = shown;
-    shown = nodes ? { nodes, links } : null;
+    shown = nodes ? { nodes } : null;
     canvas.hidden = !shown;
     if (shown || was) paint();
   };
@@ -63,16 +63,17 @@
 
     // Links, one path per kind, as d3.linkHorizontal draws them.
     const kinds = { plain: [], out: [], cut: [], best: [] };
-    for (const l of shown.links) {
-      const a = l.source, b = l.target;
-      if (Math.max(a.x, b.x) < x0 || Math.min(a.x, b.x) > x1 || b.y < y0 || a.y > y1) continue;
+    for (const b of shown.nodes) {
+      const a = b.parent;
+      if (!a || Math.max(a.x, b.x) < x0 || Math.min(a.x, b.x) > x1 || b.y < y0 || a.y > y1) continue;
       const src = b.pruneSource;
-      kinds[b.best ? "best" : src ? (E.byOverseer(src) ? "cut" : "out") : "plain"].push(l);
+      kinds[b.best ? "best" : src ? (E.byOverseer(src) ? "cut" : "out") : "plain"].push(b);
     }
     const stroke = (list, colour, w) => {
       if (!list.length) return;
       g.beginPath();
-      for (const { source: a, target: b } of list) {
+      for (const b of list) {
+        const a = b.parent;
         const mid = (a.y + b.y) / 2;
         g.moveTo(a.y, a.x);
         g.bezierCurveTo(mid, a.x, mid, b.x, b.y, b.x);
@@ -96,9 +97,9 @@
     for (const d of shown.nodes) {
       if (!seen(d)) continue;
       if (d.id === E.selectedId || E.isMatch(d.id)) rings.push(d);
-      const style = dotStyle(d, look, c);
-      let group = groups.get(style.key);
-      if (!group) groups.set(style.key, (group = { style, dots: [] }));
+      const key = dotKey(d, look, c);
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { style: dotStyle(key), dots: [] }));
       group.dots.push(d);
     }
     const ordered = Array.from(groups.values()).sort((a, b) => a.style.layer - b.style.layer);
@@ -135,8 +136,10 @@
     return darker.get(fill);
   }
 
-  // How a dot looks from far away, as the SVG draws it (explorer.css's .node rules), and its key among the paths.
-  function dotStyle(d, look, c) {
+  // How a dot looks from far away, as the SVG draws it (explorer.css's .node rules), as a key among the paths:
+  // "layer|fill|stroke|width|alpha" (the layer: out of the search 0, in it 1, the best path 2).
+  const fills = new Map(); // a score in 1/50 steps -> its colour
+  function dotKey(d, look, c) {
     const n = d.data;
     const out = !!d.pruneSource;
     const cut = !!n.pruned && E.byOverseer(n);
@@ -146,16 +149,19 @@
     else if (look.strategy.fill) fill = look.strategy.fill(n);
     else {
       const v = look.strategy.value(n, look.ctx);
-      fill = E.scoreColor(v == null ? null : Math.round(v * 50) / 50);
+      const step = v == null ? -1 : Math.round(Math.max(0, Math.min(1, v)) * 50);
+      fill = fills.get(step);
+      if (!fill) fills.set(step, (fill = E.scoreColor(step < 0 ? null : step / 50)));
     }
     const hollow = !out && look && look.strategy.hollow(n);
     const stroke = d.best ? c.best : out ? (cut ? c.cut : c.outStroke) : strokeOf(fill);
-    const style = {
-      fill: hollow ? "#fff" : fill, stroke, width: d.best ? 2.5 : 1.5, alpha: out && !cut ? 0.75 : 1,
-      layer: d.best ? 2 : out ? 0 : 1,
-    };
-    style.key = `${style.layer}|${style.fill}|${style.stroke}|${style.width}|${style.alpha}`;
-    return style;
+    const layer = d.best ? 2 : out ? 0 : 1;
+    return `${layer}|${hollow ? "#fff" : fill}|${stroke}|${d.best ? 2.5 : 1.5}|${out && !cut ? 0.75 : 1}`;
+  }
+
+  function dotStyle(key) {
+    const [layer, fill, stroke, width, alpha] = key.split("|");
+    return { layer: Number(layer), fill, stroke, width: Number(width), alpha: Number(alpha) };
   }
 
   // The nearest painted node to a point of the panel, within PICK_PX of its dot.

@@ -18,9 +18,10 @@
   const THROTTLE_MS = 400;
   const THROTTLE_ABOVE = 1000;
   let latest = null, timer = null, drawnAt = -Infinity;
+  let pixels = null; // the minimap's size on screen (fixed by the stylesheet)
 
-  E.renderMinimap = function (nodes, treeLinks) {
-    latest = [nodes, treeLinks];
+  E.renderMinimap = function (nodes) {
+    latest = nodes;
     if (timer) return;
     const wait = nodes.length > THROTTLE_ABOVE ? drawnAt + THROTTLE_MS - performance.now() : 0;
     if (wait <= 0) { drawLatest(); return; }
@@ -29,17 +30,30 @@
 
   function drawLatest() {
     drawnAt = performance.now();
-    const [nodes, treeLinks] = latest;
+    const nodes = latest;
     shown = nodes.length > E.MINIMAP_ABOVE;
     map.attr("hidden", shown ? null : "");
     if (!shown) return;
     const b = E.treeBounds();
     map.attr("viewBox", `${b.left} ${b.top} ${b.right - b.left} ${b.bottom - b.top}`);
-    links.attr("d", treeLinks.map((l) => `M${l.source.y},${l.source.x}L${l.target.y},${l.target.x}`).join(""));
-    const at = (d) => `M${d.y},${d.x}h0`;
-    dots.attr("d", nodes.filter((d) => !d.pruneSource && !d.best).map(at).join(""));
-    out.attr("d", nodes.filter((d) => d.pruneSource).map(at).join(""));
-    best.attr("d", nodes.filter((d) => d.best).map(at).join(""));
+    // One dot per pixel of the minimap and one line per pair of pixels: thousands of nodes share a few hundred.
+    if (!pixels) pixels = { width: map.node().clientWidth || 200, height: map.node().clientHeight || 130 }; // read once
+    const scale = Math.min(pixels.width / (b.right - b.left), pixels.height / (b.bottom - b.top)) || 1;
+    const cell = (d) => Math.round((d.y - b.left) * scale) * 1024 + Math.round((d.x - b.top) * scale);
+    const paths = { links: "", dots: "", out: "", best: "" };
+    const seen = { links: new Set(), dots: new Set(), out: new Set(), best: new Set() };
+    for (const d of nodes) {
+      const here = cell(d);
+      const kind = d.best ? "best" : d.pruneSource ? "out" : "dots";
+      if (!seen[kind].has(here)) { seen[kind].add(here); paths[kind] += `M${d.y},${d.x}h0`; }
+      if (!d.parent) continue;
+      const line = cell(d.parent) * 1048576 + here;
+      if (!seen.links.has(line)) { seen.links.add(line); paths.links += `M${d.parent.y},${d.parent.x}L${d.y},${d.x}`; }
+    }
+    links.attr("d", paths.links);
+    dots.attr("d", paths.dots);
+    out.attr("d", paths.out);
+    best.attr("d", paths.best);
     E.renderMinimapView(E.zoomTransform());
   }
 

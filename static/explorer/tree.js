@@ -3,7 +3,7 @@
  * position. How a node looks (size, colour, label, marks) comes from the session's strategy (strategies.js).
  *
  * At scale the DOM holds only what is near the view: above CULL_ABOVE laid-out nodes, a node is drawn when it is
- * inside the view's window (the view plus half a view on each side) or selected; panning past the window draws
+ * inside the view's window (the view plus WINDOW_MARGIN of a view on each side) or selected; panning past the window draws
  * the new one, with no new layout. Zoomed out too far to read, a canvas paints the whole tree instead and the
  * SVG keeps only the selected node and the keyboard's (farview.js). A node's rarely used parts (halo, marks,
  * tag, fold toggle, tooltip) are made when it first needs them. Everything the model wrote is set as text.
@@ -13,13 +13,14 @@
 
   const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
   const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
+  const WINDOW_MARGIN = 0.3; // ... within this many views of it on each side (panning inside redraws nothing)
   const TAG_SPACE = 14; // above the top row, when nodes carry tags
 
   let lastRoot = null;
   let maxRadius = E.NODE_RADIUS;
   let hasTags = false;
   let treeBounds = null; // of the last layout, with room for marks and labels
-  const positions = new Map(); // id -> {x, y} of the previous layout: where entering children start
+  const positions = new Map(); // id -> {x, y} of the previous animated layout: where entering children start
 
   // Layers, created once: zoom moves the outer <g>; links under their labels, under the nodes.
   const svg = d3.select("#tree");
@@ -57,7 +58,13 @@
   let pending = false;
   let lastAnimated = true;
   // The last layout: every laid-out node and link (what the view shows, folds applied), and how it looks.
-  let laid = { nodes: [], links: [], byId: new Map(), best: new Set(), look: null, version: 0 };
+  // A node of the hierarchy is laid out when its `laid` is the layout's stamp (no map of 5,000 ids per update).
+  let laid = { nodes: [], index: new Map(), stamp: 0, best: new Set(), look: null, version: 0 };
+  let stamp = 0;
+  const laidOut = (id) => {
+    const d = id ? laid.index.get(id) : null;
+    return d && d.laid === laid.stamp ? d : null;
+  };
   const elements = new Map(); // id -> its g.node, for the nodes in the DOM
   let windowRect = null; // the layout rectangle whose nodes are in the DOM; null: every node is
   let drawAll = false; // while an export needs every node in the DOM
@@ -93,42 +100,37 @@
     const layout = d3.tree().nodeSize(strategy.nodeSize).separation((a, b) => (a.parent === b.parent ? 1 : 1.3));
     if (root) { layout(root); anchorTop(root); }
     const nodes = root ? root.descendants() : [];
-    const links = root ? root.links() : [];
+    stamp += 1;
     let radius = E.NODE_RADIUS;
     hasTags = false;
     for (const d of nodes) {
+      d.laid = stamp;
       d.r = strategy.radius(d.data, ctx);
       d.best = best.has(d.id);
       if (d.r > radius) radius = d.r;
       if (!hasTags && strategy.tag(d.data)) hasTags = true;
     }
     maxRadius = radius;
-    const byId = new Map();
-    for (const d of nodes) byId.set(d.id, d);
     // Transitions on thousands of elements cost more than a frame: large trees jump.
     const animate = nodes.length <= MAX_ANIMATED;
-    const previous = laid.byId;
-    laid = { nodes, links, byId, best, look, version: E.model.critiques.size };
+    laid = { nodes, index: hierarchy ? hierarchy.index : new Map(), stamp, best, look, version: E.model.critiques.size };
     lastRoot = root;
     treeBounds = root ? measure(nodes, strategy) : null;
     updating = true;
     if (!E.userMoved) fit(true); // before drawing: at scale, what is drawn depends on where the view is
     updating = false;
-    draw(animate, previous);
+    draw(animate);
     lastAnimated = animate;
 
-    // The next update's entering nodes start from where these are now going.
-    if (positions.size > 2 * nodes.length + 100) positions.clear();
-    for (const d of nodes) {
-      const p = positions.get(d.id);
-      if (p) { p.x = d.x; p.y = d.y; } else positions.set(d.id, { x: d.x, y: d.y });
-    }
+    // The next animated update's entering nodes start from where these are now going.
+    positions.clear();
+    if (animate) for (const d of nodes) positions.set(d.id, { x: d.x, y: d.y });
     keepTabStop();
     document.body.dataset.nodeCount = String(nodes.length);
     document.body.dataset.treeSize = String(E.model.nodes.size);
     document.body.dataset.mode = strategy.mode;
     E.renderLegend(strategy);
-    if (E.renderMinimap) E.renderMinimap(nodes, links);
+    if (E.renderMinimap) E.renderMinimap(nodes);
   }
 
   // The top row stays put (d3 centres the root instead): a node added low in the tree moves only the nodes below it.
@@ -168,7 +170,7 @@
     windowPending = true;
     requestAnimationFrame(() => {
       windowPending = false;
-      if (!pending) draw(false, laid.byId);
+      if (!pending) draw(false);
     });
   }
 
@@ -177,28 +179,34 @@
     return d.x >= w.x0 - 40 && d.x <= w.x1 + 40 && d.y >= w.y0 - s.labelWidth - 40 && d.y <= w.y1 + 60;
   }
 
-  function linkInWindow(l, w) {
-    const a = l.source, b = l.target;
+  function linkInWindow(a, b, w) {
     return Math.max(a.x, b.x) >= w.x0 && Math.min(a.x, b.x) <= w.x1 && b.y >= w.y0 && a.y <= w.y1;
   }
 
+  // The links into these nodes ({source, target}, as d3's links()), only those in the window if there is one.
+  function linksInto(nodes, w) {
+    const links = [];
+    for (const d of nodes) if (d.parent && (!w || linkInWindow(d.parent, d, w))) links.push({ source: d.parent, target: d });
+    return links;
+  }
+
   // Join the laid-out nodes near the view (all of them below CULL_ABOVE) to the DOM.
-  function draw(animate, previous) {
-    const { nodes, links, best, look } = laid;
-    let shownNodes = nodes, shownLinks = links;
+  function draw(animate) {
+    const { nodes, best, look } = laid;
+    let shownNodes = nodes, shownLinks;
     windowRect = null;
     const keep = new Set([E.selectedId, tabTarget()]);
-    if (farAway()) {
+    const far = farAway();
+    if (far) {
       shownNodes = nodes.filter((d) => keep.has(d.id));
       shownLinks = [];
     } else if (culling()) {
-      const w = (windowRect = viewRect(0.5));
+      const w = (windowRect = viewRect(WINDOW_MARGIN));
       const s = look.strategy;
       shownNodes = nodes.filter((d) => inWindow(d, w, s) || keep.has(d.id));
-      shownLinks = links.filter((l) => linkInWindow(l, w));
-    }
-    E.paintFar(farAway() ? nodes : null, links);
-    const byId = laid.byId;
+      shownLinks = linksInto(nodes, w);
+    } else shownLinks = linksInto(nodes, null);
+    E.paintFar(far ? nodes : null);
     const t = animate ? d3.transition("tree").duration(E.DURATION) : null;
     if (!animate && lastAnimated) { // stopped mid-way: the next move sets every position and opacity afresh
       gLink.selectAll("path").interrupt("tree").each(function () { this.__at = null; });
@@ -208,14 +216,14 @@
     // Where an entering node starts: its nearest ancestor's previous position (or the root's).
     const origin = (d) => {
       for (let a = d.parent; a; a = a.parent) {
-        const p = previous.has(a.id) && positions.get(a.id);
+        const p = positions.get(a.id);
         if (p) return p;
       }
       return lastRoot ? { x: lastRoot.x, y: lastRoot.y } : { x: 0, y: 0 };
     };
     // Where a leaving node goes: its parent's new position, if the parent stays.
     const destination = (d) => {
-      const parent = d.data && d.data.parent_id && byId.get(d.data.parent_id);
+      const parent = d.data && laidOut(d.data.parent_id);
       return parent ? { x: parent.x, y: parent.y } : positions.get(d.id) || { x: 0, y: 0 };
     };
     const at = (p) => `translate(${p.y},${p.x})`;
@@ -273,12 +281,12 @@
   E.withEveryNodeDrawn = function (fn) {
     if (!culling()) return fn();
     drawAll = true;
-    draw(false, laid.byId);
+    draw(false);
     try {
       return fn();
     } finally {
       drawAll = false;
-      draw(false, laid.byId);
+      draw(false);
     }
   };
 
@@ -496,7 +504,7 @@
 
   // One node takes Tab (the selected one, else the root); arrows move it (treetools.js).
   function tabTarget() {
-    return E.selectedId && laid.byId.has(E.selectedId) ? E.selectedId : lastRoot ? lastRoot.id : null;
+    return laidOut(E.selectedId) ? E.selectedId : lastRoot ? lastRoot.id : null;
   }
 
   function keepTabStop() {
@@ -513,8 +521,8 @@
     return (id && elements.get(id)) || null;
   }
   E.nodeElement = nodeElement;
-  E.drawnNode = (id) => laid.byId.get(id) || null;
-  E.isDrawn = (id) => laid.byId.has(id);
+  E.drawnNode = laidOut;
+  E.isDrawn = (id) => !!laidOut(id);
   E.drawnRoot = () => lastRoot;
 
   // The action of each edge on its link (ReAct), keyed like the links; placed above the link's middle.
@@ -612,7 +620,7 @@
 
   // Bring a node into view, unless the whole tree is being fitted anyway.
   E.reveal = function (id) {
-    const d = laid.byId.get(id);
+    const d = laidOut(id);
     if (d && E.userMoved) svg.transition("fit").duration(E.DURATION).call(zoom.translateTo, d.y, d.x);
   };
 
@@ -630,7 +638,7 @@
   }
 
   E.centerOn = function (id) {
-    const d = laid.byId.get(id);
+    const d = laidOut(id);
     if (d) E.panTo(d.x, d.y, true);
   };
   E.zoomTransform = () => d3.zoomTransform(svg.node());
@@ -641,7 +649,7 @@
     const old = nodeElement(E.selectedId);
     if (old) old.classList.remove("selected");
     E.selectedId = id;
-    if (id && !elements.has(id) && laid.byId.has(id) && culling()) draw(false, laid.byId); // away from the view
+    if (id && !elements.has(id) && laidOut(id) && culling()) draw(false); // away from the view
     const el = nodeElement(id);
     if (el) { el.classList.add("selected"); halo(el); }
     keepTabStop();
@@ -653,7 +661,7 @@
   E.focusNode = function (id, options) {
     if (!id || !E.model.nodes.has(id)) return false;
     const go = () => {
-      if (!laid.byId.has(id)) return;
+      if (!laidOut(id)) return;
       E.select(id);
       const el = nodeElement(id);
       if (el && !(options && options.keepFocus)) el.focus({ preventScroll: true });
