@@ -1,9 +1,10 @@
 """The tree's tools on a solved Tree of Thoughts: collapse and expand, search, best path only, the arrow keys,
-export as JSON and SVG, and a permalink to a node. This module is also imported by the spawned server process,
+export as JSON, SVG and PNG, and a permalink to a node. This module is also imported by the spawned server process,
 so it imports no Django models at the top.
 """
 
 import json
+import struct
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -40,6 +41,7 @@ class TreeToolsTest(LiveBrowserTestCase):
             self.arrows(page, nodes)
             self.export_json(page, session_id, nodes)
             self.export_svg(page, nodes)
+            self.export_png(page, session_id)
             self.permalink(context, page, nodes)
         assert self.page_errors == []
 
@@ -161,6 +163,19 @@ class TreeToolsTest(LiveBrowserTestCase):
         assert root.find(f"{SVG}style") is not None and ".node" in root.find(f"{SVG}style").text
         labels = [t.text for t in root.iter(f"{SVG}text") if "label" in (t.get("class") or "")]
         assert any(labels), "labels stay text"
+
+    def export_png(self, page, session_id):
+        download = self.download(page, "export-png")
+        assert download.suggested_filename == f"{session_id}.png"
+        with open(download.path(), "rb") as f:
+            data = f.read()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+        width, height = struct.unpack(">II", data[16:24])
+        # The whole tree at twice its size (the drawing's bounds), not the panel's view of it.
+        bounds = page.evaluate("(() => { const b = Explorer.treeBounds(); return [b.right - b.left, b.bottom - b.top]; })()")
+        assert abs(width - 2 * int(bounds[0])) <= 4 and abs(height - 2 * int(bounds[1])) <= 4, (width, height, bounds)
+        assert len(data) > 2000  # more than an empty canvas
+        expect(page.locator("#status-line")).not_to_have_attribute("data-tone", "error")
 
     def permalink(self, context, page, nodes):
         target = next(i for i, n in nodes.items() if n["depth"] == 2)
