@@ -652,6 +652,7 @@
     if (id && !elements.has(id) && laidOut(id) && culling()) draw(false); // away from the view
     const el = nodeElement(id);
     if (el) { el.classList.add("selected"); halo(el); }
+    if (E.isFar()) E.repaintFar(); // the selection's ring
     keepTabStop();
     E.renderInspector();
     if (E.writePermalink) E.writePermalink(id);
