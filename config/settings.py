@@ -204,6 +204,8 @@ REASONING = {
     "MAX_BUDGET_USD": envfloat("REASONING_MAX_BUDGET_USD", 50.0),
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
     "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 2),
+    # A reply that breaks its contract is asked for again this many times (a small local model may need more).
+    "PARSE_RETRIES": envint("REASONING_PARSE_RETRIES", 1),
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
     # Prices (and how to ask for structured output, and where the server is) for models litellm's map does not price:
     # {"openai/smollm2": {"input": 0.1, "output": 0.2, "response_format": "json_object",

@@ -91,7 +91,9 @@ class Contract:
             if not match:
                 raise ParseError(f"no JSON object in the reply ({first_error(strict_error)})") from None
             try:
-                return self.schema.model_validate(json.loads(match.group(0)), context=context), "extracted"
+                # strict=False: a raw line break inside a string is still the model's text, not a broken reply.
+                found = json.loads(match.group(0), strict=False)
+                return self.schema.model_validate(found, context=context), "extracted"
             except (ValueError, ValidationError) as error:
                 raise ParseError(first_error(error)) from None
 

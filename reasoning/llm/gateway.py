@@ -38,7 +38,6 @@ litellm.turn_off_message_logging = True  # the ledger keeps prompts, under the t
 
 log = logging.getLogger(__name__)
 
-PARSE_RETRIES = 1
 EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
@@ -95,6 +94,7 @@ class ModelGateway:
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
         deployment_params = deployment_params or configured_deployments(self.primary, self.fallback)
         self.retries = engine["LLM_RETRIES"] if retries is None else retries
+        self.parse_retries = engine["PARSE_RETRIES"]
         timeout = timeout or engine["LLM_TIMEOUT_S"]
         if deployment_params:
             self.router = build_router(self.primary, self.fallback, timeout, deployment_params)
@@ -116,16 +116,17 @@ class ModelGateway:
         self.lease_lock = asyncio.Lock()
 
     async def ask(self, contract, prompt, node_id=None, expect=None):
-        """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again once.
+        """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again
+        (REASONING_PARSE_RETRIES times, once by default).
 
         `expect` is how many items the prompt asked for, where it asked for a list: fewer is a broken contract.
         """
         messages = [{"role": "user", "content": prompt}]
         context = {"prompt": prompt, "expect": expect}
         records, last_error = [], None
-        for _ in range(1 + PARSE_RETRIES):
+        for _ in range(1 + self.parse_retries):
             first_attempt = records[-1].attempt + 1 if records else 1
-            text, call = await self._complete(contract, messages, node_id, first_attempt)
+            text, call = await self._complete(contract, messages, node_id, first_attempt, expect)
             records.append(call)
             try:
                 parsed, _how = contract.parse(text, context)
@@ -233,7 +234,7 @@ class ModelGateway:
         prompt_tokens = sum(len(m["content"]) for m in messages) // 2 + PROMPT_OVERHEAD_TOKENS
         return price.cost(prompt_tokens, self.max_tokens(contract))
 
-    async def _complete(self, contract, messages, node_id, first_attempt):
+    async def _complete(self, contract, messages, node_id, first_attempt, expect=None):
         """(reply text, ledger row) from the first model that answers: the primary with its retries, then the
         fallback with its own; every attempt is reserved at its model's price and kept as a row."""
         attempt, failures = first_attempt, []
@@ -248,7 +249,7 @@ class ModelGateway:
                 started = time.perf_counter()
                 try:
                     response = await self.router.acompletion(
-                        model=role, messages=messages, **self._call_options(contract, model)
+                        model=role, messages=messages, **self._call_options(contract, model, expect)
                     )
                     text = reply_text(response)
                 except Exception as error:  # any provider failure: recorded, then retried or passed on
@@ -280,10 +281,11 @@ class ModelGateway:
                 )
         raise ModelError(f"every model failed ({len(failures)} attempts); last: {failures[-1]}"[:500])
 
-    def _call_options(self, contract, model):
+    def _call_options(self, contract, model, expect):
         options = {"max_tokens": self.max_tokens(contract), "max_retries": 0}  # the SDK's own retries stay off
         if contract.json:
-            schema_format = response_format(model, contract.schema.model_json_schema(), contract.template[:-4])
+            schema = contract.schema.model_json_schema()
+            schema_format = response_format(model, schema, contract.template[:-4], expect)
             if schema_format:
                 options["response_format"] = schema_format
         return options

@@ -74,12 +74,13 @@ def price_of(model, deployment=None):
     return Price(float(default["input"]), float(default["output"]), "default")
 
 
-def response_format(model, schema, name):
+def response_format(model, schema, name, expect=None):
     """The `response_format` to send for a JSON reply, or None where the model cannot take one.
 
     The setting decides first (llama-cpp-python's server takes a json_object with a schema, not OpenAI's
     json_schema); otherwise litellm's model map says whether the provider supports a response schema.
     """
+    schema = wire_schema(schema, expect)
     style = settings.REASONING["MODELS"].get(model, {}).get("response_format", "auto")
     if style == "auto":
         style = "json_schema" if supports_schema(model) else "none"
@@ -88,6 +89,34 @@ def response_format(model, schema, name):
     if style == "json_object":
         return {"type": "json_object", "schema": schema}
     return None
+
+
+# Bounds the parser checks anyway; sent, a local server spells each out in its grammar (a 4,000-character limit
+# became a grammar llama.cpp could not parse, and its server died).
+LOOSE = {"maxLength", "maxItems"}
+
+
+def wire_schema(schema, expect=None):
+    """The reply's schema as sent to the model: its shape, without length bounds or open-ended objects (a
+    grammar-bound small model fills an open object with invented keys until it runs out of tokens); a list
+    the prompt asked `expect` items for holds exactly that many."""
+    schema = _tight(schema)
+    for prop in schema.get("properties", {}).values():
+        if expect and prop.get("type") == "array":
+            prop.update(minItems=expect, maxItems=expect)
+    return schema
+
+
+def _tight(schema):
+    if isinstance(schema, dict):
+        return {
+            key: _tight(value)
+            for key, value in schema.items()
+            if key not in LOOSE and not (key == "additionalProperties" and value is True)
+        }
+    if isinstance(schema, list):
+        return [_tight(item) for item in schema]
+    return schema
 
 
 def supports_schema(model):

@@ -67,7 +67,8 @@ class AnswerOut(BaseModel):
 
 class ThoughtOut(BaseModel):
     thought: Prose = Field(min_length=1, max_length=4000)
-    state: dict = Field(default_factory=dict)
+    # Any keys are kept; the schema names the one the prompts ask for, so a grammar-bound model writes that one.
+    state: dict = Field(default_factory=dict, json_schema_extra={"properties": {"summary": {"type": "string"}}})
 
 
 class ThoughtsOut(BaseModel):

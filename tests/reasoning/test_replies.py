@@ -26,10 +26,21 @@ def thoughts(*texts):
 
 
 def test_an_echoed_placeholder_is_not_a_thought():
-    prompt = propose_prompt(k=1)
-    assert "<one next step, at most 80 words>" in prompt  # what a small model copies back
+    # What a small model copied back from the prompts' earlier JSON examples (the prompts now describe the fields).
+    prompt = propose_prompt(k=1) + '\n{"thoughts": [{"thought": "<one next step, at most 80 words>"}]}'
     with pytest.raises(ParseError, match="placeholder"):
         PROPOSE.parse(thoughts("<one next step, at most 80 words>"), {"prompt": prompt, "expect": 1})
+
+
+@pytest.mark.parametrize("thought", ["...", "", "  "])
+def test_a_thought_without_a_word_is_not_a_thought(thought):
+    with pytest.raises(ParseError, match="thought"):
+        PROPOSE.parse(thoughts(thought, "Sell bonds."), {"prompt": propose_prompt(k=2), "expect": 2})
+
+
+def test_a_raw_line_break_inside_a_string_is_still_the_models_text():
+    parsed, how = SYNTHESIZE.parse('{"answer": "Sell CHF 300,000 of equities,\nthen buy bonds."}')
+    assert how == "extracted" and parsed.answer == "Sell CHF 300,000 of equities,\nthen buy bonds."
 
 
 def test_a_placeholder_shape_is_refused_even_when_the_prompt_is_unknown():
