@@ -5,6 +5,7 @@ still holds every node; nodes added live land under their parent. This module is
 server process, so it imports no Django models at the top.
 """
 
+import json
 import uuid
 import xml.etree.ElementTree as ET
 from datetime import timedelta
@@ -192,3 +193,57 @@ class ScaleTest(LiveBrowserTestCase):
             const fresh = Explorer.hierarchy().order.map((d) => d.id + "<" + (d.parent ? d.parent.id : ""));
             return JSON.stringify(kept) === JSON.stringify(fresh);
         }""")
+
+    def test_a_missed_event_on_a_large_tree_is_mended_by_a_snapshot_in_parts(self):
+        """The first event after the snapshot is lost on the way: the page sees the gap in seq, asks the same socket
+        for a snapshot, takes its parts, and ends with every row, the new ones too."""
+        from reasoning.models import ReasoningNode, ReasoningSession
+
+        session, rows = stored_tree(self.tenant)
+        sent, dropped = [], []
+
+        def drop_the_first_event(ws):
+            server = ws.connect_to_server()
+
+            def from_server(message):
+                kind = json.loads(message).get("type")
+                if kind not in ("snapshot", "snapshot.part", "error") and not dropped:
+                    dropped.append(kind)
+                    return
+                ws.send(message)
+
+            def from_page(message):
+                sent.append(json.loads(message))
+                server.send(message)
+
+            server.on_message(from_server)
+            ws.on_message(from_page)
+
+        with self.chromium() as browser:
+            page = self.open_page(browser.new_context(viewport=VIEWPORT))
+            self.log_in(page)
+            page.route_web_socket("**/ws/sessions/**", drop_the_first_event)
+            page.goto(f"{self.live_server_url}/sessions/{session.id}/")
+            page.wait_for_function(f"Number(document.body.dataset.treeSize) === {TOTAL}")
+            parent = next(r for r in reversed(rows) if not r.pruned and r.depth > 1)
+            token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+            reply = page.request.post(
+                f"{self.live_server_url}/api/nodes/{parent.id}/expand", data={"k": 2}, headers={"X-CSRFToken": token}
+            )
+            assert reply.status == 202, reply.text()
+
+            def settled():
+                session.refresh_from_db()
+                count = ReasoningNode.objects.filter(session=session).count()
+                seen = page.evaluate("[Explorer.model.lastSeq, Explorer.model.nodes.size]")
+                return session.status != "running" and count > TOTAL and seen == [session.seq, count]
+
+            deadline = 30
+            while not settled() and deadline > 0:
+                page.wait_for_timeout(250)
+                deadline -= 0.25
+            assert settled(), (session.status, page.evaluate("[Explorer.model.lastSeq, Explorer.model.nodes.size]"))
+            assert dropped and sent == [{"action": "snapshot"}], (dropped, sent)
+            expect(page.locator("#conn-status")).to_have_text("finished")
+            assert ReasoningSession.objects.get(pk=session.id).seq == page.evaluate("Explorer.model.lastSeq")
+        assert self.page_errors == []

@@ -162,3 +162,24 @@ def test_the_page_embeds_a_small_tree_whole_and_of_a_large_one_only_its_session(
     assert page["node_count"] == views.EMBED_MAX_NODES + 1
     assert page["nodes"] == [] and page["edges"] == [] and page["critiques"] == []
     assert page["actions"] == selectors.tree(large)["actions"]  # the audit trail shows at once
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_snapshot_asked_for_again_comes_in_parts_again(alice):
+    """What the page does on a gap in seq: the same socket answers with a whole parted snapshot."""
+    session = await sync_to_async(big_tree)(alice, 900)
+    ws = WebsocketCommunicator(application, f"/ws/sessions/{session.id}/?token={alice.key}")
+    assert (await ws.connect())[0]
+
+    async def whole():
+        parts = [await ws.receive_json_from(timeout=10)]
+        while parts[-1]["last"] is False:
+            parts.append(await ws.receive_json_from(timeout=10))
+        return parts
+
+    first = await whole()
+    await ws.send_json_to({"action": "snapshot"})
+    again = await whole()
+    assert len(again) == len(first) > 1 and again[0]["type"] == "snapshot"
+    assert joined(again) == joined(first)
+    await ws.disconnect()
