@@ -31,6 +31,10 @@
     if (event.code >= 4000 && event.code < 5000) {
       refusedCode = event.code;
       setSocketState("refused");
+      if (E.model.nodes.size < E.model.nodeCount) { // a large tree comes only over the socket
+        E.showLoading(0);
+        E.setStatusLine("The server closed the live connection, so the tree could not be loaded; reload to try again.", "error");
+      }
       return;
     }
     const delay = Math.min(15000, 500 * 2 ** retries) * (0.75 + Math.random() * 0.5);
