@@ -7,6 +7,8 @@ import re
 
 from django.utils import timezone
 
+from reasoning.money import usd  # noqa: F401  (the pages write money one way)
+
 # termination_reason -> the sentence after the status (the engine's and services' reasons).
 REASONS = {
     "solved": "Solved",
@@ -82,18 +84,6 @@ def duration_text(seconds):
         return f"{minutes} min {seconds:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
-
-
-def usd(value):
-    """Money with its currency and a precision that shows small amounts: $0.0265, $1.25, $0.000012."""
-    value = float(value or 0)
-    if value == 0:
-        return "$0.00"
-    if abs(value) >= 1 or abs(value - round(value, 2)) < 1e-9:
-        return f"${value:,.2f}"  # whole cents: $0.50, $12.00
-    if abs(value) >= 0.001:
-        return f"${value:.4f}"
-    return f"${value:.6f}"
 
 
 def answer_path(session):

@@ -114,6 +114,7 @@ def session_statuses(request):
                     "status": s.status,
                     "budget_used_usd": s.budget_used_usd,
                     "budget_usd": s.budget_usd,
+                    "budget_text": f"{presenters.usd(s.budget_used_usd)} of {presenters.usd(s.budget_usd)}",
                     "node_count": s.node_count,
                     **list_row(s, now),
                 }
@@ -199,6 +200,7 @@ def session_report(request, session_id):
             "budget": presenters.usd(session.budget_usd),
             "duration": presenters.duration_text(presenters.duration(session)),
             "node_count": session.nodes.count(),
+            "models_used": selectors.models_used(session),
             "printed_at": timezone.now(),
         },
     )

@@ -36,11 +36,75 @@
     const other = E.otherState(s, n);
     show("insp-state-block", other.length > 0);
     renderPairs(d3.select("#insp-state"), other);
-    setText("insp-model", n.model_used || "—");
-    setText("insp-cost", `$${Number(n.cost_usd || 0).toFixed(6)}`);
+    setText("insp-model", modelText(n));
+    setText("insp-cost", E.usd(n.cost_usd));
     setText("insp-latency", `${n.latency_ms || 0} ms`);
     setText("insp-id", n.id);
+    if ($("insp-calls").open) loadCalls(n);
   };
+
+  function modelText(n) {
+    const s = E.model.session || {};
+    if (!n.model_used) return n.depth === 0 ? "— (the problem)" : "—";
+    if (n.model_used === s.model_primary) return n.model_used;
+    return `${n.model_used} (${n.model_used === s.model_fallback ? "fallback" : "not the primary"})`;
+  }
+
+  /* The node's ledger rows, fetched when "Prompt and reply" is opened: each attempt with its prompt as sent and
+   * the raw reply, written as text. Fetched again when the node's cost moves (a new call was recorded on it). */
+  let shownCalls = "";
+  async function loadCalls(n) {
+    const key = `${n.id}:${n.cost_usd}:${n.parse_error || ""}`;
+    if (key === shownCalls) return;
+    shownCalls = key;
+    setText("insp-calls-status", "Loading the ledger…");
+    const sid = encodeURIComponent(E.model.session.id);
+    const reply = await E.request("GET", `sessions/${sid}/calls?node_id=${encodeURIComponent(n.id)}&limit=100`);
+    if (shownCalls !== key) return; // another node was selected meanwhile
+    if (!reply.ok) {
+      shownCalls = "";
+      setText("insp-calls-status", reply.message);
+      return;
+    }
+    const calls = reply.data.items;
+    setText("insp-calls-status", calls.length ? callsSummary(calls, reply.data.count) : "No model call was made about this node.");
+    renderCalls(calls);
+  }
+
+  function callsSummary(calls, count) {
+    const tokensIn = calls.reduce((t, c) => t + c.tokens_in, 0), tokensOut = calls.reduce((t, c) => t + c.tokens_out, 0);
+    const more = count > calls.length ? ` (the first ${calls.length} of ${count})` : "";
+    return `${count} call${count === 1 ? "" : "s"}${more} · ${tokensIn} tokens in, ${tokensOut} out`;
+  }
+
+  function renderCalls(calls) {
+    const call = d3.select("#insp-calls-list").selectAll(".insp-call").data(calls, (c) => c.id)
+      .join((enter) => {
+        const div = enter.append("div").attr("class", "insp-call");
+        div.append("p").attr("class", "insp-call-head");
+        div.append("p").attr("class", "insp-call-error parse-error-text");
+        div.append("h4").text("Prompt");
+        div.append("pre").attr("class", "insp-call-prompt");
+        div.append("h4").text("Reply");
+        div.append("pre").attr("class", "insp-call-reply");
+        return div;
+      });
+    call.select(".insp-call-head").text(callHead);
+    call.select(".insp-call-error").text((c) => c.error || "").attr("hidden", (c) => (c.error ? null : ""));
+    call.select(".insp-call-prompt").text((c) => c.prompt);
+    call.select(".insp-call-reply").text((c) => c.reply || "(no reply)");
+  }
+
+  function callHead(c) {
+    const parsed = c.parse_ok === false ? "reply broke the contract" : c.parse_ok ? "parsed" : "";
+    const model = c.model_used || c.model_requested;
+    return [c.purpose, `attempt ${c.attempt}`, model, c.outcome, parsed, `${c.tokens_in}→${c.tokens_out} tokens`,
+      E.usd(c.cost_usd), `${c.latency_ms} ms`].filter(Boolean).join(" · ");
+  }
+
+  document.addEventListener("toggle", (event) => {
+    if (event.target.id === "insp-calls" && event.target.open && E.selectedNode()) loadCalls(E.selectedNode());
+  }, true);
 
   function renderFlags(n) {
     const pruned = E.prunedText(n);

@@ -66,7 +66,7 @@
     const used = Number(s.budget_used_usd || 0);
     const perMinute = seconds >= 2 ? used / (seconds / 60) : null;
     E.show("progress-rate", live && perMinute != null);
-    setText("progress-rate", perMinute != null ? `$${perMinute.toFixed(4)}/min` : "");
+    setText("progress-rate", perMinute != null ? `${E.usd(perMinute)} a minute` : "");
   };
 
   function treeStats(s) {
@@ -78,6 +78,8 @@
       if (n.id === s.root_node_id) root = n;
     }
     const reach = s.mode === "lats" && root ? `${root.visit_count} iterations` : `depth ${depth}`;
+    // A large tree's rows still on their way: its size is known, its depth not yet.
+    if (nodes < E.model.nodeCount) return { nodes: E.model.nodeCount.toLocaleString(), unscored, reach: "" };
     return { nodes, unscored, reach };
   }
 

@@ -18,8 +18,9 @@
     $("budget-fill").style.width = pct.toFixed(1) + "%";
     $("budget-bar").setAttribute("aria-valuenow", pct.toFixed(0));
     $("budget-bar").classList.toggle("high", pct >= 85);
-    setText("budget-text", `$${used.toFixed(4)} / $${budget.toFixed(2)}`);
+    setText("budget-text", `${E.usd(used)} of ${E.usd(budget)}`);
     show("session-offline", !!s.offline);
+    renderModels(s);
     renderAnswer(s);
     E.renderLineage(s);
     show("session-error", !!s.error);
@@ -29,6 +30,26 @@
     E.renderProgress();
     E.renderAnswerExtras(s);
   };
+
+  /* Which models wrote the nodes, from the nodes themselves (a session on a real model whose fallback is the
+   * simulator says how many came from each), and a model counted at the default price because nobody priced it. */
+  function renderModels(s) {
+    const counts = new Map();
+    let written = 0;
+    for (const n of E.model.nodes.values()) {
+      if (!n.model_used) continue;
+      counts.set(n.model_used, (counts.get(n.model_used) || 0) + 1);
+      written += 1;
+    }
+    const role = (m) => (m === s.model_primary ? "" : m === s.model_fallback ? " (fallback)" : "");
+    const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([m, c]) => `${m}${role(m)}: ${c} of ${written} nodes`);
+    setText("session-models", parts.length ? parts.join(" · ") : s.model_primary);
+    $("session-models").title = `Primary ${s.model_primary}` + (s.model_fallback ? `, fallback ${s.model_fallback}` : "");
+    const prices = s.prices || {};
+    const unpriced = Object.keys(prices).filter((m) => prices[m] && prices[m].source === "default");
+    show("session-unpriced", unpriced.length > 0);
+    setText("session-unpriced", unpriced.length ? `${unpriced.join(", ")} counted at the default price` : "");
+  }
 
   function renderAnswer(s) {
     show("final-answer-panel", !!s.final_answer);

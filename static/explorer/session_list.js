@@ -20,7 +20,7 @@
     pill.textContent = s.status;
     pill.className = "pill status-" + s.status;
     field(row, "budget-fill").style.width = s.budget_pct.toFixed(1) + "%";
-    field(row, "budget").textContent = `$${s.budget_used_usd.toFixed(4)} / $${s.budget_usd.toFixed(2)}`;
+    field(row, "budget").textContent = s.budget_text; // written by the server, the one way money is written
     field(row, "nodes").textContent = String(s.node_count);
     field(row, "duration").textContent = s.duration;
     const preview = field(row, "preview");

@@ -97,6 +97,7 @@
   }
 
   // {ok, status, data, message}: a refusal is a message for the status line, never an exception.
+  E.request = request;
   async function request(method, path, body) {
     const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
     if (method !== "GET") {

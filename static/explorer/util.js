@@ -62,6 +62,15 @@
 
   E.shortId = (id) => String(id || "").slice(0, 8);
 
+  // Money as reasoning/money.py writes it: cents from 1 USD up, else three significant digits; never 1e-5.
+  E.usd = (value) => {
+    const amount = Number(value || 0);
+    if (!isFinite(amount) || amount === 0) return "0.00 USD";
+    const places = Math.abs(amount) >= 1 ? 2 : Math.max(2, 2 - Math.floor(Math.log10(Math.abs(amount))));
+    const [whole, decimals] = amount.toFixed(Math.min(places, 20)).split(".");
+    return `${Number(whole).toLocaleString("en-US")}.${decimals.replace(/0+$/, "").padEnd(2, "0")} USD`;
+  };
+
   E.fixed = (value, digits) => (typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "—");
 
   // A state value as one line of text: strings as they are, anything else as compact JSON.

@@ -30,6 +30,7 @@ class PagesTest(LiveBrowserTestCase):
             self.new_session_form(page)
             session = self.wait_until_solved(page)
             self.recommendation(page, session)
+            self.prompt_and_reply(page, session)
             self.compare(page, session)
             self.report(page, session)
             self.sessions_list(page)
@@ -78,6 +79,27 @@ class PagesTest(LiveBrowserTestCase):
         expect(page.locator('[data-testid="answer-copy"]')).to_have_text("Copied")
         assert page.evaluate("navigator.clipboard.readText()") == session.final_answer
         page.screenshot(path="/tmp/pages-session.png")
+
+    def prompt_and_reply(self, page, session):
+        """The selected node's ledger rows, one click away: each attempt's prompt as sent and the raw reply."""
+        from reasoning.models import LLMCall, ReasoningNode
+
+        written = ReasoningNode.objects.filter(session=session).exclude(model_used="").count()
+        expect(page.locator('[data-testid="session-models"]')).to_have_text(
+            f"offline/sim: {written} of {written} nodes"
+        )
+        expect(page.locator('[data-testid="insp-model"]')).to_have_text("offline/sim")
+        page.click('[data-testid="insp-calls"] summary')
+        calls = LLMCall.objects.filter(node_id=session.final_node_id).order_by("created_at")
+        shown = page.locator("#insp-calls-list .insp-call")
+        expect(shown).to_have_count(calls.count())
+        evaluation = calls.get(purpose="tot.evaluate")
+        first = shown.filter(has_text="tot.evaluate")
+        expect(first.locator(".insp-call-head")).to_contain_text("attempt 1 · offline/sim · ok · parsed")
+        expect(first.locator(".insp-call-prompt")).to_have_text(evaluation.prompt)
+        expect(first.locator(".insp-call-reply")).to_have_text(evaluation.reply)
+        expect(page.locator("#insp-calls-status")).to_contain_text(f"{calls.count()} calls")
+        page.screenshot(path="/tmp/pages-ledger.png")
 
     def compare(self, page, session):
         from reasoning.models import ReasoningNode

@@ -407,7 +407,7 @@ def test_the_report_shows_the_answer_and_the_path_with_scores(client_of, alice):
     assert "&lt;b&gt;Split&lt;/b&gt; the sale" in html and "<b>Split" not in html
     assert "0.82" in html and "Spreads the tax" in html
     assert "A losing idea" not in html
-    assert "$0.0265" in html and "Solved" in html
+    assert "0.0265 USD" in html and "Solved" in html
 
 
 def test_the_report_says_why_a_session_stopped(client_of, alice):
