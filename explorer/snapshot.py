@@ -44,7 +44,12 @@ def snapshot_parts(tenant, session_id, emit, part_bytes=PART_BYTES):
         session = selectors.get_session(tenant, session_id)
         node_count = session.nodes.count()
         head = json.dumps(
-            {"type": "snapshot", "seq": session.seq, "session": session.to_dict(with_forks=True), "node_count": node_count}
+            {
+                "type": "snapshot",
+                "seq": session.seq,
+                "session": session.to_dict(with_forks=True),
+                "node_count": node_count,
+            }
         )
         following = json.dumps({"type": "snapshot.part", "seq": session.seq})
         lists, size = {kind: [] for kind in KINDS}, len(head)

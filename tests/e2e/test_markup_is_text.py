@@ -61,7 +61,12 @@ class MarkupIsTextTest(LiveBrowserTestCase):
                 observation=payload("observation"),
             )
         OverseerAction.objects.create(
-            tenant=t, session=session, action="promote", actor=payload("actor")[:100], node=child, detail=payload("audit")
+            tenant=t,
+            session=session,
+            action="promote",
+            actor=payload("actor")[:100],
+            node=child,
+            detail=payload("audit"),
         )
         session.root_node, session.final_node = root, child
         session.final_answer, session.answer_note = payload("answer"), payload("note")

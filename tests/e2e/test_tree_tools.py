@@ -172,7 +172,9 @@ class TreeToolsTest(LiveBrowserTestCase):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
         width, height = struct.unpack(">II", data[16:24])
         # The whole tree at twice its size (the drawing's bounds), not the panel's view of it.
-        bounds = page.evaluate("(() => { const b = Explorer.treeBounds(); return [b.right - b.left, b.bottom - b.top]; })()")
+        bounds = page.evaluate(
+            "(() => { const b = Explorer.treeBounds(); return [b.right - b.left, b.bottom - b.top]; })()"
+        )
         assert abs(width - 2 * int(bounds[0])) <= 4 and abs(height - 2 * int(bounds[1])) <= 4, (width, height, bounds)
         assert len(data) > 2000  # more than an empty canvas
         expect(page.locator("#status-line")).not_to_have_attribute("data-tone", "error")

@@ -154,7 +154,9 @@ def test_the_page_embeds_a_small_tree_whole_and_of_a_large_one_only_its_session(
 
     def embedded(session):
         html = client.get(reverse("explorer:session_detail", kwargs={"session_id": session.id})).content.decode()
-        return json.loads(re.search(r'<script id="tree-data" type="application/json">(.*?)</script>', html, re.S)[1])
+        return json.loads(
+            re.search(r'<script id="tree-data" type="application/json">(.*?)</script>', html, re.DOTALL)[1]
+        )
 
     assert embedded(small) == selectors.tree(small)
     page = embedded(large)
