@@ -77,6 +77,7 @@ def test_create_api_key_prints_the_key_alone_on_its_last_line():
 def test_solve_prints_the_answer():
     out, err = run("solve", "Game of 24: use 4 9 10 13 to make 24.", "--mode", "tot", "--tenant", "cli")
     assert "status: solved" in out and "nodes: 22" in out
+    assert "written by: offline/sim 21 of 21 nodes" in out  # the root is the problem: no model wrote it
     assert "24" in out.split("status: solved", 1)[1]
     assert "node" in err  # the progress bar
 
@@ -142,3 +143,15 @@ def test_solve_exits_3_when_the_session_fails(settings, monkeypatch):
     assert ended.value.returncode == 3 and "failed" in str(ended.value)
     errors = LLMCall.objects.filter(session__tenant__slug="cli", outcome="error").values_list("error", flat=True)
     assert errors and all("Connection" in error for error in errors)
+
+
+def test_solve_says_which_models_wrote_the_nodes_when_the_fallback_stepped_in():
+    from reasoning.management.commands.solve import written_by
+
+    tenant = Tenant.objects.create(slug="mixed")
+    session = ReasoningSession.objects.create(
+        tenant=tenant, problem_text="p", model_primary="openai/local", model_fallback="offline/sim"
+    )
+    for depth, model in enumerate(["", "openai/local", "openai/local", "offline/sim"]):
+        session.nodes.create(tenant=tenant, depth=depth, thought=f"t{depth}", model_used=model)
+    assert written_by(session) == "openai/local 2 of 3 nodes, offline/sim (fallback) 1 of 3 nodes"

@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from reasoning import services
+from reasoning import selectors, services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
 from reasoning.models import Mode, ReasoningNode, ReasoningSession, Status, Tenant
@@ -60,8 +60,9 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         except services.InvalidInput as error:
             raise CommandError(str(error)) from None
+        fallback = f", fallback {session.model_fallback}" if session.model_fallback else ""
         self.stdout.write(
-            f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}"
+            f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}{fallback}"
         )
         asyncio.run(self.run_with_progress(session))
         session.refresh_from_db()
@@ -69,6 +70,7 @@ class Command(BaseCommand):
             f"\nstatus: {session.status}  nodes: {session.nodes.count()}  "
             f"spent: {usd(session.budget_used_usd)} of {usd(session.budget_usd)}"
         )
+        self.stdout.write(f"written by: {written_by(session)}")
         if session.error:
             self.stderr.write(session.error)
         self.stdout.write("\n" + (session.final_answer or "(no answer)"))
@@ -93,3 +95,13 @@ class Command(BaseCommand):
                 bar.update(count - bar.n)
                 bar.set_postfix_str(usd(spent))
         await task
+
+
+def written_by(session):
+    """Which models actually wrote the nodes: "openai/x 19 of 22 nodes, offline/sim (fallback) 3 of 22 nodes"."""
+    used = selectors.models_used(session)
+    total = sum(u["nodes"] for u in used)
+    parts = [
+        f"{u['model']}{' (fallback)' if u['role'] == 'fallback' else ''} {u['nodes']} of {total} nodes" for u in used
+    ]
+    return ", ".join(parts) or "no model (no node was written)"
