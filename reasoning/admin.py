@@ -330,6 +330,8 @@ class LLMCallAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
         "created_at",
         "session",
         "purpose",
+        "attempt",
+        "model_requested",
         "model_used",
         "outcome",
         "tokens_in",
@@ -338,7 +340,7 @@ class LLMCallAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
         "latency_ms",
     ]
     list_filter = ["outcome", "purpose", "model_used"]
-    search_fields = ["purpose", "model_used", "model_requested", "error", "session__id"]
+    search_fields = ["purpose", "model_used", "model_requested", "error", "session__id", "reply"]
     exclude = ["cost_usd", "reserved_usd"]  # shown formatted
     readonly_fields = ["cost", "reserved"]
 

@@ -59,6 +59,13 @@ def test_a_model_nobody_prices_is_refused_naming_its_field(client, alice):
     assert not ReasoningSession.objects.exists()
 
 
+@pytest.mark.parametrize("name", ["0", "nonsense-model", "openai"])
+def test_a_fallback_litellm_cannot_place_is_refused_at_creation_not_failed_later(client, alice, name):
+    response = post(client, alice, {"problem_text": PROBLEM, "model_fallback": name})
+    assert response.status_code == 422, response.content
+    assert response.json()["detail"][0]["field"] == "model_fallback"
+
+
 def test_a_configured_default_model_without_a_price_is_refused_too(client, alice, settings):
     settings.REASONING = {**settings.REASONING, "MODEL_PRIMARY": "openai/unpriced"}
     response = post(client, alice, {"problem_text": PROBLEM})
