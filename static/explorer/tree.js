@@ -98,8 +98,9 @@
     const look = { strategy, ctx, key: strategy.mode + ":" + strategy.ctxKey(ctx) };
     E.look = look;
     const layout = d3.tree().nodeSize(strategy.nodeSize).separation((a, b) => (a.parent === b.parent ? 1 : 1.3));
-    if (root) { layout(root); anchorTop(root); }
+    if (root) layout(root);
     const nodes = root ? root.descendants() : [];
+    anchorTop(nodes);
     stamp += 1;
     let radius = E.NODE_RADIUS;
     hasTags = false;
@@ -134,10 +135,10 @@
   }
 
   // The top row stays put (d3 centres the root instead): a node added low in the tree moves only the nodes below it.
-  function anchorTop(root) {
+  function anchorTop(nodes) {
     let top = Infinity;
-    root.each((d) => { if (d.x < top) top = d.x; });
-    root.each((d) => { d.x -= top; });
+    for (const d of nodes) if (d.x < top) top = d.x;
+    for (const d of nodes) d.x -= top;
   }
 
   // ---- what is in the DOM -------------------------------------------------------------------------
