@@ -355,7 +355,7 @@ rest dropped by the beam, depth {depth}, {args.nodes:,} nodes. Above 500 nodes t
 children away by default (their parent shows how many), so the first view lays out {r["folded_drawn"]:,} nodes;
 "Expand all" lays out every one. Above 600 laid-out nodes only the nodes near the view are in the DOM, and zoomed
 out below 0.4 a canvas paints the tree instead: the first view and "Expand all" both fit the panel at the minimum
-zoom, 0.08, so the DOM holds {r["folded_dom"]:,} and {r["all_dom"]:,} node(s) there (the keyboard's node).
+zoom, 0.08, where the SVG holds only the keyboard's node ({r["folded_dom"]:,} and {r["all_dom"]:,} `g.node` in the DOM).
 Medians of {args.repeats} page loads and of {args.events} single events per view, worst in brackets.
 
 | measure | figure | goal |
