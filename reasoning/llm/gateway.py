@@ -133,14 +133,15 @@ class ModelGateway:
             except ParseError as error:
                 call.parse_ok, call.error = False, str(error)[:2000]
                 await self._flush_if_due()
+                # The prompt again with what was wrong, not the broken reply: a small model shown its own reply
+                # copies it (SmolLM2 repeated one four times); the ledger keeps every reply anyway.
+                again = "with JSON only, as described above." if contract.json else "in the format asked for above."
                 messages = [
-                    *messages,
-                    {"role": "assistant", "content": text},
                     {
                         "role": "user",
-                        "content": f"Your reply broke the output contract ({error}). Reply again "
-                        + ("with the JSON only." if contract.json else "in the format asked for."),
-                    },
+                        "content": f"{prompt}\n### YOUR LAST REPLY WAS REFUSED\n"
+                        f"It broke the output contract: {error}. Reply again, {again}",
+                    }
                 ]
                 last_error = error
                 continue
@@ -352,7 +353,7 @@ class ModelGateway:
             model_requested=model,
             outcome=outcome,
             attempt=attempt,
-            prompt=render_messages(messages),
+            prompt=messages[-1]["content"],  # one user message: the prompt as sent, a retry's note included
             **fields,
         )
         answered = outcome in (LLMCall.Outcome.OK, LLMCall.Outcome.FALLBACK)
@@ -412,13 +413,6 @@ def retry_wait(error, retry):
             wait = when.timestamp() - time.time() if when else 0.0
         return max(0.0, wait) if wait <= settings.REASONING["RETRY_AFTER_MAX_S"] else None
     return BACKOFF_S * 2**retry
-
-
-def render_messages(messages):
-    """The conversation as sent: one prompt as itself, a retried one with its turns marked."""
-    if len(messages) == 1:
-        return messages[0]["content"]
-    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
 
 
 def _sum_cost(records):

@@ -249,7 +249,7 @@ async def test_a_line_contract_is_never_sent_a_json_format(alice, models):
 # ---- the audit record ----------------------------------------------------------------------
 
 
-async def test_a_parse_retry_keeps_both_replies_and_the_conversation_it_sent(alice, models):
+async def test_a_parse_retry_keeps_both_replies_and_the_prompt_it_sent_again(alice, models):
     models(**{"openai/primary": PRICES})
     session = await session_on(alice, fallback="")
     prompt = render("tot.propose", problem="P", kind="general", rubric="R", path="(none yet)", k=2, step=1, depth=2)
@@ -264,7 +264,8 @@ async def test_a_parse_retry_keeps_both_replies_and_the_conversation_it_sent(ali
     assert first.parse_ok is False and "placeholder" in first.error and first.reply == json.dumps(echoed)
     assert first.prompt == prompt
     assert second.attempt == 2 and second.reply == json.dumps(short)
-    assert second.prompt.startswith("[user]\n" + prompt) and "[assistant]\n" + json.dumps(echoed) in second.prompt
+    assert second.prompt.startswith(prompt + "\n### YOUR LAST REPLY WAS REFUSED\n")
+    assert "placeholder" in second.prompt and json.dumps(echoed) not in second.prompt  # what was wrong, not the reply
 
 
 async def test_concurrent_faults_never_lose_a_row(alice, models):
