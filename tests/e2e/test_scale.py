@@ -156,7 +156,7 @@ class ScaleTest(LiveBrowserTestCase):
         before = set(page.locator(NODE).evaluate_all("gs => gs.map((g) => g.dataset.nodeId)"))
         page.evaluate("Explorer.panTo(Explorer.drawnRoot().x, Explorer.drawnRoot().y, false)")
         root = str(rows[0].id)
-        page.wait_for_timeout(600)  # the glide, then the new window
+        expect(page.locator(f'{NODE}[data-node-id="{root}"]')).to_have_count(1)  # after the glide, the new window
         after = set(page.locator(NODE).evaluate_all("gs => gs.map((g) => g.dataset.nodeId)"))
         assert root in after and after != before
         page.keyboard.press("Escape")
