@@ -30,11 +30,15 @@
     if (!armed) return;
     if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
     const g = event.target.closest && event.target.closest("g.node");
-    const id = g && g.dataset.nodeId;
-    if (!id || id === baseId) return;
+    E.pickForCompare(g && g.dataset.nodeId);
+  }
+
+  // Also what a click on the far view's canvas picks (farview.js).
+  E.pickForCompare = function (id) {
+    if (!armed || !id || id === baseId) return;
     disarm();
     open(baseId, id);
-  }
+  };
 
   function open(leftId, rightId) {
     const left = E.model.nodes.get(leftId), right = E.model.nodes.get(rightId);

@@ -180,6 +180,8 @@
   E.$("tree").addEventListener("click", (event) => {
     if (!shown || (event.target.closest && event.target.closest("g.node"))) return;
     const d = pick(event);
-    if (d) E.select(d.id);
+    if (!d) return;
+    E.select(d.id);
+    if (E.pickForCompare) E.pickForCompare(d.id);
   });
 })(window.Explorer);

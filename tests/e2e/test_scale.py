@@ -131,17 +131,25 @@ class ScaleTest(LiveBrowserTestCase):
         # The canvas paints the tree; the SVG holds only the keyboard's node (the root) and the selection.
         assert page.locator(NODE).count() <= 2
         expect(page.locator("canvas.far-canvas")).to_be_visible()
-        target = page.evaluate("""() => {
+        where = """(depth) => {
             const t = Explorer.zoomTransform(), box = document.getElementById("tree").getBoundingClientRect();
-            const d = Explorer.drawnRoot().descendants().find((d) => d.depth === 3 && t.applyY(d.x) > 150 &&
+            const d = Explorer.drawnRoot().descendants().find((d) => d.depth === depth && t.applyY(d.x) > 150 &&
                 t.applyY(d.x) < box.height - 150);
             return { id: d.id, x: box.left + t.applyX(d.y), y: box.top + t.applyY(d.x) };
-        }""")
+        }"""
+        target = page.evaluate(where, 3)
         page.mouse.click(target["x"], target["y"])
         expect(page.locator("#insp-id")).to_have_text(target["id"])
         thought = next(r.thought for r in rows if str(r.id) == target["id"])
         expect(page.locator('[data-testid="inspector-thought"]')).to_have_text(thought)
         expect(page.locator(f'{NODE}.selected[data-node-id="{target["id"]}"]')).to_have_count(1)
+        # "Compare with…" takes the next node clicked on the canvas too.
+        page.click('[data-testid="compare-button"]')
+        other = page.evaluate(where, 4)
+        page.mouse.click(other["x"], other["y"])
+        expect(page.locator('[data-testid="compare-panel"]')).to_be_visible()
+        expect(page.locator('[data-testid="compare-right"] .cmp-title')).to_contain_text(other["id"][:8])
+        page.click("#compare-close")
 
     def near_view_draws_only_around_the_view(self, page, rows):
         deep = next(r for r in reversed(rows) if not r.pruned)
