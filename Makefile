@@ -9,7 +9,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 # The scale-out profile's tests run against real PostgreSQL and Redis servers (.ci/run starts them).
 SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
-SCALE_TESTS := tests/reasoning tests/api tests/explorer/test_consumers.py tests/test_walking_skeleton.py tests/test_restart.py
+SCALE_TESTS := tests/reasoning tests/api tests/explorer/test_consumers.py tests/explorer/test_snapshot.py tests/test_walking_skeleton.py tests/test_restart.py
 
 .PHONY: run test test-scale test-real-model install browser migrate seed bench clean
 
@@ -39,15 +39,12 @@ migrate: install
 seed: migrate
 	$(BIN)/python manage.py seed_demo
 
-# A 5,000-node tree's snapshot is a 4 MB websocket message; Daphne's default limit is 1 MB.
-WS_MAX_MESSAGE ?= 33554432
-
 run: seed
 	$(BIN)/python manage.py interrupt_running
 	@echo ""
 	@echo "  Explorer: http://$(HOST):$(PORT)/   login: advisor / advisor (demo only)   model: $${REASONING_MODEL_PRIMARY:-offline/sim}"
 	@echo ""
-	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) --websocket-max-message-size $(WS_MAX_MESSAGE) config.asgi:application
+	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) config.asgi:application
 
 test: install browser
 	$(BIN)/pytest
@@ -71,6 +68,7 @@ bench: migrate
 	$(BIN)/python bench/strategies.py
 	$(BIN)/python bench/sessions_list.py
 	$(BIN)/python bench/explorer_browser.py
+	$(BIN)/python bench/real_model.py  # skipped unless REASONING_REAL_MODEL_BASE names a served model
 
 clean:
 	rm -rf $(VENV) node_modules var staticfiles

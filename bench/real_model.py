@@ -1,0 +1,112 @@
+"""Benchmark: every strategy on a real small model (SmolLM2-135M behind llama-cpp-python's server on loopback).
+
+How often a grammar-bound reply satisfies its contract, how many attempts an answer takes, what a session
+costs at the configured price and how long it runs. Needs a served model: REASONING_REAL_MODEL_BASE (the
+server's /v1 URL; `scripts/real_model.sh` shows how to serve one) and REASONING_REAL_MODEL (openai/smollm2).
+
+Run: REASONING_REAL_MODEL_BASE=http://127.0.0.1:8080/v1 .venv/bin/python bench/real_model.py [--runs N]
+"""
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from collections import Counter
+from datetime import date
+
+from common import commit, machine, setup_django, write_section
+
+BASE = os.environ.get("REASONING_REAL_MODEL_BASE", "")
+MODEL = os.environ.get("REASONING_REAL_MODEL", "openai/smollm2")
+PRICE = {"input": 0.10, "output": 0.20}
+PROBLEM = "Rebalance a CHF 3m portfolio drifted to 70% equities back to 60/40 within a year, tax-aware."
+SMALL = {
+    "tot": {"depth": 2, "branching": 2, "keep": 1},
+    "lats": {"iterations": 2, "children": 2, "rollout_depth": 1, "max_depth": 2},
+    "reflexion": {"max_attempts": 2, "steps": 2},
+    "react": {"max_steps": 3},
+    "trm": {"max_steps": 2},
+}
+
+if not BASE:
+    print("bench/real_model.py skipped: REASONING_REAL_MODEL_BASE names no served model (see scripts/real_model.sh)")
+    sys.exit(0)
+
+os.environ.setdefault("OPENAI_API_KEY", "dummy")  # litellm's OpenAI client wants one; the local server reads none
+setup_django()
+
+from asgiref.sync import sync_to_async  # noqa: E402
+from django.conf import settings  # noqa: E402
+
+from reasoning import services  # noqa: E402
+from reasoning.engine import run_session  # noqa: E402
+from reasoning.fixtures import load_rubrics  # noqa: E402
+from reasoning.models import LLMCall, ReasoningNode, ReasoningSession, Tenant  # noqa: E402
+from reasoning.schemas import SessionIn  # noqa: E402
+
+
+async def one_run(tenant, mode):
+    data = SessionIn(problem_text=PROBLEM, mode=mode, params=SMALL[mode], model_primary=MODEL, budget_usd=0.5)
+    session = await sync_to_async(services.create_session)(tenant, data, triggered_by="bench", submit=False)
+    started = time.perf_counter()
+    await run_session(session.id)
+    wall = time.perf_counter() - started
+    session = await ReasoningSession.objects.aget(pk=session.id)
+    calls = [c async for c in LLMCall.objects.filter(session_id=session.id)]
+    return {
+        "status": session.status,
+        "nodes": await ReasoningNode.objects.filter(session_id=session.id).acount(),
+        "attempts": len(calls),
+        "parsed": sum(c.parse_ok is True for c in calls),
+        "broken": sum(c.parse_ok is False for c in calls),
+        "cost": session.budget_used_usd,
+        "wall": wall,
+        "latency": sorted(c.latency_ms for c in calls if c.outcome == "ok"),
+    }
+
+
+async def measure(runs):
+    settings.REASONING["MODELS"] = {MODEL: {**PRICE, "response_format": "json_object", "api_base": BASE}}
+    settings.REASONING["LLM_TIMEOUT_S"] = 180.0
+    settings.REASONING["PARSE_RETRIES"] = 3
+    await sync_to_async(load_rubrics)()
+    tenant, _ = await Tenant.objects.aget_or_create(slug="bench-real-model")
+    return {mode: [await one_run(tenant, mode) for _ in range(runs)] for mode in SMALL}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=2)
+    args = parser.parse_args()
+    results = asyncio.run(measure(args.runs))
+    rows = []
+    for mode, runs in results.items():
+        statuses = Counter(r["status"] for r in runs)
+        parsed, broken = sum(r["parsed"] for r in runs), sum(r["broken"] for r in runs)
+        latency = sorted(ms for r in runs for ms in r["latency"])
+        median_ms = latency[len(latency) // 2] if latency else 0
+        rows.append(
+            f"| {mode} | {', '.join(f'{n} {s}' for s, n in statuses.items())} | "
+            f"{sum(r['nodes'] for r in runs) / len(runs):.0f} | {sum(r['attempts'] for r in runs) / len(runs):.0f} | "
+            f"{parsed}/{parsed + broken} ({100 * parsed / max(1, parsed + broken):.0f}%) | {median_ms / 1000:.1f} s | "
+            f"{sum(r['cost'] for r in runs) / len(runs):.6f} USD | {sum(r['wall'] for r in runs) / len(runs):.0f} s |"
+        )
+    report = f"""## Every strategy on a real small model (SmolLM2-135M, llama-cpp-python, structured output)
+
+Command: `REASONING_REAL_MODEL_BASE=<server>/v1 .venv/bin/python bench/real_model.py --runs {args.runs}`
+(the server as `scripts/real_model.sh` starts it), {date.today()}, commit {commit()}.
+Machine: {machine()}. Each strategy at its smallest (as tests/real_model), priced at 0.10/0.20 USD per million
+tokens, a reply's schema sent as a `json_object` with a schema (a grammar), up to 3 more tries for a broken reply.
+Means over {args.runs} runs; "replies parsed" counts every attempt that reached the parser.
+
+| mode | ended | nodes | attempts | replies parsed | median call | cost | wall |
+|---|---|---|---|---|---|---|---|
+{chr(10).join(rows)}
+"""
+    write_section("real_model", report)
+    print(report)
+
+
+if __name__ == "__main__":
+    main()
