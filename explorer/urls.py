@@ -11,4 +11,5 @@ urlpatterns = [
     path("sessions/new/auto-mode/", views.auto_mode, name="auto_mode"),
     path("sessions/<uuid:session_id>/", views.session_detail, name="session_detail"),
     path("sessions/<uuid:session_id>/report/", views.session_report, name="session_report"),
+    path("sessions/<uuid:session_id>/beside-parent/", views.session_beside_parent, name="session_beside_parent"),
 ]

@@ -182,6 +182,34 @@ def embedded_tree(session):
 
 
 @tenant_required
+def session_beside_parent(request, session_id):
+    """A forked session beside the session it was forked from: each one's status, cost, models, answer and path,
+    the steps the fork copied marked as shared."""
+    try:
+        fork = selectors.get_session(request.tenant, session_id)
+        parent = selectors.get_session(request.tenant, fork.forked_from_id) if fork.forked_from_id else None
+    except ReasoningSession.DoesNotExist:
+        parent = None
+    if parent is None:
+        raise Http404("This session was not forked from another.")
+    return render(
+        request, "explorer/session_beside.html", {"columns": [_column(parent, "Parent"), _column(fork, "Fork")]}
+    )
+
+
+def _column(session, role):
+    return {
+        "role": role,
+        "session": session,
+        "status_sentence": presenters.status_sentence(session, ""),
+        "spent": presenters.usd(session.budget_used_usd),
+        "budget": presenters.usd(session.budget_usd),
+        "models_used": selectors.models_used(session),
+        "path": presenters.answer_path(session)[1:],
+    }
+
+
+@tenant_required
 def session_report(request, session_id):
     """One printable page an advisor can file: the problem, the status, the answer and the path that led to it."""
     try:

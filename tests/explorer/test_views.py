@@ -420,3 +420,31 @@ def test_the_report_says_why_a_session_stopped(client_of, alice):
 
 def test_another_tenants_report_is_404(client_of, alice, bob):
     assert client_of(alice).get(report_url(make_session(bob))).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)  # solve() runs the session on its own event loop and connection
+def test_a_fork_is_shown_beside_its_parent_with_the_shared_steps_marked(client_of, alice, bob):
+    from reasoning import services
+    from reasoning.schemas import SessionIn
+
+    parent = services.solve(
+        alice.tenant,
+        SessionIn(problem_text="Sell the <b>family</b> stake in three tranches?", mode="tot", params={"depth": 2}),
+    )
+    fork = services.fork_session(alice.tenant, parent.id, "user:tester", parent.final_node_id, mode="tot")
+    fork.final_answer, fork.status = "Keep the stake <script>alert(1)</script> and hedge it.", "solved"
+    fork.final_node = ReasoningNode.objects.filter(session=fork).order_by("-depth").first()
+    fork.save()
+    url = reverse("explorer:session_beside_parent", kwargs={"session_id": fork.id})
+    html = client_of(alice).get(url).content.decode()
+    assert parent.final_answer.split("\n")[0][:40] in html
+    assert "Keep the stake &lt;script&gt;" in html and "<script>alert" not in html
+    assert html.count('class="shared"') == fork.final_node.depth  # the copied path, root excluded
+    assert "&lt;b&gt;family&lt;/b&gt;" in html
+    detail = client_of(alice).get(detail_url(fork)).content.decode()
+    assert url in detail  # the fork's page links to it
+    assert (
+        client_of(alice).get(reverse("explorer:session_beside_parent", kwargs={"session_id": parent.id})).status_code
+        == 404
+    )
+    assert client_of(bob).get(url).status_code == 404
