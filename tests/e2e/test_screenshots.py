@@ -1,5 +1,6 @@
 """Screenshots of the main pages, kept as test artifacts in var/screenshots/ (git-ignored) for a person to look at:
-the sessions list, the new-session form, a solved session with its tree and a node inspected, its report, and a
+the sessions list, the new-session form, a solved session with its tree and a node inspected, its report, a fork
+beside its parent, and a
 large tree far out (canvas) and near in. Each page must load without an error. This module is also imported by
 the spawned server process, so it imports no Django models at the top.
 """
@@ -46,6 +47,15 @@ class ScreenshotsTest(LiveBrowserTestCase):
 
             page.goto(f"{base}/sessions/{session_id}/report/")
             self.shot(page, "report", full_page=True)
+            fork = page.request.post(
+                f"{base}/api/sessions/{session_id}/fork", data={"node_id": final}, headers={"X-CSRFToken": token}
+            )
+            assert fork.status == 201, fork.text()
+            page.goto(f"{base}/sessions/{fork.json()['id']}/")
+            expect(page.locator('[data-testid="session-status"]')).to_have_text("solved", timeout=30_000)
+            page.click('[data-testid="beside-parent-link"]')
+            expect(page.locator('[data-testid="beside-parent"] [data-testid="beside-answer"]')).to_be_visible()
+            self.shot(page, "fork-beside-parent", full_page=True)
             page.goto(f"{base}/")
             expect(page.locator("main")).to_contain_text(PROBLEM[:40])
             self.shot(page, "sessions-list")
