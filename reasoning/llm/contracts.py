@@ -61,6 +61,14 @@ class Contract:
     schema: type[BaseModel]
     max_tokens: int = 1000
     parser: Callable[[str], BaseModel] | None = None  # a reply that is not JSON (e.g. TRM's lines)
+    # The JSON shape a model that takes structured output is held to when the reply is not JSON by contract
+    # (the parser then reads it); by default the schema itself, or nothing for a parsed contract.
+    wire: type[BaseModel] | None = None
+
+    @property
+    def structured(self):
+        """The model whose JSON schema is sent as the response format, or None."""
+        return self.wire or (self.schema if self.json else None)
 
     @property
     def template(self):

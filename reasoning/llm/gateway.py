@@ -284,8 +284,8 @@ class ModelGateway:
 
     def _call_options(self, contract, model, expect):
         options = {"max_tokens": self.max_tokens(contract), "max_retries": 0}  # the SDK's own retries stay off
-        if contract.json:
-            schema = contract.schema.model_json_schema()
+        if contract.structured:
+            schema = contract.structured.model_json_schema()
             schema_format = response_format(model, schema, contract.template[:-4], expect)
             if schema_format:
                 options["response_format"] = schema_format

@@ -42,6 +42,7 @@ PROBLEM_WORDS = re.compile(
     r"\b(incorrect|wrong|error|mistake|flaw|problem|issue|gap|missing|incomplete|inaccurate|inconsistent|contradicts)"
 )
 IMPORTANCE_RANK = {"high": 3, "medium": 2, "low": 1}
+MARKERS = ("INSIGHT", "ISSUE", "MISSING", "SUGGESTION", "CONFIDENCE")
 
 
 class Finding(BaseModel):
@@ -107,7 +108,7 @@ def parse_reasoning(text):
 
 def unwrap_json(text):
     try:
-        value = json.loads(text)
+        value = json.loads(text, strict=False)
     except ValueError:
         return text
     return "\n".join(strings_in(value))
@@ -116,11 +117,18 @@ def unwrap_json(text):
 def strings_in(value):
     if isinstance(value, str):
         return value.splitlines()
-    if isinstance(value, dict):
-        value = list(value.values())
+    if isinstance(value, dict):  # {"insight": ..., "confidence": 0.7}, as structured output asks: keys are markers
+        return [line for key, item in value.items() for line in marked(key, item)]
     if isinstance(value, list):
         return [line for item in value for line in strings_in(item)]
     return []
+
+
+def marked(key, value):
+    lines = [str(value)] if isinstance(value, (int, float)) and not isinstance(value, bool) else strings_in(value)
+    if str(key).upper() in MARKERS and lines:
+        return [f"{str(key).upper()}: {lines[0]}", *lines[1:]]
+    return lines
 
 
 def explicit_confidence(bodies):
@@ -172,7 +180,18 @@ class ImproveOut(BaseModel):
     answer: Prose = Field(min_length=1, max_length=20000)
 
 
-REASON = Contract("trm.reason", Reasoning, max_tokens=700, parser=parse_reasoning)
+class ReasoningWire(BaseModel):
+    """The analysis as one object of marked fields: what a model bound to a JSON grammar is asked for instead of
+    lines (unwrap_json turns it back into them)."""
+
+    insight: str
+    issue: str
+    missing: str
+    suggestion: str
+    confidence: float = Field(ge=0, le=1)
+
+
+REASON = Contract("trm.reason", Reasoning, max_tokens=700, parser=parse_reasoning, wire=ReasoningWire)
 IMPROVE = Contract("trm.improve", ImproveOut, max_tokens=900)
 
 

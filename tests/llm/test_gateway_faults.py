@@ -236,14 +236,27 @@ async def test_structured_output_is_asked_where_the_model_takes_it_and_not_elsew
     assert known["type"] == "json_schema" and known["json_schema"]["schema"]["properties"].keys() == {"score", "reason"}
 
 
-async def test_a_line_contract_is_never_sent_a_json_format(alice, models):
+async def test_a_line_contract_is_held_to_its_json_form_where_the_model_takes_structured_output(alice, models):
     from reasoning.strategies.trm import REASON
 
-    models(**{"openai/llamacpp": {**PRICES, "response_format": "json_object"}})
-    session = await session_on(alice, primary="openai/llamacpp", fallback="")
-    with FakeOpenAI(default=lambda body: reply("INSIGHT: the order is right\nCONFIDENCE: 0.8")) as server:
-        await ask_once(session, gateway_for(session, server.base_url), contract=REASON, prompt="Analyse it.")
-        assert "response_format" not in server.requests[0]
+    models(**{"openai/llamacpp": {**PRICES, "response_format": "json_object"}, "openai/plain": PRICES})
+    bodies = {}
+    wire = {
+        "insight": "The order of sales is right.",
+        "issue": "No cash buffer.",
+        "missing": "Fees.",
+        "suggestion": "Keep six months of spending in cash.",
+        "confidence": 0.6,
+    }
+    for model in ("openai/llamacpp", "openai/plain"):
+        session = await session_on(alice, primary=model, fallback="")
+        with FakeOpenAI(default=lambda body: reply_json(wire)) as server:
+            result = await ask_once(session, gateway_for(session, server.base_url), contract=REASON, prompt="Judge.")
+            bodies[model] = server.requests[0]
+        assert result.parsed.confidence == 0.6 and result.parsed.issues == ["No cash buffer."]
+    sent = bodies["openai/llamacpp"]["response_format"]["schema"]
+    assert set(sent["required"]) == {"insight", "issue", "missing", "suggestion", "confidence"}
+    assert "response_format" not in bodies["openai/plain"]  # asked for lines, in the prompt only
 
 
 # ---- the audit record ----------------------------------------------------------------------
