@@ -36,12 +36,22 @@
     const other = E.otherState(s, n);
     show("insp-state-block", other.length > 0);
     renderPairs(d3.select("#insp-state"), other);
+    renderActions(n);
     setText("insp-model", modelText(n));
     setText("insp-cost", E.usd(n.cost_usd));
     setText("insp-latency", `${n.latency_ms || 0} ms`);
     setText("insp-id", n.id);
     if ($("insp-calls").open) loadCalls(n);
   };
+
+  // What people did to this node, oldest first, from the same audit rows as the trail below the tree.
+  function renderActions(n) {
+    const mine = Array.from(E.model.actions.values()).filter((a) => a.node_id === n.id);
+    show("insp-actions-block", mine.length > 0);
+    d3.select("#insp-actions").selectAll("li").data(mine, (a) => a.id).join("li")
+      .text((a) => `${E.clock(a.created_at)} · ${a.actor} · ${a.action}${a.state === "applied" ? "" : ` (${a.state})`}`
+        + (a.detail ? `: ${a.detail}` : ""));
+  }
 
   function modelText(n) {
     const s = E.model.session || {};

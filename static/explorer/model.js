@@ -72,6 +72,7 @@
         model.actions.set(msg.action.id, msg.action);
         noteFork(msg.action);
         E.renderAudit();
+        if (msg.action.node_id && msg.action.node_id === E.selectedId) E.renderInspector();
         break;
       default:
         break; // an event type this page does not show yet

@@ -184,6 +184,9 @@ class SteeringTest(LiveBrowserTestCase):
         expect(page.locator(f'g.node.out.cut[data-node-id="{best}"]')).to_have_count(1)
         expect(page.locator("#insp-pruned")).to_have_text(re.compile(r"^pruned by user:e2e-advisor at \d\d:\d\d:\d\d$"))
         expect(page.locator('[data-testid="prune-button"]')).to_have_text("Unprune branch")
+        expect(page.locator('[data-testid="insp-actions"] li')).to_have_text(
+            re.compile(r"^\d\d:\d\d:\d\d · user:e2e-advisor · prune$")
+        )  # the inspector lists what people did to this node
         self.check_subtree_is_out(page, best)
         return best, other
 
