@@ -72,7 +72,11 @@ def test_a_configured_default_model_without_a_price_is_refused_too(client, alice
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "model_primary"
 
 
-def test_a_session_keeps_the_prices_it_was_created_with_and_says_where_they_came_from(client, alice, settings):
+def test_a_session_keeps_the_prices_it_was_created_with_and_says_where_they_came_from(
+    client, alice, settings, monkeypatch
+):
+    # Created, not run: a run in the background would call models no test serves and outlive the test's database.
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
     configure(settings, **{"openai/local": PRICES})
     body = post(
         client, alice, {"problem_text": PROBLEM, "model_primary": "openai/local", "model_fallback": "gpt-4o-mini"}
