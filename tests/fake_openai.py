@@ -103,6 +103,14 @@ def close():
     return Behaviour(drop=True)
 
 
+def offline_reply(body, seed=7):
+    """Answer as the offline model would (its replies fit every prompt contract), so whole sessions run here."""
+    from reasoning.llm.offline_answers import answer  # Django-free, but kept out of the module's import time
+
+    prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+    return reply(answer(prompt, seed), prompt_tokens=len(prompt) // 4, completion_tokens=80)
+
+
 def free_port():
     """The base URL of a loopback port nothing listens on (a server that is down)."""
     with socket.socket() as sock:

@@ -7,31 +7,17 @@ import json
 import pytest
 
 from reasoning.llm.gateway import BudgetExhausted, ModelError, ModelGateway
-from reasoning.llm.offline_answers import answer
 from reasoning.models import LLMCall, ReasoningSession
 from reasoning.prompts import render
 from reasoning.strategies.tot import EVALUATE, PROPOSE
-from tests.fake_openai import FakeOpenAI, close, empty_choices, free_port, hang, malformed, reply, reply_json, status
+from tests.fake_openai import FakeOpenAI, close, empty_choices, free_port, hang, malformed, reply_json, status
+from tests.reasoning.test_gateway import PROMPT  # the evaluation prompt those tests ask with
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PROMPT = render(
-    "tot.evaluate",
-    problem="Rebalance a CHF 3m portfolio drifted to 70% equities.",
-    kind="general",
-    rubric="- Soundness (weight 1): right",
-    path="(none yet)",
-    thought="Sell CHF 300,000 of equities.",
-)
 GOOD = {"score": 0.7, "reason": "Specific and sound."}
 PRICES = {"input": 1.0, "output": 2.0}  # USD per million tokens
 DEAR = {"input": 10.0, "output": 40.0}
-
-
-def offline_reply(body):
-    """Answer like the offline model would, so whole sessions run against the fake server."""
-    prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
-    return reply(answer(prompt, 7), prompt_tokens=len(prompt) // 4, completion_tokens=60)
 
 
 @pytest.fixture

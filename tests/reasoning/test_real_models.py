@@ -9,22 +9,15 @@ from asgiref.sync import sync_to_async
 
 from reasoning import services
 from reasoning.engine import run_session
-from reasoning.llm.offline_answers import answer
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
-from tests.fake_openai import FakeOpenAI, free_port, reply, status
+from tests.fake_openai import FakeOpenAI, free_port, offline_reply, status
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PROBLEM = "Rebalance a CHF 3m portfolio drifted to 70% equities back to 60/40 within a year, tax-aware."
 PRICES = {"input": 1.0, "output": 2.0}
 SMALL_TOT = {"depth": 2, "branching": 2, "keep": 1}
-
-
-def offline_reply(body):
-    """Answer like the offline model would, so whole sessions run against the fake server."""
-    prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
-    return reply(answer(prompt, 7), prompt_tokens=len(prompt) // 4, completion_tokens=80)
 
 
 @pytest.fixture(autouse=True)
