@@ -54,7 +54,7 @@ async def litellm_alone(concurrent, rounds=5):
     from reasoning.prompts import render
 
     offline.register(200, settings.REASONING["OFFLINE_SEED"])
-    router = shared_router("offline/sim", "", 0, 60.0)
+    router = shared_router("offline/sim", "", 60.0)
     prompt = render("tot.evaluate", problem=PROBLEM, kind="investment-thesis", rubric="", path="(none)", thought="Buy.")
 
     async def one():

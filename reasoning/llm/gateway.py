@@ -106,6 +106,7 @@ class ModelGateway:
             for role, model in (("primary", self.primary), ("fallback", self.fallback))
             if model
         ]
+        self.formats = {}  # (contract, model, count asked) -> the response_format sent, or None
         self.spent, self.calls = 0.0, 0
         self.flushed_at = time.monotonic()
         self.unwritten = []  # LLMCall rows of failed attempts not yet in the database
@@ -284,11 +285,12 @@ class ModelGateway:
 
     def _call_options(self, contract, model, expect):
         options = {"max_tokens": self.max_tokens(contract), "max_retries": 0}  # the SDK's own retries stay off
-        if contract.structured:
-            schema = contract.structured.model_json_schema()
-            schema_format = response_format(model, schema, contract.template[:-4], expect)
-            if schema_format:
-                options["response_format"] = schema_format
+        key = (contract.name, model, expect)
+        if key not in self.formats:  # a schema and litellm's model lookup cost a millisecond or two: once a session
+            schema = contract.structured.model_json_schema() if contract.structured else None
+            self.formats[key] = schema and response_format(model, schema, contract.template[:-4], expect)
+        if self.formats[key]:
+            options["response_format"] = self.formats[key]
         return options
 
     def _answered(self, contract, node_id, role, model, price, messages, attempt, reserve, response, text, latency):
