@@ -34,6 +34,7 @@ class PagesTest(LiveBrowserTestCase):
             self.compare(page, session)
             self.report(page, session)
             self.sessions_list(page)
+            self.unpriced_model(page)
         assert self.page_errors == []
 
     def new_session_form(self, page):
@@ -130,6 +131,23 @@ class PagesTest(LiveBrowserTestCase):
         page.emulate_media(media="print")
         page.screenshot(path="/tmp/pages-report.png", full_page=True)
         page.emulate_media(media="screen")
+
+    def unpriced_model(self, page):
+        """A session on a model nobody priced, allowed by the operator: the page says it is counted at the default."""
+        from reasoning.models import ReasoningSession
+
+        session = ReasoningSession.objects.create(
+            tenant=self.tenant,
+            problem_text="Plan the gifting of a holiday home worth CHF 1.2m to two children.",
+            model_primary="openai/unpriced",
+            prices={"openai/unpriced": {"input": 1.0, "output": 4.0, "source": "default"}},
+            status="cancelled",
+        )
+        page.goto(f"{self.live_server_url}/sessions/{session.id}/")
+        expect(page.locator('[data-testid="session-unpriced"]')).to_have_text(
+            "openai/unpriced counted at the default price"
+        )
+        expect(page.locator('[data-testid="session-models"]')).to_have_text("openai/unpriced")
 
     def sessions_list(self, page):
         from reasoning.models import ReasoningSession
