@@ -5,6 +5,7 @@ This module is also imported by the spawned server process, so it imports no Dja
 
 import contextlib
 import functools
+import json
 import multiprocessing
 import os
 
@@ -149,3 +150,20 @@ class LiveBrowserTestCase(ChannelsLiveServerTestCase):
         page.fill("#id_password", PASSWORD)
         page.click("button[type=submit]")
         page.wait_for_url(f"{base}/")
+
+
+def relay(ws, passes, sent):
+    """Stand between a page and its websocket (a `page.route_web_socket` handler's body): the server's messages
+    reach the page when `passes(message)` says so; the page's messages go on, and are kept in `sent` (as JSON)."""
+    server = ws.connect_to_server()
+
+    def from_server(message):
+        if passes(message):
+            ws.send(message)
+
+    def from_page(message):
+        sent.append(json.loads(message))
+        server.send(message)
+
+    server.on_message(from_server)
+    ws.on_message(from_page)

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from .live import VIEWPORT, LiveBrowserTestCase, needs_chromium, sync_api
+from .live import VIEWPORT, LiveBrowserTestCase, needs_chromium, relay, sync_api
 
 expect = sync_api.expect
 
@@ -211,21 +211,14 @@ class ScaleTest(LiveBrowserTestCase):
         sent, dropped = [], []
 
         def drop_the_first_event(ws):
-            server = ws.connect_to_server()
-
-            def from_server(message):
+            def passes(message):
                 kind = json.loads(message).get("type")
                 if kind not in ("snapshot", "snapshot.part", "error") and not dropped:
                     dropped.append(kind)
-                    return
-                ws.send(message)
+                    return False
+                return True
 
-            def from_page(message):
-                sent.append(json.loads(message))
-                server.send(message)
-
-            server.on_message(from_server)
-            ws.on_message(from_page)
+            relay(ws, passes, sent)
 
         with self.chromium() as browser:
             page = self.open_page(browser.new_context(viewport=VIEWPORT))

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from .live import VIEWPORT, LiveBrowserTestCase, needs_chromium, sync_api
+from .live import VIEWPORT, LiveBrowserTestCase, needs_chromium, relay, sync_api
 
 expect = sync_api.expect
 
@@ -84,23 +84,16 @@ class SteeringTest(LiveBrowserTestCase):
         sockets, sent = [], []
 
         def drop_the_sixth_delta(ws):
-            server = ws.connect_to_server()
             sockets.append(ws.url)
             deltas = []
 
-            def from_server(message):
+            def passes(message):
                 if json.loads(message).get("type") not in ("snapshot", "error"):
                     deltas.append(message)
-                    if len(deltas) == 6:
-                        return
-                ws.send(message)
+                    return len(deltas) != 6
+                return True
 
-            def from_page(message):
-                sent.append(json.loads(message))
-                server.send(message)
-
-            server.on_message(from_server)
-            ws.on_message(from_page)
+            relay(ws, passes, sent)
 
         with self.chromium() as browser:
             page = self.open_page(browser.new_context(viewport=VIEWPORT))
