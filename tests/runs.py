@@ -4,9 +4,13 @@ Strategy tests act at an exact point of a search (pause, cut, prune after the n-
 would, on the offline model through litellm; these helpers are the one copy they share.
 """
 
+import asyncio
+
+import pytest
 from asgiref.sync import sync_to_async
 from django.db.models import Sum
 
+from reasoning import services, states
 from reasoning.engine import run_session
 from reasoning.llm.gateway import ModelGateway
 from reasoning.models import LLMCall, ReasoningNode
@@ -54,3 +58,50 @@ async def ledger_and_node_costs(session):
     ledger = (await LLMCall.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
     nodes = (await ReasoningNode.objects.filter(session_id=session.id).aaggregate(s=Sum("cost_usd")))["s"] or 0.0
     return ledger, nodes
+
+
+async def pause_at_call(party, session, n):
+    """Run the session, pausing it (as an overseer would) just before its n-th model call: (gateway, rows).
+
+    The gateway's `after_stop` counts the calls started after the pause.
+    """
+    gateway = None
+
+    async def pause(count, contract):
+        if count == n:
+            await act(services.pause_session, party.tenant, session.id, "user:tester")
+            gateway.stopped = True
+
+    gateway = await sync_to_async(HookedGateway)(session, pause)
+    await run_session(session.id, gateway=gateway)
+    await session.arefresh_from_db()
+    return gateway, await rows(session)
+
+
+async def resume(party, session, runner):
+    """Resume a paused session on the runner and wait for it; the rows it ends with."""
+    await act(services.resume_session, party.tenant, session.id, "user:tester")
+    await runner.drain()
+    await session.arefresh_from_db()
+    return await rows(session)
+
+
+async def cut_at_call(session, n):
+    """Run the session and cancel its task just before its n-th model call, as a stopping worker does: its rows."""
+
+    async def cut(count, contract):
+        if count == n:
+            raise asyncio.CancelledError  # what a stopping worker does to its task
+
+    with pytest.raises(asyncio.CancelledError):
+        await run_hooked(session, cut)
+    await session.arefresh_from_db()
+    return await rows(session)
+
+
+async def take_over_and_run(session):
+    """Another run takes the cut session over and runs it to its end: the rows it ends with."""
+    assert await sync_to_async(states.take_over)(session)
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    return await rows(session)

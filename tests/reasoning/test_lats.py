@@ -1,7 +1,6 @@
 """LATS on the offline model, through the engine: the MCTS statistics in the stored tree, reflections, Game of 24,
 budgets, parse failures, and steering (pause, a cut run, hand expand, prune) with nothing counted twice."""
 
-import asyncio
 import csv
 import math
 from pathlib import Path
@@ -9,7 +8,7 @@ from pathlib import Path
 import pytest
 from asgiref.sync import sync_to_async
 
-from reasoning import services, states
+from reasoning import services
 from reasoning.engine import run_session
 from reasoning.llm import game24
 from reasoning.llm.gateway import ModelGateway
@@ -17,7 +16,16 @@ from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, Reasoni
 from reasoning.schemas import SessionIn
 from reasoning.strategies.base import Context, Node
 from reasoning.strategies.lats import LanguageAgentTreeSearch, LATSParams
-from tests.runs import act, ledger_and_node_costs, rows, run_hooked
+from tests.runs import (
+    act,
+    cut_at_call,
+    ledger_and_node_costs,
+    pause_at_call,
+    resume,
+    rows,
+    run_hooked,
+    take_over_and_run,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -286,19 +294,11 @@ async def test_pause_and_resume_grow_the_tree_an_uninterrupted_run_grows(alice, 
 
     session = await start(alice, params=SMALL)
 
-    async def pause_in_iteration_two(n, contract):
-        if n == 8:
-            await act(services.pause_session, alice.tenant, session.id, "user:tester")
-
-    await run_hooked(session, pause_in_iteration_two)
-    await session.arefresh_from_db()
-    paused = {n.id for n in await rows(session)}
+    _, paused_rows = await pause_at_call(alice, session, 8)  # in iteration two
+    paused = {n.id for n in paused_rows}
     assert session.status == "paused"
 
-    await act(services.resume_session, alice.tenant, session.id, "user:tester")
-    await runner.drain()
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await resume(alice, session, runner)
     assert session.status == "solved" and paused <= {n.id for n in nodes}
     assert len(nodes) == expected and nodes[0].visit_count == 4
     assert_one_search(nodes, children=2)
@@ -311,20 +311,10 @@ async def test_pause_and_resume_grow_the_tree_an_uninterrupted_run_grows(alice, 
 async def test_a_run_cut_off_mid_iteration_resumes_without_counting_twice(alice, cut_at):
     session = await start(alice, params=SMALL)
 
-    async def cut(n, contract):
-        if n == cut_at:
-            raise asyncio.CancelledError  # what a stopping worker does to its task
-
-    with pytest.raises(asyncio.CancelledError):
-        await run_hooked(session, cut)
-    await session.arefresh_from_db()
-    before = {n.id for n in await rows(session)}
+    before = {n.id for n in await cut_at_call(session, cut_at)}
     assert session.status == "interrupted"
 
-    assert await sync_to_async(states.take_over)(session)
-    await run_session(session.id)
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await take_over_and_run(session)
     assert session.status == "solved" and before <= {n.id for n in nodes}
     assert nodes[0].visit_count == 4
     assert_one_search(nodes, children=2)

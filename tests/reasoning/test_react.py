@@ -3,21 +3,29 @@
 A hooked gateway lets a test act before the n-th model call, the way an advisor would from the page.
 """
 
-import asyncio
 import json
 
 import pytest
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel
 
-from reasoning import services, states, tools
+from reasoning import services, tools
 from reasoning.engine import run_session
 from reasoning.llm.gateway import ModelGateway
 from reasoning.models import LLMCall, OverseerAction, ReasoningEdge, ReasoningNode
 from reasoning.schemas import SessionIn
 from reasoning.strategies.react import ReAct
 from tests.conftest import SEEDED_KINDS
-from tests.runs import HookedGateway, act, ledger_and_node_costs, rows, run_hooked
+from tests.runs import (
+    act,
+    cut_at_call,
+    ledger_and_node_costs,
+    pause_at_call,
+    resume,
+    rows,
+    run_hooked,
+    take_over_and_run,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -260,23 +268,10 @@ async def test_pause_and_resume_continue_the_same_trajectory(alice, runner):
     reference = await start(alice)
     await run_session(reference.id)
     session = await start(alice)
-    gateway = None
-
-    async def pause_at_three(n, contract):
-        if n == 3:
-            await act(services.pause_session, alice.tenant, session.id, "user:tester")
-            gateway.stopped = True
-
-    gateway = await sync_to_async(HookedGateway)(session, pause_at_three)
-    await run_session(session.id, gateway=gateway)
-    await session.arefresh_from_db()
-    paused = await rows(session)
+    gateway, paused = await pause_at_call(alice, session, 3)
     assert session.status == "paused" and gateway.after_stop == 0 and len(paused) == 4  # the call in flight landed
 
-    await act(services.resume_session, alice.tenant, session.id, "user:tester")
-    await runner.drain()
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await resume(alice, session, runner)
     assert session.status == "solved" and {n.id for n in paused} <= {n.id for n in nodes}
     assert_one_trajectory(nodes)
     assert await actions_of(session) == await actions_of(reference)  # nothing repeated, nothing skipped
@@ -289,20 +284,10 @@ async def test_a_run_cut_off_midway_resumes_after_its_last_stored_step(alice):
     await run_session(reference.id)
     session = await start(alice)
 
-    async def cut_at_three(n, contract):
-        if n == 3:
-            raise asyncio.CancelledError  # what a stopping worker does to its task
-
-    with pytest.raises(asyncio.CancelledError):
-        await run_hooked(session, cut_at_three)
-    await session.arefresh_from_db()
-    before = await rows(session)
+    before = await cut_at_call(session, 3)
     assert session.status == "interrupted" and len(before) == 3
 
-    assert await sync_to_async(states.take_over)(session)
-    await run_session(session.id)
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await take_over_and_run(session)
     assert session.status == "solved" and {n.id for n in before} <= {n.id for n in nodes}
     assert_one_trajectory(nodes)
     assert await actions_of(session) == await actions_of(reference)

@@ -1,20 +1,27 @@
 """Reflexion on the offline model, through the engine: attempts as chains under the root, critiques carried
 into the next attempt, the threshold, and a run that is paused, cut, steered and resumed from its stored tree."""
 
-import asyncio
-
 import pytest
 from asgiref.sync import sync_to_async
 from pydantic import ValidationError
 
-from reasoning import services, states
+from reasoning import services
 from reasoning.engine import run_session
 from reasoning.llm.gateway import ModelGateway
 from reasoning.models import LLMCall, OverseerAction, ReasoningCritique, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
 from reasoning.strategies.reflexion import Reflexion
 from tests.conftest import SEEDED_KINDS
-from tests.runs import act, ledger_and_node_costs, rows, run_hooked
+from tests.runs import (
+    act,
+    cut_at_call,
+    ledger_and_node_costs,
+    pause_at_call,
+    resume,
+    rows,
+    run_hooked,
+    take_over_and_run,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -233,19 +240,11 @@ async def test_pause_and_resume_grow_the_same_run_as_one_without_a_pause(alice, 
     await run_session(reference.id)
     session = await start(alice, params=NEVER_ACCEPTED)
 
-    async def pause_at_the_first_critique(n, contract):
-        if n == 3:
-            await act(services.pause_session, alice.tenant, session.id, "user:tester")
-
-    await run_hooked(session, pause_at_the_first_critique)
-    await session.arefresh_from_db()
-    paused = {n.id for n in await rows(session)}
+    _, paused_rows = await pause_at_call(alice, session, 3)  # at the first critique
+    paused = {n.id for n in paused_rows}
     assert session.status == "paused"
 
-    await act(services.resume_session, alice.tenant, session.id, "user:tester")
-    await runner.drain()
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await resume(alice, session, runner)
     assert session.status == "solved" and paused <= {n.id for n in nodes}
     assert [len(c) for c in attempts(nodes).values()] == [len(c) for c in attempts(await rows(reference)).values()]
     assert [c.attempt_num for c in await critiques(session)] == [1, 2]
@@ -263,20 +262,10 @@ async def test_pause_and_resume_grow_the_same_run_as_one_without_a_pause(alice, 
 async def test_a_run_cut_off_is_resumed_with_nothing_duplicated(alice, cut_at, left):
     session = await start(alice, params=NEVER_ACCEPTED)
 
-    async def cut(n, contract):
-        if n == cut_at:
-            raise asyncio.CancelledError  # what a stopping worker does to its task
-
-    with pytest.raises(asyncio.CancelledError):
-        await run_hooked(session, cut)
-    await session.arefresh_from_db()
-    before = await rows(session)
+    before = await cut_at_call(session, cut_at)
     assert session.status == "interrupted" and len(attempts(before)) == 1, left
 
-    assert await sync_to_async(states.take_over)(session)
-    await run_session(session.id)
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await take_over_and_run(session)
     chains = attempts(nodes)
     assert session.status == "solved" and {n.id for n in before} <= {n.id for n in nodes}
     assert list(chains) == [1, 2, 3] and all(len(c) == 3 for c in chains.values())

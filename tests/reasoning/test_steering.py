@@ -4,16 +4,24 @@ A hooked gateway lets a test act at an exact point of the search (after the n-th
 advisor would from the page; the model itself is the real offline one, through litellm.
 """
 
-import asyncio
-
 import pytest
 from asgiref.sync import sync_to_async
 
-from reasoning import services, states
+from reasoning import services
 from reasoning.engine import run_session
 from reasoning.models import OverseerAction, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
-from tests.runs import HookedGateway, act, ledger_and_node_costs, rows, run_hooked
+from tests.runs import (
+    HookedGateway,
+    act,
+    cut_at_call,
+    ledger_and_node_costs,
+    pause_at_call,
+    resume,
+    rows,
+    run_hooked,
+    take_over_and_run,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -180,25 +188,12 @@ async def test_promote_makes_a_chosen_node_the_answer(alice, runner):
 
 async def test_pause_stops_new_calls_and_resume_continues_from_the_stored_tree(alice, runner):
     session = await start(alice)
-
-    gateway = None
-
-    async def pause_midway(n, contract):
-        if n == 8:
-            await act(services.pause_session, alice.tenant, session.id, "user:tester")
-            gateway.stopped = True
-
-    gateway = await sync_to_async(HookedGateway)(session, pause_midway)
-    await run_session(session.id, gateway=gateway)
-    await session.arefresh_from_db()
-    paused_nodes = {n.id for n in await rows(session)}
+    gateway, paused_rows = await pause_at_call(alice, session, 8)  # midway
+    paused_nodes = {n.id for n in paused_rows}
     assert session.status == "paused" and gateway.after_stop == 0  # calls in flight may finish; none start after
     assert session.run_owner == "" and session.budget_reserved_usd == pytest.approx(0, abs=1e-12)
 
-    await act(services.resume_session, alice.tenant, session.id, "user:tester")
-    await runner.drain()
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await resume(alice, session, runner)
     assert session.status == "solved" and paused_nodes <= {n.id for n in nodes}
     assert len(nodes) == 22  # the same tree a run without a pause grows
     assert_one_search(nodes)
@@ -228,20 +223,10 @@ async def test_cancel_lands_within_one_model_call_and_keeps_a_partial_answer(ali
 async def test_a_run_cut_off_mid_level_is_resumed_with_nothing_duplicated(alice, runner):
     session = await start(alice)
 
-    async def cut_mid_level(n, contract):
-        if n == 12:
-            raise asyncio.CancelledError  # what a stopping worker does to its task
-
-    with pytest.raises(asyncio.CancelledError):
-        await run_hooked(session, cut_mid_level)
-    await session.arefresh_from_db()
-    before = {n.id for n in await rows(session)}
+    before = {n.id for n in await cut_at_call(session, 12)}  # mid-level
     assert session.status == "interrupted"
 
-    assert await sync_to_async(states.take_over)(session)
-    await run_session(session.id)
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await take_over_and_run(session)
     assert session.status == "solved" and before <= {n.id for n in nodes} and len(nodes) == 22
     assert_one_search(nodes)
     ledger, costs = await ledger_and_node_costs(session)

@@ -1,11 +1,9 @@
 """TRM recursive refinement: the line parser, the stop rules, and sessions through the engine on the offline model."""
 
-import asyncio
-
 import pytest
 from asgiref.sync import sync_to_async
 
-from reasoning import services, states
+from reasoning import services
 from reasoning.engine import run_session
 from reasoning.llm.contracts import ParseError
 from reasoning.llm.gateway import ModelGateway
@@ -14,7 +12,16 @@ from reasoning.schemas import SessionIn
 from reasoning.strategies.base import Node
 from reasoning.strategies.trm import REASON, RecursiveRefinement, TRMParams, parse_reasoning, stop_reason
 from tests.conftest import SEEDED_KINDS
-from tests.runs import act, ledger_and_node_costs, rows, run_hooked
+from tests.runs import (
+    act,
+    cut_at_call,
+    ledger_and_node_costs,
+    pause_at_call,
+    resume,
+    rows,
+    run_hooked,
+    take_over_and_run,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -326,19 +333,10 @@ async def reference_thoughts(party):
 async def test_pause_and_resume_continue_the_chain_as_if_nothing_happened(alice, runner):
     session = await start(alice)
 
-    async def pause_at_the_second_analysis(n, contract):
-        if n == 3:
-            await act(services.pause_session, alice.tenant, session.id, "user:tester")
-
-    await run_hooked(session, pause_at_the_second_analysis)
-    await session.arefresh_from_db()
+    _, paused = await pause_at_call(alice, session, 3)  # at the second analysis
     assert session.status == "paused"
-    paused = await rows(session)
 
-    await act(services.resume_session, alice.tenant, session.id, "user:tester")
-    await runner.drain()
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await resume(alice, session, runner)
     assert session.status == "solved" and {n.id for n in paused} <= {n.id for n in nodes}
     assert_one_chain(nodes)
     assert [n.thought for n in nodes] == await reference_thoughts(alice)
@@ -351,20 +349,10 @@ async def test_pause_and_resume_continue_the_chain_as_if_nothing_happened(alice,
 async def test_a_run_cut_between_analysis_and_improvement_reuses_the_stored_analysis(alice, runner):
     session = await start(alice)
 
-    async def cut_before_the_second_improvement(n, contract):
-        if n == 4:
-            raise asyncio.CancelledError  # what a stopping worker does to its task
-
-    with pytest.raises(asyncio.CancelledError):
-        await run_hooked(session, cut_before_the_second_improvement)
-    await session.arefresh_from_db()
-    before = await rows(session)
+    before = await cut_at_call(session, 4)  # before the second improvement
     assert session.status == "interrupted" and len(before) == 2 and before[1].state.get("assessment")
 
-    assert await sync_to_async(states.take_over)(session)
-    await run_session(session.id)
-    await session.arefresh_from_db()
-    nodes = await rows(session)
+    nodes = await take_over_and_run(session)
     assert session.status == "solved" and {n.id for n in before} <= {n.id for n in nodes}
     assert_one_chain(nodes)
     assert [n.thought for n in nodes] == await reference_thoughts(alice)
