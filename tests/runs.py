@@ -5,6 +5,7 @@ would, on the offline model through litellm; these helpers are the one copy they
 """
 
 import asyncio
+import json
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -105,3 +106,24 @@ async def take_over_and_run(session):
     await run_session(session.id)
     await session.arefresh_from_db()
     return await rows(session)
+
+
+async def scripted_gateway(session, replies):
+    """The real gateway whose model replies are the given texts (dicts as JSON), in order, through litellm's
+    mock_response; on a router of its own (any deployment params), so the script never leaks into later tests."""
+    replies = iter([r if isinstance(r, str) else json.dumps(r) for r in replies])
+    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
+    original = gateway.router.acompletion
+
+    async def reply(**kwargs):
+        return await original(**kwargs, mock_response=next(replies))
+
+    gateway.router.acompletion = reply
+    return gateway
+
+
+async def run_scripted(session, replies):
+    """A run whose model replies are the given texts, in order; the session as it ends."""
+    await run_session(session.id, gateway=await scripted_gateway(session, replies))
+    await session.arefresh_from_db()
+    return session

@@ -24,6 +24,7 @@ from tests.runs import (
     resume,
     rows,
     run_hooked,
+    run_scripted,
     take_over_and_run,
 )
 
@@ -254,20 +255,10 @@ async def test_a_budget_that_runs_out_midway_keeps_the_best_answer_so_far(alice)
     assert_statistics(nodes)
 
 
-async def test_unparseable_values_are_recorded_not_scored_zero(alice, monkeypatch):
+async def test_unparseable_values_are_recorded_not_scored_zero(alice):
     params = {"iterations": 1, "children": 2, "rollout_depth": 0}
     session = await start(alice, params=params, model_primary="openai/gpt-4o-mini")
-    replies = iter(['{"thoughts": [{"thought": "Sell bonds"}, {"thought": "Hold"}]}'] + ["no idea"] * 4)
-    # A router of its own (any deployment params): the shared one must not carry this script to later tests.
-    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
-    original = gateway.router.acompletion
-
-    async def scripted(**kwargs):
-        return await original(**kwargs, mock_response=next(replies))
-
-    monkeypatch.setattr(gateway.router, "acompletion", scripted)
-    await run_session(session.id, gateway=gateway)
-    await session.arefresh_from_db()
+    await run_scripted(session, ['{"thoughts": [{"thought": "Sell bonds"}, {"thought": "Hold"}]}'] + ["no idea"] * 4)
     nodes = await rows(session)
     children = [n for n in nodes if n.depth == 1]
     assert len(children) == 2

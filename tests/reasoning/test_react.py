@@ -24,6 +24,7 @@ from tests.runs import (
     resume,
     rows,
     run_hooked,
+    run_scripted,
     take_over_and_run,
 )
 
@@ -66,22 +67,6 @@ def assert_one_trajectory(nodes):
 async def actions_of(session):
     edges = await edges_by_target(session)
     return [edges[n.id].action for n in await rows(session) if n.depth > 0]
-
-
-async def run_scripted(session, replies):
-    """A run whose model replies are the given texts, in order, through litellm's mock_response."""
-    replies = iter([r if isinstance(r, str) else json.dumps(r) for r in replies])
-    # Its own router (deployment params), so the scripted replies never leak into another test's.
-    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
-    original = gateway.router.acompletion
-
-    async def scripted(**kwargs):
-        return await original(**kwargs, mock_response=next(replies))
-
-    gateway.router.acompletion = scripted
-    await run_session(session.id, gateway=gateway)
-    await session.arefresh_from_db()
-    return session
 
 
 def step(tool, args, thought="Next."):

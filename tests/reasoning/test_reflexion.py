@@ -20,6 +20,7 @@ from tests.runs import (
     resume,
     rows,
     run_hooked,
+    run_scripted,
     take_over_and_run,
 )
 
@@ -198,16 +199,7 @@ async def test_unparseable_replies_are_recorded_on_their_nodes_not_scored_zero(a
         + ["no score", "no score again"]  # the evaluation of attempt 2, and its retry
         + ['{"answer": "unused"}'] * 3
     )
-    # A router of its own (any deployment params): the shared one must not carry this script to later tests.
-    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
-    original = gateway.router.acompletion
-
-    async def scripted(**kwargs):
-        return await original(**kwargs, mock_response=next(replies))
-
-    gateway.router.acompletion = scripted
-    await run_session(session.id, gateway=gateway)
-    await session.arefresh_from_db()
+    await run_scripted(session, replies)
     chains = attempts(await rows(session))
     failed, second = chains[1], chains[2]
     assert len(failed) == 1 and failed[0].state["failed"] and "attempt unparseable" in failed[0].parse_error

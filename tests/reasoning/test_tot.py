@@ -8,6 +8,7 @@ from reasoning.engine import run_session
 from reasoning.llm.gateway import ModelGateway
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
+from tests.runs import run_scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,16 +98,7 @@ async def test_unparseable_evaluations_are_recorded_not_scored_zero(alice):
         + ["no idea"] * 6
         + ['{"answer": "unused"}'] * 3
     )
-    # A router of its own (any deployment params): patching the shared one would leak into later tests.
-    gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
-    original = gateway.router.acompletion
-
-    async def scripted(**kwargs):
-        return await original(**kwargs, mock_response=next(replies))
-
-    gateway.router.acompletion = scripted
-    await run_session(session.id, gateway=gateway)
-    await session.arefresh_from_db()
+    await run_scripted(session, replies)
     children = [n for n in await nodes_of(session) if n.depth == 1]
     assert len(children) == 3
     assert all(n.eval_score is None and "evaluation unparseable" in n.parse_error for n in children)

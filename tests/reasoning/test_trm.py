@@ -20,6 +20,7 @@ from tests.runs import (
     resume,
     rows,
     run_hooked,
+    scripted_gateway,
     take_over_and_run,
 )
 
@@ -229,52 +230,34 @@ async def test_every_seeded_kind_ends_solved_on_the_offline_model(alice):
         assert last.state["stopped"] == "confidence" and last.depth <= 5, kind
 
 
-def scripted(session, replies):
-    """A real gateway on a real litellm model name whose replies are scripted (litellm's mock_response)."""
-    replies = iter(replies)
-
-    def build():
-        # A router of its own (any deployment params), so the patch leaves the shared one alone.
-        gateway = ModelGateway(session, deployment_params={"primary": {"timeout": 30}})
-        original = gateway.router.acompletion
-
-        async def reply(**kwargs):
-            return await original(**kwargs, mock_response=next(replies))
-
-        gateway.router.acompletion = reply
-        return gateway
-
-    return sync_to_async(build)()
-
-
 def answer(text):
     return '{"answer": "%s"}' % text
 
 
-async def run_scripted(party, confidences, **fields):
+async def run_confident(party, confidences, **fields):
     session = await start(party, model_primary="openai/gpt-4o-mini", **fields)
     replies = []
     for i, confidence in enumerate(confidences, 1):
         replies += [f"INSIGHT: step {i} holds\nISSUE: gap {i}\nCONFIDENCE: {confidence}", answer(f"Answer {i}")]
-    await run_session(session.id, gateway=await scripted(session, replies))
+    await run_session(session.id, gateway=await scripted_gateway(session, replies))
     await session.arefresh_from_db()
     return session, await rows(session)
 
 
 async def test_it_stops_when_the_confidence_threshold_is_reached(alice):
-    session, nodes = await run_scripted(alice, [0.5, 0.95, 0.99])
+    session, nodes = await run_confident(alice, [0.5, 0.95, 0.99])
     assert session.status == "solved" and len(nodes) == 3
     assert nodes[-1].state["stopped"] == "confidence" and session.final_answer == "Answer 2"
 
 
 async def test_it_stops_at_the_step_limit(alice):
-    session, nodes = await run_scripted(alice, [0.3, 0.5, 0.7, 0.8], params={"max_steps": 3})
+    session, nodes = await run_confident(alice, [0.3, 0.5, 0.7, 0.8], params={"max_steps": 3})
     assert session.status == "solved" and len(nodes) == 4
     assert nodes[-1].state["stopped"] == "steps" and session.final_answer == "Answer 3"
 
 
 async def test_it_stops_when_the_confidence_stops_improving(alice):
-    session, nodes = await run_scripted(alice, [0.5, 0.6, 0.61, 0.8])
+    session, nodes = await run_confident(alice, [0.5, 0.6, 0.61, 0.8])
     assert session.status == "solved" and len(nodes) == 4
     assert nodes[-1].state["stopped"] == "converged" and session.final_answer == "Answer 3"
     assert nodes[-1].state["latent"]["resolved_issues"] == ["gap 1", "gap 2"]
@@ -283,7 +266,7 @@ async def test_it_stops_when_the_confidence_stops_improving(alice):
 async def test_an_unparseable_analysis_is_recorded_on_the_answer_it_judged_not_scored_zero(alice):
     session = await start(alice, model_primary="openai/gpt-4o-mini")
     replies = ["INSIGHT: sound\nCONFIDENCE: 0.6", answer("First answer"), "I cannot say.", "Still no markers."]
-    await run_session(session.id, gateway=await scripted(session, replies))
+    await run_session(session.id, gateway=await scripted_gateway(session, replies))
     await session.arefresh_from_db()
     nodes = await rows(session)
     first = nodes[1]
