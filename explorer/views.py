@@ -143,12 +143,17 @@ def session_new(request):
     return render(request, "explorer/session_new.html", {"form": form, "no_rubrics": not rubrics})
 
 
-@tenant_required
-def session_detail(request, session_id):
+def session_or_404(request, session_id):
+    """The tenant's session, or a 404 (another tenant's session is simply not there)."""
     try:
-        session = selectors.get_session(request.tenant, session_id)
+        return selectors.get_session(request.tenant, session_id)
     except ReasoningSession.DoesNotExist:
         raise Http404("No such session.") from None
+
+
+@tenant_required
+def session_detail(request, session_id):
+    session = session_or_404(request, session_id)
     return render(
         request,
         "explorer/session_detail.html",
@@ -185,13 +190,10 @@ def embedded_tree(session):
 def session_beside_parent(request, session_id):
     """A forked session beside the session it was forked from: each one's status, cost, models, answer and path,
     the steps the fork copied marked as shared."""
-    try:
-        fork = selectors.get_session(request.tenant, session_id)
-        parent = selectors.get_session(request.tenant, fork.forked_from_id) if fork.forked_from_id else None
-    except ReasoningSession.DoesNotExist:
-        parent = None
-    if parent is None:
+    fork = session_or_404(request, session_id)
+    if not fork.forked_from_id:
         raise Http404("This session was not forked from another.")
+    parent = session_or_404(request, fork.forked_from_id)
     return render(
         request, "explorer/session_beside.html", {"columns": [_column(parent, "Parent"), _column(fork, "Fork")]}
     )
@@ -212,10 +214,7 @@ def _column(session, role):
 @tenant_required
 def session_report(request, session_id):
     """One printable page an advisor can file: the problem, the status, the answer and the path that led to it."""
-    try:
-        session = selectors.get_session(request.tenant, session_id)
-    except ReasoningSession.DoesNotExist:
-        raise Http404("No such session.") from None
+    session = session_or_404(request, session_id)
     cancel = OverseerAction.objects.filter(session=session, action="cancel").order_by("-created_at").first()
     return render(
         request,

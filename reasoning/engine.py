@@ -170,6 +170,5 @@ def write_partial_answer(session_id, strategy, why):
 
 
 def describe(error):
-    """The one plain line a person reads on the page and in the API; the traceback goes to the log."""
-    log.error("session run failed", exc_info=error)
+    """The one plain line a person reads on the page and in the API (the caller logged the traceback)."""
     return one_line(error)
