@@ -200,6 +200,9 @@ REASONING = {
     "MODEL_FALLBACK": os.environ.get("REASONING_MODEL_FALLBACK", ""),
     "OFFLINE_LATENCY_MS": envint("REASONING_OFFLINE_LATENCY_MS", 0),
     "OFFLINE_SEED": envint("REASONING_OFFLINE_SEED", 7),
+    # offline/noisy errs at this rate (0..1) on each chance: proposals out of order, a number that is not there,
+    # a guessed judgement, a wrong answer, a misstated figure. offline/sim is exact.
+    "OFFLINE_NOISE": envfloat("REASONING_OFFLINE_NOISE", 0.3),
     "DEFAULT_BUDGET_USD": envfloat("REASONING_DEFAULT_BUDGET_USD", 0.50),
     "MAX_BUDGET_USD": envfloat("REASONING_MAX_BUDGET_USD", 50.0),
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),

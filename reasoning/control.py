@@ -149,9 +149,9 @@ class GuardedGateway:
     def __init__(self, gateway, control):
         self.inner, self.control = gateway, control
 
-    async def ask(self, contract, prompt, node_id=None, expect=None):
+    async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
         self.control.check()
-        return await self.inner.ask(contract, prompt, node_id=node_id, expect=expect)
+        return await self.inner.ask(contract, prompt, node_id=node_id, expect=expect, samples=samples)
 
     async def remaining_usd(self):
         return await self.inner.remaining_usd()

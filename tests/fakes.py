@@ -113,20 +113,30 @@ class ScriptedGateway:
     returning either. `budget_calls` refuses calls past that many, as the real gateway does past the budget."""
 
     def __init__(self, script, budget_calls=None):
-        self.script, self.budget_calls, self.calls = script, budget_calls, []
+        self.script, self.budget_calls, self.calls, self.samples_asked = script, budget_calls, [], []
 
-    async def ask(self, contract, prompt, node_id=None, expect=None):
+    async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
+        """One call; with `samples` > 1 a function script is asked once per sample (a list script gives them in turn)."""
         if self.budget_calls is not None and len(self.calls) >= self.budget_calls:
             raise BudgetExhausted(f"{contract.name}: the scripted budget is spent")
         self.calls.append((contract.name, node_id, prompt))
-        reply = self.script[contract.name]
-        reply = reply(prompt) if callable(reply) else reply
+        self.samples_asked.append(samples)
+        parsed = [self._parse(contract, self._reply(contract.name, prompt, i), prompt, expect) for i in range(samples)]
+        return Answer(parsed=parsed[0], model="scripted", cost_usd=CALL_USD, latency_ms=0, samples=parsed)
+
+    def _reply(self, name, prompt, sample):
+        reply = self.script[name]
+        if isinstance(reply, list):
+            reply = reply[sample % len(reply)]
+        return reply(prompt) if callable(reply) else reply
+
+    @staticmethod
+    def _parse(contract, reply, prompt, expect):
         text = reply if isinstance(reply, str) else json.dumps(reply)
         try:
-            parsed, _ = contract.parse(text, {"prompt": prompt, "expect": expect})
+            return contract.parse(text, {"prompt": prompt, "expect": expect})[0]
         except ParseError as error:
             raise Unparseable(str(error), cost_usd=CALL_USD) from None
-        return Answer(parsed=parsed, model="scripted", cost_usd=CALL_USD, latency_ms=0)
 
     async def remaining_usd(self):
         left = float("inf") if self.budget_calls is None else self.budget_calls - len(self.calls)

@@ -28,13 +28,13 @@ class HookedGateway(ModelGateway):
         self.on_call, self.count, self.prompts = on_call, 0, []
         self.after_stop, self.stopped = 0, False
 
-    async def ask(self, contract, prompt, node_id=None, expect=None):
+    async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
         self.count += 1
         self.after_stop += self.stopped
         self.prompts.append((contract.name, prompt))
         if self.on_call:
             await self.on_call(self.count, contract)
-        return await super().ask(contract, prompt, node_id=node_id, expect=expect)
+        return await super().ask(contract, prompt, node_id=node_id, expect=expect, samples=samples)
 
     def prompts_for(self, name):
         return [prompt for contract, prompt in self.prompts if contract == name]

@@ -47,6 +47,10 @@ class Answer:
     cost_usd: float
     latency_ms: int
     records: list = field(default_factory=list)
+    samples: list = field(default_factory=list)  # every parsed sample when several were asked for; parsed is the first
+
+    def __post_init__(self):
+        self.samples = self.samples or [self.parsed]
 
 
 FENCED = re.compile(r"\{.*\}", re.DOTALL)

@@ -1,4 +1,4 @@
-"""Game of 24 for the offline model: puzzle detection, an exact solver, and the ToT contract replies.
+"""Game of 24 for the offline model: puzzle detection, an exact solver, and the checks a judge makes.
 
 A board is a list of (value, expression) pairs; values are Fractions so division stays exact.
 A step reads `13 - 9 = 4 (left: 4 4 10)`; the final step reads `Answer: (13 - 9) * (10 - 4) = 24`.
@@ -238,100 +238,7 @@ def check_answer(text, numbers):
     return ok, expr
 
 
-# The contract replies. `p` is offline_answers.Prompt; `rng` a seeded random.Random.
-
-
-def propose(p, rng):
-    numbers = puzzle_numbers(p.problem)
-    items = replay(numbers, p.steps)
-    if len(items) == 1 or p.step >= 4:
-        return {"thoughts": _final_answers(items, numbers, p.k)}
-    options = moves(items)
-    good = [o for o in options if reachable(o[1])]
-    bad = [o for o in options if not reachable(o[1])]
-    rng.shuffle(good)
-    rng.shuffle(bad)
-    thoughts = [_thought(text, new) for text, new in (good + bad)[: p.k]]
-    return {"thoughts": _pad(thoughts, items, p.k)}
-
-
-def _thought(text, new):
-    return {
-        "thought": text,
-        "state": {
-            "left": [_json_number(v) for v, _ in new],
-            "expr": [e for _, e in new],
-            "summary": f"{len(new)} number{'s' if len(new) > 1 else ''} left: " + " ".join(str(v) for v, _ in new),
-        },
-    }
-
-
-def _json_number(value):
-    return value.numerator if value.denominator == 1 else str(value)
-
-
-def _final_answers(items, numbers, k):
-    expr = solve(items)
-    first = f"Answer: {expr} = 24" if expr else f"Answer: no solution reached from {left_text(items)}"
-    answers = [first] + [f"Answer: {e} = 24" for e in all_solutions(board(numbers)) if e != expr]
-    thoughts = []
-    for text in answers[:k]:
-        left = [_json_number(v) for v, _ in items] if "no solution" in text else [24]
-        thoughts.append({"thought": text, "state": {"left": left, "summary": text.removeprefix("Answer: ")}})
-    return _pad(thoughts, items, k)
-
-
-def _pad(thoughts, items, k):
-    """Fill up to k with clearly labelled no-op options; a small board has fewer distinct moves than k."""
-    for n in range(len(thoughts) + 1, k + 1):
-        thoughts.append(
-            {
-                "thought": f"No further distinct operation (option {n}); keep {left_text(items)}",
-                "state": {"left": [_json_number(v) for v, _ in items], "summary": "no new operation"},
-            }
-        )
-    return thoughts
-
-
-def evaluate(p, rng):
-    numbers = puzzle_numbers(p.problem)
-    text = p.last_step
-    jitter = rng.uniform(-0.03, 0.03)
-    if is_answer(text):
-        return _judge_answer(text, numbers, jitter)
-    if not OPERATION.search(text):
-        return {"score": round(0.3 + jitter, 3), "reason": "likely: the step makes no new operation"}
-    before = replay(numbers, p.steps)
-    wrong = _arithmetic_error(text, before)
-    if wrong:
-        return {"score": round(0.04 + jitter / 3, 3), "reason": f"impossible: {wrong}"}
-    after = apply_step(before, text)
-    expr = solve([(v, str(v)) for v, _ in after])
-    if len(after) == 1 and expr:
-        return {"score": round(0.95 + jitter, 3), "reason": f"sure: the step reaches 24 {left_text(after)}"}
-    if expr:
-        return {"score": round(0.95 + jitter, 3), "reason": f"sure: {expr} = 24 from {left_text(after)}"}
-    return {"score": round(0.05 + jitter, 3), "reason": f"impossible: 24 cannot be reached from {left_text(after)}"}
-
-
-def _judge_answer(text, numbers, jitter):
-    """An `Answer:` line is sure if it is right, including a correct 'no solution' for an unsolvable puzzle."""
-    cards = _cards(numbers)
-    if "no solution" in text.lower():
-        if solve(board(numbers)) is None:
-            return {"score": round(0.9 + jitter, 3), "reason": f"sure: {cards} has no solution"}
-        return {"score": round(0.05 + jitter, 3), "reason": f"impossible: {cards} does have a solution"}
-    ok, expr = check_answer(text, numbers)
-    if ok:
-        return {"score": round(0.97 + jitter / 3, 3), "reason": f"sure: {expr} = 24 uses each of {cards} once"}
-    return {"score": round(0.03 + jitter / 3, 3), "reason": f"impossible: '{expr}' does not make 24 from {cards}"}
-
-
-def _cards(numbers):
-    return " ".join(str(n) for n in numbers)
-
-
-def _arithmetic_error(text, items):
+def step_error(text, items):
     """Why an operation step is wrong (bad arithmetic or a number not on the board), or ''."""
     match = OPERATION.search(text)
     if not match:
@@ -346,21 +253,3 @@ def _arithmetic_error(text, items):
     if _take(items, a, op, b) is None:
         return f"{a} and {b} are not both available in {left_text(items)}"
     return ""
-
-
-def synthesize(p, rng):
-    numbers = puzzle_numbers(p.problem)
-    for text in reversed(p.steps):
-        if is_answer(text) and check_answer(text, numbers)[0]:
-            return {"answer": f"{check_answer(text, numbers)[1]} = 24"}
-    items = replay(numbers, p.steps)
-    if len(items) == 1 and check_answer(f"{strip_outer(items[0][1])} = 24", numbers)[0]:
-        return {"answer": f"{strip_outer(items[0][1])} = 24"}
-    expr = solve(board(numbers))
-    if expr is None:
-        return {"answer": f"no solution: 24 cannot be made from {_cards(numbers)}"}
-    note = "The chosen steps do not reach 24" if p.steps else "No steps were chosen"
-    return {"answer": f"{note}; a correct solution is {expr} = 24"}
-
-
-HANDLERS = {"tot.propose": propose, "tot.evaluate": evaluate, "tot.synthesize": synthesize}

@@ -55,6 +55,9 @@ TRANSIENT = (
 )
 
 
+N_SUPPORT = {}  # model -> whether its requests take `n` (several samples in one request)
+
+
 class EmptyReply(Exception):
     """A provider answered without a message (no choices, or a choice with no content)."""
 
@@ -62,7 +65,7 @@ class EmptyReply(Exception):
 def provider_of(model):
     """The litellm provider a model name resolves to, or None when litellm knows no provider for it."""
     engine = settings.REASONING
-    offline.register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"])  # offline/sim is a provider too
+    offline.register_with(engine)  # offline/sim is a provider too
     try:
         return litellm.get_llm_provider(model)[1]
     except Exception:  # litellm raises BadRequestError (and others) for a name it cannot place
@@ -89,7 +92,7 @@ def shared_router(primary, fallback, timeout):
 class ModelGateway:
     def __init__(self, session, deployment_params=None, retries=None, timeout=None):
         engine = settings.REASONING
-        offline.register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"])
+        offline.register_with(engine)
         self.session_id, self.tenant_id = session.id, session.tenant_id
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
         deployment_params = deployment_params or configured_deployments(self.primary, self.fallback)
@@ -116,45 +119,58 @@ class ModelGateway:
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
 
-    async def ask(self, contract, prompt, node_id=None, expect=None):
+    async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
         """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again
         (REASONING_PARSE_RETRIES times, once by default).
 
-        `expect` is how many items the prompt asked for, where it asked for a list: fewer is a broken contract.
+        `expect` is how many items the prompt asked for, where it asked for a list. `samples` > 1 asks for that
+        many independent replies (`Answer.samples`): in one request where the model takes `n`, else side by side.
         """
+        if samples > 1 and not self._takes_n(self.routes[0][1]):
+            answers = await asyncio.gather(*(self.ask(contract, prompt, node_id, expect) for _ in range(samples)))
+            records = [r for a in answers for r in a.records]
+            parsed = [a.parsed for a in answers]
+            return Answer(parsed[0], answers[0].model, _sum_cost(records), _sum_latency(records), records, parsed)
         messages = [{"role": "user", "content": prompt}]
         context = {"prompt": prompt, "expect": expect}
         records, last_error = [], None
         for _ in range(1 + self.parse_retries):
             first_attempt = records[-1].attempt + 1 if records else 1
-            text, call = await self._complete(contract, messages, node_id, first_attempt, expect)
+            texts, call = await self._complete(contract, messages, node_id, first_attempt, expect, samples)
             records.append(call)
-            try:
-                parsed, _how = contract.parse(text, context)
-            except ParseError as error:
-                call.parse_ok, call.error = False, str(error)[:2000]
+            parsed, errors = [], []
+            for text in texts:
+                try:
+                    parsed.append(contract.parse(text, context)[0])
+                except ParseError as error:
+                    errors.append(error)
+            if parsed:
+                call.parse_ok = True
+                if errors:  # some samples of several broke the contract: the others stand, the ledger says which
+                    call.error = f"{len(errors)} of {len(texts)} samples refused; first: {errors[0]}"[:2000]
                 await self._flush_if_due()
-                # The prompt again with what was wrong, not the broken reply: a small model shown its own reply
-                # copies it (SmolLM2 repeated one four times); the ledger keeps every reply anyway.
-                again = "with JSON only, as described above." if contract.json else "in the format asked for above."
-                messages = [
-                    {
-                        "role": "user",
-                        "content": f"{prompt}\n### YOUR LAST REPLY WAS REFUSED\n"
-                        f"It broke the output contract: {error}. Reply again, {again}",
-                    }
-                ]
-                last_error = error
-                continue
-            call.parse_ok = True
+                return Answer(
+                    parsed=parsed[0],
+                    model=call.model_used,
+                    cost_usd=_sum_cost(records),
+                    latency_ms=_sum_latency(records),
+                    records=records,
+                    samples=parsed,
+                )
+            error = errors[0]
+            call.parse_ok, call.error = False, str(error)[:2000]
             await self._flush_if_due()
-            return Answer(
-                parsed=parsed,
-                model=call.model_used,
-                cost_usd=_sum_cost(records),
-                latency_ms=_sum_latency(records),
-                records=records,
-            )
+            # The prompt again with what was wrong, not the broken reply: a small model shown its own reply
+            # copies it (SmolLM2 repeated one four times); the ledger keeps every reply anyway.
+            again = "with JSON only, as described above." if contract.json else "in the format asked for above."
+            messages = [
+                {
+                    "role": "user",
+                    "content": f"{prompt}\n### YOUR LAST REPLY WAS REFUSED\n"
+                    f"It broke the output contract: {error}. Reply again, {again}",
+                }
+            ]
+            last_error = error
         raise Unparseable(
             str(last_error),
             cost_usd=_sum_cost(records),
@@ -162,6 +178,16 @@ class ModelGateway:
             model=records[-1].model_used,
             records=records,
         )
+
+    def _takes_n(self, model):
+        """Whether one request can carry several samples (`n`); asked of litellm once per model."""
+        if model not in N_SUPPORT:
+            try:
+                supported = litellm.get_supported_openai_params(model=model) or []
+            except Exception:  # a model litellm cannot place takes no extras
+                supported = []
+            N_SUPPORT[model] = offline.is_offline(model) or "n" in supported
+        return N_SUPPORT[model]
 
     async def remaining_usd(self):
         """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
@@ -228,21 +254,22 @@ class ModelGateway:
         """The contract's reply limit, capped by REASONING_MAX_TOKENS."""
         return min(contract.max_tokens, settings.REASONING["MAX_TOKENS"])
 
-    def reservation_usd(self, contract, messages, price):
-        """The most one attempt can cost at a model's price: the whole prompt plus a full reply.
+    def reservation_usd(self, contract, messages, price, samples=1):
+        """The most one attempt can cost at a model's price: the whole prompt plus a full reply per sample.
 
         Two characters a token overcounts every common tokenizer on prose, numbers and JSON alike.
         """
         prompt_tokens = sum(len(m["content"]) for m in messages) // 2 + PROMPT_OVERHEAD_TOKENS
-        return price.cost(prompt_tokens, self.max_tokens(contract))
+        return price.cost(prompt_tokens, self.max_tokens(contract) * samples)
 
-    async def _complete(self, contract, messages, node_id, first_attempt, expect=None):
-        """(reply text, ledger row) from the first model that answers: the primary with its retries, then the
+    async def _complete(self, contract, messages, node_id, first_attempt, expect=None, samples=1):
+        """(reply texts, ledger row) from the first model that answers: the primary with its retries, then the
         fallback with its own; every attempt is reserved at its model's price and kept as a row."""
         attempt, failures = first_attempt, []
         for role, model, price in self.routes:
             for retry in range(1 + self.retries):
-                reserve = self.reservation_usd(contract, messages, price)
+                n = samples if self._takes_n(model) else 1
+                reserve = self.reservation_usd(contract, messages, price, n)
                 if not await self._take(reserve):
                     self._record(
                         contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
@@ -251,9 +278,9 @@ class ModelGateway:
                 started = time.perf_counter()
                 try:
                     response = await self.router.acompletion(
-                        model=role, messages=messages, **self._call_options(contract, model, expect)
+                        model=role, messages=messages, **self._call_options(contract, model, expect, n)
                     )
-                    text = reply_text(response)
+                    texts = reply_texts(response, n)
                 except Exception as error:  # any provider failure: recorded, then retried or passed on
                     self.lease += reserve
                     line = one_line(error)
@@ -278,13 +305,15 @@ class ModelGateway:
                         break
                     await asyncio.sleep(wait)
                     continue
-                return text, self._answered(
-                    contract, node_id, role, model, price, messages, attempt, reserve, response, text, _ms(started)
+                return texts, self._answered(
+                    contract, node_id, role, model, price, messages, attempt, reserve, response, texts, _ms(started)
                 )
         raise ModelError(f"every model failed ({len(failures)} attempts); last: {failures[-1]}"[:500])
 
-    def _call_options(self, contract, model, expect):
+    def _call_options(self, contract, model, expect, n=1):
         options = {"max_tokens": self.max_tokens(contract), "max_retries": 0}  # the SDK's own retries stay off
+        if n > 1:
+            options["n"] = n
         key = (contract.name, model, expect)
         if key not in self.formats:  # a schema and litellm's model lookup cost a millisecond or two: once a session
             schema = contract.structured.model_json_schema() if contract.structured else None
@@ -293,10 +322,10 @@ class ModelGateway:
             options["response_format"] = self.formats[key]
         return options
 
-    def _answered(self, contract, node_id, role, model, price, messages, attempt, reserve, response, text, latency):
+    def _answered(self, contract, node_id, role, model, price, messages, attempt, reserve, response, texts, latency):
         usage = getattr(response, "usage", None)
         tokens_in = getattr(usage, "prompt_tokens", 0) or estimate_tokens(messages)
-        tokens_out = getattr(usage, "completion_tokens", 0) or estimate_tokens([{"content": text}])
+        tokens_out = getattr(usage, "completion_tokens", 0) or estimate_tokens([{"content": t} for t in texts])
         cost = response_cost(response, price, tokens_in, tokens_out)
         self.spent, self.calls = self.spent + cost, self.calls + 1
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
@@ -314,7 +343,7 @@ class ModelGateway:
             latency_ms=latency,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            reply=text,
+            reply=SAMPLE_BREAK.join(texts),
         )
 
     async def _take(self, amount):
@@ -379,14 +408,16 @@ def session_price(session, model, deployment=None):
     return Price.from_dict(fixed) if fixed else price_of(model, deployment)
 
 
-def reply_text(response):
-    """The reply's text; a reply with no message is a provider fault, not an empty answer."""
-    choices = getattr(response, "choices", None) or []
-    message = getattr(choices[0], "message", None) if choices else None
-    content = getattr(message, "content", None)
-    if content is None:
+SAMPLE_BREAK = "\n\n--- next sample ---\n\n"  # between the samples of one request in its ledger row
+
+
+def reply_texts(response, n=1):
+    """The replies' texts (n of them at most); a reply with no message is a provider fault, not an empty answer."""
+    choices = (getattr(response, "choices", None) or [])[:n]
+    contents = [getattr(getattr(choice, "message", None), "content", None) for choice in choices]
+    if not contents or contents[0] is None:
         raise EmptyReply("the provider returned no message" if choices else "the provider returned no choices")
-    return content
+    return [c for c in contents if c is not None]
 
 
 def response_cost(response, price, tokens_in, tokens_out):

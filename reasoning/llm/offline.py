@@ -1,8 +1,11 @@
-"""The offline model: a litellm custom provider answering `offline/sim` with no key and no network.
+"""The offline model: a litellm custom provider answering with no key and no network.
 
-It goes through the same litellm call as a real model; only the model name differs. Replies
-are deterministic for a seed and prompt, priced per token so budgets are real numbers, and
-delayed by REASONING_OFFLINE_LATENCY_MS so that concurrency is visible.
+Two models, the same contracts: `offline/sim` is exact (a Game of 24 oracle, consistent wealth text), for the
+demo and the speed benchmarks; `offline/noisy` is wrong at rate REASONING_OFFLINE_NOISE (0.3) the ways real
+models are (puzzle.py, noise.py), for measuring search quality and steering against a model that errs.
+Both go through the same litellm call as a real model; only the model name differs. Replies are deterministic
+for a seed and prompt, an `n` of several samples draws each on its own, priced per token so budgets are real
+numbers, and delayed by REASONING_OFFLINE_LATENCY_MS so that concurrency is visible.
 """
 
 import asyncio
@@ -13,12 +16,14 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm  # noqa: E402
 from litellm import CustomLLM, ModelResponse  # noqa: E402
-from litellm.types.utils import Usage  # noqa: E402
+from litellm.types.utils import Choices, Message, Usage  # noqa: E402
 
 from .offline_answers import answer  # noqa: E402
 
 PROVIDER = "offline"
 MODEL = "offline/sim"
+NOISY = "offline/noisy"
+MODELS = (MODEL, NOISY)
 INPUT_USD_PER_TOKEN = 1.0e-6
 OUTPUT_USD_PER_TOKEN = 4.0e-6
 
@@ -29,27 +34,33 @@ def count_tokens(text):
 
 
 class OfflineModel(CustomLLM):
-    def __init__(self, latency_ms=0, seed=7):
+    def __init__(self, latency_ms=0, seed=7, noise=0.3):
         super().__init__()
         self.latency_ms = latency_ms
         self.seed = seed
+        self.noise = noise  # offline/noisy's error rate; offline/sim is always exact
 
     async def acompletion(self, model, messages, model_response, **kwargs):
         if self.latency_ms:
             await asyncio.sleep(self.latency_ms / 1000)
-        return self._reply(model, messages, model_response)
+        return self._reply(model, messages, model_response, kwargs.get("optional_params"))
 
     def completion(self, model, messages, model_response, **kwargs):
         if self.latency_ms:
             time.sleep(self.latency_ms / 1000)
-        return self._reply(model, messages, model_response)
+        return self._reply(model, messages, model_response, kwargs.get("optional_params"))
 
-    def _reply(self, model, messages, model_response: ModelResponse):
-        prompt = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
-        text = answer(str(prompt), self.seed)
+    def _reply(self, model, messages, model_response: ModelResponse, optional_params=None):
+        prompt = str(next((m["content"] for m in reversed(messages) if m.get("role") == "user"), ""))
+        noise = self.noise if model.endswith("noisy") else 0.0
+        samples = max(1, int((optional_params or {}).get("n") or 1))
+        texts = [answer(prompt, self.seed, noise, sample) for sample in range(samples)]
         prompt_tokens = sum(count_tokens(str(m.get("content", ""))) for m in messages)
-        completion_tokens = count_tokens(text)
-        model_response.choices[0].message.content = text
+        completion_tokens = sum(count_tokens(text) for text in texts)
+        model_response.choices = [
+            Choices(index=i, finish_reason="stop", message=Message(role="assistant", content=text))
+            for i, text in enumerate(texts)
+        ]
         model_response.model = model
         model_response.usage = Usage(
             prompt_tokens=prompt_tokens,
@@ -62,14 +73,25 @@ class OfflineModel(CustomLLM):
 _handler = OfflineModel()
 
 
-def register(latency_ms=0, seed=7):
-    """Make `offline/sim` known to litellm (provider and price); safe to call again with new settings."""
+def is_offline(model):
+    return model.startswith(PROVIDER + "/")
+
+
+def register_with(engine):
+    """register() with the settings' REASONING values."""
+    return register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"], engine.get("OFFLINE_NOISE"))
+
+
+def register(latency_ms=0, seed=7, noise=None):
+    """Make the offline models known to litellm (provider and price); safe to call again with new settings."""
     _handler.latency_ms, _handler.seed = latency_ms, seed
+    if noise is not None:
+        _handler.noise = noise
     if not any(entry.get("provider") == PROVIDER for entry in litellm.custom_provider_map):
         litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": PROVIDER, "custom_handler": _handler}]
         litellm.register_model(
             {
-                MODEL: {
+                name: {
                     "input_cost_per_token": INPUT_USD_PER_TOKEN,
                     "output_cost_per_token": OUTPUT_USD_PER_TOKEN,
                     "litellm_provider": PROVIDER,
@@ -78,6 +100,7 @@ def register(latency_ms=0, seed=7):
                     "max_input_tokens": 32768,
                     "max_output_tokens": 8192,
                 }
+                for name in MODELS
             }
         )
     return _handler

@@ -36,13 +36,19 @@ class Prompt:
     sections: dict = field(default_factory=dict)  # every `### NAME` section, for contracts with sections of their own
 
 
-def answer(prompt: str, seed: int) -> str:
-    """The offline model's reply to one prompt: JSON text; the same (prompt, seed) always gives the same text."""
+def answer(prompt: str, seed: int, noise: float = 0.0, sample: int = 0) -> str:
+    """The offline model's reply to one prompt: JSON text; the same (prompt, seed, noise, sample) always gives the same
+    text. At `noise` > 0 it errs as puzzle.py and noise.py say; each `sample` of one request is drawn on its own."""
+    from reasoning.llm import noise as mistakes
+    from reasoning.llm import puzzle, puzzle_replies
+
     p = read_prompt(prompt or "")
-    rng = random.Random(int.from_bytes(hashlib.sha256(f"{seed}:{prompt}".encode()).digest(), "big"))
-    handlers = game24.HANDLERS if game24.puzzle_numbers(p.problem) else HANDLERS
-    handler = handlers.get(p.contract) or HANDLERS.get(p.contract, unknown_contract)
-    return json.dumps(handler(p, rng), ensure_ascii=False)
+    key = f"{seed}:{prompt}" if not sample else f"{seed}:{sample}:{prompt}"
+    rng = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest(), "big"))
+    if game24.puzzle_numbers(p.problem) and p.contract in puzzle_replies.HANDLERS:
+        return json.dumps(puzzle_replies.HANDLERS[p.contract](p, puzzle.Player(rng, noise)), ensure_ascii=False)
+    reply = HANDLERS.get(p.contract, unknown_contract)(p, rng)
+    return json.dumps(mistakes.disturb(reply, rng, noise), ensure_ascii=False)
 
 
 # Reading the prompt.
@@ -326,7 +332,8 @@ def tot_propose(p, rng):
     stage = stage_index(p.step, p.depth)
     previous = f" Builds on step {len(p.steps)} ({title_of(p.steps[-1])})." if p.steps else ""
     thoughts = []
-    for template in candidates(p.kind, stage, p.steps, rng)[: p.k]:
+    proposed = parse_steps(p.sections.get("ALREADY PROPOSED", ""))  # an expand by hand asks for new siblings
+    for template in candidates(p.kind, stage, p.steps + proposed, rng)[: p.k]:
         title = title_of(template)
         thoughts.append(
             {

@@ -1,13 +1,10 @@
 """The offline model's Reflexion replies: attempts from the kind's step bank, judged criterion by criterion (full
 credit for a criterion taken up by name, half for one only touched), critiques naming the heaviest gaps, and later
 attempts that keep their steps and take up every criterion the reviews in MEMORY raised, so scores rise.
-Game of 24 gets real arithmetic (game24.py) instead.
+Game of 24 is answered by puzzle_replies.py instead.
 """
 
 import re
-from dataclasses import replace
-
-from reasoning.llm import game24
 from reasoning.llm import offline_answers as oa
 
 # Judged against when the session has no rubric with criteria: what the engine's fallback rubric names.
@@ -55,8 +52,6 @@ def figure(problem, index=0):
 def attempt(p, rng):
     s = p.sections
     count = int(min(6, max(1, first_number(s.get("STEPS"), 3))))
-    if game24.puzzle_numbers(p.problem):
-        return {"steps": [{"thought": t} for t in game_attempt(p.problem, count, s.get("MEMORY", ""))]}
     f = oa.facts(p.problem, p.kind)
     bank = oa.BANKS.get(p.kind, oa.BANKS["general"])
     steps = [bank[oa.stage_index(i, count)][(i - 1) % 4].format_map(f) for i in range(1, count + 1)]
@@ -86,8 +81,6 @@ def rubric_line(rubric, name):
 
 def evaluate(p, rng):
     steps = oa.parse_steps(p.sections.get("ATTEMPT", ""))
-    if game24.puzzle_numbers(p.problem):
-        return game24.evaluate(replace(p, steps=steps[:-1], last_step=steps[-1] if steps else ""), rng)
     text = " ".join(steps)
     criteria = criteria_of(p)
     credits = [(c, credit(c, text)) for c in criteria]
@@ -107,8 +100,6 @@ def reflect(p, rng):
     s = p.sections
     steps, num = oa.parse_steps(s.get("ATTEMPT", "")), int(first_number(s.get("ATTEMPT NUMBER"), 1))
     score = first_number(s.get("SCORE"), 0.0)
-    if game24.puzzle_numbers(p.problem):
-        return {"critique": game_critique(p.problem, steps, num, score)}
     missed = gaps(criteria_of(p), " ".join(steps))[:GAPS_PER_CRITIQUE]
     number = figure(p.problem)
     if not missed:
@@ -124,51 +115,15 @@ def reflect(p, rng):
     }
 
 
-# Game of 24: a greedy first attempt, then one that keeps 24 reachable at every step.
-
-
-def game_attempt(problem, count, memory):
-    """The first move each time on a first attempt; once reviewed, only moves that keep 24 reachable."""
-    numbers, reviewed = game24.puzzle_numbers(problem), memory.strip().startswith("-")
-    items, lines = game24.board(numbers), []
-    while len(items) > 1:
-        options = game24.moves(items)
-        text, items = ([o for o in options if reviewed and game24.reachable(o[1])] or options)[0]
-        lines.append(text)
-    (value, expr), start = items[0], game24.board(numbers)
-    final = f"Answer: {game24.strip_outer(expr)} = {value}"
-    if value != game24.TARGET and reviewed and game24.solve(start) is None:
-        final = f"Answer: no solution reached from {game24.left_text(start)}"
-    return lines[: count - 1] + [final] if count < 4 else lines + [final]
-
-
-def game_critique(problem, steps, num, score):
-    numbers = game24.puzzle_numbers(problem)
-    items, cards = game24.board(numbers), " ".join(map(str, numbers))
-    if game24.solve(items) is None:
-        return f"Attempt {num} scored {score:g}: 24 cannot be made from {cards} at all; the answer must say so."
-    if any(game24.is_answer(s) and game24.check_answer(s, numbers)[0] for s in steps):
-        return f"Attempt {num} scored {score:g}: its answer is right; show each operation with the numbers left."
-    for step in [s for s in steps if not game24.is_answer(s)]:
-        items = game24.apply_step(items, step)
-        if not game24.reachable(items):
-            return (
-                f"Attempt {num} scored {score:g}: after '{step.split(' (')[0]}' 24 can no longer be reached from "
-                f"{game24.left_text(items)}. Next attempt: choose each operation on {cards} so 24 stays reachable."
-            )
-    return f"Attempt {num} scored {score:g}: its answer does not make 24 from {cards}. Next attempt: check it first."
-
-
 # reflexion.expand and reflexion.synthesize read like ToT's propose and synthesize prompts.
 
 
 def expand(p, rng):
-    propose = game24.propose if game24.puzzle_numbers(p.problem) else oa.tot_propose
-    return {"thoughts": [{"thought": t["thought"]} for t in propose(p, rng)["thoughts"]]}
+    return {"thoughts": [{"thought": t["thought"]} for t in oa.tot_propose(p, rng)["thoughts"]]}
 
 
 def synthesize(p, rng):
-    return (game24.synthesize if game24.puzzle_numbers(p.problem) else oa.tot_synthesize)(p, rng)
+    return oa.tot_synthesize(p, rng)
 
 
 HANDLERS = {f"reflexion.{handler.__name__}": handler for handler in (attempt, evaluate, reflect, expand, synthesize)}

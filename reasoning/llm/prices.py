@@ -49,7 +49,7 @@ def known_price(model, deployment=None):
     if "input_cost_per_token" in deployment:
         per_token = deployment["input_cost_per_token"], deployment.get("output_cost_per_token", 0.0)
         return Price(per_token[0] * MILLION, per_token[1] * MILLION, "deployment")
-    offline.register(settings.REASONING["OFFLINE_LATENCY_MS"], settings.REASONING["OFFLINE_SEED"])
+    offline.register_with(settings.REASONING)
     try:
         info = litellm.get_model_info(model)
     except Exception:  # litellm raises a bare Exception for a model its map does not hold

@@ -22,6 +22,10 @@ from pydantic import BaseModel, ConfigDict
 # The model layer's types, here too because every strategy uses them.
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
 
+VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times before it is trusted
+VERIFY_TOP = 3  # of several final candidates, at most this many are verified, the best-scored first
+ANSWER_TRIES = 3  # an answer pruned while it is written is written again from the best live line, this often
+
 
 class StopRequested(Exception):
     """The session was paused or cancelled, or its server is stopping: no new model call starts."""
@@ -142,9 +146,10 @@ class Store(Protocol):
 
 class Gateway(Protocol):
     async def ask(
-        self, contract: Contract, prompt: str, node_id: str | None = None, expect: int | None = None
+        self, contract: Contract, prompt: str, node_id: str | None = None, expect: int | None = None, samples: int = 1
     ) -> Answer:
-        """A parsed reply; `expect` is how many items the prompt asked for, where it asked for a list."""
+        """A parsed reply; `expect` is how many items the prompt asked for, where it asked for a list; `samples`
+        independent replies in Answer.samples (a judgement sampled several times)."""
 
     async def remaining_usd(self) -> float: ...
 
@@ -205,6 +210,7 @@ class Strategy(ABC):
     def __init__(self, ctx: Context):
         self.ctx = ctx
         self.exhausted = False
+        self.model_failure: ModelError | None = None  # the first call that failed on every model, if any
         self.promoted: tuple[Node, Command] | None = None
         self.resynthesize = False
 
@@ -229,6 +235,15 @@ class Strategy(ABC):
     async def synthesize(self, path: list[Node]) -> Answer:
         """The final answer for a root-first path."""
 
+    def final_candidates(self) -> list[Node]:
+        """Nodes that each end the search with an answer of their own, verified before one is chosen (none: the
+        strategy's own evaluations already decide)."""
+        return []
+
+    async def judge(self, node: Node, samples: int) -> dict:
+        """The fields a fresh judgement of the node writes (its evaluation asked `samples` times); {} if none came."""
+        return {}
+
     @classmethod
     def expected_nodes(cls, params) -> int | None:
         """How many nodes a run with these params grows, when the algorithm knows (a progress bar's total)."""
@@ -238,6 +253,53 @@ class Strategy(ABC):
     @abstractmethod
     def best_node(cls, store: Store) -> Node | None:
         """The node the answer should come from, given the tree as it stands (pure: also used for idle sessions)."""
+
+    # ---- asking the model ----------------------------------------------------------------
+
+    async def ask(self, contract, prompt, node, what, **options):
+        """(answer, {}) or (None, the fields that record on the node why nothing came).
+
+        A spent budget sets `exhausted` and records nothing; a broken reply keeps what it cost; a model that failed on
+        every attempt is remembered in `model_failure`, so a search that never got a step can fail saying why.
+        """
+        try:
+            return await self.ctx.gateway.ask(contract, prompt, node_id=node.id if node else None, **options), {}
+        except BudgetExhausted:
+            self.exhausted = True
+            return None, {}
+        except Unparseable as error:
+            return None, {"parse_error": f"{what} unparseable: {error}"[:2000], "spent": error}
+        except ModelError as error:
+            self.model_failure = self.model_failure or error
+            return None, {"parse_error": f"model failed on the {what}: {error}"[:2000]}
+
+    async def ask_about(self, contract, prompt, node, what, **options):
+        """The answer, or None with why written on the node at once."""
+        answer, failure = await self.ask(contract, prompt, node, what, **options)
+        if failure:
+            await self.ctx.store.update(node, **failure)
+        return answer
+
+    async def verify(self, node: Node) -> Node:
+        """The node judged again with VERIFY_SAMPLES samples, once: its score becomes their mean (a guess outvoted)."""
+        if node.state.get("verified"):
+            return node
+        fields = await self.judge(node, VERIFY_SAMPLES)
+        if "eval_score" in fields:
+            fields["state"] = {**fields.get("state", node.state), "verified": VERIFY_SAMPLES}
+        if fields:
+            await self.ctx.store.update(node, **fields)
+        return self.ctx.store.get(node.id)
+
+    async def verify_finals(self):
+        """Several final candidates: the best is judged again until the best one is a verified one, so an answer that
+        won on one lucky judgement gives way (VERIFY_TOP rounds at most)."""
+        for _ in range(VERIFY_TOP):
+            finals = self.final_candidates()
+            best = max(finals, key=lambda n: n.eval_score or 0.0, default=None)
+            if len(finals) < 2 or self.exhausted or best.state.get("verified"):
+                return
+            await self.verify(best)
 
     # ---- the run -------------------------------------------------------------------------
 
@@ -311,7 +373,23 @@ class Strategy(ABC):
             self.resynthesize = True
 
     async def finish(self) -> Outcome:
-        """The answer from the promoted node, else the best one; written again only when it changed."""
+        """The answer from the promoted node, else the best one; written again only when it changed.
+
+        An overseer may prune the answer's branch while it is being written: it is then written again from the best
+        live line (a few times at most), so the answer never sits in a pruned branch.
+        """
+        if not self.promoted:
+            await self.verify_finals()
+        for _ in range(ANSWER_TRIES):
+            outcome = await self._answer()
+            await self.ctx.store.refresh()
+            final = self.ctx.store.get(outcome.final_node.id) if outcome.final_node else None
+            if final is None or not self.ctx.store.is_pruned(final):
+                return outcome
+            self.promoted, self.resynthesize = None, True
+        return outcome
+
+    async def _answer(self) -> Outcome:
         node, chosen_by, note = self.best_node(self.ctx.store), "", ""
         if self.promoted:
             (node, command), chosen_by = self.promoted, self.promoted[1].actor

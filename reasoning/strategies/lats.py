@@ -1,11 +1,19 @@
 """LATS (Zhou et al. 2023): Monte Carlo tree search over thoughts, with an LLM value and self-reflection.
 
-Each iteration selects a leaf by UCB1, expands it with n children in one call, values them concurrently,
-rolls out a few steps from the best child, and backpropagates the last value on the rollout to the root.
-Failed terminal lines get a written reflection that later expansions read. Every statistic lives on the
-stored nodes (visit_count, total_reward, state["iteration"]), so a run rebuilds its search from the tree:
-the iteration count is the root's visit_count, and an iteration expanded but not yet backpropagated (its
-nodes carry the next iteration number) is finished before a new one starts.
+Each iteration selects a leaf by UCB1 (a child never visited counts at its value, so the search goes deeper on the
+best line before it widens weak ones), expands it with n children in one call, values them, and rolls out from the
+best child: at each rollout step `rollout_samples` children are proposed and valued and the best is followed, down to
+a terminal node, `max_depth` or `rollout_depth` steps. The reward then goes up the path: a successful terminal's
+value; a failed terminal gets -1 itself and 0 above it; a rollout that reached max_depth without an end gets -1; any
+other rollout the mean of its values. A value is the model's judgement (with the reflections on failed lines in its
+prompt) mixed with self-consistency, the share of the expansion's proposals that were this very thought:
+(1 - consistency) * LM + consistency * SC. A terminal valued at the threshold is verified (judged again, several
+samples) before it counts as a success. Failed terminal lines get a written reflection that later expansions and
+values read.
+
+Every statistic lives on the stored nodes (visit_count, total_reward, state["iteration"]), so a run rebuilds its
+search from the tree: the iteration count is the root's visit_count, and an iteration expanded but not yet
+backpropagated (its nodes carry the next iteration number) is finished, its rollout included, before a new one.
 """
 
 import math
@@ -14,10 +22,12 @@ from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
+from .base import Contract, Strategy, StrictParams, deepest_best, settle_all
 from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
+from .tot import listed, merge_duplicates, same
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
+FAILED_TERMINAL = -1.0  # the reward of a terminal line that failed, and of a rollout that ran out of depth
 
 
 class ReflectOut(BaseModel):
@@ -39,7 +49,15 @@ class LATSParams(StrictParams):
     children: int = Field(3, ge=1, le=6, description="Children proposed per expansion.")
     exploration: float = Field(1.0, ge=0, le=4, description="UCB1 exploration weight c.")
     max_depth: int = Field(5, ge=1, le=10, description="Deepest level a node may reach.")
-    rollout_depth: int = Field(2, ge=0, le=4, description="Simulation steps from the best new child.")
+    rollout_depth: int = Field(
+        4, ge=0, le=10, description="Most simulation steps from the best new child (it stops at a terminal node)."
+    )
+    rollout_samples: int = Field(
+        2, ge=1, le=6, description="Children proposed per simulation step; the best is followed."
+    )
+    consistency: float = Field(
+        0.2, ge=0, le=1, description="Weight of self-consistency (how often a thought was proposed) in a value."
+    )
     threshold: float = Field(0.8, ge=0, le=1, description="Value at which a terminal node counts as a success.")
 
 
@@ -49,12 +67,9 @@ class LanguageAgentTreeSearch(Strategy):
     Params = LATSParams
     contracts = (EXPAND, EVALUATE, REFLECT, SYNTHESIZE)
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.reasons = {}  # node id -> the evaluator's reason, for reflections written in this run
-
     async def search(self):
-        while not self.exhausted:
+        barren = 0  # expansions in this run that gave nothing to simulate: a bound, so failures cannot loop forever
+        while not self.exhausted and barren <= self.ctx.params.iterations:
             # The step boundary: honour overseers and read the budget in the same round.
             (remaining,) = await self.step_boundary(self.ctx.gateway.remaining_usd())
             if self.promoted or self._done():
@@ -62,29 +77,31 @@ class LanguageAgentTreeSearch(Strategy):
             if not self._can_afford(remaining):
                 self.exhausted = True
                 return
-            if not await self._iterate():
+            simulated = await self._iterate()
+            if simulated is None:
                 break  # no live leaf is left to expand
+            barren += not simulated
         await self.step_boundary()
 
     # ---- one iteration ------------------------------------------------------------------
 
     async def _iterate(self):
-        """One MCTS iteration (or the rest of an interrupted one); False when there is nothing left to expand."""
+        """One MCTS iteration (or the rest of an interrupted one): True if it simulated, False if its expansion gave
+        nothing to simulate, None when there is nothing left to expand."""
         iteration = self._root().visit_count + 1
         children = self._pending(iteration)
         if not children:
-            leaf = self._select(self._root())
+            leaf = select_leaf(self._root(), self._selectable, self._proposed, self._expandable, self.ctx.params)
             if leaf is None:
-                return False
+                return None
             children = await self._expand(leaf, self.ctx.params.children, "expand", iteration)
-        children = [self.ctx.store.get(c.id) for c in children]  # as valued since they were made
-        await self._score([c for c in children if self._needs_value(c)])
+        await self._score([c for c in self._fresh(children) if self._needs_value(c)])
         start = self._best_valued(children)
         if start is None:
-            return True  # the leaf or its children failed to parse: they stay dead ends, another leaf is selected
-        end = await self._simulate(start, iteration)
-        # The reward of the rollout goes up the tree beside the reflections on any failed ending.
-        await settle_all(self._backpropagate(end), self._reflect_failures())
+            return False  # the leaf or its children failed to parse: they stay dead ends, another leaf is selected
+        end, values = await self._simulate(start, iteration)
+        # The reward goes up the tree beside the reflections on any failed ending.
+        await settle_all(self._backpropagate(end, values), self._reflect_failures(end))
         return True
 
     def _pending(self, iteration):
@@ -92,60 +109,34 @@ class LanguageAgentTreeSearch(Strategy):
         live = [n for n in self._live() if n.state.get("iteration") == iteration and not n.parse_error]
         return [n for n in live if n.state.get("kind") == "expand"]
 
-    def _select(self, node):
-        """Descend by UCB1 to a leaf to expand; backtrack out of subtrees with nothing left to expand."""
-        if not self._proposed(node):
-            return node if self._expandable(node) else None
-        for child in sorted(self._selectable(node), key=lambda c: self._ucb(node, c), reverse=True):
-            leaf = self._select(child)
-            if leaf is not None:
-                return leaf
-        return None
-
-    def _ucb(self, parent, child):
-        # An unvisited child is tried first (the better-valued first among them).
-        if child.visit_count == 0:
-            return math.inf, child.eval_score
-        mean = child.total_reward / child.visit_count
-        explore = math.sqrt(math.log(max(parent.visit_count, 1)) / child.visit_count)
-        return mean + self.ctx.params.exploration * explore, child.eval_score
-
     async def _simulate(self, start, iteration):
-        """A bounded rollout from the best new child; returns the last valued node, whose value is the reward."""
-        node, steps = start, 0
-        for stored in self._rollout_line(start, iteration):  # a resumed iteration continues its own rollout
-            if self._needs_value(stored):
-                await self._score([stored])
-            stored = self.ctx.store.get(stored.id)
-            if stored.eval_score is None or self.ctx.store.is_pruned(stored):
-                return node
-            node, steps = stored, steps + 1
-        while steps < self.ctx.params.rollout_depth and self._can_continue(node):
-            proposed = await self._expand(node, 1, "rollout", iteration)
-            if not proposed or self.ctx.store.get(proposed[0].id).eval_score is None:
+        """The rollout from the best new child: best of `rollout_samples` per step; (its end, the values on the way).
+
+        A resumed iteration continues its own rollout: the samples already stored under a node are valued, not
+        proposed again.
+        """
+        node, values = start, [start.eval_score]
+        for _ in range(self.ctx.params.rollout_depth):
+            if node.is_terminal or not self._expandable(node) or self.exhausted:
                 break
-            node, steps = self.ctx.store.get(proposed[0].id), steps + 1
-        return node
+            samples = [c for c in self.ctx.store.children(node) if c.state.get("iteration") == iteration]
+            if samples:
+                await self._score([c for c in samples if self._needs_value(c)])
+            else:
+                samples = await self._expand(node, self.ctx.params.rollout_samples, "rollout", iteration)
+            valued = [c for c in self._fresh(samples) if c.eval_score is not None and not self.ctx.store.is_pruned(c)]
+            if not valued:
+                break
+            node = max([c for c in valued if c.is_terminal] or valued, key=lambda c: c.eval_score)
+            values.append(node.eval_score)
+        return node, values
 
-    def _rollout_line(self, start, iteration):
-        line, node = [], start
-        while True:
-            kids = [
-                c
-                for c in self.ctx.store.children(node)
-                if c.state.get("rollout") and c.state.get("iteration") == iteration
-            ]
-            if not kids:
-                return line
-            node = kids[0]
-            line.append(node)
-
-    async def _backpropagate(self, end):
+    async def _backpropagate(self, end, values):
         """One visit and the reward for every node from the simulated end to the root, in one write."""
-        reward = end.eval_score
         path = self.ctx.store.path(end)
+        rewards = path_rewards(path, end, values, self.ctx.params)
         await self.ctx.store.update_many(
-            [(n, {"visit_count": n.visit_count + 1, "total_reward": n.total_reward + reward}) for n in path]
+            [(n, {"visit_count": n.visit_count + 1, "total_reward": n.total_reward + r}) for n, r in zip(path, rewards)]
         )
 
     # ---- model steps --------------------------------------------------------------------
@@ -160,72 +151,73 @@ class LanguageAgentTreeSearch(Strategy):
         return children
 
     async def _propose(self, parent, k, kind, iteration, reflections):
-        path = self.ctx.store.path(parent)
+        siblings = [c.thought for c in self.ctx.store.children(parent)]
         prompt = self._render(
             EXPAND,
-            path,
+            self.ctx.store.path(parent),
             k=k,
             step=parent.depth + 1,
             depth=max(self.ctx.params.max_depth, parent.depth + 1),
             reflections=format_reflections(reflections),
+            proposed=listed(siblings),
         )
-        try:
-            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=parent.id, expect=k)
-        except BudgetExhausted:
-            self.exhausted = True
+        answer = await self.ask_about(EXPAND, prompt, parent, "proposals", expect=k)
+        if answer is None:
             return []
-        except Unparseable as error:
-            await self.ctx.store.update(parent, parse_error=f"proposals unparseable: {error}", spent=error)
-            return []
-        except ModelError as error:
-            await self.ctx.store.update(parent, parse_error=f"model failed: {error}")
-            return []
-        items = [{"thought": t.thought, "state": t.state | marks(kind, iteration)} for t in answer.parsed.thoughts[:k]]
+        proposed = [
+            {"thought": t.thought, "state": t.state | marks(kind, iteration)} for t in answer.parsed.thoughts[:k]
+        ]
+        items = merge_duplicates(proposed, {same(t) for t in siblings})
+        for item in items:  # self-consistency: the share of this call's proposals that were this thought
+            item["state"]["consistency"] = round(item["state"].get("proposed", 1) / len(proposed), 4)
         return await self.ctx.store.add_children(parent, items, answer)
 
     async def _score(self, nodes):
+        """Value nodes concurrently; a terminal valued at the threshold is verified before it can end the search."""
         if nodes:
-            results = await settle_all(*(self._evaluate(node) for node in nodes))
+            results = await settle_all(*(self.judge(node, 1) for node in nodes))
             await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
+            hopeful = [n for n in self._fresh(nodes) if self._reaches_threshold(n)]
+            await settle_all(*(self.verify(n) for n in hopeful))
 
-    async def _evaluate(self, node):
-        """Value one node; returns the fields to store (none if the budget ran out first)."""
-        path = self.ctx.store.path(node)
+    async def judge(self, node, samples):
+        """The node's value (its fields to store; none if the budget ran out): the model's judgement, `samples` times
+        asked, mixed with self-consistency."""
+        reflections = self.ctx.store.critiques()[-RECENT_REFLECTIONS:]
         prompt = self._render(
-            EVALUATE, path[:-1], thought=node.thought, step=node.depth, depth=max(self.ctx.params.max_depth, node.depth)
+            EVALUATE,
+            self.ctx.store.path(node)[:-1],
+            thought=node.thought,
+            step=node.depth,
+            depth=max(self.ctx.params.max_depth, node.depth),
+            reflections=format_reflections(reflections),
         )
-        try:
-            answer = await self.ctx.gateway.ask(EVALUATE, prompt, node_id=node.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return {}
-        except Unparseable as error:
-            return {"parse_error": f"evaluation unparseable: {error}", "spent": error}
-        except ModelError as error:
-            return {"parse_error": f"model failed: {error}"}
-        value = answer.parsed
-        self.reasons[node.id] = value.reason
-        fields = {"eval_score": value.score, "eval_reason": value.reason, "is_terminal": value.is_terminal}
+        answer, failure = await self.ask(EVALUATE, prompt, node, "evaluation", samples=samples)
+        if answer is None:
+            return failure
+        judged = sum(s.score for s in answer.samples) / len(answer.samples)
+        terminal = 2 * sum(s.is_terminal for s in answer.samples) > len(answer.samples)  # the samples' majority
+        consistency = node.state.get("consistency", 1.0)
+        value = mixed_value(judged, consistency, self.ctx.params.consistency)
+        reason = answer.parsed.reason + (f" (mean of {len(answer.samples)} judgements)" if samples > 1 else "")
+        state = {**node.state, "judged": round(judged, 4)}
+        fields = {"eval_score": value, "eval_reason": reason, "is_terminal": terminal, "state": state}
         return fields | {"stale": False, "parse_error": "", "spent": answer}
 
-    async def _reflect_failures(self):
-        """A self-reflection on each failed terminal line not reflected on yet (the memory rebuilds from critiques)."""
+    async def _reflect_failures(self, end):
+        """A self-reflection on each failed terminal line a simulation ended on (this one's `end` included, its visit
+        being written beside) and not reflected on yet; rollout samples never followed get none."""
         done = {c.node_id for c in self.ctx.store.critiques()}
-        failed = [n for n in self._live() if self._failed(n) and n.id not in done and not n.parse_error]
+        ended = [n for n in self._live() if n.visit_count or n.id == end.id]
+        failed = [n for n in ended if self._failed(n) and n.id not in done and not n.parse_error]
         await settle_all(*(self._reflect(n) for n in failed))
 
     async def _reflect(self, node):
         path = self.ctx.store.path(node)
-        reason = self.reasons.get(node.id, "(not recorded in this run)")
+        reason = node.eval_reason or "(no reason was given)"  # stored on the node, so a resumed run still has it
         prompt = self._render(REFLECT, path[:-1], thought=node.thought, score=f"{node.eval_score:.2f}", reason=reason)
-        try:
-            answer = await self.ctx.gateway.ask(REFLECT, prompt, node_id=node.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return
-        except (Unparseable, ModelError) as error:
-            spent = error if isinstance(error, Unparseable) else None
-            await self.ctx.store.update(node, parse_error=f"reflection failed: {error}", spent=spent)
+        answer = await self.ask_about(REFLECT, prompt, node, "reflection")
+        if answer is None:
             return
         attempt = node.state.get("iteration") or self._root().visit_count + 1
         await self.ctx.store.add_critique(node, attempt, node.eval_score, answer.parsed.reflection, spent=answer)
@@ -233,7 +225,7 @@ class LanguageAgentTreeSearch(Strategy):
     # ---- overseer steps and the answer --------------------------------------------------
 
     async def expand(self, node, k):
-        """A hand expansion: k valued children, left unvisited (no backpropagation) so UCB1 tries them first."""
+        """A hand expansion: k valued children, left unvisited (no backpropagation); selection weighs them by value."""
         return await self._expand(node, k, "hand")
 
     async def rescore(self, node):
@@ -241,6 +233,10 @@ class LanguageAgentTreeSearch(Strategy):
 
     async def synthesize(self, path):
         return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
+
+    def final_candidates(self):
+        """Every live valued terminal node ends a line with an answer of its own."""
+        return [n for n in self._live() if n.is_terminal and n.eval_score is not None and not n.parse_error]
 
     @classmethod
     def best_node(cls, store):
@@ -266,53 +262,50 @@ class LanguageAgentTreeSearch(Strategy):
     def _live(self):
         return [n for n in self.ctx.store.nodes() if not self.ctx.store.is_pruned(n)]
 
+    def _fresh(self, nodes):
+        return [self.ctx.store.get(n.id) for n in nodes]
+
     def _done(self):
-        """The iteration limit, or a live terminal node at or above the threshold (early stop)."""
+        """The iteration limit, or a live verified terminal node at or above the threshold (early stop)."""
         solved = any(self._succeeded(n) for n in self._live())
         return solved or self._root().visit_count >= self.ctx.params.iterations
 
+    def _reaches_threshold(self, node):
+        scored = node.is_terminal and node.eval_score is not None
+        return scored and node.eval_score >= self.ctx.params.threshold and not node.state.get("verified")
+
     def _succeeded(self, node):
-        return node.is_terminal and node.eval_score is not None and node.eval_score >= self.ctx.params.threshold
+        valued = node.is_terminal and node.eval_score is not None and node.state.get("verified")
+        return bool(valued) and node.eval_score >= self.ctx.params.threshold
 
     def _failed(self, node):
         return node.is_terminal and node.eval_score is not None and node.eval_score < self.ctx.params.threshold
 
     def _proposed(self, node):
-        """Children an expansion made (a rollout child alone leaves its parent a leaf, still to widen)."""
-        return [c for c in self.ctx.store.children(node) if not c.state.get("rollout")]
+        """Children proposed under a node, by an expansion or as rollout samples: a node with any is no leaf."""
+        return self.ctx.store.children(node)
 
     def _selectable(self, node):
+        """Children selection may descend into: live, valued, not terminal (a terminal ends its line)."""
         kids = [c for c in self.ctx.store.children(node) if not self.ctx.store.is_pruned(c)]
-        # Unvisited rollout nodes belong to an unfinished iteration; terminal and unvalued nodes end a line.
-        return [
-            c
-            for c in kids
-            if c.eval_score is not None
-            and not c.is_terminal
-            and not c.parse_error
-            and not (c.state.get("rollout") and not c.visit_count)
-        ]
+        return [c for c in kids if c.eval_score is not None and not c.is_terminal and not c.parse_error]
 
     def _expandable(self, node):
         if self.ctx.store.is_pruned(node) or node.is_terminal or node.parse_error:
             return False
         return node.depth < self.ctx.params.max_depth
 
-    def _can_continue(self, node):
-        return not self.exhausted and self._expandable(node) and not self.ctx.store.children(node)
-
     def _needs_value(self, node):
         return (node.eval_score is None or node.stale) and not node.parse_error and not self.ctx.store.is_pruned(node)
 
     def _best_valued(self, nodes):
-        fresh = [self.ctx.store.get(n.id) for n in nodes]
-        valued = [n for n in fresh if n.eval_score is not None and not self.ctx.store.is_pruned(n)]
+        valued = [n for n in self._fresh(nodes) if n.eval_score is not None and not self.ctx.store.is_pruned(n)]
         return max(valued, key=lambda n: n.eval_score, default=None)
 
     def _can_afford(self, remaining):
-        """The per-iteration budget check: its calls plus a reflection and the synthesis, at the observed cost."""
+        """The per-iteration budget check: its calls plus a reflection, verifications and the synthesis."""
         p = self.ctx.params
-        calls = 1 + p.children + 2 * p.rollout_depth + 2
+        calls = 1 + p.children + p.rollout_depth * (1 + p.rollout_samples) + 3
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
     def _render(self, contract, path, **fields):
@@ -324,6 +317,46 @@ class LanguageAgentTreeSearch(Strategy):
             path=format_path([n.thought for n in path[1:]]),
             **fields,
         )
+
+
+# ---- the rules, pure ------------------------------------------------------------------------------
+
+
+def ucb(child, parent_visits, exploration):
+    """UCB1; a child never visited counts at its value (as the reference code does), not at infinity."""
+    if not child.visit_count:
+        return child.eval_score or 0.0
+    mean = child.total_reward / child.visit_count
+    return mean + exploration * math.sqrt(math.log(max(parent_visits, 1)) / child.visit_count)
+
+
+def select_leaf(node, selectable, proposed, expandable, params):
+    """Descend by UCB1 to a leaf to expand; backtrack out of subtrees with nothing left to expand."""
+    if not proposed(node):
+        return node if expandable(node) else None
+    ranked = sorted(selectable(node), key=lambda c: (ucb(c, node.visit_count, params.exploration), c.eval_score))
+    for child in reversed(ranked):
+        leaf = select_leaf(child, selectable, proposed, expandable, params)
+        if leaf is not None:
+            return leaf
+    return None
+
+
+def mixed_value(judged, consistency, weight):
+    """The LATS value: the model's judgement and self-consistency, weighted."""
+    return round((1 - weight) * judged + weight * consistency, 4)
+
+
+def path_rewards(path, end, values, params):
+    """The reward each node of a root-first path gets for one simulation ending at `end` (the path's last node)."""
+    if end.is_terminal and end.eval_score is not None and end.eval_score >= params.threshold:
+        return [end.eval_score] * len(path)
+    if end.is_terminal:
+        return [0.0] * (len(path) - 1) + [FAILED_TERMINAL]  # a failed end: -1 for it, nothing gained above it
+    if end.depth >= params.max_depth:
+        return [FAILED_TERMINAL] * len(path)  # ran out of depth without an ending
+    mean = sum(v for v in values if v is not None) / max(1, len([v for v in values if v is not None]))
+    return [mean] * len(path)
 
 
 def marks(kind, iteration):

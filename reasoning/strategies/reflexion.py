@@ -4,8 +4,9 @@ that falls short kept as memory for the next.
 Attempt k is a chain under the root: its first step a child of the root, each further step a child of the one
 before, every node's state {"attempt": k, "step": i, "of": n}. It is written in one call and stored step by step,
 the call's cost charged to its first step; its score (and the critique's cost) lives on its last node. Under the
-threshold it gets a critique, and every live critique goes into the next attempt's ### MEMORY and is marked
-applied. The search stops at the first attempt that reaches the threshold, or after max_attempts.
+threshold it gets a critique, and the last `memory` live critiques (the paper keeps 3) go into the next attempt's
+### MEMORY and are marked applied. The search stops at the first attempt that reaches the threshold once verified
+(judged again, several samples, so one lucky judgement does not end it), or after max_attempts.
 
 Everything is read back from the stored tree, so a paused, cut or steered run goes on where it stands: an attempt
 cut off before its evaluation is evaluated (as it stands, even when its chain is shorter than asked: its steps
@@ -19,8 +20,9 @@ from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Contract, ModelError, Node, Strategy, StrictParams, Unparseable, settle_all
+from .base import Contract, Node, Strategy, StrictParams, settle_all
 from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
+from .tot import listed, merge_duplicates, same
 
 
 class Step(BaseModel):
@@ -46,6 +48,9 @@ class ReflexionParams(StrictParams):
     max_attempts: int = Field(3, ge=1, le=6, description="Attempts at most, each a whole chain of steps.")
     steps: int = Field(3, ge=1, le=6, description="Steps per attempt.")
     threshold: float = Field(0.8, ge=0, le=1, description="Rubric score at or above which an attempt is accepted.")
+    memory: int = Field(
+        3, ge=1, le=6, description="Most recent critiques carried into the next attempt (the paper: 3)."
+    )
 
 
 @dataclass
@@ -78,7 +83,6 @@ class Reflexion(Strategy):
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.reasons = {}  # node id -> the evaluator's reason, for the critique of that attempt
         self.unreflectable = set()  # attempts whose critique came back unusable in this run: not asked again
 
     async def search(self):
@@ -119,10 +123,11 @@ class Reflexion(Strategy):
         return [a for a in attempts if not self.ctx.store.is_pruned(a.last)]
 
     def _memory(self):
-        """The critiques of attempts still in the search, oldest first."""
+        """The last `memory` critiques of attempts still in the search, oldest first."""
         store = self.ctx.store
         judged = {c.node_id: store.get(c.node_id) for c in store.critiques() if c.node_id}
-        return [c for c in store.critiques() if not (judged.get(c.node_id) and store.is_pruned(judged[c.node_id]))]
+        live = [c for c in store.critiques() if not (judged.get(c.node_id) and store.is_pruned(judged[c.node_id]))]
+        return live[-self.ctx.params.memory :]
 
     def _next_step(self):
         """(phase, its target, model calls it needs) for the next step, or None when the search is over."""
@@ -131,7 +136,11 @@ class Reflexion(Strategy):
         unscored = self._unscored(live)
         if unscored:
             return self._evaluate_lines, unscored, len(unscored)
-        if any(a.score is not None and a.score >= self.ctx.params.threshold for a in live):
+        passing = [a.last for a in live if a.score is not None and a.score >= self.ctx.params.threshold]
+        unverified = [n for n in passing if not n.state.get("verified")]
+        if unverified:
+            return self._verify_all, unverified, len(unverified)
+        if passing:
             return None
         if len(attempts) >= self.ctx.params.max_attempts:
             return None
@@ -161,18 +170,15 @@ class Reflexion(Strategy):
     # ---- the phases -------------------------------------------------------------------------
 
     async def _write_attempt(self, num):
-        """Attempt `num` in one call, with every live critique as its memory; the critiques are then applied."""
+        """Attempt `num` in one call, with the last critiques as its memory; those critiques are then applied."""
         root, memory, steps = self._root(), self._memory(), self.ctx.params.steps
         prompt = self._render(
             ATTEMPT, memory=memory, attempt=num, max_attempts=self.ctx.params.max_attempts, steps=steps
         )
-        try:
-            answer = await self.ctx.gateway.ask(ATTEMPT, prompt, node_id=root.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return
-        except (Unparseable, ModelError) as error:
-            await self._record_failed_attempt(root, num, error)
+        answer, failure = await self.ask(ATTEMPT, prompt, root, "attempt")
+        if failure:
+            await self._record_failed_attempt(root, num, failure)
+        if answer is None:
             return
         thoughts = [s.thought for s in answer.parsed.steps[:steps]]
         fresh = [c for c in memory if not c.applied_to_next]
@@ -186,35 +192,32 @@ class Reflexion(Strategy):
             item = {"thought": thought, "state": state}
             [parent] = await self.ctx.store.add_children(parent, [item], answer if i == 1 else None)
 
-    async def _record_failed_attempt(self, root, num, error):
+    async def _record_failed_attempt(self, root, num, failure):
         """An attempt that could not be written still takes its number: a one-node chain holding the error."""
-        why = f"model failed: {error}" if isinstance(error, ModelError) else f"attempt unparseable: {error}"
         state = {"attempt": num, "step": 1, "of": 1, "failed": True}
-        item = {"thought": f"Attempt {num} could not be written: {why.split(':')[0]}.", "state": state}
+        why = failure["parse_error"].split(":")[0]
+        item = {"thought": f"Attempt {num} could not be written: {why}.", "state": state}
         [node] = await self.ctx.store.add_children(root, [item], None)
-        spent = {"spent": error} if isinstance(error, Unparseable) else {}
-        await self.ctx.store.update(node, parse_error=why, **spent)
+        await self.ctx.store.update(node, **failure)
+
+    async def _verify_all(self, nodes):
+        await settle_all(*(self.verify(n) for n in nodes))
 
     async def _evaluate_lines(self, nodes):
         """Each line judged as a whole against the rubric; evaluations, and nothing else, run concurrently."""
-        results = await settle_all(*(self._judge(node) for node in nodes))
+        results = await settle_all(*(self.judge(node, 1) for node in nodes))
         await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
 
-    async def _judge(self, node):
-        """The fields to store on a line's last node (none if the budget ran out first)."""
+    async def judge(self, node, samples):
+        """The fields to store on a line's last node, its judgement asked `samples` times (none if the budget ran out)."""
         steps = [n.thought for n in self.ctx.store.path(node)[1:]]
         prompt = self._render(EVALUATE, path=format_path(steps))
-        try:
-            answer = await self.ctx.gateway.ask(EVALUATE, prompt, node_id=node.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return {}
-        except Unparseable as error:
-            return {"parse_error": f"evaluation unparseable: {error}", "spent": error}
-        except ModelError as error:
-            return {"parse_error": f"model failed: {error}"}
-        self.reasons[node.id] = answer.parsed.reason
-        return {"eval_score": answer.parsed.score, "eval_reason": answer.parsed.reason, "stale": False, "spent": answer}
+        answer, failure = await self.ask(EVALUATE, prompt, node, "evaluation", samples=samples)
+        if answer is None:
+            return failure
+        score = round(sum(s.score for s in answer.samples) / len(answer.samples), 4)
+        reason = answer.parsed.reason + (f" (mean of {samples} judgements)" if samples > 1 else "")
+        return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
 
     async def _reflect(self, attempt):
         """A critique of an attempt under the threshold, kept on its last node as memory for the next one."""
@@ -224,23 +227,18 @@ class Reflexion(Strategy):
             path=format_path([n.thought for n in attempt.chain]),
             score=f"{attempt.score:g}",
             threshold=f"{self.ctx.params.threshold:g}",
-            reason=self.reasons.get(attempt.last.id) or "(given in an earlier run; judge from the rubric)",
+            # The evaluator's reason is stored on the node, so a resumed run critiques with it too.
+            reason=attempt.last.eval_reason or "(no reason was given; judge from the rubric)",
         )
-        try:
-            answer = await self.ctx.gateway.ask(REFLECT, prompt, node_id=attempt.last.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return
-        except (Unparseable, ModelError) as error:
+        answer, failure = await self.ask(REFLECT, prompt, attempt.last, "critique")
+        if failure:
             # The next attempt goes ahead without it rather than asking for the same critique again.
             self.unreflectable.add(attempt.num)
-            kind = "model failed" if isinstance(error, ModelError) else "critique unparseable"
-            spent = {"spent": error} if isinstance(error, Unparseable) else {}
-            await self.ctx.store.update(attempt.last, parse_error=f"{kind}: {error}", **spent)
-            return
-        await self.ctx.store.add_critique(
-            attempt.last, attempt.num, attempt.score, answer.parsed.critique.strip(), spent=answer
-        )
+            await self.ctx.store.update(attempt.last, **failure)
+        if answer is not None:
+            await self.ctx.store.add_critique(
+                attempt.last, attempt.num, attempt.score, answer.parsed.critique.strip(), spent=answer
+            )
 
     # ---- the overseers' requests ------------------------------------------------------------
 
@@ -251,19 +249,21 @@ class Reflexion(Strategy):
         path = self.ctx.store.path(node)
         step = node.depth + 1  # an attempt's step i sits at depth i, and so does an alternative
         depth = max(self.ctx.params.steps, step)
-        prompt = self._render(EXPAND, path=format_path([n.thought for n in path[1:]]), step=step, depth=depth, k=k)
-        try:
-            answer = await self.ctx.gateway.ask(EXPAND, prompt, node_id=node.id, expect=k)
-        except BudgetExhausted:
-            self.exhausted = True
-            return []
-        except (Unparseable, ModelError) as error:
-            kind = "model failed" if isinstance(error, ModelError) else "alternatives unparseable"
-            spent = {"spent": error} if isinstance(error, Unparseable) else {}
-            await self.ctx.store.update(node, parse_error=f"{kind}: {error}", **spent)
+        siblings = [c.thought for c in self.ctx.store.children(node)]
+        prompt = self._render(
+            EXPAND,
+            path=format_path([n.thought for n in path[1:]]),
+            step=step,
+            depth=depth,
+            k=k,
+            proposed=listed(siblings),
+        )
+        answer = await self.ask_about(EXPAND, prompt, node, "alternatives", expect=k)
+        if answer is None:
             return []
         state = {"attempt": node.state.get("attempt", 0), "step": step, "alternative": True}
-        items = [{"thought": t.thought, "state": dict(state)} for t in answer.parsed.thoughts[:k]]
+        proposed = [{"thought": t.thought, "state": dict(state)} for t in answer.parsed.thoughts[:k]]
+        items = merge_duplicates(proposed, {same(t) for t in siblings})
         children = await self.ctx.store.add_children(node, items, answer)
         # Alternatives that arrive under a branch an overseer pruned meanwhile are kept, but not judged.
         await self._evaluate_lines([c for c in children if not self.ctx.store.is_pruned(c)])
@@ -274,8 +274,10 @@ class Reflexion(Strategy):
         line = self._line_of(node)
         if not line or self.ctx.store.is_pruned(line[-1]):
             return
-        fields = await self._judge(line[-1])
-        if not fields:
+        fields = await self.judge(line[-1], 1)
+        if not fields or "eval_score" not in fields:
+            if fields:
+                await self.ctx.store.update(line[-1], **fields)
             return
         fresh = [(n, {"stale": False}) for n in line[:-1] if n.stale]
         await self.ctx.store.update_many([(line[-1], fields), *fresh])
@@ -295,6 +297,12 @@ class Reflexion(Strategy):
     async def synthesize(self, path):
         prompt = self._render(SYNTHESIZE, path=format_path([n.thought for n in path[1:]]))
         return await self.ctx.gateway.ask(SYNTHESIZE, prompt, node_id=path[-1].id)
+
+    def final_candidates(self):
+        """Every live judged line end: an attempt's last step, or an alternative."""
+        ends = [a.last for a in self._live(self._attempts())]
+        ends += [n for n in self.ctx.store.nodes() if n.state.get("alternative") and not self.ctx.store.is_pruned(n)]
+        return [n for n in ends if n.eval_score is not None and not n.parse_error]
 
     @classmethod
     def best_node(cls, store):

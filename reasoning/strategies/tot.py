@@ -1,57 +1,85 @@
 """Tree of Thoughts (Yao et al. 2023) as a beam search: propose k steps per node, score them, keep the best.
 
 Each level proposes from every beam node at once and scores each child as soon as its parent's
-proposals arrive, so a level costs one propose plus one evaluate on the clock. The beam is read
-from the stored tree, so a run that was paused, killed or steered continues where it stands:
-the deepest level with live nodes is completed (parents left without children proposed, unscored
-or stale children scored, the best kept), then the search goes on below it.
+proposals arrive, so a level costs one propose plus one evaluate on the clock. A judgement is asked
+`value_samples` times (in one request where the model allows), as a number or, in the paper's
+categorical mode, as sure / likely / impossible; the samples' mean is the score, so one wild guess
+is outvoted. A reply with fewer than k thoughts gives fewer children, and a thought proposed twice
+under one node is one child (state["proposed"] counts it), never scored twice.
+
+The beam is read from the stored tree, so a run that was paused, killed or steered continues where it
+stands: the level above is cut to its best `keep` as it stands at the step boundary (a node an overseer
+pruned frees its slot for the next best), parents left without children are proposed under, and every
+live node left unscored or marked stale (at any level) is scored, then the search goes on below.
 """
 
-from pydantic import Field
+import re
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
-from .base import BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, deepest_best, settle_all
-from .replies import AnswerOut, ScoreOut, ThoughtsOut
+from .base import Contract, Strategy, StrictParams, deepest_best, settle_all
+from .replies import AnswerOut, OptionalProse, ScoreOut, ThoughtsOut
 
 PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
 SYNTHESIZE = Contract("tot.synthesize", AnswerOut, max_tokens=1000)
+VERDICT_VALUES = {"sure": 1.0, "likely": 0.5, "impossible": 0.0}  # the categorical verdicts on the 0..1 scale
+
+
+class VerdictOut(BaseModel):
+    verdict: Literal["sure", "likely", "impossible"]
+    reason: OptionalProse = Field(default="", max_length=4000)
+
+
+VALUE = Contract("tot.value", VerdictOut, max_tokens=300)
 
 
 class ToTParams(StrictParams):
     branching: int = Field(3, ge=1, le=8, description="Thoughts proposed per expanded node.")
     depth: int = Field(4, ge=1, le=8, description="Levels below the root.")
     keep: int = Field(2, ge=1, le=6, description="Best thoughts kept per level (the beam).")
+    value_samples: int = Field(
+        3, ge=1, le=5, description="Judgements asked per thought (their mean is its score; the paper takes 3)."
+    )
+    value_mode: Literal["score", "categorical"] = Field(
+        "score", description="A judgement as a 0-1 score, or as sure / likely / impossible (the paper's value prompt)."
+    )
 
 
 class TreeOfThoughts(Strategy):
     name = "tot"
     label = "Tree of Thoughts"
     Params = ToTParams
-    contracts = (PROPOSE, EVALUATE, SYNTHESIZE)
+    contracts = (PROPOSE, EVALUATE, VALUE, SYNTHESIZE)
 
     async def search(self):
-        store, dropped = self.ctx.store, []
-        for depth in range(max(1, self._deepest_live_level()), self.ctx.params.depth + 1):
-            # The step boundary, in one round: mark the last level's losers, honour overseers, check the budget.
-            _, remaining = await self.step_boundary(store.prune(dropped), self.ctx.gateway.remaining_usd())
-            dropped = []
+        depth, keep = max(1, self._deepest_live_level()), self.ctx.params.keep
+        while depth <= self.ctx.params.depth:
+            # The step boundary, in one round: honour overseers (their prunes are read), check the budget.
+            (remaining,) = await self.step_boundary(self.ctx.gateway.remaining_usd())
             if self.promoted:
                 return
-            parents, unscored = self._level_work(depth)
-            if not parents and not any(n.depth == depth for n in self._live()):
+            # The level above is cut to its beam now, as it stands: a node pruned by hand frees its slot.
+            dropped = beam_losers(self._live(), depth - 1, keep)
+            parents, unscored = self._level_work(depth, dropped)
+            if not parents and not unscored and not any(n.depth == depth for n in self._live()):
                 break  # nothing above could be expanded (every proposal failed): the search ends here
             if not self._can_afford(len(parents), len(unscored), remaining):
                 self.exhausted = self.exhausted or bool(parents or unscored)
+                await self.ctx.store.prune(dropped)
                 return
-            await settle_all(
-                *(self._expand_and_score(p, self.ctx.params.branching) for p in parents), self._score(unscored)
-            )
-            dropped = self._beam_losers(depth)
+            proposals = (self._expand_and_score(p, self.ctx.params.branching) for p in parents)
+            await settle_all(self.ctx.store.prune(dropped), *proposals, self._score(unscored))
             if self.exhausted:
                 break
-        await self.step_boundary(store.prune(dropped))
+            depth += 1
+        await self.step_boundary()
+        await self.ctx.store.prune(beam_losers(self._live(), min(depth, self.ctx.params.depth), keep))
+        if not self.exhausted:
+            await self._score(self._stale())  # an edit during the last level leaves nothing stale behind
 
     def _deepest_live_level(self):
         return max((n.depth for n in self._live()), default=0)
@@ -59,26 +87,27 @@ class TreeOfThoughts(Strategy):
     def _live(self):
         return [n for n in self.ctx.store.nodes() if not self.ctx.store.is_pruned(n)]
 
-    def _level_work(self, depth):
-        """(parents to propose under, children to score) for a level: all of it when fresh, the rest when re-entered."""
-        live = self._live()
+    def _stale(self):
+        return [n for n in self._live() if n.stale and n.depth > 0 and not n.parse_error]
+
+    def _level_work(self, depth, dropped):
+        """(parents to propose under, nodes to score): all of the level when fresh, the rest when re-entered, and
+        every live stale node wherever it is (an edit above marks its descendants stale)."""
+        out = {n.id for n in dropped}
+        live = [n for n in self._live() if n.id not in out]
         # A parent whose proposals came back unparseable keeps its parse error rather than being asked forever.
         parents = [n for n in live if n.depth == depth - 1 and not self.ctx.store.children(n) and not n.parse_error]
-        unscored = [n for n in live if n.depth == depth and (n.eval_score is None or n.stale) and not n.parse_error]
+        unscored = [
+            n
+            for n in live
+            if n.depth > 0 and ((n.depth == depth and n.eval_score is None) or n.stale) and not n.parse_error
+        ]
         return parents, unscored
 
     def _can_afford(self, parents, unscored, remaining):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
         calls = parents * (1 + self.ctx.params.branching) + unscored + 1
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
-
-    def _beam_losers(self, depth):
-        """The live nodes of the level that leave the beam; unscored ones leave it too, never scored 0."""
-        level = [n for n in self._live() if n.depth == depth]
-        scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
-        kept = {n.id for n in scored[: self.ctx.params.keep]}
-        # Nothing scored at this level: the level above is still the best we have, and stays the beam.
-        return [n for n in level if n.id not in kept] if kept else []
 
     async def expand(self, node, k):
         return await self._expand_and_score(node, k)
@@ -94,41 +123,31 @@ class TreeOfThoughts(Strategy):
 
     async def _score(self, nodes):
         if nodes:
-            results = await settle_all(*(self._evaluate(node) for node in nodes))
+            samples = self.ctx.params.value_samples
+            results = await settle_all(*(self.judge(node, samples) for node in nodes))
             await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
 
     async def _propose(self, parent, k):
         path = self.ctx.store.path(parent)
         step, depth = parent.depth + 1, max(self.ctx.params.depth, parent.depth + 1)
-        prompt = self._render(PROPOSE, path, k=k, step=step, depth=depth)
-        try:
-            answer = await self.ctx.gateway.ask(PROPOSE, prompt, node_id=parent.id, expect=k)
-        except BudgetExhausted:
-            self.exhausted = True
+        siblings = [c.thought for c in self.ctx.store.children(parent)]
+        prompt = self._render(PROPOSE, path, k=k, step=step, depth=depth, proposed=listed(siblings))
+        answer = await self.ask_about(PROPOSE, prompt, parent, "proposals", expect=k)
+        if answer is None:
             return []
-        except Unparseable as error:
-            await self.ctx.store.update(parent, parse_error=f"proposals unparseable: {error}", spent=error)
-            return []
-        except ModelError as error:  # this node's proposals failed; the rest of the level goes on
-            await self.ctx.store.update(parent, parse_error=f"model failed: {error}"[:2000])
-            return []
-        items = [t.model_dump() for t in answer.parsed.thoughts[:k]]
+        taken = {same(t) for t in siblings}
+        items = merge_duplicates([t.model_dump() for t in answer.parsed.thoughts[:k]], taken)
         return await self.ctx.store.add_children(parent, items, answer)
 
-    async def _evaluate(self, node):
-        """Score one node; returns the fields to store (none if the budget ran out first)."""
-        path = self.ctx.store.path(node)
-        prompt = self._render(EVALUATE, path[:-1], thought=node.thought)
-        try:
-            answer = await self.ctx.gateway.ask(EVALUATE, prompt, node_id=node.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return {}
-        except Unparseable as error:
-            return {"parse_error": f"evaluation unparseable: {error}", "spent": error}
-        except ModelError as error:
-            return {"parse_error": f"model failed: {error}"[:2000]}
-        return {"eval_score": answer.parsed.score, "eval_reason": answer.parsed.reason, "stale": False, "spent": answer}
+    async def judge(self, node, samples):
+        """Score one node, its judgement asked `samples` times; the fields to store (none if the budget ran out)."""
+        contract = VALUE if self.ctx.params.value_mode == "categorical" else EVALUATE
+        prompt = self._render(contract, self.ctx.store.path(node)[:-1], thought=node.thought)
+        answer, failure = await self.ask(contract, prompt, node, "evaluation", samples=samples)
+        if answer is None:
+            return failure
+        score, reason = sampled_value(answer.samples)
+        return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
 
     async def synthesize(self, path):
         return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
@@ -154,3 +173,52 @@ class TreeOfThoughts(Strategy):
             path=format_path([n.thought for n in path[1:]]),
             **fields,
         )
+
+
+# ---- the rules, pure ------------------------------------------------------------------------------
+
+
+def beam_losers(live, depth, keep):
+    """The live nodes of a level that leave the beam: all but the best `keep` scored ones; unscored ones leave too
+    (never scored 0). With nothing scored at the level, the level above is still the best there is: nobody leaves."""
+    level = [n for n in live if n.depth == depth and depth > 0]
+    scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
+    kept = {n.id for n in scored[:keep]}
+    return [n for n in level if n.id not in kept] if kept else []
+
+
+def listed(thoughts):
+    """Steps already proposed under a node, for its prompt: a new proposal should not repeat them."""
+    return format_path(thoughts) if thoughts else "(none)"
+
+
+def same(thought):
+    """A thought's identity for merging: its words, whatever the case, spacing and trailing full stop."""
+    return " ".join(re.findall(r"\S+", thought.casefold())).rstrip(".")
+
+
+def merge_duplicates(items, taken=()):
+    """The proposals with each thought once (the first wording kept, state["proposed"] counting how often it came);
+    a thought already among the parent's children is left out."""
+    merged, seen = [], set(taken)
+    for item in items:
+        key = same(item["thought"])
+        if key in seen:
+            for kept in merged:
+                if same(kept["thought"]) == key:
+                    kept["state"]["proposed"] = kept["state"].get("proposed", 1) + 1
+            continue
+        seen.add(key)
+        merged.append({**item, "state": dict(item.get("state") or {})})
+    return merged
+
+
+def sampled_value(samples):
+    """(score, reason) from one or more judgements: the mean of their scores (or verdicts), the first one's reason."""
+    values = [VERDICT_VALUES[s.verdict] if hasattr(s, "verdict") else s.score for s in samples]
+    score = round(sum(values) / len(values), 4)
+    reason = samples[0].reason
+    if len(values) > 1:
+        listed = ", ".join(s.verdict if hasattr(s, "verdict") else f"{v:g}" for s, v in zip(samples, values))
+        reason = f"{reason} (mean of {len(values)} judgements: {listed})".strip()
+    return score, reason

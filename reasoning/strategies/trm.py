@@ -1,15 +1,17 @@
 """TRM recursive refinement (after Jido AI's TRM reasoning): analyse the current answer, improve it, repeat.
 
-Each iteration asks the model for an analysis of the current answer in marked lines (INSIGHT, ISSUE,
-MISSING, SUGGESTION, CONFIDENCE), then for a better answer written from those findings. An iteration is
-one node, the child of the iteration before it; its state holds the findings, the confidence (its score)
-and the latent state carried forward: the trace of earlier iterations, the insights kept, the issues
-still open and those resolved. The loop stops at the confidence threshold, at the step limit, or when
-confidence improves by less than `convergence` from one iteration to the next.
+Each answer is one node, the child of the answer before it (the root holds the problem). An iteration asks
+the model for an analysis of the current answer in marked lines (INSIGHT, ISSUE, MISSING, SUGGESTION,
+CONFIDENCE), stored on that answer's own node: the confidence is that answer's score, so the answer
+returned is always one that was judged. Then a better answer is written from those findings, as the next
+node, which carries the latent state forward: the trace of earlier iterations, the insights kept, the
+issues still open and those resolved. The loop stops at the confidence threshold (once verified: the
+answer is judged again, several samples, so one lucky judgement does not stop it), at the step limit, or
+when the confidences of the last three answers lie within `convergence` of each other (a dip alone does
+not stop it).
 
-The chain of live iteration nodes is the whole working state, so a run continues after the deepest live
-one. The analysis of a node's answer is stored on that node ("assessment") as soon as it arrives, so an
-iteration cut off between its two calls is completed without asking for the analysis again.
+The chain of live answer nodes is the whole working state, so a run continues after the deepest live one:
+an answer not yet analysed is analysed, one analysed is improved on, without asking for anything twice.
 """
 
 import json
@@ -21,7 +23,7 @@ from pydantic import BaseModel, Field
 from reasoning.llm.contracts import ParseError
 from reasoning.prompts import format_path, render
 
-from .base import Answer, BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, settle_all
+from .base import Answer, Contract, Strategy, StrictParams, settle_all
 from .replies import Prose
 
 # ---- the reasoning reply: marked lines ------------------------------------------------------
@@ -195,23 +197,27 @@ REASON = Contract("trm.reason", Reasoning, max_tokens=700, parser=parse_reasonin
 IMPROVE = Contract("trm.improve", ImproveOut, max_tokens=900)
 
 
+CONVERGENCE_WINDOW = 3  # the seed's rule: converged when the last three confidences lie within `convergence`
+
+
 class TRMParams(StrictParams):
     max_steps: int = Field(5, ge=1, le=10, description="Most refinement iterations.")
     confidence_threshold: float = Field(
         0.9, ge=0.0, le=1.0, description="Stop once an iteration's confidence reaches this."
     )
     convergence: float = Field(
-        0.02, ge=0.0, le=0.5, description="Stop when confidence improves by less than this between iterations."
+        0.02, ge=0.0, le=0.5, description="Stop when the last three confidences lie within this of each other."
     )
 
 
 def stop_reason(confidences, params):
-    """Why the refinement stops after a chain with these confidences (root-first), or None to go on."""
+    """Why the refinement stops after answers with these confidences (oldest first), or None to go on."""
     if not confidences:
         return None
     if confidences[-1] >= params.confidence_threshold:
         return "confidence"
-    if len(confidences) >= 2 and confidences[-1] - confidences[-2] < params.convergence:
+    last = confidences[-CONVERGENCE_WINDOW:]
+    if len(last) == CONVERGENCE_WINDOW and max(last) - min(last) < params.convergence:
         return "converged"
     if len(confidences) >= params.max_steps:
         return "steps"
@@ -264,10 +270,6 @@ class RecursiveRefinement(Strategy):
     Params = TRMParams
     contracts = (REASON, IMPROVE)
 
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.failure = None  # a model error met before any iteration existed: the session fails with it
-
     async def search(self):
         store = self.ctx.store
         while True:
@@ -276,21 +278,21 @@ class RecursiveRefinement(Strategy):
                 return
             tip = self._tip()
             if tip is None or tip.parse_error or self.exhausted or tip.state.get("stopped"):
-                if self.failure and (tip is None or tip.depth == 0):
-                    raise self.failure
-                return
-            if tip.depth and tip.eval_score is None:  # cut between an iteration's two writes
-                await store.update(tip, eval_score=tip.state.get("confidence", 0.0))
-                continue
-            if tip.stale:  # an answer above it was edited: judge it again before building on it
-                await self.rescore(tip)
-                continue
-            why = stop_reason([n.eval_score or 0.0 for n in store.path(tip)[1:]], self.ctx.params)
-            if why:
-                await store.update(tip, state={**tip.state, "stopped": why})
+                if self.model_failure and (tip is None or tip.depth == 0):
+                    raise self.model_failure  # not one answer was written: the session fails saying why
                 return
             if remaining < 2 * self.ctx.gateway.typical_call_usd():
                 self.exhausted = True
+                return
+            if tip.depth and (tip.eval_score is None or tip.stale):  # an answer not judged yet (or edited above)
+                await self.rescore(tip)
+                continue
+            why = stop_reason([n.eval_score or 0.0 for n in store.path(tip)[1:]], self.ctx.params)
+            if why == "confidence" and not tip.state.get("verified"):
+                await self.verify(tip)  # one lucky judgement does not end the refinement
+                continue
+            if why:
+                await store.update(tip, state={**tip.state, "stopped": why})
                 return
             await self._iterate(tip)
 
@@ -301,12 +303,12 @@ class RecursiveRefinement(Strategy):
         return max(live, key=lambda row: row[:3])[-1] if live else None
 
     async def _iterate(self, tip):
-        """One iteration from the tip: its stored analysis (or a new one), then the improved answer."""
+        """The next answer from the tip: its stored analysis (the root's is asked for first), then the improvement."""
         stored = tip.state.get("assessment")
         if stored:
             reasoning = Reasoning.model_validate(stored)
-        else:
-            answer = await self._ask(REASON, self._render(REASON, tip), tip, "reasoning")
+        else:  # the root: an analysis of the question, before any answer exists
+            answer = await self.ask_about(REASON, self._render(REASON, tip), tip, "reasoning")
             if answer is None:
                 return
             reasoning = answer.parsed
@@ -315,44 +317,44 @@ class RecursiveRefinement(Strategy):
         await self._refine(tip, reasoning)
 
     async def _refine(self, node, reasoning, paid=None, alternative=""):
-        """Ask for the improved answer and store it as the next iteration; `paid`: an analysis not stored yet."""
+        """Ask for the improved answer and store it as the next iteration (judged at the next step); `paid`: an
+        analysis not stored yet, whose cost goes with the new answer."""
         store = self.ctx.store
         prompt = self._render(
             IMPROVE, node, points=_points(reasoning), rejected=self._rejected(node), alternative=alternative or "none"
         )
-        answer = await self._ask(IMPROVE, prompt, node, "improvement")
+        answer = await self.ask_about(IMPROVE, prompt, node, "improvement")
         if answer is None:
             if paid is not None:
                 await store.update(node, spent=paid)  # the analysis was paid for, even if nothing came of it
             return None
-        state = {
-            "iteration": node.depth + 1,
-            "insights": [f.model_dump() for f in reasoning.key_points()],
-            "issues": reasoning.issues,
-            "suggestions": reasoning.suggestions,
-            "confidence": reasoning.confidence,
-            "confidence_from": reasoning.confidence_from,
-            "latent": next_latent(node.state.get("latent", {}), reasoning),
-        }
+        state = {"iteration": node.depth + 1, "latent": next_latent(node.state.get("latent", {}), reasoning)}
         if alternative:
             state["alternative"] = alternative
         [child] = await store.add_children(node, [{"thought": answer.parsed.answer, "state": state}], answer)
-        fields = {"eval_score": reasoning.confidence, "eval_reason": _reason(reasoning)}
-        await store.update(child, **fields, **({"spent": paid} if paid is not None else {}))
+        if paid is not None:
+            await store.update(child, spent=paid)
         return store.get(child.id)
 
-    async def _ask(self, contract, prompt, node, what):
-        """One model call about a node; None when it gave nothing, the reason recorded on the node."""
-        try:
-            return await self.ctx.gateway.ask(contract, prompt, node_id=node.id)
-        except BudgetExhausted:
-            self.exhausted = True
-        except Unparseable as error:
-            await self.ctx.store.update(node, parse_error=f"{what} unparseable: {error}", spent=error)
-        except ModelError as error:
-            await self.ctx.store.update(node, parse_error=f"model failed on the {what}: {error}")
-            self.failure = error
-        return None
+    async def judge(self, node, samples):
+        """This answer's own analysis (its confidence is the answer's score), `samples` times asked: fields to store."""
+        answer, failure = await self.ask(REASON, self._render(REASON, node), node, "reasoning", samples=samples)
+        if answer is None:
+            return failure
+        reasoning = answer.parsed
+        confidence = round(sum(r.confidence for r in answer.samples) / len(answer.samples), 4)
+        state = {
+            **node.state,
+            "assessment": reasoning.model_dump(),
+            "insights": [f.model_dump() for f in reasoning.key_points()],
+            "issues": reasoning.issues,
+            "suggestions": reasoning.suggestions,
+            "confidence": confidence,
+            "confidence_from": reasoning.confidence_from,
+        }
+        reason = _reason(reasoning, confidence, len(answer.samples))
+        fields = {"eval_score": confidence, "eval_reason": reason, "stale": False, "parse_error": "", "state": state}
+        return fields | {"spent": answer}
 
     def _rejected(self, node):
         """Answers an overseer pruned right here: the next one should not repeat them."""
@@ -361,52 +363,49 @@ class RecursiveRefinement(Strategy):
 
     async def expand(self, node, k):
         made = await settle_all(*(self._alternative(node, number, k) for number in range(1, k + 1)))
-        return [child for child in made if child is not None]
+        children = [child for child in made if child is not None]
+        await settle_all(*(self.rescore(child) for child in children))  # each alternative judged on its own
+        return children
 
     async def _alternative(self, node, number, k):
         focus = (
             f"Alternative {number} of {k}: judge the answer from a different angle than the obvious one, "
             "so that this refinement differs from the others."
         )
-        answer = await self._ask(REASON, self._render(REASON, node, focus=focus), node, "reasoning")
+        answer = await self.ask_about(REASON, self._render(REASON, node, focus=focus), node, "reasoning")
         if answer is None:
             return None
         # The improvement is written from this analysis: sequential by nature, alternatives run side by side.
         return await self._refine(node, answer.parsed, paid=answer, alternative=focus)
 
     async def rescore(self, node):
-        """Judge a node's own answer again (it, or an answer above it, was edited); the analysis is kept."""
+        """Judge a node's own answer (again: it, or an answer above it, was edited); the root holds no answer."""
         if node.depth == 0:
-            await self.ctx.store.update(node, stale=False)  # the root holds the problem: nothing to judge
+            await self.ctx.store.update(node, stale=False)
             return
-        answer = await self._ask(REASON, self._render(REASON, node), node, "reassessment")
-        if answer is None:
-            return
-        reasoning = answer.parsed
-        state = {**node.state, "confidence": reasoning.confidence, "assessment": reasoning.model_dump()}
-        await self.ctx.store.update(
-            node,
-            eval_score=reasoning.confidence,
-            eval_reason=f"reassessed: {_reason(reasoning)}",
-            stale=False,
-            parse_error="",
-            state=state,
-            spent=answer,
-        )
+        fresh = self.ctx.store.get(node.id)
+        fields = await self.judge(fresh, 1)
+        if fresh.eval_score is not None and "eval_reason" in fields:
+            fields["eval_reason"] = f"reassessed: {fields['eval_reason']}"
+        if fields:
+            await self.ctx.store.update(node, **fields)
 
     async def synthesize(self, path):
         """The best iteration's answer is the final answer as it stands: no model call, no cost."""
         return Answer(parsed=ImproveOut(answer=path[-1].thought), model="", cost_usd=0.0, latency_ms=0)
 
+    def final_candidates(self):
+        store = self.ctx.store
+        return [n for n in store.nodes() if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)]
+
     @classmethod
     def best_node(cls, store):
-        """The highest-confidence live iteration; on a tie, the later one."""
-        scored = [
-            (n.eval_score, n.depth, i, n)
-            for i, n in enumerate(store.nodes())
-            if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)
-        ]
-        return max(scored, key=lambda row: row[:3])[-1] if scored else None
+        """The highest-confidence live iteration (on a tie, the later one); with none judged, the latest answer."""
+        live = [(i, n) for i, n in enumerate(store.nodes()) if n.depth > 0 and not store.is_pruned(n)]
+        scored = [(n.eval_score, n.depth, i, n) for i, n in live if n.eval_score is not None]
+        if scored:
+            return max(scored, key=lambda row: row[:3])[-1]
+        return max(live, key=lambda row: (row[1].depth, row[0]))[1] if live else None
 
     @classmethod
     def expected_nodes(cls, params):
@@ -434,9 +433,11 @@ def _points(reasoning):
     return "\n".join(lines) or "(no findings: improve the answer on its merits)"
 
 
-def _reason(reasoning):
+def _reason(reasoning, confidence, samples=1):
     source = "stated by the model" if reasoning.confidence_from == "explicit" else "estimated from the findings"
+    if samples > 1:
+        source += f", the mean of {samples} analyses"
     found = (
         f"{len(reasoning.insights)} insights, {len(reasoning.issues)} issues, {len(reasoning.suggestions)} suggestions"
     )
-    return f"confidence {reasoning.confidence:.2f} ({source}); {found}"
+    return f"confidence {confidence:.2f} ({source}); {found}"

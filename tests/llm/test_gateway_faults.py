@@ -253,13 +253,13 @@ async def test_a_parse_retry_keeps_both_replies_and_the_prompt_it_sent_again(ali
     session = await session_on(alice, fallback="")
     prompt = render("tot.propose", problem="P", kind="general", rubric="R", path="(none yet)", k=2, step=1, depth=2)
     echoed = {"thoughts": [{"thought": "<one next step, at most 80 words>"}, {"thought": "Sell bonds."}]}
-    short = {"thoughts": [{"thought": "Sell equities."}]}
+    short = {"thoughts": [{"thought": "{{ next step }}"}]}
     with FakeOpenAI() as server:
         server.script("primary", [reply_json(echoed), reply_json(short)])
         with pytest.raises(Exception) as broken:
             await ask_once(session, gateway_for(session, server.base_url), contract=PROPOSE, prompt=prompt, expect=2)
     first, second = broken.value.records
-    assert type(broken.value).__name__ == "Unparseable" and "asked for 2 thoughts" in str(broken.value)
+    assert type(broken.value).__name__ == "Unparseable" and "template text" in str(broken.value)
     assert first.parse_ok is False and "placeholder" in first.error and first.reply == json.dumps(echoed)
     assert first.prompt == prompt
     assert second.attempt == 2 and second.reply == json.dumps(short)

@@ -6,9 +6,18 @@ from reasoning.prompts import ParseError, format_path, parse, render
 
 
 def test_every_template_names_its_contract():
-    for contract in ["tot.propose", "tot.evaluate", "tot.synthesize"]:
+    for contract in ["tot.propose", "tot.evaluate", "tot.value", "tot.synthesize"]:
         text = render(
-            contract, problem="P", kind="general", rubric="R", path=format_path([]), k=3, step=1, depth=4, thought="T"
+            contract,
+            problem="P",
+            kind="general",
+            rubric="R",
+            path=format_path([]),
+            k=3,
+            step=1,
+            depth=4,
+            thought="T",
+            proposed="(none)",
         )
         assert text.startswith(f"### CONTRACT\n{contract}\n") and "$" not in text
 

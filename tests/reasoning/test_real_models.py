@@ -151,7 +151,7 @@ async def test_a_call_that_fails_for_good_marks_its_node_and_the_search_goes_on(
     await session.arefresh_from_db()
     marked = [n async for n in ReasoningNode.objects.filter(session=session).exclude(parse_error="")]
     assert session.status == "solved", session.error
-    assert len(marked) == 1 and marked[0].parse_error.startswith("model failed: every model failed (1 attempts)")
+    assert len(marked) == 1 and marked[0].parse_error.startswith("model failed on the evaluation: every model failed (1 attempts)")
     assert "first evaluation is refused" in marked[0].parse_error and "\n" not in marked[0].parse_error
 
 

@@ -74,9 +74,10 @@ async def test_a_branch_pruned_during_expansion_gets_no_later_descendants(alice)
     assert session.status == "solved"
     # Proposals already in flight may land (kept, out of the search); nothing deeper is ever made under it.
     assert all(n.depth <= pruned["node"].depth + 1 for n in under)
-    assert all(n.eval_score is None for n in under if n.created_at > pruned["node"].created_at)
-    assert session.final_node_id not in {n.id for n in under} | {pruned["node"].id}
     target = next(n for n in nodes if n.id == pruned["node"].id)
+    # What landed after the prune is kept unscored; what landed just before it was live then, and may be scored.
+    assert all(n.eval_score is None for n in under if n.created_at > target.pruned_at)
+    assert session.final_node_id not in {n.id for n in under} | {pruned["node"].id}
     assert target.pruned_by == "overseer" and target.pruned_actor == "user:tester" and target.pruned_at
     assert_one_search(nodes)
 

@@ -114,7 +114,7 @@ async def test_a_model_that_keeps_failing_marks_its_node_and_fails_the_session_s
     await session.arefresh_from_db()
     assert session.status == "failed" and "provider exploded" in session.error and session.finished_at
     root = await ReasoningNode.objects.aget(session=session)  # the root, then nothing
-    assert root.parse_error.startswith("model failed:") and "provider exploded" in root.parse_error
+    assert root.parse_error.startswith("model failed on the proposals:") and "provider exploded" in root.parse_error
     assert await LLMCall.objects.filter(session=session, outcome="error").acount() == 1
 
 

@@ -77,3 +77,103 @@ async def test_a_stop_at_a_boundary_ends_the_turn(stop):
     control.stop_with = stop
     with pytest.raises(StopRequested):
         await TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway(SCRIPT), control=control)).run()
+
+
+# ---- the rules the review found missing (each failed on the code before) ---------------------------------------
+
+
+async def test_a_reply_with_fewer_thoughts_than_asked_gives_fewer_children():
+    script = dict(SCRIPT, **{"tot.propose": {"thoughts": [{"thought": "Sell"}, {"thought": "Hold"}]}})
+    store = FakeStore()
+    await TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway(script), store, params={"depth": 1})).run()
+    root = next(n for n in store.nodes() if n.depth == 0)
+    assert [c.thought for c in store.children(root)] == ["Sell", "Hold"] and not root.parse_error
+
+
+async def test_identical_proposals_are_one_child_scored_once():
+    twice = {"thoughts": [{"thought": "Sell"}, {"thought": "sell."}, {"thought": "Hold"}]}
+    gateway, store = ScriptedGateway(dict(SCRIPT, **{"tot.propose": twice})), FakeStore()
+    await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 1})).run()
+    children = [n for n in store.nodes() if n.depth == 1]
+    assert [c.thought for c in children] == ["Sell", "Hold"] and children[0].state["proposed"] == 2
+    assert gateway.count("tot.evaluate") == 2
+
+
+async def test_several_judgements_outvote_a_wild_one():
+    # Each thought's first judgement is a wild guess (Sell 0.2, Hold 0.8): one sample alone would keep Hold.
+    samples = {"Sell": iter([0.2, 0.9, 0.9]), "Hold": iter([0.8, 0.5, 0.5]), "Buy": iter([0.1, 0.1, 0.1])}
+
+    def sample(prompt):
+        last = prompt.split("### LAST STEP\n", 1)[1].split("\n", 1)[0]
+        return {"score": next(samples[last]), "reason": f"{last} judged"}
+
+    gateway, store = ScriptedGateway(dict(SCRIPT, **{"tot.evaluate": sample})), FakeStore()
+    params = {"depth": 1, "keep": 1, "value_samples": 3}
+    outcome = await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params=params)).run()
+    assert outcome.final_node.thought == "Sell" and gateway.samples_asked.count(3) == 3
+    assert "mean of 3 judgements" in outcome.final_node.eval_reason
+
+
+async def test_the_categorical_mode_asks_for_verdicts():
+    verdicts = {"Sell": "sure", "Hold": "likely", "Buy": "impossible"}
+
+    def verdict(prompt):
+        return {"verdict": verdicts[prompt.split("### LAST STEP\n", 1)[1].split("\n", 1)[0]], "reason": "seen"}
+
+    gateway, store = ScriptedGateway(dict(SCRIPT, **{"tot.value": verdict})), FakeStore()
+    params = {"depth": 1, "value_mode": "categorical", "value_samples": 1}
+    outcome = await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params=params)).run()
+    scores = {n.thought: n.eval_score for n in store.nodes() if n.depth == 1}
+    assert scores == {"Sell": 1.0, "Hold": 0.5, "Buy": 0.0} and gateway.count("tot.evaluate") == 0
+    assert outcome.final_node.thought == "Sell"
+
+
+async def test_a_node_pruned_by_hand_during_a_level_frees_its_beam_slot():
+    store, control = FakeStore(), FakeControl()
+    strategy = TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway(SCRIPT), store, control, params={"depth": 2}))
+    checkpoint = control.checkpoint
+
+    async def prune_the_best_as_level_one_ends():
+        if control.boundaries == 1:  # level one has been scored: the overseer prunes its best node
+            store.prune_by_hand(next(n.id for n in store.nodes() if n.depth == 1 and n.thought == "Sell"))
+        return await checkpoint()
+
+    control.checkpoint = prune_the_best_as_level_one_ends
+    await strategy.run()
+    parents = {n.parent_id for n in store.nodes() if n.depth == 2}
+    assert {store.get(p).thought for p in parents} == {"Hold", "Buy"}  # the next best took the freed slot
+
+
+async def test_stale_nodes_of_a_passed_level_are_scored_again():
+    store, control = FakeStore(), FakeControl()
+    gateway = ScriptedGateway(SCRIPT)
+    strategy = TreeOfThoughts(context(TreeOfThoughts, gateway, store, control, params={"depth": 3}))
+    checkpoint = control.checkpoint
+
+    async def mark_level_one_stale_during_level_three():
+        if control.boundaries == 3:
+            for node in store.nodes():
+                if node.depth == 1 and not node.pruned:
+                    store.rows[node.id].stale = True
+        return await checkpoint()
+
+    control.checkpoint = mark_level_one_stale_during_level_three
+    await strategy.run()
+    assert not [n for n in store.nodes() if n.stale and not store.is_pruned(n)]
+
+
+def test_the_beam_keeps_the_best_scored_and_drops_the_unscored():
+    from reasoning.strategies.base import Node
+    from reasoning.strategies.tot import beam_losers
+
+    level = [Node(f"n{i}", "r", 1, t, eval_score=s) for i, (t, s) in enumerate([("a", 0.2), ("b", 0.9), ("c", None)])]
+    assert [n.thought for n in beam_losers(level, 1, keep=1)] == ["a", "c"]
+    assert beam_losers(level, 0, keep=1) == [] and beam_losers([level[2]], 1, keep=1) == []
+
+
+def test_merging_counts_each_wording_of_one_thought():
+    from reasoning.strategies.tot import merge_duplicates
+
+    items = [{"thought": "Sell 5%."}, {"thought": "sell  5%"}, {"thought": "Hold"}, {"thought": "Buy"}]
+    merged = merge_duplicates(items, taken={"buy"})
+    assert [(m["thought"], m["state"].get("proposed", 1)) for m in merged] == [("Sell 5%.", 2), ("Hold", 1)]

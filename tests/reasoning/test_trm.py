@@ -138,8 +138,10 @@ def test_the_stop_rules():
     assert stop_reason([], params) is None
     assert stop_reason([0.5, 0.7], params) is None
     assert stop_reason([0.5, 0.92], params) == "confidence"
-    assert stop_reason([0.5, 0.53], params) == "converged"
-    assert stop_reason([0.5, 0.4], params) == "converged"  # worse is no improvement either
+    # Converged: the last three confidences lie within `convergence`; a dip alone does not stop the refinement.
+    assert stop_reason([0.5, 0.53], params) is None
+    assert stop_reason([0.5, 0.53, 0.51], params) == "converged"
+    assert stop_reason([0.5, 0.4], params) is None and stop_reason([0.5, 0.4, 0.6], params) is None
     assert stop_reason([0.2, 0.4, 0.6, 0.8], params) == "steps"
 
 
@@ -202,8 +204,10 @@ async def test_a_session_refines_one_answer_in_a_chain_until_confident(alice):
     assert [n.depth for n in iterations] == list(range(1, len(iterations) + 1)) and 2 <= len(iterations) <= 5
     assert all(n.parent_id == (iterations[i - 1].id if i else root.id) for i, n in enumerate(iterations))
     for i, node in enumerate(iterations, 1):
+        # Each answer's score is its own analysis's confidence (not the analysis of the answer before it).
         assert STATE_KEYS <= set(node.state) and node.state["iteration"] == i
         assert node.eval_score == node.state["confidence"] and 0 <= node.eval_score <= 1
+        assert node.state["assessment"]["confidence"] == pytest.approx(node.eval_score, abs=0.02)
         assert all({"kind", "text", "importance"} <= set(f) for f in node.state["insights"])
         assert len(node.state["latent"]["trace"]) == i
     scores = [n.eval_score for n in iterations]
@@ -215,7 +219,9 @@ async def test_a_session_refines_one_answer_in_a_chain_until_confident(alice):
     assert "Zurich" in iterations[-1].thought and iterations[-1].thought != iterations[-2].thought
     # The answer is the best iteration's, taken as it stands: no synthesis call.
     assert session.final_node_id == iterations[-1].id and session.final_answer == iterations[-1].thought
-    assert await purposes(session) == ["trm.reason", "trm.improve"] * len(iterations)
+    # The question's analysis, then per answer its improvement and its analysis; the confident one is verified.
+    assert await purposes(session) == ["trm.reason"] + ["trm.improve", "trm.reason"] * len(iterations) + ["trm.reason"]
+    assert iterations[-1].state["verified"] == 3
     ledger, costs = await ledger_and_node_costs(session)
     assert ledger == pytest.approx(costs) and session.budget_used_usd == pytest.approx(ledger)
 
@@ -235,10 +241,12 @@ def answer(text):
 
 
 async def run_confident(party, confidences, **fields):
+    """Answer i is judged confidences[i-1]; a confident one is judged again the same (its verification)."""
     session = await start(party, model_primary="openai/gpt-4o-mini", **fields)
-    replies = []
+    replies = ["INSIGHT: the question is clear\nCONFIDENCE: 0.1", answer("Answer 1")]
     for i, confidence in enumerate(confidences, 1):
-        replies += [f"INSIGHT: step {i} holds\nISSUE: gap {i}\nCONFIDENCE: {confidence}", answer(f"Answer {i}")]
+        analysis = f"INSIGHT: step {i} holds\nISSUE: gap {i}\nCONFIDENCE: {confidence}"
+        replies += [analysis] * (2 if confidence >= 0.9 else 1) + [answer(f"Answer {i + 1}")]
     await run_session(session.id, gateway=await scripted_gateway(session, replies))
     await session.arefresh_from_db()
     return session, await rows(session)
@@ -257,10 +265,16 @@ async def test_it_stops_at_the_step_limit(alice):
 
 
 async def test_it_stops_when_the_confidence_stops_improving(alice):
-    session, nodes = await run_confident(alice, [0.5, 0.6, 0.61, 0.8])
-    assert session.status == "solved" and len(nodes) == 4
+    session, nodes = await run_confident(alice, [0.5, 0.6, 0.61, 0.605, 0.9])
+    assert session.status == "solved" and len(nodes) == 5
     assert nodes[-1].state["stopped"] == "converged" and session.final_answer == "Answer 3"
     assert nodes[-1].state["latent"]["resolved_issues"] == ["gap 1", "gap 2"]
+
+
+async def test_a_dip_in_confidence_does_not_stop_the_refinement(alice):
+    session, nodes = await run_confident(alice, [0.5, 0.45, 0.95])
+    assert session.status == "solved" and len(nodes) == 4
+    assert nodes[-1].state["stopped"] == "confidence" and session.final_answer == "Answer 3"
 
 
 async def test_an_unparseable_analysis_is_recorded_on_the_answer_it_judged_not_scored_zero(alice):
@@ -270,7 +284,8 @@ async def test_an_unparseable_analysis_is_recorded_on_the_answer_it_judged_not_s
     await session.arefresh_from_db()
     nodes = await rows(session)
     first = nodes[1]
-    assert len(nodes) == 2 and "reasoning unparseable" in first.parse_error and first.eval_score == 0.6
+    # The question's analysis (0.6) is no judgement of the answer: the answer stays unjudged, not scored 0.6.
+    assert len(nodes) == 2 and "reasoning unparseable" in first.parse_error and first.eval_score is None
     assert session.status == "solved" and session.final_answer == "First answer"
     failed = [c async for c in LLMCall.objects.filter(session=session, parse_ok=False)]
     assert len(failed) == 2 and all(c.node_id == first.id for c in failed)  # the retry, then the failure
@@ -297,7 +312,8 @@ async def test_a_budget_that_runs_out_midway_keeps_the_best_answer_so_far(alice)
     nodes = await rows(session)
     assert session.status == "exhausted" and session.budget_used_usd <= session.budget_usd
     assert 2 <= len(nodes) < 4 and "stopped" not in nodes[-1].state
-    best = max(nodes[1:], key=lambda n: n.eval_score)
+    judged = [n for n in nodes[1:] if n.eval_score is not None]
+    best = max(judged, key=lambda n: n.eval_score) if judged else nodes[-1]
     assert session.final_node_id == best.id and session.final_answer == best.thought
     ledger, costs = await ledger_and_node_costs(session)
     assert ledger == pytest.approx(costs)
@@ -324,7 +340,7 @@ async def test_pause_and_resume_continue_the_chain_as_if_nothing_happened(alice,
     assert_one_chain(nodes)
     assert [n.thought for n in nodes] == await reference_thoughts(alice)
     calls = await purposes(session)
-    assert calls.count("trm.reason") == calls.count("trm.improve") == len(nodes) - 1
+    assert calls.count("trm.improve") == len(nodes) - 1 and calls.count("trm.reason") == len(nodes) + 1
     ledger, costs = await ledger_and_node_costs(session)
     assert ledger == pytest.approx(costs)
 
@@ -341,7 +357,7 @@ async def test_a_run_cut_between_analysis_and_improvement_reuses_the_stored_anal
     assert [n.thought for n in nodes] == await reference_thoughts(alice)
     calls = await purposes(session)
     # The analysis stored before the cut is not asked for again.
-    assert calls.count("trm.reason") == calls.count("trm.improve") == len(nodes) - 1
+    assert calls.count("trm.improve") == len(nodes) - 1 and calls.count("trm.reason") == len(nodes) + 1
     ledger, costs = await ledger_and_node_costs(session)
     assert ledger == pytest.approx(costs) and session.budget_used_usd == pytest.approx(ledger)
 
@@ -404,4 +420,23 @@ async def test_an_edited_answer_is_reassessed(alice, runner):
     action = await OverseerAction.objects.aget(session_id=session.id, action="edit")
     assert action.state == "applied" and not edited.stale
     assert edited.eval_score == edited.state["confidence"] > first.eval_score
-    assert edited.state["assessment"]["findings"] and "reassessed" in edited.eval_reason
+    # Judged again (and, being the best answer now, verified with several samples before it is chosen).
+    assert edited.state["assessment"]["findings"]
+    assert "reassessed" in edited.eval_reason or "mean of 3 analyses" in edited.eval_reason
+
+
+async def test_each_answer_is_scored_by_its_own_analysis_so_the_answer_returned_was_judged():
+    from tests.fakes import FakeStore, ScriptedGateway, context
+
+    judged = {"(none yet: this is the first iteration)": 0.1, "Draft one.": 0.3, "Draft two.": 0.95}
+    drafts = iter(["Draft one.", "Draft two.", "Draft three."])
+
+    def analysis(prompt):
+        answer = prompt.split("### LAST STEP\n", 1)[1].split("\n###", 1)[0].strip()
+        return f"INSIGHT: read {answer}\nCONFIDENCE: {judged[answer]}"
+
+    gateway, store = ScriptedGateway({"trm.reason": analysis, "trm.improve": lambda p: {"answer": next(drafts)}}), FakeStore()
+    outcome = await RecursiveRefinement(context(RecursiveRefinement, gateway, store)).run()
+    scores = {n.thought: n.eval_score for n in store.nodes() if n.depth}
+    assert scores == {"Draft one.": 0.3, "Draft two.": 0.95}  # before: draft two carried draft one's 0.3
+    assert outcome.final_answer == "Draft two." and outcome.final_node.state["verified"] == 3

@@ -1,0 +1,207 @@
+"""LATS on fakes: UCB1, selection, rewards and values as pure rules, and a scripted search, with no database.
+
+Each rule below was found wrong against the LATS reference code (andyz245/LanguageAgentTreeSearch) and failed on the
+code before it was fixed: an unvisited child counted at infinity, a failed terminal backpropagated its positive value,
+the rollout took one sample two steps deep, reflections never reached the value prompt, the value had no
+self-consistency term, and a resumed run lost the evaluator's reason.
+"""
+
+import math
+
+import pytest
+
+from reasoning.strategies.base import Node
+from reasoning.strategies.lats import (
+    FAILED_TERMINAL,
+    LanguageAgentTreeSearch,
+    LATSParams,
+    mixed_value,
+    path_rewards,
+    select_leaf,
+    ucb,
+)
+from tests.fakes import FakeStore, ScriptedGateway, context
+
+
+def node(name, parent=None, depth=1, score=0.5, visits=0, reward=0.0, **fields):
+    return Node(name, parent, depth, name, eval_score=score, visit_count=visits, total_reward=reward, **fields)
+
+
+def tree(*nodes):
+    store = FakeStore()
+    for n in nodes:
+        store.rows[n.id] = n
+        store.kids.setdefault(n.parent_id, []).append(n.id)
+    return store
+
+
+def select(store, **params):
+    strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, ScriptedGateway({}), store, params=params))
+    root = store.get("root")
+    leaf = select_leaf(root, strategy._selectable, strategy._proposed, strategy._expandable, strategy.ctx.params)
+    return leaf.id if leaf else None
+
+
+ROOT = node("root", depth=0, score=None, visits=10)
+
+
+def test_an_unvisited_child_counts_at_its_value_not_at_infinity():
+    assert ucb(node("new", score=0.3), parent_visits=10, exploration=1.0) == 0.3
+    assert ucb(node("seen", visits=2, reward=1.0), 10, 1.0) == pytest.approx(0.5 + math.sqrt(math.log(10) / 2))
+
+
+def test_selection_goes_deeper_on_the_best_line_before_widening_a_weak_sibling():
+    store = tree(
+        ROOT,
+        node("best", "root", score=0.9, visits=1, reward=0.9),
+        node("weak", "root", score=0.1),
+        node("deeper", "best", depth=2, score=0.8),
+    )
+    assert select(store) == "deeper"  # the old rule (unvisited first, at infinity) widened "weak"
+
+
+def test_ucb1_balances_the_mean_against_exploration():
+    store = tree(ROOT, node("often", "root", visits=8, reward=6.4), node("rarely", "root", visits=2, reward=1.0))
+    assert select(store, exploration=0.0) == "often"
+    assert select(store, exploration=1.0) == "rarely"  # 0.8 + sqrt(ln 10 / 8) < 0.5 + sqrt(ln 10 / 2)
+
+
+def test_selection_skips_pruned_terminal_and_unvalued_children_and_backtracks():
+    store = tree(
+        ROOT,
+        node("pruned", "root", score=0.99, pruned=True),
+        node("done", "root", score=0.99, is_terminal=True),
+        node("broken", "root", score=None, parse_error="evaluation unparseable"),
+        node("live", "root", score=0.2),
+    )
+    assert select(store) == "live"
+    assert select(tree(ROOT, node("pruned", "root", pruned=True))) is None  # never proposed under the root twice
+    dead_end = tree(
+        ROOT, node("a", "root", score=0.9, visits=1), node("end", "a", 2, is_terminal=True), node("b", "root")
+    )
+    assert select(dead_end) == "b"  # "a" holds only a finished line: the search backtracks to its sibling
+
+
+def test_a_failed_terminal_backpropagates_minus_one_not_its_value():
+    params = LATSParams(threshold=0.8, max_depth=5)
+    path = [ROOT, node("a"), node("end", depth=2, score=0.6, is_terminal=True)]
+    assert path_rewards(path, path[-1], [0.7, 0.6], params) == [0.0, 0.0, FAILED_TERMINAL]
+    won = [ROOT, node("a"), node("end", depth=2, score=0.9, is_terminal=True)]
+    assert path_rewards(won, won[-1], [0.7, 0.9], params) == [0.9] * 3
+    deep = [ROOT, node("a"), node("deep", depth=5, score=0.7)]
+    assert path_rewards(deep, deep[-1], [0.5, 0.7], params) == [FAILED_TERMINAL] * 3  # out of depth, no ending
+    short = [ROOT, node("a"), node("mid", depth=2, score=0.7)]
+    assert path_rewards(short, short[-1], [0.5, 0.7], params) == [pytest.approx(0.6)] * 3
+
+
+def test_the_value_mixes_the_judgement_with_self_consistency():
+    assert mixed_value(0.9, 1 / 3, 0.0) == 0.9
+    assert mixed_value(0.9, 1.0, 0.2) == pytest.approx(0.92)
+    assert mixed_value(0.9, 1 / 3, 0.2) == pytest.approx(0.7867, abs=1e-4)
+
+
+# ---- a scripted search ------------------------------------------------------------------------------------------
+
+
+def last_step(prompt):
+    return prompt.split("### LAST STEP\n", 1)[1].split("\n", 1)[0]
+
+
+def scripted(values, proposals, reflect="Start from the other branch."):
+    """Replies by the last step's text: values[text] = (score, is_terminal); proposals by the step number."""
+
+    def propose(prompt):
+        step = int(prompt.split("### STEP NUMBER\n", 1)[1].split()[0])
+        return {"thoughts": [{"thought": t} for t in proposals[step]]}
+
+    def value(prompt):
+        score, terminal = values[last_step(prompt)]
+        return {"score": score, "reason": f"judged {last_step(prompt)}", "is_terminal": terminal}
+
+    return ScriptedGateway(
+        {
+            "lats.expand": propose,
+            "lats.evaluate": value,
+            "lats.reflect": {"reflection": reflect},
+            "lats.synthesize": {"answer": "The answer, written in full."},
+        }
+    )
+
+
+async def test_the_rollout_keeps_the_best_of_n_per_step_down_to_a_terminal():
+    values = {
+        "A": (0.6, False),
+        "B": (0.4, False),
+        "A1": (0.7, False),
+        "A2": (0.5, False),
+        "A1x": (0.95, True),
+        "A1y": (0.3, True),
+    }
+    proposals = {1: ["A", "B"], 2: ["A1", "A2"], 3: ["A1x", "A1y"]}
+    gateway, store = scripted(values, proposals), FakeStore()
+    params = {"iterations": 1, "children": 2, "rollout_samples": 2, "rollout_depth": 4, "consistency": 0}
+    outcome = await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    assert [n.thought for n in store.path(outcome.final_node)][1:] == ["A", "A1", "A1x"]
+    assert outcome.final_node.state["verified"] == 3  # a terminal at the threshold is judged again before it wins
+    assert store.get(store.path(outcome.final_node)[0].id).visit_count == 1
+
+
+async def test_reflections_reach_the_value_prompt_and_survive_a_resume():
+    values = {"A": (0.6, False), "A1": (0.3, True), "A2": (0.2, True), "B": (0.5, False)}
+    proposals = {1: ["A", "B"], 2: ["A1", "A2"]}
+    store = FakeStore()
+    params = {"iterations": 1, "children": 2, "rollout_samples": 2, "consistency": 0}
+    await LanguageAgentTreeSearch(
+        context(LanguageAgentTreeSearch, scripted(values, proposals), store, params=params)
+    ).run()
+    [critique] = store.critiques()
+    failed = store.get(critique.node_id)
+    assert failed.thought == "A1" and store.get(failed.id).total_reward == FAILED_TERMINAL
+    # A new run (a resume) reflects with the reason stored on the node, and values with the reflections in view.
+    gateway = scripted(values | {"B1": (0.2, True), "B2": (0.1, True)}, proposals | {2: ["B1", "B2"]})
+    params = params | {"iterations": 2}
+    await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    reflect_prompts = [p for name, _, p in gateway.calls if name == "lats.reflect"]
+    assert reflect_prompts and "judged B" in reflect_prompts[0] and "not recorded" not in reflect_prompts[0]
+    value_prompts = [p for name, _, p in gateway.calls if name == "lats.evaluate"]
+    assert all("Start from the other branch." in p for p in value_prompts)
+
+
+async def test_a_thought_proposed_twice_is_one_child_valued_higher_by_self_consistency():
+    values = {"A": (0.6, False), "B": (0.6, False)}
+    gateway, store = scripted(values, {1: ["A", "A", "B"]}), FakeStore()
+    params = {"iterations": 1, "children": 3, "rollout_depth": 0, "consistency": 0.5}
+    await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    kids = {n.thought: n for n in store.nodes() if n.depth == 1}
+    assert set(kids) == {"A", "B"} and gateway.count("lats.evaluate") == 2
+    assert kids["A"].eval_score == pytest.approx(0.5 * 0.6 + 0.5 * 2 / 3, abs=1e-3)
+    assert kids["B"].eval_score == pytest.approx(0.5 * 0.6 + 0.5 * 1 / 3, abs=1e-3)
+
+
+async def test_a_terminal_judged_high_once_but_low_on_verification_does_not_end_the_search():
+    calls = {"W": 0}
+
+    def value(prompt):
+        last = last_step(prompt)
+        if last == "W":  # a wrong answer one lucky judgement calls right; the verification's samples do not
+            calls["W"] += 1
+            return {"score": 0.9 if calls["W"] == 1 else 0.1, "reason": "w", "is_terminal": True}
+        return {"score": {"R": 0.9, "X": 0.5}[last], "reason": last, "is_terminal": last == "R"}
+
+    proposals = {1: ["W", "X"], 2: ["R"]}
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": lambda p: {
+                "thoughts": [{"thought": t} for t in proposals[int(p.split("### STEP NUMBER\n")[1].split()[0])]]
+            },
+            "lats.evaluate": value,
+            "lats.reflect": {"reflection": "W was wrong."},
+            "lats.synthesize": {"answer": "The answer, written in full."},
+        }
+    )
+    store = FakeStore()
+    params = {"iterations": 3, "children": 2, "rollout_samples": 1, "consistency": 0}
+    outcome = await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    assert outcome.final_node.thought == "R"
+    w = next(n for n in store.nodes() if n.thought == "W")
+    assert w.state["verified"] == 3 and w.eval_score < 0.8
