@@ -63,8 +63,10 @@ test-real-model: install
 	PY=$(PY) APP_BIN=$(BIN) scripts/real_model.sh
 
 bench: migrate
+	$(BIN)/pip install --quiet -e ".[scale,test,bench]"
 	$(BIN)/python bench/tot_critical_path.py
 	$(BIN)/python bench/game24.py
+	$(BIN)/python bench/search_quality.py  # the reference code runs in var/tot-reference-venv, built on first use
 	$(BIN)/python bench/strategies.py
 	$(BIN)/python bench/sessions_list.py
 	$(BIN)/python bench/explorer_browser.py

@@ -253,3 +253,12 @@ def step_error(text, items):
     if _take(items, a, op, b) is None:
         return f"{a} and {b} are not both available in {left_text(items)}"
     return ""
+
+
+ANSWER_LINE = re.compile(r"(?:answer\s*:\s*)?([\d\s()+\-*/×÷x.]+?)\s*=\s*24\b", re.IGNORECASE)
+
+
+def solves(text, numbers):
+    """Whether a final answer states a correct `... = 24` on exactly these cards (its last such claim counts)."""
+    claims = ANSWER_LINE.findall(text or "")
+    return bool(claims) and check_answer(f"{claims[-1].strip()} = 24", numbers)[0]

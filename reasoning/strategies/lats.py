@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
-from .base import Contract, Strategy, StrictParams, deepest_best, settle_all
+from .base import VERIFY_SAMPLES, Contract, Strategy, StrictParams, deepest_best, settle_all
 from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
 from .tot import listed, merge_duplicates, same
 
@@ -54,6 +54,9 @@ class LATSParams(StrictParams):
     )
     rollout_samples: int = Field(
         2, ge=1, le=6, description="Children proposed per simulation step; the best is followed."
+    )
+    value_samples: int = Field(
+        3, ge=1, le=5, description="Judgements asked per value, in one request where the model allows (their mean)."
     )
     consistency: float = Field(
         0.2, ge=0, le=1, description="Weight of self-consistency (how often a thought was proposed) in a value."
@@ -175,7 +178,7 @@ class LanguageAgentTreeSearch(Strategy):
     async def _score(self, nodes):
         """Value nodes concurrently; a terminal valued at the threshold is verified before it can end the search."""
         if nodes:
-            results = await settle_all(*(self.judge(node, 1) for node in nodes))
+            results = await settle_all(*(self.judge(node, self.ctx.params.value_samples) for node in nodes))
             await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
             hopeful = [n for n in self._fresh(nodes) if self._reaches_threshold(n)]
             await settle_all(*(self.verify(n) for n in hopeful))
@@ -201,6 +204,8 @@ class LanguageAgentTreeSearch(Strategy):
         value = mixed_value(judged, consistency, self.ctx.params.consistency)
         reason = answer.parsed.reason + (f" (mean of {len(answer.samples)} judgements)" if samples > 1 else "")
         state = {**node.state, "judged": round(judged, 4)}
+        if samples >= VERIFY_SAMPLES:
+            state["verified"] = samples  # judged as many times as a verification would: nothing to ask again
         fields = {"eval_score": value, "eval_reason": reason, "is_terminal": terminal, "state": state}
         return fields | {"stale": False, "parse_error": "", "spent": answer}
 

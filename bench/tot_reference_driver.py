@@ -1,0 +1,67 @@
+"""Runs the Tree of Thoughts reference code (princeton-nlp/tree-of-thought-llm) on Game of 24 against a model server,
+as its scripts/game24/bfs.sh does: propose, value with 3 samples, keep the best 5, greedy; one task object for the
+whole run (so its value cache spans puzzles, as in its run.py). Our code only drives theirs and reads its results.
+
+Run by bench/search_quality.py in the reference's own venv (openai 0.27.7 and its other pins):
+    python bench/tot_reference_driver.py --first 900 --last 1000 --out results.jsonl
+with OPENAI_API_BASE naming the server. Each line of the output is one puzzle: its 5 outputs' correctness (the
+reference's own test_output), their mean, whether any is right, and the requests the puzzle took.
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import urllib.request
+
+
+def requests_so_far():
+    with urllib.request.urlopen(os.environ["OPENAI_API_BASE"].rstrip("/") + "/count") as response:
+        return json.load(response)["requests"]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--first", type=int, default=900)
+    parser.add_argument("--last", type=int, default=1000)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+
+    from tot.methods.bfs import solve
+    from tot.tasks import get_task
+
+    run = argparse.Namespace(
+        backend="gpt-4",
+        temperature=0.7,
+        task="game24",
+        naive_run=False,
+        prompt_sample=None,
+        method_generate="propose",
+        method_evaluate="value",
+        method_select="greedy",
+        n_generate_sample=1,
+        n_evaluate_sample=3,
+        n_select_sample=5,
+    )
+    task = get_task("game24")
+    with open(args.out, "w") as out:
+        for idx in range(args.first, args.last):
+            before = requests_so_far()
+            with contextlib.redirect_stdout(io.StringIO()):  # the reference prints every step
+                ys, _ = solve(run, task, idx, to_print=False)
+            rewards = [task.test_output(idx, y)["r"] for y in ys]
+            row = {
+                "idx": idx,
+                "puzzle": task.get_input(idx),
+                "rewards": rewards,
+                "mean": sum(rewards) / len(rewards) if rewards else 0.0,
+                "any": any(rewards),
+                "requests": requests_so_far() - before,
+            }
+            out.write(json.dumps(row) + "\n")
+            out.flush()
+
+
+if __name__ == "__main__":
+    main()
