@@ -16,6 +16,9 @@ FIELD_TYPES = {"integer": forms.IntegerField, "number": forms.FloatField}
 def param_fields(mode):
     """(form field name, param name, form field) for each of a strategy's params, from its JSON schema."""
     for name, schema in get_strategy(mode).Params.model_json_schema()["properties"].items():
+        if "enum" in schema:  # a choice among named values (ToT's value mode)
+            yield f"{mode}-{name}", name, choice_field(name, schema)
+            continue
         field_class = FIELD_TYPES.get(schema.get("type"))
         if field_class is None:
             continue  # a param the form cannot type (the API still takes it)
@@ -33,6 +36,17 @@ def param_fields(mode):
                 widget=forms.NumberInput(attrs=attrs),
             ),
         )
+
+
+def choice_field(name, schema):
+    """A select of the schema's values; left on its first option, the strategy's default applies."""
+    default = schema.get("default")
+    return forms.ChoiceField(
+        required=False,
+        label=schema.get("title") or name.replace("_", " ").capitalize(),
+        help_text=schema.get("description", "") + f" (default {default})",
+        choices=[("", f"{default} (default)")] + [(value, value) for value in schema["enum"] if value != default],
+    )
 
 
 class SessionForm(forms.Form):
@@ -87,7 +101,7 @@ class SessionForm(forms.Form):
         params = {
             param: data[field]
             for field, (mode, param) in self.param_names.items()
-            if mode == data["mode"] and data.get(field) is not None
+            if mode == data["mode"] and data.get(field) not in (None, "")
         }
         models = {key: data[key].strip() for key in ("model_primary", "model_fallback") if data.get(key, "").strip()}
         return {

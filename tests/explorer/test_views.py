@@ -260,6 +260,19 @@ def test_the_form_offers_each_built_strategy_with_its_declared_params(client_of,
         assert f'<option value="{mode}"' in html and f'data-mode="{mode}"' in html
     # Limits and defaults come from the strategy's Params schema.
     assert 'name="tot-branching"' in html and 'max="8"' in html and 'placeholder="3"' in html
+    # The search-quality params too: a value mode to choose, samples, memory, rollout and self-consistency.
+    assert 'name="tot-value_mode"' in html and '<option value="categorical">' in html
+    for name in ("tot-value_samples", "lats-rollout_samples", "lats-consistency", "reflexion-memory"):
+        assert f'name="{name}"' in html, name
+
+
+def test_the_value_mode_and_samples_reach_the_session(client_of, alice):
+    form = valid_form(mode="tot", **{"tot-value_mode": "categorical", "tot-value_samples": "5"})
+    response = client_of(alice).post(NEW, form)
+    session = ReasoningSession.objects.get()
+    assert response.status_code == 302 and session.params["value_mode"] == "categorical"
+    assert session.params["value_samples"] == 5
+    assert client_of(alice).post(NEW, valid_form(mode="tot", **{"tot-value_mode": "vibes"})).status_code == 200
 
 
 # ---- the sessions list: search, node counts, one query count whatever the page holds ----------------

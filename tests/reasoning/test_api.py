@@ -158,6 +158,10 @@ def test_the_openapi_document_gives_params_a_schema_per_mode(client, alice):
     assert titles == [f"{mode}: {label}" for mode, label in strategy_labels()]
     tot = params["anyOf"][0]["properties"]
     assert tot["branching"]["maximum"] == 8 and tot["branching"]["default"] == 3
+    variants = {v["title"].split(":")[0]: v["properties"] for v in params["anyOf"]}
+    assert tot["value_samples"]["maximum"] == 5 and tot["value_mode"]["enum"] == ["score", "categorical"]
+    assert {"consistency", "rollout_samples", "rollout_depth", "value_samples"} <= set(variants["lats"])
+    assert variants["reflexion"]["memory"]["default"] == 3
 
 
 @pytest.mark.parametrize(
