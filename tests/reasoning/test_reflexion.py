@@ -431,3 +431,16 @@ async def test_a_resumed_run_critiques_with_the_reason_stored_on_the_node():
     await Reflexion(context(Reflexion, again, store, params={"max_attempts": 2, "steps": 2})).run()
     [reflect] = [p for name, _, p in again.calls if name == "reflexion.reflect"]
     assert "judged attempt 1" in reflect and "not recorded" not in reflect and "earlier run" not in reflect
+
+
+async def test_of_several_final_candidates_the_best_verified_one_is_the_answer():
+    from reasoning.strategies.reflexion import Reflexion
+    from tests.fakes import FakeStore, context
+
+    # Neither attempt reaches the bar. Attempt 1 looks best on one judgement (0.7) but its verification says 0.2;
+    # attempt 2 (0.6) holds up. Without verification the answer would come from attempt 1.
+    gateway, store = scripted_reflexion({1: [0.7, 0.2], 2: [0.6]}), FakeStore()
+    outcome = await Reflexion(context(Reflexion, gateway, store, params={"max_attempts": 2, "steps": 2})).run()
+    assert outcome.final_node.state["attempt"] == 2
+    ends = {n.state["attempt"]: n for n in store.nodes() if n.eval_score is not None}
+    assert ends[1].state["verified"] == 3 and ends[1].eval_score < 0.6 and ends[2].state["verified"] == 3

@@ -58,3 +58,20 @@ async def test_on_an_imperfect_model_the_searches_clear_a_floor_the_single_chain
     chain = await solved(alice, "tot", CHAIN, rows, 0.3)
     # Measured on these 12 (bench/search_quality.py gives the whole picture): ToT 6, LATS 5, the chain 0.
     assert tot >= 4 and lats >= 3 and chain <= 1, (tot, lats, chain)
+
+
+@pytest.mark.parametrize("mode", ["tot", "lats", "reflexion", "react", "trm"])
+async def test_every_strategy_ends_with_an_answer_on_a_wealth_problem_when_the_model_errs(alice, mode):
+    from tests.runs import ledger_and_node_costs
+
+    problem = "Rebalance a CHF 12m portfolio that drifted to 72% equities against a 60/40 target for a Geneva family."
+    with override_settings(REASONING={**settings.REASONING, "OFFLINE_NOISE": 0.5}):
+        data = SessionIn(
+            problem_text=problem, problem_kind="allocation-rebalance", mode=mode, model_primary="offline/noisy"
+        )
+        session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
+        await run_session(session.id)
+    session = await ReasoningSession.objects.aget(pk=session.id)
+    assert session.status == "solved" and session.final_answer, (session.status, session.error)
+    ledger, costs = await ledger_and_node_costs(session)
+    assert ledger == pytest.approx(costs) and session.budget_used_usd == pytest.approx(ledger)
