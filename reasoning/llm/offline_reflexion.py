@@ -58,7 +58,7 @@ def attempt(p, rng):
     # Each criterion the reviews raised is taken up by name, spread over the steps from the last one back.
     for j, ((name, *_), review) in enumerate(raised(criteria_of(p), s.get("MEMORY", ""))):
         steps[(count - 1 - j) % count] += (
-            f' {name}, as the review of attempt {review} asked ("{rubric_line(rubric_of(p), name)}"): worked '
+            f' {name}, as the review of attempt {review} asked: worked '
             f"through here from {figure(p.problem, j)} for {f['client']}."
         )
     return {"steps": [{"thought": t} for t in steps]}

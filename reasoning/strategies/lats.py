@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import format_path, render
 
 from .base import VERIFY_SAMPLES, Contract, Strategy, StrictParams, deepest_best, settle_all
-from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
+from .replies import AnswerOut, Commentary, ScoreOut, ThoughtsOut
 from .tot import listed, merge_duplicates, same
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
@@ -31,7 +31,7 @@ FAILED_TERMINAL = -1.0  # the reward of a terminal line that failed, and of a ro
 
 
 class ReflectOut(BaseModel):
-    reflection: Prose = Field(min_length=1, max_length=4000)
+    reflection: Commentary = Field(min_length=1, max_length=4000)
 
 
 class ValueOut(ScoreOut):

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import format_path, render
 
 from .base import Contract, Node, Strategy, StrictParams, settle_all
-from .replies import AnswerOut, Prose, ScoreOut, ThoughtsOut
+from .replies import AnswerOut, Commentary, Prose, ScoreOut, ThoughtsOut
 from .tot import listed, merge_duplicates, same
 
 
@@ -34,7 +34,7 @@ class AttemptOut(BaseModel):
 
 
 class ReflectOut(BaseModel):
-    critique: Prose = Field(min_length=1, max_length=4000)
+    critique: Commentary = Field(min_length=1, max_length=4000)
 
 
 ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)

@@ -1,9 +1,20 @@
-"""Reply shapes several strategies share, and the checks that make a reply count as an answer.
+"""Reply shapes several strategies share, and the checks that make a reply count as reasoning.
 
-A small model can return valid JSON that says nothing: the prompt's own placeholder echoed back
-("<one next step, at most 80 words>"), template braces, a lone symbol, a score off the scale. Each is a
-broken contract (asked again once, then recorded on the node), never an answer. The checks read the
-prompt from pydantic's validation context. Fewer thoughts than asked for are fewer children, not a breach.
+A small model can return valid JSON that says nothing. These are broken contracts (asked again, then recorded on
+the node), never thoughts or answers:
+
+- the prompt's own placeholder ("<one next step, at most 80 words>") or template braces;
+- an echo: text that repeats our own refusal or re-ask messages ("Value error, is template text"), or whose words
+  come mostly (half or more, in runs of four or more) from the prompt's instructions or rubric, or that copies
+  twelve or more of their words in a row;
+- a score off the scale.
+
+An answer a client reads must also say something about this problem: three words or numbers at least, no markup or
+JSON fragments, and (a first-pass relevance check) at least one content word or number shared with the problem or
+the steps it answers from. The check is lexical, so it has limits: an on-topic answer written only in synonyms is
+refused, and an off-topic one that reuses a single word of the problem passes; it catches what a weak model writes
+when it loses the thread, not a wrong recommendation. The checks read the prompt from pydantic's validation context.
+Fewer thoughts than asked for are fewer children, not a breach.
 """
 
 import re
@@ -13,45 +24,139 @@ from pydantic import AfterValidator, BaseModel, Field, ValidationInfo
 
 PLACEHOLDER = re.compile(r"<[^<>\n]{3,}>")
 WORD = re.compile(r"\w+")
+TOKEN = re.compile(r"[a-z]+|\d+(?:[.,'’]\d+)*")
+SECTION = re.compile(r"^### (.+)$", re.MULTILINE)
+# Phrases only our own refusals and re-asks use: a reply repeating one answers our error, not the problem.
+OWN_MESSAGES = (
+    "your last reply was refused",
+    "broke the output contract",
+    "reply again with json",
+    "value error",
+    "is template text",
+    "repeats the prompt s placeholder",
+    "instead of filling it in",
+    "is not prose",
+    "words needed",
+    "echoes the prompt",
+    "says nothing about the problem",
+)
+INSTRUCTIONS = (
+    "CONTRACT",
+    "ROLE",
+    "RUBRIC",
+    "OUTPUT",
+    "YOUR LAST REPLY WAS REFUSED",
+)  # what the prompt tells, not asks
+SUBJECT = ("PROBLEM", "CHOSEN STEPS", "STEPS SO FAR", "LAST STEP", "ATTEMPT")  # what an answer must be about
+ECHO_RUN, ECHO_SHARE, ECHO_LONGEST = 4, 0.5, 12
+MARKUP = re.compile(r"```|^\s*#{2,}|[{}]|^\s*[\[\]]|\"\w+\"\s*:", re.MULTILINE)
+STOPWORDS = set(
+    "that this with from into have each what which when where will would their them they there these those about "
+    "also more most much well only over under should must than then your very such some other both".split()
+)
 
 
-def _echo(text, info):
+def sections(prompt, names):
+    """The text of the prompt's `### NAME` sections with these names, joined."""
+    heads = list(SECTION.finditer(prompt))
+    found = []
+    for here, after in zip(heads, heads[1:] + [None]):
+        if here[1].strip().upper() in names:
+            found.append(prompt[here.end() : after.start() if after else len(prompt)])
+    return "\n".join(found)
+
+
+def tokens(text):
+    return TOKEN.findall(text.lower().replace("’", "'"))
+
+
+def copied(text_words, source_words, run=ECHO_RUN):
+    """(share of the text's words inside runs of `run`+ words found in the source in order, the longest such run)."""
+    grams = {tuple(source_words[i : i + run]) for i in range(len(source_words) - run + 1)}
+    covered, longest, streak = [False] * len(text_words), 0, 0
+    for i in range(len(text_words) - run + 1):
+        if tuple(text_words[i : i + run]) in grams:
+            covered[i : i + run] = [True] * run
+            streak += 1
+            longest = max(longest, streak + run - 1)
+        else:
+            streak = 0
+    return (sum(covered) / len(text_words) if text_words else 0.0), longest
+
+
+def _echo(text, info, instructions=True):
+    """Why the text echoes instead of reasoning, or None; `instructions`: also refuse a copy of the prompt's
+    instructions or rubric (a reason or a critique may quote the rubric's criteria: that is its job)."""
     prompt = (info.context or {}).get("prompt") or ""
     for placeholder in PLACEHOLDER.findall(text):
         if placeholder in prompt or PLACEHOLDER.fullmatch(text.strip()):
             return f"repeats the prompt's placeholder {placeholder[:60]} instead of filling it in"
     if "{{" in text or "}}" in text:
         return "is template text, not an answer"
+    words = tokens(text)
+    joined = " ".join(words)
+    own = next((m for m in OWN_MESSAGES if f" {m} " in f" {joined} "), None)
+    if own:
+        return f"echoes our own message ('{own}') instead of reasoning about the problem"
+    share, longest = copied(words, tokens(sections(prompt, INSTRUCTIONS))) if instructions else (0.0, 0)
+    if (share >= ECHO_SHARE and len(words) >= ECHO_RUN) or longest >= ECHO_LONGEST:
+        return "echoes the prompt's instructions or rubric instead of reasoning about the problem"
     return None
 
 
-def prose(min_words):
-    """Text that says something: not empty, not a placeholder or template, with words (or numbers) in it."""
+def content(text):
+    """The words that carry meaning (4+ letters, not filler, compared by their first 6 letters) and the numbers."""
+    found = set()
+    for token in tokens(text):
+        if token[0].isdigit():
+            found.add(re.sub(r"[,'’]", "", token))
+        elif len(token) >= 4 and token not in STOPWORDS:
+            found.add(token[:6])
+    return found
+
+
+def _off_topic(text, info):
+    """Why an answer says nothing about its problem, or None (no problem in the context: nothing to compare)."""
+    if MARKUP.search(text):
+        return "holds markup or JSON fragments, not an answer in plain words"
+    subject = sections((info.context or {}).get("prompt") or "", SUBJECT)
+    if subject.strip() and not content(text) & content(subject):
+        return "says nothing about the problem: it shares no word or figure with it or the steps it answers from"
+    return None
+
+
+def prose(min_words, answer=False, commentary=False):
+    """Text that says something: not empty, not a placeholder, template or echo, with words (or numbers) in it; an
+    `answer` must also be about its problem; `commentary` (a critique, a finding) may quote the rubric."""
 
     def check(text: str, info: ValidationInfo) -> str:
         text = text.strip()
-        problem = _echo(text, info)
+        problem = _echo(text, info, instructions=not commentary)
         if problem:
             raise ValueError(problem)
         if len(WORD.findall(text)) < min_words:
             raise ValueError(
                 f"is not prose: at least {min_words} word{'s' * (min_words > 1)} needed" if text else "is empty"
             )
+        problem = _off_topic(text, info) if answer else None
+        if problem:
+            raise ValueError(problem)
         return text
 
     return check
 
 
 def optional_prose(text: str, info: ValidationInfo) -> str:
-    """May be left empty, but not filled with the prompt's placeholder."""
-    problem = _echo(text.strip(), info) if text.strip() else None
+    """May be left empty (a judgement's reason), but not filled with a placeholder or our own messages."""
+    problem = _echo(text.strip(), info, instructions=False) if text.strip() else None
     if problem:
         raise ValueError(problem)
     return text.strip()
 
 
-Prose = Annotated[str, AfterValidator(prose(1))]
-Recommendation = Annotated[str, AfterValidator(prose(3))]  # an answer a client reads is more than a word or two
+Prose = Annotated[str, AfterValidator(prose(1))]  # a thought or a step
+Commentary = Annotated[str, AfterValidator(prose(1, commentary=True))]  # a critique, a reflection, a finding
+Recommendation = Annotated[str, AfterValidator(prose(3, answer=True))]  # more than a word or two, and on topic
 OptionalProse = Annotated[str, AfterValidator(optional_prose)]
 
 

@@ -24,7 +24,7 @@ from reasoning.llm.contracts import ParseError
 from reasoning.prompts import format_path, render
 
 from .base import Answer, Contract, Strategy, StrictParams, settle_all
-from .replies import Prose
+from .replies import Commentary, Recommendation
 
 # ---- the reasoning reply: marked lines ------------------------------------------------------
 
@@ -49,7 +49,7 @@ MARKERS = ("INSIGHT", "ISSUE", "MISSING", "SUGGESTION", "CONFIDENCE")
 
 class Finding(BaseModel):
     kind: Literal["insight", "issue", "missing", "suggestion"]
-    text: Prose = Field(min_length=1, max_length=2000)
+    text: Commentary = Field(min_length=1, max_length=2000)
     importance: Literal["high", "medium", "low"]
 
 
@@ -179,7 +179,7 @@ def importance(kind, text):
 
 
 class ImproveOut(BaseModel):
-    answer: Prose = Field(min_length=1, max_length=20000)
+    answer: Recommendation = Field(min_length=1, max_length=20000)
 
 
 class ReasoningWire(BaseModel):

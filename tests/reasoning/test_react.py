@@ -220,14 +220,17 @@ async def test_the_step_limit_without_a_final_answer_has_the_answer_written_from
     assert ledger == pytest.approx(costs)
 
 
+HOLD = "Hold: realise none of the CHF 1.2m of gains this tax year."
+
+
 async def test_an_unparseable_step_is_recorded_on_the_step_it_concerns(alice):
     session = await start(alice, model_primary="openai/gpt-4o-mini")
     await run_scripted(
         session,
-        [step("portfolio", {"client_id": "C-1001"}), "no idea", "still no idea", {"answer": "Hold for now."}],
+        [step("portfolio", {"client_id": "C-1001"}), "no idea", "still no idea", {"answer": HOLD}],
     )
     nodes = await rows(session)
-    assert session.status == "solved" and session.final_answer == "Hold for now."
+    assert session.status == "solved" and session.final_answer == HOLD
     assert len(nodes) == 2 and "step unparseable" in nodes[1].parse_error
     assert nodes[1].eval_score is None  # recorded as a failure, never scored
     assert await LLMCall.objects.filter(session=session, parse_ok=False).acount() == 2

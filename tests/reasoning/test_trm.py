@@ -236,6 +236,11 @@ async def test_every_seeded_kind_ends_solved_on_the_offline_model(alice):
         assert last.state["stopped"] == "confidence" and last.depth <= 5, kind
 
 
+def draft(i):
+    """An answer that says something about the problem (the contract refuses one that does not)."""
+    return f"Draft {i}: realise the CHF 1.2m of gains over {i + 1} tax years."
+
+
 def answer(text):
     return '{"answer": "%s"}' % text
 
@@ -243,10 +248,10 @@ def answer(text):
 async def run_confident(party, confidences, **fields):
     """Answer i is judged confidences[i-1]; a confident one is judged again the same (its verification)."""
     session = await start(party, model_primary="openai/gpt-4o-mini", **fields)
-    replies = ["INSIGHT: the question is clear\nCONFIDENCE: 0.1", answer("Answer 1")]
+    replies = ["INSIGHT: the question is clear\nCONFIDENCE: 0.1", answer(draft(1))]
     for i, confidence in enumerate(confidences, 1):
         analysis = f"INSIGHT: step {i} holds\nISSUE: gap {i}\nCONFIDENCE: {confidence}"
-        replies += [analysis] * (2 if confidence >= 0.9 else 1) + [answer(f"Answer {i + 1}")]
+        replies += [analysis] * (2 if confidence >= 0.9 else 1) + [answer(draft(i + 1))]
     await run_session(session.id, gateway=await scripted_gateway(session, replies))
     await session.arefresh_from_db()
     return session, await rows(session)
@@ -255,38 +260,38 @@ async def run_confident(party, confidences, **fields):
 async def test_it_stops_when_the_confidence_threshold_is_reached(alice):
     session, nodes = await run_confident(alice, [0.5, 0.95, 0.99])
     assert session.status == "solved" and len(nodes) == 3
-    assert nodes[-1].state["stopped"] == "confidence" and session.final_answer == "Answer 2"
+    assert nodes[-1].state["stopped"] == "confidence" and session.final_answer == draft(2)
 
 
 async def test_it_stops_at_the_step_limit(alice):
     session, nodes = await run_confident(alice, [0.3, 0.5, 0.7, 0.8], params={"max_steps": 3})
     assert session.status == "solved" and len(nodes) == 4
-    assert nodes[-1].state["stopped"] == "steps" and session.final_answer == "Answer 3"
+    assert nodes[-1].state["stopped"] == "steps" and session.final_answer == draft(3)
 
 
 async def test_it_stops_when_the_confidence_stops_improving(alice):
     session, nodes = await run_confident(alice, [0.5, 0.6, 0.61, 0.605, 0.9])
     assert session.status == "solved" and len(nodes) == 5
-    assert nodes[-1].state["stopped"] == "converged" and session.final_answer == "Answer 3"
+    assert nodes[-1].state["stopped"] == "converged" and session.final_answer == draft(3)
     assert nodes[-1].state["latent"]["resolved_issues"] == ["gap 1", "gap 2"]
 
 
 async def test_a_dip_in_confidence_does_not_stop_the_refinement(alice):
     session, nodes = await run_confident(alice, [0.5, 0.45, 0.95])
     assert session.status == "solved" and len(nodes) == 4
-    assert nodes[-1].state["stopped"] == "confidence" and session.final_answer == "Answer 3"
+    assert nodes[-1].state["stopped"] == "confidence" and session.final_answer == draft(3)
 
 
 async def test_an_unparseable_analysis_is_recorded_on_the_answer_it_judged_not_scored_zero(alice):
     session = await start(alice, model_primary="openai/gpt-4o-mini")
-    replies = ["INSIGHT: sound\nCONFIDENCE: 0.6", answer("First answer"), "I cannot say.", "Still no markers."]
+    replies = ["INSIGHT: sound\nCONFIDENCE: 0.6", answer(draft(1)), "I cannot say.", "Still no markers."]
     await run_session(session.id, gateway=await scripted_gateway(session, replies))
     await session.arefresh_from_db()
     nodes = await rows(session)
     first = nodes[1]
     # The question's analysis (0.6) is no judgement of the answer: the answer stays unjudged, not scored 0.6.
     assert len(nodes) == 2 and "reasoning unparseable" in first.parse_error and first.eval_score is None
-    assert session.status == "solved" and session.final_answer == "First answer"
+    assert session.status == "solved" and session.final_answer == draft(1)
     failed = [c async for c in LLMCall.objects.filter(session=session, parse_ok=False)]
     assert len(failed) == 2 and all(c.node_id == first.id for c in failed)  # the retry, then the failure
     ledger, costs = await ledger_and_node_costs(session)
@@ -428,15 +433,19 @@ async def test_an_edited_answer_is_reassessed(alice, runner):
 async def test_each_answer_is_scored_by_its_own_analysis_so_the_answer_returned_was_judged():
     from tests.fakes import FakeStore, ScriptedGateway, context
 
-    judged = {"(none yet: this is the first iteration)": 0.1, "Draft one.": 0.3, "Draft two.": 0.95}
-    drafts = iter(["Draft one.", "Draft two.", "Draft three."])
+    one, two = "Rebalance the CHF 3m portfolio in one trade.", "Rebalance the CHF 3m portfolio over three months."
+    judged = {"(none yet: this is the first iteration)": 0.1, one: 0.3, two: 0.95}
+    drafts = iter([one, two, "Rebalance the CHF 3m portfolio never."])
 
     def analysis(prompt):
         answer = prompt.split("### LAST STEP\n", 1)[1].split("\n###", 1)[0].strip()
         return f"INSIGHT: read {answer}\nCONFIDENCE: {judged[answer]}"
 
-    gateway, store = ScriptedGateway({"trm.reason": analysis, "trm.improve": lambda p: {"answer": next(drafts)}}), FakeStore()
+    gateway, store = (
+        ScriptedGateway({"trm.reason": analysis, "trm.improve": lambda p: {"answer": next(drafts)}}),
+        FakeStore(),
+    )
     outcome = await RecursiveRefinement(context(RecursiveRefinement, gateway, store)).run()
     scores = {n.thought: n.eval_score for n in store.nodes() if n.depth}
-    assert scores == {"Draft one.": 0.3, "Draft two.": 0.95}  # before: draft two carried draft one's 0.3
-    assert outcome.final_answer == "Draft two." and outcome.final_node.state["verified"] == 3
+    assert scores == {one: 0.3, two: 0.95}  # before: the second draft carried the first one's 0.3
+    assert outcome.final_answer == two and outcome.final_node.state["verified"] == 3

@@ -1,0 +1,96 @@
+"""A weak model's junk is refused, never taken for reasoning: the exact strings SmolLM2-135M wrote in a trial, each
+served by the scripted OpenAI-compatible server on loopback through the whole gateway (litellm's client path, the
+contract, the re-ask), and a sound reply to the same prompt still accepted."""
+
+import json
+
+import pytest
+
+from reasoning.llm.contracts import Unparseable
+from reasoning.prompts import format_path, render
+from reasoning.strategies.tot import PROPOSE, SYNTHESIZE
+from tests.fake_openai import FakeOpenAI, reply_json
+from tests.llm.test_gateway_faults import PRICES, ask_once, gateway_for, models, no_waiting, session_on  # noqa: F401
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PROBLEM = (
+    "Rebalance a CHF 12m portfolio that drifted to 72% equities against a 60/40 target, minimising realised gains."
+)
+RUBRIC = (
+    "Allocation rebalance: a plan that restores the target.\n"
+    "- Soundness (weight 3): Facts, arithmetic and rules are right.\n"
+    "- Tax efficiency (weight 2): Realises as little gain as the target allows, using cash flows and losses first."
+)
+STEPS = ["Sell CHF 1.44m of equities, the lots with the smallest gains first."]
+FIELDS = {"problem": PROBLEM, "kind": "allocation-rebalance", "rubric": RUBRIC}
+PROPOSE_PROMPT = render(PROPOSE, **FIELDS, path=format_path(STEPS), k=2, step=2, depth=4, proposed="(none)")
+SYNTHESIZE_PROMPT = render(SYNTHESIZE, **FIELDS, path=format_path(STEPS))
+THOUGHT_JUNK = [
+    "2.thought: Value error, is template text,",  # our own re-ask message, echoed
+    "Reply with JSON only, no prose around it",  # the prompt's output instructions
+    "Realises as little gain as the target allows, using cash flows and losses first.",  # the rubric, copied
+]
+ANSWER_JUNK = [
+    ",.}, a JSON file ```json {",
+    "]\n\n### CONTENTS\nThe code is ready to be used in the application.",
+    "Meadowermoney_Selling. 10,872,654.39",
+    "The 45-360 triangle is a mathematical concept used in geometry and trigonometry.",
+]
+
+
+async def asked(alice, contract, prompt, replies, expect=None):
+    session = await session_on(alice, fallback="")
+    with FakeOpenAI() as server:
+        server.script("primary", [reply_json(r) for r in replies])
+        return await ask_once(
+            session, gateway_for(session, server.base_url), contract=contract, prompt=prompt, expect=expect
+        )
+
+
+@pytest.mark.parametrize("junk", THOUGHT_JUNK)
+async def test_a_thought_that_echoes_the_prompt_or_our_messages_is_refused(alice, models, junk):
+    models(**{"openai/primary": PRICES})
+    bad = {"thoughts": [{"thought": junk}, {"thought": junk}]}
+    with pytest.raises(Unparseable, match="echoes"):
+        await asked(alice, PROPOSE, PROPOSE_PROMPT, [bad, bad], expect=2)
+
+
+@pytest.mark.parametrize("junk", ANSWER_JUNK)
+async def test_an_answer_that_says_nothing_about_the_problem_is_refused(alice, models, junk):
+    models(**{"openai/primary": PRICES})
+    with pytest.raises(Unparseable, match="markup|says nothing about the problem"):
+        await asked(alice, SYNTHESIZE, SYNTHESIZE_PROMPT, [{"answer": junk}] * 2)
+
+
+async def test_junk_then_a_sound_reply_is_one_answer_with_both_attempts_in_the_ledger(alice, models):
+    models(**{"openai/primary": PRICES})
+    good = "Rebalance back to 60/40 by selling CHF 1.44m of equities, the lots with the smallest gains first."
+    answer = await asked(alice, SYNTHESIZE, SYNTHESIZE_PROMPT, [{"answer": ANSWER_JUNK[2]}, {"answer": good}])
+    assert answer.parsed.answer == good and [r.parse_ok for r in answer.records] == [False, True]
+    assert "says nothing about the problem" in answer.records[0].error
+
+
+async def test_a_step_quoting_a_few_words_of_the_rubric_is_still_a_step(alice, models):
+    models(**{"openai/primary": PRICES})
+    quoted = {
+        "thoughts": [
+            {
+                "thought": "Use cash flows and losses first: direct the CHF 400k of coupons and the harvested losses "
+                "against the equity overweight before any sale, so realised gains stay near zero this year."
+            },
+            {"thought": "Sell the remaining CHF 1.04m of equities from the lots with the highest cost basis."},
+        ]
+    }
+    answer = await asked(alice, PROPOSE, PROPOSE_PROMPT, [quoted], expect=2)
+    assert len(answer.parsed.thoughts) == 2
+
+
+def test_a_puzzle_answer_is_about_its_problem():
+    from reasoning.strategies.replies import AnswerOut
+
+    prompt = render(SYNTHESIZE, problem="Game of 24: use 4 9 10 13 to make 24.", kind="general", rubric="", path="")
+    parsed = AnswerOut.model_validate(
+        json.loads('{"answer": "Answer: (13 - 9) * (10 - 4) = 24"}'), context={"prompt": prompt}
+    )
+    assert parsed.answer.startswith("Answer")
