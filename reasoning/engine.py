@@ -22,6 +22,7 @@ from .strategies.base import Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
+SYNTHESIS_FAILED = "synthesis_failed"
 NO_ANSWER = {
     "no_thoughts": "the strategy ended without an answer (no_thoughts): no step could be proposed and scored",
     "no_live_line": "every line of reasoning is pruned: unprune a branch or expand a node to answer again",
@@ -101,8 +102,10 @@ def build_strategy(session, gateway=None, control=None):
 
 
 def finish(session_id, outcome):
+    """The run's end. Solved only when the answer passed its contract: a synthesis that failed leaves the best line
+    so far as a partial answer of a failed session (as budget exhaustion leaves one of an exhausted session)."""
     status = Status.EXHAUSTED if outcome.exhausted else Status.SOLVED
-    if not outcome.final_answer and not outcome.exhausted:
+    if (not outcome.final_answer and not outcome.exhausted) or outcome.reason == SYNTHESIS_FAILED:
         status = Status.FAILED
     with transaction.atomic():
         moved = states.transition(
@@ -135,6 +138,8 @@ def finish(session_id, outcome):
 
 
 def no_answer(outcome):
+    if outcome.reason == SYNTHESIS_FAILED:
+        return f"no answer passed its contract ({outcome.detail}); the answer shown is the best line so far"[:2000]
     why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")
     return f"{why}; first failure: {outcome.detail}" if outcome.detail else why
 

@@ -188,11 +188,11 @@ class Context:
 class Outcome:
     final_answer: str
     final_node: Node | None
-    reason: str  # "solved", "budget", "no_thoughts", "unchanged", ...
+    reason: str  # "solved", "budget", "synthesis_failed", "no_thoughts", "unchanged", ...
     partial: bool = False
     chosen_by: str = ""
     note: str = ""
-    detail: str = ""  # why there is no answer, in the words of the first failure
+    detail: str = ""  # why there is no answer (or only a partial one), in the words of the failure
 
     @property
     def exhausted(self):
@@ -406,16 +406,21 @@ class Strategy(ABC):
         marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
         try:
             answer = await self.synthesize(path)
-            text, partial = answer.parsed.answer, False
+            text, partial, detail = answer.parsed.answer, False, ""
             await self.ctx.store.update(node, spent=answer)
-        except (BudgetExhausted, Unparseable) as error:
+        except (BudgetExhausted, Unparseable, ModelError) as error:
+            # No answer passed its contract: the best line so far stands in, marked partial, and the run says why.
             self.exhausted = self.exhausted or isinstance(error, BudgetExhausted)
-            why = "budget exhausted" if isinstance(error, BudgetExhausted) else f"synthesis unparseable: {error}"
-            text, partial = best_line_text(path, why), True
-            reason = "budget" if self.exhausted else reason
+            if isinstance(error, Unparseable):
+                await self.ctx.store.update(node, spent=error)
+            why = {BudgetExhausted: "budget exhausted", Unparseable: "the synthesis broke its contract"}.get(
+                type(error), "the synthesis failed on every model"
+            )
+            text, partial, detail = best_line_text(path, why), True, f"{why}: {error}"
+            reason = "budget" if self.exhausted else "synthesis_failed"
         finally:
             await marking
-        return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note)
+        return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note, detail=detail)
 
 
 def best_line_text(path, why):
