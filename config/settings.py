@@ -30,18 +30,25 @@ def envprices(name, default, with_format=False):
     value = json.loads(os.environ.get(name) or "null") or default
     entries = value.items() if with_format else [(name, value)]
     for model, entry in entries:
-        keys = {"input", "output", "response_format", "api_base"} if with_format else {"input", "output"}
+        keys = (
+            {"input", "output", "response_format", "api_base", "max_parallel_requests"}
+            if with_format
+            else {"input", "output"}
+        )
+        parallel = entry.get("max_parallel_requests", 1) if isinstance(entry, dict) else 1
         if (
             not isinstance(entry, dict)
             or set(entry) - keys
             or not all(isinstance(entry.get(k), (int, float)) and entry[k] >= 0 for k in ("input", "output"))
             or entry.get("response_format", "auto") not in RESPONSE_FORMATS
             or not isinstance(entry.get("api_base", ""), str)
+            or not (isinstance(parallel, int) and not isinstance(parallel, bool) and parallel >= 1)
         ):
             raise ValueError(
                 f"{name}: {model!r} needs non-negative numbers 'input' and 'output' (USD per million tokens)"
                 + (
-                    f", optionally 'response_format' (one of {', '.join(RESPONSE_FORMATS)}) and 'api_base' (a URL)"
+                    f", optionally 'response_format' (one of {', '.join(RESPONSE_FORMATS)}), 'api_base' (a URL) and "
+                    "'max_parallel_requests' (a whole number, 1 or more)"
                     if with_format
                     else ""
                 )
@@ -206,7 +213,7 @@ REASONING = {
     "DEFAULT_BUDGET_USD": envfloat("REASONING_DEFAULT_BUDGET_USD", 0.50),
     "MAX_BUDGET_USD": envfloat("REASONING_MAX_BUDGET_USD", 50.0),
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
-    "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 2),
+    "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 3),
     # A reply that breaks its contract is asked for again this many times (a small local model may need more).
     "PARSE_RETRIES": envint("REASONING_PARSE_RETRIES", 1),
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),
@@ -219,6 +226,13 @@ REASONING = {
     "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),
     # A provider's Retry-After is honoured up to this many seconds; longer waits go to the fallback instead.
     "RETRY_AFTER_MAX_S": envfloat("REASONING_RETRY_AFTER_MAX_S", 20.0),
+    # Between retries on one model: BACKOFF_S, doubled each time, at most BACKOFF_MAX_S, each wait jittered by ±50%.
+    "RETRY_BACKOFF_S": envfloat("REASONING_RETRY_BACKOFF_S", 1.0),
+    "RETRY_BACKOFF_MAX_S": envfloat("REASONING_RETRY_BACKOFF_MAX_S", 8.0),
+    # A model that fails this many attempts in a row rests COOLDOWN_S for every session of the process: the fallback
+    # serves meanwhile (a model with no fallback is still tried).
+    "COOLDOWN_AFTER": envint("REASONING_COOLDOWN_AFTER", 3),
+    "COOLDOWN_S": envfloat("REASONING_COOLDOWN_S", 30.0),
     "RUNNER": os.environ.get("TASK_RUNNER", "inprocess"),
     "MAX_CONCURRENT_SESSIONS": envint("REASONING_MAX_CONCURRENT_SESSIONS", 8),
     # A running session's status is read this often, so pause and cancel stop new model calls quickly. A server

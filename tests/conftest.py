@@ -57,6 +57,17 @@ def make_party(slug, admin=False):
 
 
 @pytest.fixture(autouse=True)
+def healthy_models(settings):
+    """Every test starts with no model resting, and retries that wait a blink (tests of the waits set their own)."""
+    from reasoning.llm.health import HEALTH
+
+    HEALTH.reset()
+    settings.REASONING = {**settings.REASONING, "RETRY_BACKOFF_S": 0.01, "RETRY_BACKOFF_MAX_S": 0.05}
+    yield
+    HEALTH.reset()
+
+
+@pytest.fixture(autouse=True)
 def fresh_rate_limits():
     """Rate-limit counters live in the cache: each test starts with every caller's full allowance."""
     from django.core.cache import caches

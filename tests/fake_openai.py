@@ -124,13 +124,14 @@ def _model_key(model):
 
 
 class FakeOpenAI:
-    def __init__(self, default=None):
+    def __init__(self, default=None, port=0):
+        """`port`: a given loopback port (a server started again where one was stopped); 0 picks a free one."""
         self.default = default or (lambda body: reply("ok"))
         self.requests = []
         self._queues = defaultdict(deque)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 

@@ -14,6 +14,7 @@ import email.utils
 import functools
 import logging
 import os
+import random
 import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -30,6 +31,7 @@ from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseEr
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
 from . import offline  # noqa: E402
+from .health import HEALTH, LIMITS  # noqa: E402
 from .prices import Price, price_of, response_format  # noqa: E402
 
 litellm.drop_params = True  # a provider that lacks a parameter (e.g. max_tokens) ignores it instead of failing
@@ -42,7 +44,6 @@ EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
 FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
-BACKOFF_S = 0.5  # the first retry's wait when the provider names none; doubled for each further retry
 PROMPT_OVERHEAD_TOKENS = 64  # a chat template's role markers and the like, on top of the text itself
 # Failures worth another try on the same model; any other (a bad request, a refused key) goes to the fallback.
 TRANSIENT = (
@@ -110,6 +111,8 @@ class ModelGateway:
             if model
         ]
         self.formats = {}  # (contract, model, count asked) -> the response_format sent, or None
+        models = engine["MODELS"]
+        self.parallel = {m: models.get(m, {}).get("max_parallel_requests") for _, m, _ in self.routes}
         self.spent, self.calls = 0.0, 0
         self.flushed_at = time.monotonic()
         self.unwritten = []  # LLMCall rows of failed attempts not yet in the database
@@ -265,8 +268,12 @@ class ModelGateway:
     async def _complete(self, contract, messages, node_id, first_attempt, expect=None, samples=1):
         """(reply texts, ledger row) from the first model that answers: the primary with its retries, then the
         fallback with its own; every attempt is reserved at its model's price and kept as a row."""
-        attempt, failures = first_attempt, []
-        for role, model, price in self.routes:
+        attempt, failures, engine = first_attempt, [], settings.REASONING
+        for index, (role, model, price) in enumerate(self.routes):
+            if HEALTH.resting(model) and index < len(self.routes) - 1:
+                # Set aside after failing again and again: the next model serves until the rest is over.
+                failures.append(f"{model}: resting {HEALTH.resting(model):.0f} s after repeated failures")
+                continue
             for retry in range(1 + self.retries):
                 n = samples if self._takes_n(model) else 1
                 reserve = self.reservation_usd(contract, messages, price, n)
@@ -277,14 +284,25 @@ class ModelGateway:
                     raise BudgetExhausted(f"{contract.name} on {model} needs up to {reserve:.6f} USD")
                 started = time.perf_counter()
                 try:
-                    response = await self.router.acompletion(
-                        model=role, messages=messages, **self._call_options(contract, model, expect, n)
-                    )
+                    async with LIMITS.slot(model, self.parallel.get(model)):  # a wait here is not part of the timeout
+                        started = time.perf_counter()
+                        response = await self.router.acompletion(
+                            model=role, messages=messages, **self._call_options(contract, model, expect, n)
+                        )
                     texts = reply_texts(response, n)
                 except Exception as error:  # any provider failure: recorded, then retried or passed on
                     self.lease += reserve
                     line = one_line(error)
-                    log.warning("model call failed: %s (%s, attempt %d)", line, model, attempt, exc_info=error)
+                    # One line per attempt; the traceback only for those who ask for debug logs.
+                    log.warning("model call failed: %s (%s, attempt %d)", line, model, attempt)
+                    log.debug("model call failed on %s", model, exc_info=error)
+                    if HEALTH.failed(model, engine["COOLDOWN_AFTER"], engine["COOLDOWN_S"]):
+                        log.warning(
+                            "%s rests %.0f s after %d failures in a row",
+                            model,
+                            engine["COOLDOWN_S"],
+                            engine["COOLDOWN_AFTER"],
+                        )
                     self._record(
                         contract,
                         node_id,
@@ -305,6 +323,7 @@ class ModelGateway:
                         break
                     await asyncio.sleep(wait)
                     continue
+                HEALTH.succeeded(model)
                 return texts, self._answered(
                     contract, node_id, role, model, price, messages, attempt, reserve, response, texts, _ms(started)
                 )
@@ -434,8 +453,9 @@ def estimate_tokens(messages):
     return max(1, sum(len(m.get("content") or "") for m in messages) // 4)
 
 
-def retry_wait(error, retry):
-    """Seconds to wait before retrying: the provider's Retry-After when it sends one (None: too long to wait)."""
+def retry_wait(error, retry, uniform=random.uniform):
+    """Seconds to wait before retrying: the provider's Retry-After when it sends one (None: too long to wait), else
+    an exponential backoff with a ceiling, jittered so sessions that failed together do not retry together."""
     response = getattr(error, "response", None)
     header = getattr(response, "headers", {}).get("retry-after") if response is not None else None
     if header:
@@ -445,7 +465,8 @@ def retry_wait(error, retry):
             when = email.utils.parsedate_to_datetime(header)
             wait = when.timestamp() - time.time() if when else 0.0
         return max(0.0, wait) if wait <= settings.REASONING["RETRY_AFTER_MAX_S"] else None
-    return BACKOFF_S * 2**retry
+    engine = settings.REASONING
+    return min(engine["RETRY_BACKOFF_MAX_S"], engine["RETRY_BACKOFF_S"] * 2**retry * uniform(0.5, 1.5))
 
 
 def _sum_cost(records):

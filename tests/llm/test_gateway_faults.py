@@ -30,7 +30,6 @@ def models(settings):
 
 @pytest.fixture(autouse=True)
 def no_waiting(monkeypatch):
-    monkeypatch.setattr("reasoning.llm.gateway.BACKOFF_S", 0.01)
     monkeypatch.setenv("OPENAI_API_KEY", "dummy-key-for-a-local-server")
 
 

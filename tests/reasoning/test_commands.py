@@ -156,3 +156,30 @@ def test_solve_says_which_models_wrote_the_nodes_when_the_fallback_stepped_in():
     for depth, model in enumerate(["", "openai/local", "openai/local", "offline/sim"]):
         session.nodes.create(tenant=tenant, depth=depth, thought=f"t{depth}", model_used=model)
     assert written_by(session) == "openai/local 2 of 3 nodes, offline/sim (fallback) 1 of 3 nodes"
+
+
+def test_solve_with_the_model_down_prints_one_line_per_attempt_and_no_traceback(tmp_path):
+    """In a real terminal (a subprocess, logging as configured): the user reads the failures, not 500 lines of stack."""
+    import os
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path}/solve.sqlite3",
+        "OPENAI_API_KEY": "sk-test-nope",
+        "REASONING_MODELS": f'{{"openai/nope": {{"input": 1, "output": 1, "api_base": "http://127.0.0.1:{port}/v1"}}}}',
+        "REASONING_LLM_RETRIES": "1",
+        "REASONING_RETRY_BACKOFF_S": "0.05",
+    }
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v0"], env=env, check=True)
+    args = ["solve", "Rebalance a CHF 2m portfolio to 50/50.", "--mode", "tot", "--model", "openai/nope"]
+    done = subprocess.run([*manage, *args, "--params", '{"depth": 1}'], env=env, capture_output=True, text=True)
+    assert done.returncode == 3
+    assert "Traceback" not in done.stderr and "site-packages" not in done.stderr
+    lines = [line for line in done.stderr.replace("\r", "\n").splitlines() if "model call failed" in line]
+    assert lines and all("openai/nope" in line for line in lines)

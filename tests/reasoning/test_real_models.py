@@ -23,7 +23,6 @@ SMALL_TOT = {"depth": 2, "branching": 2, "keep": 1}
 @pytest.fixture(autouse=True)
 def dummy_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "dummy-key-for-a-local-server")
-    monkeypatch.setattr("reasoning.llm.gateway.BACKOFF_S", 0.01)
 
 
 def configure(settings, **models):
