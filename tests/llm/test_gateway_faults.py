@@ -20,19 +20,6 @@ PRICES = {"input": 1.0, "output": 2.0}  # USD per million tokens
 DEAR = {"input": 10.0, "output": 40.0}
 
 
-@pytest.fixture
-def models(settings):
-    def configure(**entries):
-        settings.REASONING = {**settings.REASONING, "MODELS": entries, "LLM_RETRIES": 2}
-
-    return configure
-
-
-@pytest.fixture(autouse=True)
-def no_waiting(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy-key-for-a-local-server")
-
-
 async def session_on(party, primary="openai/primary", fallback="openai/backup", **fields):
     return await ReasoningSession.objects.acreate(
         tenant=party.tenant,

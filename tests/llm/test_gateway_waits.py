@@ -13,7 +13,7 @@ from reasoning.llm.health import HEALTH, ModelHealth
 from reasoning.models import LLMCall
 from reasoning.strategies.tot import EVALUATE
 from tests.fake_openai import FakeOpenAI, free_port, reply_json, status
-from tests.llm.test_gateway_faults import GOOD, PRICES, ask_once, gateway_for, models, no_waiting, session_on  # noqa: F401
+from tests.llm.test_gateway_faults import GOOD, PRICES, ask_once, gateway_for, session_on
 from tests.reasoning.test_gateway import PROMPT
 
 pytestmark = pytest.mark.django_db(transaction=True)

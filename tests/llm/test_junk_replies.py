@@ -10,7 +10,7 @@ from reasoning.llm.contracts import Unparseable
 from reasoning.prompts import format_path, render
 from reasoning.strategies.tot import PROPOSE, SYNTHESIZE
 from tests.fake_openai import FakeOpenAI, reply_json
-from tests.llm.test_gateway_faults import PRICES, ask_once, gateway_for, models, no_waiting, session_on  # noqa: F401
+from tests.llm.test_gateway_faults import PRICES, ask_once, gateway_for, session_on
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
