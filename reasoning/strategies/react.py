@@ -29,8 +29,15 @@ PROMPT_OBSERVATION_LIMIT = 2500  # characters of each observation the next promp
 MAX_ALTERNATIVES = 8
 
 
+def tool_names(schema):
+    """The schema a model is held to names every registered tool (read when the schema is made, so a tool registered
+    later is offered too): a model bound by a grammar cannot invent one."""
+    schema["enum"] = [t.name for t in tools.available()] + [FINAL]
+
+
 class Action(BaseModel):
-    tool: str = Field(min_length=1, max_length=60)
+    # An unknown name still parses (a model without structured output may write one): it becomes the observation.
+    tool: str = Field(min_length=1, max_length=60, json_schema_extra=tool_names)
     args: dict = Field(default_factory=dict)
 
 

@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
-from .base import Contract, Node, Strategy, StrictParams, settle_all
-from .replies import AnswerOut, Commentary, Prose, ScoreOut, ThoughtsOut
+from .base import Answer, Contract, Node, Strategy, StrictParams, settle_all
+from .replies import AnswerOut, Commentary, Prose, ScoreOut
 from .tot import listed, merge_duplicates, same
 
 
@@ -37,10 +37,16 @@ class ReflectOut(BaseModel):
     critique: Commentary = Field(min_length=1, max_length=4000)
 
 
+class AlternativesOut(BaseModel):
+    """Alternative next steps: thoughts alone, as the prompt asks (an attempt's steps carry no summary)."""
+
+    thoughts: list[Step] = Field(min_length=1, max_length=20)
+
+
 ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)
 EVALUATE = Contract("reflexion.evaluate", ScoreOut, max_tokens=300)
 REFLECT = Contract("reflexion.reflect", ReflectOut, max_tokens=500)
-EXPAND = Contract("reflexion.expand", ThoughtsOut, max_tokens=1200)
+EXPAND = Contract("reflexion.expand", AlternativesOut, max_tokens=1200)
 SYNTHESIZE = Contract("reflexion.synthesize", AnswerOut, max_tokens=1000)
 
 
@@ -185,12 +191,13 @@ class Reflexion(Strategy):
         await settle_all(self._add_chain(root, num, thoughts, answer), self.ctx.store.mark_applied(fresh))
 
     async def _add_chain(self, root, num, thoughts, answer):
-        """One child at a time, each under the one before; the call's cost goes with the first step."""
-        parent = root
+        """One child at a time, each under the one before; the call's cost goes with the first step, and every step
+        carries the model that wrote it."""
+        parent, written = root, Answer(parsed=None, model=answer.model, cost_usd=0.0, latency_ms=0)
         for i, thought in enumerate(thoughts, 1):
             state = {"attempt": num, "step": i, "of": len(thoughts)}
             item = {"thought": thought, "state": state}
-            [parent] = await self.ctx.store.add_children(parent, [item], answer if i == 1 else None)
+            [parent] = await self.ctx.store.add_children(parent, [item], answer if i == 1 else written)
 
     async def _record_failed_attempt(self, root, num, failure):
         """An attempt that could not be written still takes its number: a one-node chain holding the error."""

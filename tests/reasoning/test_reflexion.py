@@ -105,6 +105,7 @@ async def test_attempts_are_chains_that_improve_on_their_critiques_until_one_is_
         assert [n.depth for n in chain] == [1, 2, 3]
         assert chain[-1].eval_score is not None and all(n.eval_score is None for n in chain[:-1])
         assert chain[0].cost_usd > 0 and chain[1].cost_usd == 0  # the attempt's one call is charged to its first step
+        assert all(n.model_used == "offline/sim" for n in chain)  # and every step says which model wrote it
     scores = [chain[-1].eval_score for chain in chains.values()]
     assert scores == sorted(scores) and scores[-1] >= 0.8 > max(scores[:-1])
     # Each attempt under the bar has its critique, on its last node, applied to the attempt after it.
