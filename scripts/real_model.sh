@@ -99,7 +99,9 @@ done
 say "$ALIAS is served at $base (ready in $(ms_since "$started") ms)"
 
 status=0
+# The server's python and model file too, for the test that stops a server of its own mid-run and starts it again.
 REASONING_REAL_MODEL_BASE="$base" REASONING_REAL_MODEL="openai/$ALIAS" \
+  REASONING_REAL_MODEL_PYTHON="$MODEL_VENV/bin/python" REASONING_REAL_MODEL_GGUF="$gguf" \
   "$APP_BIN/pytest" -p no:cacheprovider tests/real_model "$@" || status=$?
 [ "$status" = 0 ] || { echo "real-model: the server's log ends:" >&2; tail -n 20 "$server_log" >&2; }
 exit "$status"
