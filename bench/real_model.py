@@ -4,11 +4,16 @@ How often a grammar-bound reply satisfies its contract, how many attempts an ans
 costs at the configured price and how long it runs. Needs a served model: REASONING_REAL_MODEL_BASE (the
 server's /v1 URL; `scripts/real_model.sh` shows how to serve one) and REASONING_REAL_MODEL (openai/smollm2).
 
-Run: REASONING_REAL_MODEL_BASE=http://127.0.0.1:8080/v1 .venv/bin/python bench/real_model.py [--runs N]
+The settings are the README's local-server recipe (tests/real_model/recipe.py reads it). `--dump FILE` writes every
+accepted thought and every solved answer, one JSON object a line, for a reader to label (docs/BENCHMARKS.md says
+how the junk share was measured).
+
+Run: REASONING_REAL_MODEL_BASE=http://127.0.0.1:8080/v1 .venv/bin/python bench/real_model.py [--runs N] [--dump FILE]
 """
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import time
@@ -19,8 +24,8 @@ from common import commit, machine, setup_django, write_section
 
 BASE = os.environ.get("REASONING_REAL_MODEL_BASE", "")
 MODEL = os.environ.get("REASONING_REAL_MODEL", "openai/smollm2")
-PRICE = {"input": 0.10, "output": 0.20}
 PROBLEM = "Rebalance a CHF 3m portfolio drifted to 70% equities back to 60/40 within a year, tax-aware."
+JUNK_WORDS = ("echoes", "says nothing about the problem", "markup")  # what the contracts say when they refuse junk
 SMALL = {
     "tot": {"depth": 2, "branching": 2, "keep": 1},
     "lats": {"iterations": 2, "children": 2, "rollout_depth": 1, "max_depth": 2},
@@ -35,6 +40,8 @@ if not BASE:
 
 os.environ.setdefault("OPENAI_API_KEY", "dummy")  # litellm's OpenAI client wants one; the local server reads none
 setup_django()
+
+from tests.real_model.recipe import settings_for  # noqa: E402
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
@@ -54,7 +61,13 @@ async def one_run(tenant, mode):
     wall = time.perf_counter() - started
     session = await ReasoningSession.objects.aget(pk=session.id)
     calls = [c async for c in LLMCall.objects.filter(session_id=session.id)]
+    nodes = [n async for n in ReasoningNode.objects.filter(session_id=session.id, depth__gt=0, parse_error="")]
+    accepted = [{"mode": mode, "kind": "thought", "text": n.thought} for n in nodes if n.model_used]
+    if session.status == "solved" and not session.answer_partial:
+        accepted.append({"mode": mode, "kind": "answer", "text": session.final_answer})
     return {
+        "accepted": accepted,
+        "refused": sum(c.parse_ok is False and any(w in c.error for w in JUNK_WORDS) for c in calls),
         "status": session.status,
         "nodes": await ReasoningNode.objects.filter(session_id=session.id).acount(),
         "attempts": len(calls),
@@ -67,9 +80,7 @@ async def one_run(tenant, mode):
 
 
 async def measure(runs):
-    settings.REASONING["MODELS"] = {MODEL: {**PRICE, "response_format": "json_object", "api_base": BASE}}
-    settings.REASONING["LLM_TIMEOUT_S"] = 180.0
-    settings.REASONING["PARSE_RETRIES"] = 3
+    settings.REASONING.update(settings_for(MODEL, BASE))  # the README's recipe, pointed at this server
     await sync_to_async(load_rubrics)()
     tenant, _ = await Tenant.objects.aget_or_create(slug="bench-real-model")
     return {mode: [await one_run(tenant, mode) for _ in range(runs)] for mode in SMALL}
@@ -78,8 +89,14 @@ async def measure(runs):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--dump", help="write the accepted thoughts and answers here, one JSON object a line")
     args = parser.parse_args()
     results = asyncio.run(measure(args.runs))
+    if args.dump:
+        with open(args.dump, "w") as out:
+            for runs in results.values():
+                for item in (a for r in runs for a in r["accepted"]):
+                    out.write(json.dumps(item, ensure_ascii=False) + "\n")
     rows = []
     for mode, runs in results.items():
         statuses = Counter(r["status"] for r in runs)
@@ -90,18 +107,21 @@ def main():
             f"| {mode} | {', '.join(f'{n} {s}' for s, n in statuses.items())} | "
             f"{sum(r['nodes'] for r in runs) / len(runs):.0f} | {sum(r['attempts'] for r in runs) / len(runs):.0f} | "
             f"{parsed}/{parsed + broken} ({100 * parsed / max(1, parsed + broken):.0f}%) | {median_ms / 1000:.1f} s | "
-            f"{sum(r['cost'] for r in runs) / len(runs):.6f} USD | {sum(r['wall'] for r in runs) / len(runs):.0f} s |"
+            f"{sum(r['cost'] for r in runs) / len(runs):.6f} USD | {sum(r['wall'] for r in runs) / len(runs):.0f} s | "
+            f"{sum(len(r['accepted']) for r in runs)} | {sum(r['refused'] for r in runs)} |"
         )
     report = f"""## Every strategy on a real small model (SmolLM2-135M, llama-cpp-python, structured output)
 
 Command: `REASONING_REAL_MODEL_BASE=<server>/v1 .venv/bin/python bench/real_model.py --runs {args.runs}`
 (the server as `scripts/real_model.sh` starts it), {date.today()}, commit {commit()}.
 Machine: {machine()}. Each strategy at its smallest (as tests/real_model), priced at 0.10/0.20 USD per million
-tokens, a reply's schema sent as a `json_object` with a schema (a grammar), up to 3 more tries for a broken reply.
-Means over {args.runs} runs; "replies parsed" counts every attempt that reached the parser.
+tokens, the README's local-server settings (a reply's schema sent as a `json_object` with a schema, a grammar; one
+request at a time; up to 3 more tries for a broken reply). Means over {args.runs} runs; "replies parsed" counts every
+attempt that reached the parser; "accepted" the thoughts and solved answers kept, "refused as junk" the replies the
+contracts refused as echoes, markup or off-topic (all runs).
 
-| mode | ended | nodes | attempts | replies parsed | median call | cost | wall |
-|---|---|---|---|---|---|---|---|
+| mode | ended | nodes | attempts | replies parsed | median call | cost | wall | accepted | refused as junk |
+|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 """
     write_section("real_model", report)

@@ -5,25 +5,14 @@ here is skipped at once.
 They run with exactly the settings the README's local-server recipe gives a user (read from that block), the
 server's address aside: no longer timeouts, no more retries than a user gets."""
 
-import json
 import os
-import re
-from pathlib import Path
 
 import pytest
 
+from tests.real_model.recipe import settings_for
+
 BASE = os.environ.get("REASONING_REAL_MODEL_BASE", "")
 MODEL = os.environ.get("REASONING_REAL_MODEL", "openai/smollm2")
-README = Path(__file__).resolve().parents[2] / "README.md"
-
-
-def readme_recipe():
-    """(REASONING_MODELS, the other REASONING_* settings, the server's flags) from the README's local-server block."""
-    block = next(b for b in re.findall(r"```sh\n(.*?)```", README.read_text(), re.DOTALL) if "llama_cpp.server" in b)
-    models = json.loads(re.search(r"REASONING_MODELS='(.*?)'", block, re.DOTALL)[1])
-    others = dict(re.findall(r"export (REASONING_(?!MODELS=|MODEL_PRIMARY)\w+)=(\S+)", block))
-    server = block.split("llama_cpp.server", 1)[1].split("&", 1)[0]
-    return models, others, server
 
 
 @pytest.fixture(autouse=True)
@@ -48,8 +37,4 @@ def real_model():
 def the_local_model(settings, monkeypatch, real_model, real_model_base):
     """The README's recipe, pointed at this server."""
     monkeypatch.setenv("OPENAI_API_KEY", "dummy")  # litellm's OpenAI client wants a key; a local server reads none
-    models, others, _ = readme_recipe()
-    entry = {**models["openai/smollm2"], "api_base": real_model_base}
-    engine = {name.removeprefix("REASONING_"): int(value) for name, value in others.items()}
-    settings.REASONING = {**settings.REASONING, **engine, "MODELS": {real_model: entry}}
-    return entry
+    settings.REASONING = {**settings.REASONING, **settings_for(real_model, real_model_base)}

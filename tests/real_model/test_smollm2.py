@@ -113,7 +113,7 @@ async def test_every_strategy_comes_to_a_defined_end(alice, real_model, mode):
 def test_the_script_serves_the_model_as_the_readme_tells_a_user():
     from pathlib import Path
 
-    from tests.real_model.conftest import readme_recipe
+    from tests.real_model.recipe import readme_recipe
 
     script = (Path(__file__).resolve().parents[2] / "scripts" / "real_model.sh").read_text()
     _, _, server = readme_recipe()
