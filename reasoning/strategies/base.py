@@ -282,11 +282,13 @@ class Strategy(ABC):
 
     async def verify(self, node: Node) -> Node:
         """The node judged again with VERIFY_SAMPLES samples, once: its score becomes their mean (a guess outvoted)."""
-        if node.state.get("verified"):
+        if node.state.get("verified") is not None:
             return node
         fields = await self.judge(node, VERIFY_SAMPLES)
         if "eval_score" in fields:
             fields["state"] = {**fields.get("state", node.state), "verified": VERIFY_SAMPLES}
+        elif fields:  # the verification itself failed: the node keeps its score, unverified (0), and what it cost
+            fields = {"state": {**node.state, "verified": 0}} | ({"spent": fields["spent"]} if "spent" in fields else {})
         if fields:
             await self.ctx.store.update(node, **fields)
         return self.ctx.store.get(node.id)
@@ -297,7 +299,7 @@ class Strategy(ABC):
         for _ in range(VERIFY_TOP):
             finals = self.final_candidates()
             best = max(finals, key=lambda n: n.eval_score or 0.0, default=None)
-            if len(finals) < 2 or self.exhausted or best.state.get("verified"):
+            if len(finals) < 2 or self.exhausted or best.state.get("verified") is not None:
                 return
             await self.verify(best)
 

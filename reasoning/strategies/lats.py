@@ -277,7 +277,7 @@ class LanguageAgentTreeSearch(Strategy):
 
     def _reaches_threshold(self, node):
         scored = node.is_terminal and node.eval_score is not None
-        return scored and node.eval_score >= self.ctx.params.threshold and not node.state.get("verified")
+        return scored and node.eval_score >= self.ctx.params.threshold and node.state.get("verified") is None
 
     def _succeeded(self, node):
         valued = node.is_terminal and node.eval_score is not None and node.state.get("verified")

@@ -143,11 +143,11 @@ class Reflexion(Strategy):
         if unscored:
             return self._evaluate_lines, unscored, len(unscored)
         passing = [a.last for a in live if a.score is not None and a.score >= self.ctx.params.threshold]
-        unverified = [n for n in passing if not n.state.get("verified")]
+        unverified = [n for n in passing if n.state.get("verified") is None]
         if unverified:
             return self._verify_all, unverified, len(unverified)
-        if passing:
-            return None
+        if any(n.state.get("verified") for n in passing):
+            return None  # accepted (a verification that failed, verified 0, accepts nothing: the attempts go on)
         if len(attempts) >= self.ctx.params.max_attempts:
             return None
         latest = attempts[-1] if attempts else None

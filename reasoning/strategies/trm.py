@@ -288,7 +288,7 @@ class RecursiveRefinement(Strategy):
                 await self.rescore(tip)
                 continue
             why = stop_reason([n.eval_score or 0.0 for n in store.path(tip)[1:]], self.ctx.params)
-            if why == "confidence" and not tip.state.get("verified"):
+            if why == "confidence" and tip.state.get("verified") is None:
                 await self.verify(tip)  # one lucky judgement does not end the refinement
                 continue
             if why:

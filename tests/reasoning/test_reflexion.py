@@ -445,3 +445,26 @@ async def test_of_several_final_candidates_the_best_verified_one_is_the_answer()
     assert outcome.final_node.state["attempt"] == 2
     ends = {n.state["attempt"]: n for n in store.nodes() if n.eval_score is not None}
     assert ends[1].state["verified"] == 3 and ends[1].eval_score < 0.6 and ends[2].state["verified"] == 3
+
+
+async def test_a_verification_that_fails_accepts_nothing_and_the_attempts_go_on():
+    from reasoning.strategies.reflexion import Reflexion
+    from tests.fakes import FakeStore, ScriptedGateway, context
+
+    judged = {"n": 0}
+
+    def judge(prompt):
+        judged["n"] += 1
+        return "no score today" if judged["n"] == 2 else {"score": 0.9, "reason": "fine"}
+
+    script = {
+        "reflexion.attempt": lambda p: {"steps": [{"thought": "Sell CHF 300k of equities."}]},
+        "reflexion.evaluate": judge,
+        "reflexion.reflect": {"critique": "Say when."},
+        "reflexion.synthesize": {"answer": "Sell CHF 300k of equities this quarter."},
+    }
+    store = FakeStore()
+    outcome = await Reflexion(context(Reflexion, ScriptedGateway(script), store, params={"max_attempts": 2})).run()
+    ends = sorted((n for n in store.nodes() if n.eval_score is not None), key=lambda n: n.state["attempt"])
+    assert [n.state["verified"] for n in ends] == [0, 3]  # attempt 1's verification failed; attempt 2 was verified
+    assert outcome.final_node.state["attempt"] == 2
