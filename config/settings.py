@@ -213,7 +213,7 @@ REASONING = {
     "DEFAULT_BUDGET_USD": envfloat("REASONING_DEFAULT_BUDGET_USD", 0.50),
     "MAX_BUDGET_USD": envfloat("REASONING_MAX_BUDGET_USD", 50.0),
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
-    "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 3),
+    "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 4),
     # A reply that breaks its contract is asked for again this many times (a small local model may need more).
     "PARSE_RETRIES": envint("REASONING_PARSE_RETRIES", 1),
     "MAX_TOKENS": envint("REASONING_MAX_TOKENS", 1500),

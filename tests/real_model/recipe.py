@@ -21,4 +21,8 @@ def settings_for(model, base):
     """The REASONING settings the recipe gives, with its model entry under `model` and served at `base`."""
     models, others, _ = readme_recipe()
     entry = {**models["openai/smollm2"], "api_base": base}
-    return {name.removeprefix("REASONING_"): int(value) for name, value in others.items()} | {"MODELS": {model: entry}}
+    values = {name.removeprefix("REASONING_"): float(value) for name, value in others.items()}
+    values = {
+        name: int(value) if value.is_integer() and name.endswith("RETRIES") else value for name, value in values.items()
+    }
+    return values | {"MODELS": {model: entry}}

@@ -181,7 +181,8 @@ async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_fo
 
     from tests.runs import run_hooked
 
-    data = SessionIn(problem_text=PROBLEM, mode="tot", params=SMALL["tot"], model_primary=real_model, budget_usd=0.5)
+    params = {"depth": 2, "branching": 2, "keep": 2}  # two proposals after the stop, then the synthesis
+    data = SessionIn(problem_text=PROBLEM, mode="tot", params=params, model_primary=real_model, budget_usd=0.5)
     session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
     try:
         await run_hooked(session, stop_at_the_fourth_call)
