@@ -31,6 +31,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from reasoning.models import Membership, ReasoningNode, ReasoningSession, Role, Tenant
+from tests.e2e.live import EXPOSE_EXPLORER_JS
 
 CHROMIUM = "/usr/bin/chromium"
 LOG = "/tmp/explorer-bench-daphne.log"
@@ -270,6 +271,7 @@ def measure(base, session, final, total, repeats, events, kept):
         page.click("button[type=submit]")
         page.wait_for_url(f"{base}/")
         page.add_init_script(FIRST_FRAME_JS.replace("TOTAL", str(total)))
+        page.add_init_script(EXPOSE_EXPLORER_JS)
         frames = []  # the sizes of the socket's messages to the page, per load
 
         def watch_socket(ws):

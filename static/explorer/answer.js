@@ -1,91 +1,91 @@
 /* The recommendation: its whole text (collapsible when long), Copy, a link to the printable report, and its
  * steps (the path from the root to the final node) as numbered buttons that select their node in the tree.
  */
-(function (E) {
-  "use strict";
+import d3 from "./d3.js";
+import { $, firstLine, setText, show, state, truncate } from "./util.js";
+import { model } from "./model.js";
+import { reveal, select } from "./tree.js";
 
-  const { $, setText, show } = E;
-  const LONG_PX = 240; // taller than this, the answer offers Collapse
-  const STEP_CHARS = 110;
-  let collapsed = false;
+const LONG_PX = 240; // taller than this, the answer offers Collapse
+const STEP_CHARS = 110;
+let collapsed = false;
 
-  E.renderAnswerExtras = function (s) {
-    renderSteps(s);
-    requestAnimationFrame(measure); // heights are known once the text is laid out
-  };
+export function renderAnswerExtras(s) {
+  renderSteps(s);
+  requestAnimationFrame(measure); // heights are known once the text is laid out
+};
 
-  function measure() {
-    const text = $("final-answer");
-    const long = text.scrollHeight > LONG_PX + 20 || (collapsed && text.scrollHeight > text.clientHeight);
-    show("answer-toggle", long);
-    text.classList.toggle("collapsed", long && collapsed);
-    setText("answer-toggle", collapsed ? "Expand" : "Collapse");
-    $("answer-toggle").setAttribute("aria-expanded", String(!collapsed));
+function measure() {
+  const text = $("final-answer");
+  const long = text.scrollHeight > LONG_PX + 20 || (collapsed && text.scrollHeight > text.clientHeight);
+  show("answer-toggle", long);
+  text.classList.toggle("collapsed", long && collapsed);
+  setText("answer-toggle", collapsed ? "Expand" : "Collapse");
+  $("answer-toggle").setAttribute("aria-expanded", String(!collapsed));
+}
+
+// Root -> final node, from the model's rows (a step whose parent has not arrived ends the walk).
+export function answerPath(s) {
+  const path = [];
+  for (let n = s && model.nodes.get(s.final_node_id); n && path.length <= model.nodes.size;
+    n = n.parent_id ? model.nodes.get(n.parent_id) : null) path.push(n);
+  return path.reverse();
+};
+
+function renderSteps(s) {
+  const steps = answerPath(s).filter((n) => n.depth > 0);
+  show("answer-steps-block", steps.length > 0);
+  const item = d3.select("#answer-steps").selectAll("li").data(steps, (n) => n.id)
+    .join((enter) => {
+      const li = enter.append("li");
+      const button = li.append("button").attr("type", "button").attr("class", "answer-step");
+      button.append("span").attr("class", "step-text");
+      button.append("span").attr("class", "step-score");
+      return li;
+    });
+  item.select("button")
+    .attr("data-node-id", (n) => n.id)
+    .attr("title", (n) => truncate(n.thought, 400))
+    .attr("aria-current", (n) => String(n.id === state.selectedId))
+    .on("click", (event, n) => selectStep(n.id));
+  item.select(".step-text").text((n) => truncate(firstLine(n.thought), STEP_CHARS));
+  item.select(".step-score").text((n) => (n.eval_score == null ? "" : `· ${n.eval_score.toFixed(2)}`));
+}
+
+function selectStep(id) {
+  select(id);
+  reveal(id);
+  d3.selectAll("#answer-steps button").attr("aria-current", (n) => String(n.id === id));
+}
+
+// The clipboard API needs a secure context or a permission; a hidden textarea and execCommand is the fallback.
+async function copyAnswer() {
+  const text = (model.session && model.session.final_answer) || "";
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch (e) {
+    ok = copyWithTextarea(text);
   }
+  setText("answer-copy", ok ? "Copied" : "Copy failed");
+  $("answer-copy").dataset.result = ok ? "ok" : "failed";
+  setTimeout(() => { setText("answer-copy", "Copy"); delete $("answer-copy").dataset.result; }, 2000);
+}
 
-  // Root -> final node, from the model's rows (a step whose parent has not arrived ends the walk).
-  E.answerPath = function (s) {
-    const path = [];
-    for (let n = s && E.model.nodes.get(s.final_node_id); n && path.length <= E.model.nodes.size;
-      n = n.parent_id ? E.model.nodes.get(n.parent_id) : null) path.push(n);
-    return path.reverse();
-  };
+function copyWithTextarea(text) {
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.appendChild(area);
+  area.select();
+  let ok = false;
+  try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+  area.remove();
+  return ok;
+}
 
-  function renderSteps(s) {
-    const steps = E.answerPath(s).filter((n) => n.depth > 0);
-    show("answer-steps-block", steps.length > 0);
-    const item = d3.select("#answer-steps").selectAll("li").data(steps, (n) => n.id)
-      .join((enter) => {
-        const li = enter.append("li");
-        const button = li.append("button").attr("type", "button").attr("class", "answer-step");
-        button.append("span").attr("class", "step-text");
-        button.append("span").attr("class", "step-score");
-        return li;
-      });
-    item.select("button")
-      .attr("data-node-id", (n) => n.id)
-      .attr("title", (n) => E.truncate(n.thought, 400))
-      .attr("aria-current", (n) => String(n.id === E.selectedId))
-      .on("click", (event, n) => selectStep(n.id));
-    item.select(".step-text").text((n) => E.truncate(E.firstLine(n.thought), STEP_CHARS));
-    item.select(".step-score").text((n) => (n.eval_score == null ? "" : `· ${n.eval_score.toFixed(2)}`));
-  }
-
-  function selectStep(id) {
-    E.select(id);
-    if (E.reveal) E.reveal(id);
-    d3.selectAll("#answer-steps button").attr("aria-current", (n) => String(n.id === id));
-  }
-
-  // The clipboard API needs a secure context or a permission; a hidden textarea and execCommand is the fallback.
-  async function copyAnswer() {
-    const text = (E.model.session && E.model.session.final_answer) || "";
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(text);
-      ok = true;
-    } catch (e) {
-      ok = copyWithTextarea(text);
-    }
-    setText("answer-copy", ok ? "Copied" : "Copy failed");
-    $("answer-copy").dataset.result = ok ? "ok" : "failed";
-    setTimeout(() => { setText("answer-copy", "Copy"); delete $("answer-copy").dataset.result; }, 2000);
-  }
-
-  function copyWithTextarea(text) {
-    const area = document.createElement("textarea");
-    area.value = text;
-    area.setAttribute("readonly", "");
-    area.style.position = "fixed";
-    area.style.opacity = "0";
-    document.body.appendChild(area);
-    area.select();
-    let ok = false;
-    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
-    area.remove();
-    return ok;
-  }
-
-  $("answer-copy").addEventListener("click", copyAnswer);
-  $("answer-toggle").addEventListener("click", () => { collapsed = !collapsed; measure(); });
-})(window.Explorer);
+$("answer-copy").addEventListener("click", copyAnswer);
+$("answer-toggle").addEventListener("click", () => { collapsed = !collapsed; measure(); });

@@ -4,267 +4,271 @@
  * The hierarchy is kept between updates: a new row whose parent is in it is inserted (no rebuild of 5,000 nodes
  * per event), an updated row replaces its node's data, and only what cannot be patched (a snapshot, a row that
  * arrived before its parent, a new root) rebuilds it. Each node's `kids` are all its children; `children` is
- * what the view draws (view.js trims it), so passes over the whole tree walk `kids` (E.hierarchy().order).
+ * what the view draws (view.js trims it), so passes over the whole tree walk `kids` (hierarchy().order).
  */
-(function (E) {
-  "use strict";
+import d3 from "./d3.js";
+import { clock, FINISHED, state } from "./util.js";
+import { scheduleUpdate, select, showLoading } from "./tree.js";
+import { searchAgain, searchRow } from "./view.js";
+import { renderInspector } from "./inspector.js";
+import { renderLineage, renderSession } from "./session.js";
+import { loadActionsOnce, renderAudit } from "./steering.js";
 
-  const model = {
-    session: null,
-    nodes: new Map(),
-    edgesByTarget: new Map(),
-    critiques: new Map(), // id -> row, in arrival order
-    actions: new Map(),
-    lastSeq: 0,
-    nodeCount: 0, // the tree's size: the rows held, or more while a large snapshot is on its way
-  };
-  E.model = model;
+const model = {
+  session: null,
+  nodes: new Map(),
+  edgesByTarget: new Map(),
+  critiques: new Map(), // id -> row, in arrival order
+  actions: new Map(),
+  lastSeq: 0,
+  nodeCount: 0, // the tree's size: the rows held, or more while a large snapshot is on its way
+};
+export { model };
 
-  E.applySnapshot = function (snapshot, seq) {
-    model.session = snapshot.session;
-    model.nodes = new Map((snapshot.nodes || []).map((n) => [n.id, n]));
-    model.edgesByTarget = new Map((snapshot.edges || []).map((e) => [e.to_node_id, e]));
-    model.critiques = new Map((snapshot.critiques || []).map((c) => [c.id, c]));
-    if (Array.isArray(snapshot.actions)) model.actions = new Map(snapshot.actions.map((a) => [a.id, a]));
-    else E.loadActionsOnce();
-    model.lastSeq = typeof seq === "number" ? seq : (snapshot.session && snapshot.session.seq) || 0;
-    model.nodeCount = Math.max(snapshot.node_count || 0, model.nodes.size); // the embedded page of a large tree has none
-    indexCritiques();
-    hier = null;
-    E.searchAgain();
-    if (model.nodes.size < model.nodeCount) E.showLoading(model.nodeCount, 0);
-    else E.showLoading(0);
-    if (E.selectedId && !model.nodes.has(E.selectedId)) E.select(null);
-    E.renderSession();
-    E.renderAudit();
-    E.scheduleUpdate();
-  };
+export function applySnapshot(snapshot, seq) {
+  model.session = snapshot.session;
+  model.nodes = new Map((snapshot.nodes || []).map((n) => [n.id, n]));
+  model.edgesByTarget = new Map((snapshot.edges || []).map((e) => [e.to_node_id, e]));
+  model.critiques = new Map((snapshot.critiques || []).map((c) => [c.id, c]));
+  if (Array.isArray(snapshot.actions)) model.actions = new Map(snapshot.actions.map((a) => [a.id, a]));
+  else loadActionsOnce();
+  model.lastSeq = typeof seq === "number" ? seq : (snapshot.session && snapshot.session.seq) || 0;
+  model.nodeCount = Math.max(snapshot.node_count || 0, model.nodes.size); // the embedded page of a large tree has none
+  indexCritiques();
+  hier = null;
+  searchAgain();
+  if (model.nodes.size < model.nodeCount) showLoading(model.nodeCount, 0);
+  else showLoading(0);
+  if (state.selectedId && !model.nodes.has(state.selectedId)) select(null);
+  renderSession();
+  renderAudit();
+  scheduleUpdate();
+};
 
-  E.applyDelta = function (msg) {
-    switch (msg.type) {
-      case "node.created":
-      case "node.updated": {
-        const previous = model.nodes.get(msg.node.id);
-        model.nodes.set(msg.node.id, msg.node);
-        model.nodeCount = Math.max(model.nodeCount, model.nodes.size);
-        noteRow(msg.node, previous);
-        E.searchRow(msg.node);
-        E.scheduleUpdate(); // a prune or an edit changes the look of a whole subtree, and the inspector
-        break;
-      }
-      case "edge.created":
-        model.edgesByTarget.set(msg.edge.to_node_id, msg.edge);
-        E.scheduleUpdate(); // its action labels the link
-        break;
-      case "critique.created":
-      case "critique.updated": // applied to the next attempt
-        model.critiques.set(msg.critique.id, msg.critique);
-        indexCritiques();
-        E.scheduleUpdate(); // the node's mark, and the inspector
-        break;
-      case "session.updated":
-        model.session = keepForks(msg.session, model.session);
-        E.renderSession();
-        E.scheduleUpdate(); // the final node changes the best path
-        break;
-      case "action.created":
-      case "action.updated":
-        model.actions.set(msg.action.id, msg.action);
-        noteFork(msg.action);
-        E.renderAudit();
-        if (msg.action.node_id && msg.action.node_id === E.selectedId) E.renderInspector();
-        break;
-      default:
-        break; // an event type this page does not show yet
+export function applyDelta(msg) {
+  switch (msg.type) {
+    case "node.created":
+    case "node.updated": {
+      const previous = model.nodes.get(msg.node.id);
+      model.nodes.set(msg.node.id, msg.node);
+      model.nodeCount = Math.max(model.nodeCount, model.nodes.size);
+      noteRow(msg.node, previous);
+      searchRow(msg.node);
+      scheduleUpdate(); // a prune or an edit changes the look of a whole subtree, and the inspector
+      break;
     }
-  };
-
-  // Session events do not repeat the list of forks the snapshot carried; fork actions add to it.
-  function keepForks(session, previous) {
-    if (session && !("forks" in session) && previous && previous.forks) return { ...session, forks: previous.forks };
-    return session;
+    case "edge.created":
+      model.edgesByTarget.set(msg.edge.to_node_id, msg.edge);
+      scheduleUpdate(); // its action labels the link
+      break;
+    case "critique.created":
+    case "critique.updated": // applied to the next attempt
+      model.critiques.set(msg.critique.id, msg.critique);
+      indexCritiques();
+      scheduleUpdate(); // the node's mark, and the inspector
+      break;
+    case "session.updated":
+      model.session = keepForks(msg.session, model.session);
+      renderSession();
+      scheduleUpdate(); // the final node changes the best path
+      break;
+    case "action.created":
+    case "action.updated":
+      model.actions.set(msg.action.id, msg.action);
+      noteFork(msg.action);
+      renderAudit();
+      if (msg.action.node_id && msg.action.node_id === state.selectedId) renderInspector();
+      break;
+    default:
+      break; // an event type this page does not show yet
   }
+};
 
-  function noteFork(action) {
-    const id = action.action === "fork" && action.after && action.after.session_id;
-    const forks = (model.session && model.session.forks) || [];
-    if (!id || forks.includes(id)) return;
-    model.session = { ...model.session, forks: [...forks, id] };
-    E.renderLineage(model.session);
+// Session events do not repeat the list of forks the snapshot carried; fork actions add to it.
+function keepForks(session, previous) {
+  if (session && !("forks" in session) && previous && previous.forks) return { ...session, forks: previous.forks };
+  return session;
+}
+
+function noteFork(action) {
+  const id = action.action === "fork" && action.after && action.after.session_id;
+  const forks = (model.session && model.session.forks) || [];
+  if (!id || forks.includes(id)) return;
+  model.session = { ...model.session, forks: [...forks, id] };
+  renderLineage(model.session);
+}
+
+export const isFinished = () => !!model.session && FINISHED.has(model.session.status);
+
+export const sessionMode = () => (model.session && model.session.mode) || "tot";
+
+export const selectedNode = () => (state.selectedId ? model.nodes.get(state.selectedId) || null : null);
+
+// The critiques written about a node (attached to it), oldest first.
+let critiquesByNode = new Map();
+function indexCritiques() {
+  critiquesByNode = new Map();
+  for (const c of model.critiques.values()) {
+    if (!critiquesByNode.has(c.node_id)) critiquesByNode.set(c.node_id, []);
+    critiquesByNode.get(c.node_id).push(c);
   }
+}
+const NONE = Object.freeze([]);
+export const critiquesOn = (nodeId) => critiquesByNode.get(nodeId) || NONE;
 
-  E.isFinished = () => !!model.session && E.FINISHED.has(model.session.status);
+// ---- the hierarchy ------------------------------------------------------------------------
 
-  E.mode = () => (model.session && model.session.mode) || "tot";
-
-  E.selectedNode = () => (E.selectedId ? model.nodes.get(E.selectedId) || null : null);
-
-  // The critiques written about a node (attached to it), oldest first.
-  let critiquesByNode = new Map();
-  function indexCritiques() {
-    critiquesByNode = new Map();
-    for (const c of model.critiques.values()) {
-      if (!critiquesByNode.has(c.node_id)) critiquesByNode.set(c.node_id, []);
-      critiquesByNode.get(c.node_id).push(c);
+// The rows that reach the root, in creation order: a row whose parent has not arrived waits for it.
+function reachableRows() {
+  const rows = Array.from(model.nodes.values());
+  if (!inOrder(rows)) rows.sort(byCreation); // rows arrive in creation order: sorting 5,000 each frame is waste
+  if (!rows.length) return { rows: [], rootId: null };
+  const wanted = model.session && model.session.root_node_id;
+  const root = model.nodes.get(wanted) || rows.find((r) => !r.parent_id || !model.nodes.has(r.parent_id));
+  if (!root) return { rows: [], rootId: null };
+  if (onlyRoot(rows, root)) return { rows, rootId: root.id }; // the usual case: every parent has arrived
+  const children = new Map();
+  for (const r of rows) {
+    if (!r.parent_id) continue;
+    if (!children.has(r.parent_id)) children.set(r.parent_id, []);
+    children.get(r.parent_id).push(r);
+  }
+  const seen = new Set([root.id]);
+  const queue = [root];
+  for (let i = 0; i < queue.length; i++) {
+    for (const child of children.get(queue[i].id) || []) {
+      if (!seen.has(child.id)) { seen.add(child.id); queue.push(child); }
     }
   }
-  const NONE = Object.freeze([]);
-  E.critiquesOn = (nodeId) => critiquesByNode.get(nodeId) || NONE;
+  return { rows: rows.filter((r) => seen.has(r.id)), rootId: root.id };
+}
 
-  // ---- the hierarchy ------------------------------------------------------------------------
+function onlyRoot(rows, root) {
+  for (const r of rows) if (r !== root && (!r.parent_id || !model.nodes.has(r.parent_id))) return false;
+  return true;
+}
 
-  // The rows that reach the root, in creation order: a row whose parent has not arrived waits for it.
-  function reachableRows() {
-    const rows = Array.from(model.nodes.values());
-    if (!inOrder(rows)) rows.sort(byCreation); // rows arrive in creation order: sorting 5,000 each frame is waste
-    if (!rows.length) return { rows: [], rootId: null };
-    const wanted = model.session && model.session.root_node_id;
-    const root = model.nodes.get(wanted) || rows.find((r) => !r.parent_id || !model.nodes.has(r.parent_id));
-    if (!root) return { rows: [], rootId: null };
-    if (onlyRoot(rows, root)) return { rows, rootId: root.id }; // the usual case: every parent has arrived
-    const children = new Map();
-    for (const r of rows) {
-      if (!r.parent_id) continue;
-      if (!children.has(r.parent_id)) children.set(r.parent_id, []);
-      children.get(r.parent_id).push(r);
+function inOrder(rows) {
+  for (let i = 1; i < rows.length; i++) if (byCreation(rows[i - 1], rows[i]) > 0) return false;
+  return true;
+}
+
+function byCreation(a, b) {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  if (a.depth !== b.depth) return a.depth - b.depth;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+// {root, index: id -> node, order: every node parents first (pre-order over kids), unreached: rows left out}
+let hier = null;
+
+function build() {
+  const { rows, rootId } = reachableRows();
+  if (!rows.length) return { root: null, index: new Map(), order: [], unreached: model.nodes.size, rootId: null };
+  const root = d3.stratify()
+    .id((d) => d.id)
+    .parentId((d) => (d.id === rootId ? null : d.parent_id))(rows);
+  const index = new Map();
+  root.each((d) => { d.kids = d.children || null; index.set(d.id, d); });
+  return { root, index, order: null, unreached: model.nodes.size - rows.length, rootId };
+}
+
+// Patch the kept hierarchy for one row, or leave it to be rebuilt.
+function noteRow(row, previous) {
+  if (!hier) return;
+  const known = hier.index.get(row.id);
+  if (known) {
+    if (previous && previous.parent_id === row.parent_id) known.data = row;
+    else hier = null;
+    return;
+  }
+  const parent = row.parent_id && hier.index.get(row.parent_id);
+  if (!parent || hier.unreached > 0) { hier = null; return; } // a new root, or rows waiting for this one
+  const node = d3.hierarchy(row, () => null);
+  node.id = row.id;
+  node.parent = parent;
+  node.depth = parent.depth + 1;
+  node.kids = null;
+  const kids = parent.kids || (parent.kids = []);
+  let at = kids.length; // rows arrive in creation order: almost always last
+  while (at > 0 && byCreation(kids[at - 1].data, row) > 0) at -= 1;
+  kids.splice(at, 0, node);
+  hier.index.set(row.id, node);
+  if (hier.order) insertInOrder(hier.order, node, at ? kids[at - 1] : null);
+}
+
+// Pre-order: a new leaf comes right after its parent, or after the whole subtree of the sibling before it.
+function insertInOrder(order, node, before) {
+  const after = before || node.parent;
+  let i = order.lastIndexOf(after);
+  if (i < 0) { hier.order = null; return; }
+  if (before) while (i + 1 < order.length && order[i + 1].depth > before.depth) i += 1;
+  order.splice(i + 1, 0, node);
+}
+
+// The kept hierarchy, rebuilt if need be; null while no row reaches a root.
+export function hierarchy() {
+  const wanted = model.session && model.session.root_node_id;
+  if (hier && wanted && wanted !== hier.rootId && model.nodes.has(wanted)) hier = null;
+  if (!hier) hier = build();
+  if (!hier.root) return null;
+  if (!hier.order) hier.order = preorder(hier.root);
+  return hier;
+};
+
+function preorder(root) {
+  const order = [];
+  const stack = [root];
+  while (stack.length) {
+    const d = stack.pop();
+    order.push(d);
+    if (d.kids) for (let i = d.kids.length - 1; i >= 0; i--) stack.push(d.kids[i]);
+  }
+  return order;
+}
+
+// ---- pruning is a property of a subtree -------------------------------------------------
+
+// The node whose own flag takes n out of the search: n itself or its nearest pruned ancestor; null if in.
+export function pruneSource(n) {
+  for (let a = n; a; a = a.parent_id ? model.nodes.get(a.parent_id) : null) {
+    if (a.pruned) return a;
+  }
+  return null;
+};
+
+// The same answer for every node of the hierarchy in one pass (parents come first in `order`).
+export function markOutOfSearch(order) {
+  for (const d of order) d.pruneSource = d.data.pruned ? d.data : d.parent ? d.parent.pruneSource : null;
+};
+
+export const byOverseer = (source) => !!source && source.pruned_by === "overseer";
+
+export function prunedText(n) {
+  const source = pruneSource(n);
+  if (!source) return "";
+  const who = byOverseer(source) ? prunedBy(source) : null;
+  if (source === n) return who ? `pruned by ${who}` : "dropped by the search's beam";
+  return who ? `inside a branch pruned by ${who}` : "inside a branch dropped by the search's beam";
+};
+
+function prunedBy(source) {
+  const when = source.pruned_at ? " at " + clock(source.pruned_at) : "";
+  return (source.pruned_actor || "overseer") + when;
+}
+
+// Root -> the final node once there is one; before that, root -> the deepest, best-scored node in the search.
+export function bestPath(hierarchy) {
+  const finalId = model.session && model.session.final_node_id;
+  let target = (finalId && hierarchy.index.get(finalId)) || null;
+  if (!target) {
+    for (const d of hierarchy.order) {
+      if (d.pruneSource || d.data.eval_score == null) continue;
+      if (!target || d.depth > target.depth ||
+          (d.depth === target.depth && d.data.eval_score > target.data.eval_score)) target = d;
     }
-    const seen = new Set([root.id]);
-    const queue = [root];
-    for (let i = 0; i < queue.length; i++) {
-      for (const child of children.get(queue[i].id) || []) {
-        if (!seen.has(child.id)) { seen.add(child.id); queue.push(child); }
-      }
-    }
-    return { rows: rows.filter((r) => seen.has(r.id)), rootId: root.id };
   }
-
-  function onlyRoot(rows, root) {
-    for (const r of rows) if (r !== root && (!r.parent_id || !model.nodes.has(r.parent_id))) return false;
-    return true;
-  }
-
-  function inOrder(rows) {
-    for (let i = 1; i < rows.length; i++) if (byCreation(rows[i - 1], rows[i]) > 0) return false;
-    return true;
-  }
-
-  function byCreation(a, b) {
-    if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-    if (a.depth !== b.depth) return a.depth - b.depth;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  }
-
-  // {root, index: id -> node, order: every node parents first (pre-order over kids), unreached: rows left out}
-  let hier = null;
-
-  function build() {
-    const { rows, rootId } = reachableRows();
-    if (!rows.length) return { root: null, index: new Map(), order: [], unreached: model.nodes.size, rootId: null };
-    const root = d3.stratify()
-      .id((d) => d.id)
-      .parentId((d) => (d.id === rootId ? null : d.parent_id))(rows);
-    const index = new Map();
-    root.each((d) => { d.kids = d.children || null; index.set(d.id, d); });
-    return { root, index, order: null, unreached: model.nodes.size - rows.length, rootId };
-  }
-
-  // Patch the kept hierarchy for one row, or leave it to be rebuilt.
-  function noteRow(row, previous) {
-    if (!hier) return;
-    const known = hier.index.get(row.id);
-    if (known) {
-      if (previous && previous.parent_id === row.parent_id) known.data = row;
-      else hier = null;
-      return;
-    }
-    const parent = row.parent_id && hier.index.get(row.parent_id);
-    if (!parent || hier.unreached > 0) { hier = null; return; } // a new root, or rows waiting for this one
-    const node = d3.hierarchy(row, () => null);
-    node.id = row.id;
-    node.parent = parent;
-    node.depth = parent.depth + 1;
-    node.kids = null;
-    const kids = parent.kids || (parent.kids = []);
-    let at = kids.length; // rows arrive in creation order: almost always last
-    while (at > 0 && byCreation(kids[at - 1].data, row) > 0) at -= 1;
-    kids.splice(at, 0, node);
-    hier.index.set(row.id, node);
-    if (hier.order) insertInOrder(hier.order, node, at ? kids[at - 1] : null);
-  }
-
-  // Pre-order: a new leaf comes right after its parent, or after the whole subtree of the sibling before it.
-  function insertInOrder(order, node, before) {
-    const after = before || node.parent;
-    let i = order.lastIndexOf(after);
-    if (i < 0) { hier.order = null; return; }
-    if (before) while (i + 1 < order.length && order[i + 1].depth > before.depth) i += 1;
-    order.splice(i + 1, 0, node);
-  }
-
-  // The kept hierarchy, rebuilt if need be; null while no row reaches a root.
-  E.hierarchy = function () {
-    const wanted = model.session && model.session.root_node_id;
-    if (hier && wanted && wanted !== hier.rootId && model.nodes.has(wanted)) hier = null;
-    if (!hier) hier = build();
-    if (!hier.root) return null;
-    if (!hier.order) hier.order = preorder(hier.root);
-    return hier;
-  };
-
-  function preorder(root) {
-    const order = [];
-    const stack = [root];
-    while (stack.length) {
-      const d = stack.pop();
-      order.push(d);
-      if (d.kids) for (let i = d.kids.length - 1; i >= 0; i--) stack.push(d.kids[i]);
-    }
-    return order;
-  }
-
-  // ---- pruning is a property of a subtree -------------------------------------------------
-
-  // The node whose own flag takes n out of the search: n itself or its nearest pruned ancestor; null if in.
-  E.pruneSource = function (n) {
-    for (let a = n; a; a = a.parent_id ? model.nodes.get(a.parent_id) : null) {
-      if (a.pruned) return a;
-    }
-    return null;
-  };
-
-  // The same answer for every node of the hierarchy in one pass (parents come first in `order`).
-  E.markOutOfSearch = function (order) {
-    for (const d of order) d.pruneSource = d.data.pruned ? d.data : d.parent ? d.parent.pruneSource : null;
-  };
-
-  E.byOverseer = (source) => !!source && source.pruned_by === "overseer";
-
-  E.prunedText = function (n) {
-    const source = E.pruneSource(n);
-    if (!source) return "";
-    const who = E.byOverseer(source) ? prunedBy(source) : null;
-    if (source === n) return who ? `pruned by ${who}` : "dropped by the search's beam";
-    return who ? `inside a branch pruned by ${who}` : "inside a branch dropped by the search's beam";
-  };
-
-  function prunedBy(source) {
-    const when = source.pruned_at ? " at " + E.clock(source.pruned_at) : "";
-    return (source.pruned_actor || "overseer") + when;
-  }
-
-  // Root -> the final node once there is one; before that, root -> the deepest, best-scored node in the search.
-  E.bestPath = function (hierarchy) {
-    const finalId = model.session && model.session.final_node_id;
-    let target = (finalId && hierarchy.index.get(finalId)) || null;
-    if (!target) {
-      for (const d of hierarchy.order) {
-        if (d.pruneSource || d.data.eval_score == null) continue;
-        if (!target || d.depth > target.depth ||
-            (d.depth === target.depth && d.data.eval_score > target.data.eval_score)) target = d;
-      }
-    }
-    const ids = new Set();
-    for (let d = target; d; d = d.parent) ids.add(d.id);
-    return ids;
-  };
-})(window.Explorer);
+  const ids = new Set();
+  for (let d = target; d; d = d.parent) ids.add(d.id);
+  return ids;
+};

@@ -2,101 +2,99 @@
  * or iterations for LATS), nodes, calls in flight, elapsed time (ticking while it runs) and the spend rate.
  * Refreshed on each session event and twice a second, so the clock ticks and node counts follow the tree.
  */
-(function (E) {
-  "use strict";
+import { $, setText, show, usd } from "./util.js";
+import { model } from "./model.js";
 
-  const { setText } = E;
-  const TICK_MS = 500; // the clock, and node counts within half a second of the tree
+const TICK_MS = 500; // the clock, and node counts within half a second of the tree
 
-  // termination_reason -> the sentence after the status, for statuses that end or rest.
-  const REASONS = {
-    budget: ["Stopped: the budget is spent", "warn"],
-    no_thoughts: ["Failed: no step could be proposed and scored", "bad"],
-    no_live_line: ["Failed: every line of reasoning is pruned", "bad"],
-    error: ["Failed: an error stopped the run", "bad"],
-    server_stopped: ["Interrupted by a server restart: resuming…", "warn"],
-    server_restarted: ["Interrupted by a server restart: resuming…", "warn"],
-    run_lost: ["Interrupted: its run was lost; resuming…", "warn"],
-  };
-  const BY_STATUS = {
-    queued: ["Queued: waiting for a worker", ""],
-    running: ["Running", "ok"],
-    paused: ["Paused", "warn"],
-    solved: ["Solved", "ok"],
-    failed: ["Failed", "bad"],
-    exhausted: ["Stopped: the budget is spent", "warn"],
-    cancelled: ["Cancelled", ""],
-    interrupted: ["Interrupted: resumable", "warn"],
-  };
+// termination_reason -> the sentence after the status, for statuses that end or rest.
+const REASONS = {
+  budget: ["Stopped: the budget is spent", "warn"],
+  no_thoughts: ["Failed: no step could be proposed and scored", "bad"],
+  no_live_line: ["Failed: every line of reasoning is pruned", "bad"],
+  error: ["Failed: an error stopped the run", "bad"],
+  server_stopped: ["Interrupted by a server restart: resuming…", "warn"],
+  server_restarted: ["Interrupted by a server restart: resuming…", "warn"],
+  run_lost: ["Interrupted: its run was lost; resuming…", "warn"],
+};
+const BY_STATUS = {
+  queued: ["Queued: waiting for a worker", ""],
+  running: ["Running", "ok"],
+  paused: ["Paused", "warn"],
+  solved: ["Solved", "ok"],
+  failed: ["Failed", "bad"],
+  exhausted: ["Stopped: the budget is spent", "warn"],
+  cancelled: ["Cancelled", ""],
+  interrupted: ["Interrupted: resumable", "warn"],
+};
 
-  // [sentence, tone] for the session as it is now; a partial answer is said so.
-  E.statusSentence = function (s) {
-    let [text, tone] = BY_STATUS[s.status] || [s.status, ""];
-    if (s.status === "cancelled") {
-      const by = lastActor("cancel");
-      text = by ? `Cancelled by ${by}` : "Cancelled";
-    } else if (s.status !== "running" && s.status !== "queued" && s.status !== "paused" && REASONS[s.termination_reason]) {
-      [text, tone] = REASONS[s.termination_reason];
-    }
-    if (s.final_answer && s.answer_partial) text += " — the answer is partial, the best so far";
-    return [text, tone];
-  };
-
-  function lastActor(action) {
-    let found = null;
-    for (const a of E.model.actions.values()) if (a.action === action) found = a;
-    return found ? found.actor : "";
+// [sentence, tone] for the session as it is now; a partial answer is said so.
+export function statusSentence(s) {
+  let [text, tone] = BY_STATUS[s.status] || [s.status, ""];
+  if (s.status === "cancelled") {
+    const by = lastActor("cancel");
+    text = by ? `Cancelled by ${by}` : "Cancelled";
+  } else if (s.status !== "running" && s.status !== "queued" && s.status !== "paused" && REASONS[s.termination_reason]) {
+    [text, tone] = REASONS[s.termination_reason];
   }
+  if (s.final_answer && s.answer_partial) text += " — the answer is partial, the best so far";
+  return [text, tone];
+};
 
-  E.renderProgress = function () {
-    const s = E.model.session;
-    if (!s) return;
-    const [text, tone] = E.statusSentence(s);
-    setText("progress-status", text);
-    E.$("progress-status").dataset.tone = tone;
-    const stats = treeStats(s);
-    setText("progress-depth", stats.reach);
-    setText("progress-nodes", `${stats.nodes} nodes`);
-    const live = s.status === "running";
-    E.show("progress-inflight", live);
-    // Approximated: a node created but not yet scored is waiting on a model call.
-    setText("progress-inflight", `${stats.unscored} awaiting a score`);
-    const seconds = elapsedSeconds(s);
-    setText("progress-elapsed", seconds == null ? "" : (s.finished_at ? "took " : "") + E.duration(seconds));
-    const used = Number(s.budget_used_usd || 0);
-    const perMinute = seconds >= 2 ? used / (seconds / 60) : null;
-    E.show("progress-rate", live && perMinute != null);
-    setText("progress-rate", perMinute != null ? `${E.usd(perMinute)} a minute` : "");
-  };
+function lastActor(action) {
+  let found = null;
+  for (const a of model.actions.values()) if (a.action === action) found = a;
+  return found ? found.actor : "";
+}
 
-  function treeStats(s) {
-    let nodes = 0, depth = 0, unscored = 0, root = null;
-    for (const n of E.model.nodes.values()) {
-      nodes += 1;
-      if (n.depth > depth) depth = n.depth;
-      if (n.depth > 0 && n.eval_score == null && !n.pruned && !n.parse_error) unscored += 1;
-      if (n.id === s.root_node_id) root = n;
-    }
-    const reach = s.mode === "lats" && root ? `${root.visit_count} iterations` : `depth ${depth}`;
-    // A large tree's rows still on their way: its size is known, its depth not yet.
-    if (nodes < E.model.nodeCount) return { nodes: E.model.nodeCount.toLocaleString(), unscored, reach: "" };
-    return { nodes, unscored, reach };
+export function renderProgress() {
+  const s = model.session;
+  if (!s) return;
+  const [text, tone] = statusSentence(s);
+  setText("progress-status", text);
+  $("progress-status").dataset.tone = tone;
+  const stats = treeStats(s);
+  setText("progress-depth", stats.reach);
+  setText("progress-nodes", `${stats.nodes} nodes`);
+  const live = s.status === "running";
+  show("progress-inflight", live);
+  // Approximated: a node created but not yet scored is waiting on a model call.
+  setText("progress-inflight", `${stats.unscored} awaiting a score`);
+  const seconds = elapsedSeconds(s);
+  setText("progress-elapsed", seconds == null ? "" : (s.finished_at ? "took " : "") + duration(seconds));
+  const used = Number(s.budget_used_usd || 0);
+  const perMinute = seconds >= 2 ? used / (seconds / 60) : null;
+  show("progress-rate", live && perMinute != null);
+  setText("progress-rate", perMinute != null ? `${usd(perMinute)} a minute` : "");
+};
+
+function treeStats(s) {
+  let nodes = 0, depth = 0, unscored = 0, root = null;
+  for (const n of model.nodes.values()) {
+    nodes += 1;
+    if (n.depth > depth) depth = n.depth;
+    if (n.depth > 0 && n.eval_score == null && !n.pruned && !n.parse_error) unscored += 1;
+    if (n.id === s.root_node_id) root = n;
   }
+  const reach = s.mode === "lats" && root ? `${root.visit_count} iterations` : `depth ${depth}`;
+  // A large tree's rows still on their way: its size is known, its depth not yet.
+  if (nodes < model.nodeCount) return { nodes: model.nodeCount.toLocaleString(), unscored, reach: "" };
+  return { nodes, unscored, reach };
+}
 
-  function elapsedSeconds(s) {
-    const start = Date.parse(s.started_at);
-    if (isNaN(start)) return null;
-    const end = s.finished_at ? Date.parse(s.finished_at) : Date.now();
-    return Math.max(0, (end - start) / 1000);
-  }
+function elapsedSeconds(s) {
+  const start = Date.parse(s.started_at);
+  if (isNaN(start)) return null;
+  const end = s.finished_at ? Date.parse(s.finished_at) : Date.now();
+  return Math.max(0, (end - start) / 1000);
+}
 
-  E.duration = function (seconds) {
-    seconds = Math.round(seconds);
-    if (seconds < 60) return `${seconds} s`;
-    const m = Math.floor(seconds / 60), sec = seconds % 60;
-    if (m < 60) return `${m} min ${String(sec).padStart(2, "0")} s`;
-    return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
-  };
+export function duration(seconds) {
+  seconds = Math.round(seconds);
+  if (seconds < 60) return `${seconds} s`;
+  const m = Math.floor(seconds / 60), sec = seconds % 60;
+  if (m < 60) return `${m} min ${String(sec).padStart(2, "0")} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, "0")} min`;
+};
 
-  setInterval(E.renderProgress, TICK_MS);
-})(window.Explorer);
+setInterval(renderProgress, TICK_MS);

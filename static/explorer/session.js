@@ -1,93 +1,94 @@
 /* The session header (status, mode, budget, offline), the final answer, lineage (forks), the status line. */
-(function (E) {
-  "use strict";
+import d3 from "./d3.js";
+import { $, OK_MESSAGE_MS, sessionUrl, setText, shortId, show, state, usd } from "./util.js";
+import { isFinished, model } from "./model.js";
+import { renderProgress } from "./progress.js";
+import { renderAnswerExtras } from "./answer.js";
+import { renderConnection } from "./socket.js";
 
-  const { $, setText, show } = E;
+export function renderSession() {
+  const s = model.session;
+  if (!s) return;
+  const pill = $("session-status");
+  pill.textContent = s.status;
+  pill.className = "pill status-" + s.status;
+  setText("session-mode", s.mode);
+  setText("session-mode-reason", s.mode_reason);
+  $("session-mode-reason").title = s.mode_reason || "";
+  const used = Number(s.budget_used_usd || 0), budget = Number(s.budget_usd || 0);
+  const pct = budget > 0 ? Math.max(0, Math.min(100, (100 * used) / budget)) : 0;
+  $("budget-fill").style.width = pct.toFixed(1) + "%";
+  $("budget-bar").setAttribute("aria-valuenow", pct.toFixed(0));
+  $("budget-bar").classList.toggle("high", pct >= 85);
+  setText("budget-text", `${usd(used)} of ${usd(budget)}`);
+  show("session-offline", !!s.offline);
+  renderModels(s);
+  renderAnswer(s);
+  renderLineage(s);
+  show("session-error", !!s.error);
+  setText("session-error", s.error);
+  renderSessionActions(s);
+  renderConnection();
+  renderProgress();
+  renderAnswerExtras(s);
+};
 
-  E.renderSession = function () {
-    const s = E.model.session;
-    if (!s) return;
-    const pill = $("session-status");
-    pill.textContent = s.status;
-    pill.className = "pill status-" + s.status;
-    setText("session-mode", s.mode);
-    setText("session-mode-reason", s.mode_reason);
-    $("session-mode-reason").title = s.mode_reason || "";
-    const used = Number(s.budget_used_usd || 0), budget = Number(s.budget_usd || 0);
-    const pct = budget > 0 ? Math.max(0, Math.min(100, (100 * used) / budget)) : 0;
-    $("budget-fill").style.width = pct.toFixed(1) + "%";
-    $("budget-bar").setAttribute("aria-valuenow", pct.toFixed(0));
-    $("budget-bar").classList.toggle("high", pct >= 85);
-    setText("budget-text", `${E.usd(used)} of ${E.usd(budget)}`);
-    show("session-offline", !!s.offline);
-    renderModels(s);
-    renderAnswer(s);
-    E.renderLineage(s);
-    show("session-error", !!s.error);
-    setText("session-error", s.error);
-    E.renderSessionActions(s);
-    E.renderConnection();
-    E.renderProgress();
-    E.renderAnswerExtras(s);
-  };
-
-  /* Which models wrote the nodes, from the nodes themselves (a session on a real model whose fallback is the
-   * simulator says how many came from each), and a model counted at the default price because nobody priced it. */
-  function renderModels(s) {
-    const counts = new Map();
-    let written = 0;
-    for (const n of E.model.nodes.values()) {
-      if (!n.model_used) continue;
-      counts.set(n.model_used, (counts.get(n.model_used) || 0) + 1);
-      written += 1;
-    }
-    const role = (m) => (m === s.model_primary ? "" : m === s.model_fallback ? " (fallback)" : "");
-    const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([m, c]) => `${m}${role(m)}: ${c} of ${written} nodes`);
-    setText("session-models", parts.length ? parts.join(" · ") : s.model_primary);
-    $("session-models").title = `Primary ${s.model_primary}` + (s.model_fallback ? `, fallback ${s.model_fallback}` : "");
-    const prices = s.prices || {};
-    const unpriced = Object.keys(prices).filter((m) => prices[m] && prices[m].source === "default");
-    show("session-unpriced", unpriced.length > 0);
-    setText("session-unpriced", unpriced.length ? `${unpriced.join(", ")} counted at the default price` : "");
+/* Which models wrote the nodes, from the nodes themselves (a session on a real model whose fallback is the
+ * simulator says how many came from each), and a model counted at the default price because nobody priced it. */
+function renderModels(s) {
+  const counts = new Map();
+  let written = 0;
+  for (const n of model.nodes.values()) {
+    if (!n.model_used) continue;
+    counts.set(n.model_used, (counts.get(n.model_used) || 0) + 1);
+    written += 1;
   }
+  const role = (m) => (m === s.model_primary ? "" : m === s.model_fallback ? " (fallback)" : "");
+  const parts = [...counts].sort((a, b) => b[1] - a[1]).map(([m, c]) => `${m}${role(m)}: ${c} of ${written} nodes`);
+  setText("session-models", parts.length ? parts.join(" · ") : s.model_primary);
+  $("session-models").title = `Primary ${s.model_primary}` + (s.model_fallback ? `, fallback ${s.model_fallback}` : "");
+  const prices = s.prices || {};
+  const unpriced = Object.keys(prices).filter((m) => prices[m] && prices[m].source === "default");
+  show("session-unpriced", unpriced.length > 0);
+  setText("session-unpriced", unpriced.length ? `${unpriced.join(", ")} counted at the default price` : "");
+}
 
-  function renderAnswer(s) {
-    show("final-answer-panel", !!s.final_answer);
-    $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
-    setText("final-answer", s.final_answer);
-    show("answer-partial", !!s.answer_partial);
-    show("answer-chosen", !!s.answer_chosen_by);
-    const note = s.answer_note ? ": " + s.answer_note : "";
-    setText("answer-chosen", s.answer_chosen_by ? `Chosen by ${s.answer_chosen_by}${note}` : "");
+function renderAnswer(s) {
+  show("final-answer-panel", !!s.final_answer);
+  $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
+  setText("final-answer", s.final_answer);
+  show("answer-partial", !!s.answer_partial);
+  show("answer-chosen", !!s.answer_chosen_by);
+  const note = s.answer_note ? ": " + s.answer_note : "";
+  setText("answer-chosen", s.answer_chosen_by ? `Chosen by ${s.answer_chosen_by}${note}` : "");
+}
+
+export function renderLineage(s) {
+  const from = s.forked_from_session_id;
+  const forks = Array.isArray(s.forks) ? s.forks : [];
+  show("lineage", !!from || forks.length > 0);
+  show("forked-from", !!from);
+  if (from) {
+    $("forked-from-link").href = sessionUrl(from);
+    setText("forked-from-link", shortId(from));
+    setText("forked-from-node", s.forked_from_node_id ? ` at node ${shortId(s.forked_from_node_id)}` : "");
   }
+  show("forks", forks.length > 0);
+  d3.select("#fork-links").selectAll("a").data(forks, (id) => id)
+    .join("a").attr("href", sessionUrl).attr("title", (id) => id).text(shortId);
+};
 
-  E.renderLineage = function (s) {
-    const from = s.forked_from_session_id;
-    const forks = Array.isArray(s.forks) ? s.forks : [];
-    show("lineage", !!from || forks.length > 0);
-    show("forked-from", !!from);
-    if (from) {
-      $("forked-from-link").href = E.sessionUrl(from);
-      setText("forked-from-link", E.shortId(from));
-      setText("forked-from-node", s.forked_from_node_id ? ` at node ${E.shortId(s.forked_from_node_id)}` : "");
-    }
-    show("forks", forks.length > 0);
-    d3.select("#fork-links").selectAll("a").data(forks, (id) => id)
-      .join("a").attr("href", E.sessionUrl).attr("title", (id) => id).text(E.shortId);
-  };
+export function renderSessionActions(s) {
+  show("session-actions", state.canAct);
+  show("pause-button", s.status === "running" || s.status === "queued");
+  show("resume-button", s.status === "paused" || s.status === "interrupted");
+  show("cancel-button", !isFinished());
+};
 
-  E.renderSessionActions = function (s) {
-    show("session-actions", E.canAct);
-    show("pause-button", s.status === "running" || s.status === "queued");
-    show("resume-button", s.status === "paused" || s.status === "interrupted");
-    show("cancel-button", !E.isFinished());
-  };
-
-  let statusTimer = null;
-  E.setStatusLine = function (text, tone) {
-    clearTimeout(statusTimer);
-    setText("status-line", text);
-    $("status-line").dataset.tone = tone || "";
-    if (text && tone === "ok") statusTimer = setTimeout(() => E.setStatusLine(""), E.OK_MESSAGE_MS);
-  };
-})(window.Explorer);
+let statusTimer = null;
+export function setStatusLine(text, tone) {
+  clearTimeout(statusTimer);
+  setText("status-line", text);
+  $("status-line").dataset.tone = tone || "";
+  if (text && tone === "ok") statusTimer = setTimeout(() => setStatusLine(""), OK_MESSAGE_MS);
+};

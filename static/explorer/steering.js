@@ -2,314 +2,315 @@
  * event, so nothing is lost while the socket reconnects. Also the inspector's forms, keyboard shortcuts and
  * the audit trail (who did what, newest first).
  */
-(function (E) {
-  "use strict";
+import d3 from "./d3.js";
+import { $, clock, container, firstLine, sessionUrl, shortId, show, state, truncate } from "./util.js";
+import { isFinished, model, selectedNode } from "./model.js";
+import { reveal, select } from "./tree.js";
+import { renderInspector } from "./inspector.js";
+import { renderSessionActions, setStatusLine } from "./session.js";
 
-  const { $, setText, show } = E;
+// ---- the audit trail ---------------------------------------------------------------------
 
-  // ---- the audit trail ---------------------------------------------------------------------
+export function renderAudit() {
+  const rows = Array.from(model.actions.values()).sort(newestFirst);
+  show("audit-empty", !rows.length);
+  const item = d3.select("#audit-list").selectAll("li.audit-item").data(rows, (a) => a.id);
+  const enter = item.enter().append("li").attr("class", "audit-item");
+  const head = enter.append("div").attr("class", "audit-head");
+  head.append("time").attr("class", "audit-time num");
+  head.append("span").attr("class", "audit-action");
+  head.append("span").attr("class", "audit-state");
+  const meta = enter.append("div").attr("class", "audit-meta");
+  meta.append("span").attr("class", "audit-actor");
+  meta.append("span").attr("class", "audit-node");
+  enter.append("div").attr("class", "audit-detail");
+  enter.on("click", (event, a) => openAuditNode(a))
+    .on("keydown", (event, a) => { if (event.key === "Enter") openAuditNode(a); });
+  item.exit().remove();
+  fillAuditItems(item.merge(enter)).order();
+};
 
-  E.renderAudit = function () {
-    const rows = Array.from(E.model.actions.values()).sort(newestFirst);
-    show("audit-empty", !rows.length);
-    const item = d3.select("#audit-list").selectAll("li.audit-item").data(rows, (a) => a.id);
-    const enter = item.enter().append("li").attr("class", "audit-item");
-    const head = enter.append("div").attr("class", "audit-head");
-    head.append("time").attr("class", "audit-time num");
-    head.append("span").attr("class", "audit-action");
-    head.append("span").attr("class", "audit-state");
-    const meta = enter.append("div").attr("class", "audit-meta");
-    meta.append("span").attr("class", "audit-actor");
-    meta.append("span").attr("class", "audit-node");
-    enter.append("div").attr("class", "audit-detail");
-    enter.on("click", (event, a) => openAuditNode(a))
-      .on("keydown", (event, a) => { if (event.key === "Enter") openAuditNode(a); });
-    item.exit().remove();
-    fillAuditItems(item.merge(enter)).order();
-  };
+function fillAuditItems(items) {
+  items
+    .attr("data-action", (a) => a.action)
+    .attr("data-state", (a) => a.state)
+    .classed("has-node", namesANode)
+    .attr("tabindex", (a) => (namesANode(a) ? 0 : null))
+    .attr("role", (a) => (namesANode(a) ? "button" : null))
+    .attr("title", (a) => (namesANode(a) ? "Select this node" : null));
+  items.select(".audit-time").attr("datetime", (a) => a.created_at).text((a) => clock(a.created_at));
+  items.select(".audit-action").text((a) => actionSummary(a));
+  items.select(".audit-state").attr("class", (a) => `audit-state state-${a.state}`).text((a) => a.state);
+  items.select(".audit-actor").text((a) => a.actor || "");
+  items.select(".audit-node").text((a) => (a.node_id ? nodeRef(a.node_id) : ""));
+  items.select(".audit-detail").text(auditDetail);
+  return items;
+}
 
-  function fillAuditItems(items) {
-    items
-      .attr("data-action", (a) => a.action)
-      .attr("data-state", (a) => a.state)
-      .classed("has-node", namesANode)
-      .attr("tabindex", (a) => (namesANode(a) ? 0 : null))
-      .attr("role", (a) => (namesANode(a) ? "button" : null))
-      .attr("title", (a) => (namesANode(a) ? "Select this node" : null));
-    items.select(".audit-time").attr("datetime", (a) => a.created_at).text((a) => E.clock(a.created_at));
-    items.select(".audit-action").text((a) => actionSummary(a));
-    items.select(".audit-state").attr("class", (a) => `audit-state state-${a.state}`).text((a) => a.state);
-    items.select(".audit-actor").text((a) => a.actor || "");
-    items.select(".audit-node").text((a) => (a.node_id ? nodeRef(a.node_id) : ""));
-    items.select(".audit-detail").text(auditDetail);
-    return items;
+function newestFirst(a, b) {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return String(b.id).localeCompare(String(a.id), undefined, { numeric: true });
+}
+
+function actionSummary(a) {
+  const payload = a.payload || {};
+  return payload.k != null && a.action === "expand" ? `${a.action} ×${payload.k}` : a.action;
+}
+
+function auditDetail(a) {
+  const forked = a.action === "fork" && a.after && a.after.session_id;
+  return [a.detail, forked ? `new session ${shortId(a.after.session_id)}` : ""].filter(Boolean).join(" · ");
+}
+
+function nodeRef(id) {
+  const n = model.nodes.get(id);
+  return n ? `“${truncate(firstLine(n.thought), 34)}”` : `node ${shortId(id)}`;
+}
+
+function namesANode(a) {
+  return !!a.node_id && model.nodes.has(a.node_id);
+}
+
+function openAuditNode(a) {
+  if (!namesANode(a)) return;
+  select(a.node_id);
+  reveal(a.node_id);
+}
+
+// The audit trail of a snapshot that does not carry one (read once over HTTP).
+let actionsRequested = false;
+export async function loadActionsOnce() {
+  if (actionsRequested || !model.session) return;
+  actionsRequested = true;
+  const result = await request("GET", sessionPath("actions"));
+  const rows = result.ok && (Array.isArray(result.data) ? result.data : result.data && result.data.items);
+  if (!Array.isArray(rows)) return;
+  for (const a of rows) if (!model.actions.has(a.id)) model.actions.set(a.id, a);
+  renderAudit();
+};
+
+// ---- requests ----------------------------------------------------------------------------
+
+function csrfToken() {
+  const cookie = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
+  if (cookie) return decodeURIComponent(cookie.slice("csrftoken=".length));
+  const input = container.querySelector("input[name=csrfmiddlewaretoken]");
+  return input ? input.value : "";
+}
+
+// {ok, status, data, message}: a refusal is a message for the status line, never an exception.
+export { request };
+async function request(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+  if (method !== "GET") {
+    init.headers["Content-Type"] = "application/json";
+    init.headers["X-CSRFToken"] = csrfToken();
+    init.body = JSON.stringify(body || {});
   }
-
-  function newestFirst(a, b) {
-    if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
-    return String(b.id).localeCompare(String(a.id), undefined, { numeric: true });
+  let response;
+  try {
+    response = await fetch("/api/" + path, init);
+  } catch (error) {
+    return { ok: false, status: 0, data: null, message: "Could not reach the server; try again." };
   }
+  const data = await response.json().catch(() => null);
+  const message = response.ok ? "" : errorText(response.status, data);
+  return { ok: response.ok, status: response.status, data, message };
+}
 
-  function actionSummary(a) {
-    const payload = a.payload || {};
-    return payload.k != null && a.action === "expand" ? `${a.action} ×${payload.k}` : a.action;
+function errorText(status, data) {
+  const detail = data && data.detail;
+  if (typeof detail === "string" && detail) return detail;
+  if (Array.isArray(detail) && detail.length) {
+    return detail.map((e) => (e && e.field ? `${e.field}: ${e.message}` : String((e && e.message) || e))).join("; ");
   }
+  if (status === 403) return "You may only watch this session.";
+  return `The server refused that (HTTP ${status}).`;
+}
 
-  function auditDetail(a) {
-    const forked = a.action === "fork" && a.after && a.after.session_id;
-    return [a.detail, forked ? `new session ${E.shortId(a.after.session_id)}` : ""].filter(Boolean).join(" · ");
+// One action: the button stays disabled while its request is in flight; the outcome goes to the status line.
+async function perform(button, path, body, pendingText, doneText) {
+  if (!state.canAct || (button && button.disabled)) return null;
+  if (button) button.disabled = true;
+  setStatusLine(pendingText, "info");
+  const result = await request("POST", path, body);
+  if (button) button.disabled = false;
+  if (result.ok) setStatusLine(doneText, "ok");
+  else refused(result);
+  return result.ok ? result : null;
+}
+
+function refused(result) {
+  setStatusLine(result.message, "error");
+  if (result.status === 403) { state.canAct = false; closeForms(); renderControls(); }
+}
+
+function renderControls() {
+  if (model.session) renderSessionActions(model.session);
+  renderInspector();
+}
+
+function nodePath(n, verb) {
+  return `nodes/${encodeURIComponent(n.id)}/${verb}`;
+}
+
+function sessionPath(verb) {
+  return `sessions/${encodeURIComponent(model.session.id)}/${verb}`;
+}
+
+// ---- the actions -----------------------------------------------------------------------
+
+function togglePrune() {
+  const n = selectedNode();
+  if (!n || n.depth === 0) return;
+  const verb = n.pruned ? "unprune" : "prune";
+  perform($("prune-button"), nodePath(n, verb), {},
+    verb === "prune" ? "Pruning the branch…" : "Restoring the branch…",
+    verb === "prune" ? "Branch pruned: nothing under it enters the search." : "Branch restored.");
+}
+
+function expandSelected() {
+  const n = selectedNode();
+  if (!n) return;
+  const k = Number($("expand-k").value);
+  if (!Number.isInteger(k) || k < 1 || k > 8) {
+    setStatusLine("k must be a whole number from 1 to 8.", "error");
+    return;
   }
+  perform($("expand-button"), nodePath(n, "expand"), { k }, `Asking for ${k} more children…`,
+    `Expansion queued: ${k} new children arrive as the search runs.`);
+}
 
-  function nodeRef(id) {
-    const n = E.model.nodes.get(id);
-    return n ? `“${E.truncate(E.firstLine(n.thought), 34)}”` : `node ${E.shortId(id)}`;
+function togglePause() {
+  const s = model.session;
+  if (!s || !state.canAct) return;
+  if (s.status === "running" || s.status === "queued") {
+    perform($("pause-button"), sessionPath("pause"), {}, "Pausing…",
+      "Pause requested: the search stops at its next step.");
+  } else if (s.status === "paused" || s.status === "interrupted") {
+    perform($("resume-button"), sessionPath("resume"), {}, "Resuming…", "Resumed.");
   }
+}
 
-  function namesANode(a) {
-    return !!a.node_id && E.model.nodes.has(a.node_id);
+function cancelSession() {
+  if (!model.session || isFinished()) return;
+  perform($("cancel-button"), sessionPath("cancel"), {}, "Cancelling…",
+    "Session cancelled: the best answer so far is kept.");
+}
+
+// ---- the inspector's forms: edit, promote, fork (one open at a time; Escape closes) ----------
+
+const FORMS = ["edit-form", "promote-form", "fork-form"];
+let formNodeId = null; // the node the open form acts on, fixed when it opened
+
+function openForm(id, prepare) {
+  const n = selectedNode();
+  if (!state.canAct || !n) return;
+  closeForms();
+  formNodeId = n.id;
+  prepare(n);
+  show(id, true);
+  const field = $(id).querySelector("textarea, input, select");
+  if (field) field.focus();
+}
+
+export function closeForms() {
+  const focused = document.activeElement;
+  const hadFocus = FORMS.some((id) => !$(id).hidden && $(id).contains(focused));
+  FORMS.forEach((id) => show(id, false));
+  formNodeId = null;
+  if (hadFocus) focused.blur(); // so the shortcuts work again at once
+};
+
+function openEditForm() {
+  const n = selectedNode();
+  if (!n || n.depth === 0) return;
+  openForm("edit-form", () => { $("edit-thought").value = n.thought || ""; });
+}
+
+function openPromoteForm() {
+  const n = selectedNode();
+  if (!n || n.depth === 0) return;
+  openForm("promote-form", () => { $("promote-note").value = ""; });
+}
+
+function openForkForm() {
+  openForm("fork-form", () => {
+    const mode = model.session && model.session.mode;
+    $("fork-mode").value = Array.from($("fork-mode").options).some((o) => o.value === mode) ? mode : "auto";
+    $("fork-budget").value = "";
+  });
+}
+
+function submitter(form) {
+  return form.querySelector("button[type=submit]");
+}
+
+async function saveEdit(event) {
+  event.preventDefault();
+  const thought = $("edit-thought").value;
+  if (!thought.trim() || thought.length > 4000) {
+    setStatusLine("A thought needs 1 to 4000 characters.", "error");
+    return;
   }
+  const n = model.nodes.get(formNodeId);
+  if (!n) return;
+  const done = await perform(submitter(event.target), nodePath(n, "edit"), { thought }, "Saving the edit…",
+    "Edit saved: the node is rescored and the steps under it are marked stale.");
+  if (done) closeForms();
+}
 
-  function openAuditNode(a) {
-    if (!namesANode(a)) return;
-    E.select(a.node_id);
-    E.reveal(a.node_id);
-  }
+async function promote(event) {
+  event.preventDefault();
+  const note = $("promote-note").value;
+  const n = model.nodes.get(formNodeId);
+  if (!n) return;
+  const done = await perform(submitter(event.target), nodePath(n, "promote"), { note: note.slice(0, 2000) },
+    "Promoting…", "Promoted: this node becomes the final answer.");
+  if (done) closeForms();
+}
 
-  // The audit trail of a snapshot that does not carry one (read once over HTTP).
-  let actionsRequested = false;
-  E.loadActionsOnce = async function () {
-    if (actionsRequested || !E.model.session) return;
-    actionsRequested = true;
-    const result = await request("GET", sessionPath("actions"));
-    const rows = result.ok && (Array.isArray(result.data) ? result.data : result.data && result.data.items);
-    if (!Array.isArray(rows)) return;
-    for (const a of rows) if (!E.model.actions.has(a.id)) E.model.actions.set(a.id, a);
-    E.renderAudit();
-  };
+async function fork(event) {
+  event.preventDefault();
+  if (!formNodeId || !model.session) return;
+  const body = { node_id: formNodeId, mode: $("fork-mode").value };
+  const budget = $("fork-budget").value;
+  if (budget !== "") body.budget_usd = Number(budget);
+  const done = await perform(submitter(event.target), sessionPath("fork"), body, "Forking…",
+    "Forked: opening the new session…");
+  if (done && done.data && done.data.id) location.assign(sessionUrl(done.data.id));
+}
 
-  // ---- requests ----------------------------------------------------------------------------
+// ---- keyboard shortcuts (outside text fields): p, e, i, f, Shift+P; Escape closes the forms -------
 
-  function csrfToken() {
-    const cookie = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
-    if (cookie) return decodeURIComponent(cookie.slice("csrftoken=".length));
-    const input = E.container.querySelector("input[name=csrfmiddlewaretoken]");
-    return input ? input.value : "";
-  }
+const SHORTCUTS = { p: togglePrune, e: expandSelected, i: openEditForm, f: openForkForm, "Shift+P": togglePause };
 
-  // {ok, status, data, message}: a refusal is a message for the status line, never an exception.
-  E.request = request;
-  async function request(method, path, body) {
-    const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
-    if (method !== "GET") {
-      init.headers["Content-Type"] = "application/json";
-      init.headers["X-CSRFToken"] = csrfToken();
-      init.body = JSON.stringify(body || {});
-    }
-    let response;
-    try {
-      response = await fetch("/api/" + path, init);
-    } catch (error) {
-      return { ok: false, status: 0, data: null, message: "Could not reach the server; try again." };
-    }
-    const data = await response.json().catch(() => null);
-    const message = response.ok ? "" : errorText(response.status, data);
-    return { ok: response.ok, status: response.status, data, message };
-  }
+function onShortcut(event) {
+  if (event.key === "Escape") { closeForms(); return; }
+  if (!state.canAct || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+  const action = SHORTCUTS[event.shiftKey ? "Shift+" + event.key.toUpperCase() : event.key];
+  if (!action) return;
+  event.preventDefault();
+  action();
+}
 
-  function errorText(status, data) {
-    const detail = data && data.detail;
-    if (typeof detail === "string" && detail) return detail;
-    if (Array.isArray(detail) && detail.length) {
-      return detail.map((e) => (e && e.field ? `${e.field}: ${e.message}` : String((e && e.message) || e))).join("; ");
-    }
-    if (status === 403) return "You may only watch this session.";
-    return `The server refused that (HTTP ${status}).`;
-  }
+function isTyping(target) {
+  return !!(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
+}
 
-  // One action: the button stays disabled while its request is in flight; the outcome goes to the status line.
-  async function perform(button, path, body, pendingText, doneText) {
-    if (!E.canAct || (button && button.disabled)) return null;
-    if (button) button.disabled = true;
-    E.setStatusLine(pendingText, "info");
-    const result = await request("POST", path, body);
-    if (button) button.disabled = false;
-    if (result.ok) E.setStatusLine(doneText, "ok");
-    else refused(result);
-    return result.ok ? result : null;
-  }
+// ---- wiring ------------------------------------------------------------------------------
 
-  function refused(result) {
-    E.setStatusLine(result.message, "error");
-    if (result.status === 403) { E.canAct = false; E.closeForms(); renderControls(); }
-  }
-
-  function renderControls() {
-    if (E.model.session) E.renderSessionActions(E.model.session);
-    E.renderInspector();
-  }
-
-  function nodePath(n, verb) {
-    return `nodes/${encodeURIComponent(n.id)}/${verb}`;
-  }
-
-  function sessionPath(verb) {
-    return `sessions/${encodeURIComponent(E.model.session.id)}/${verb}`;
-  }
-
-  // ---- the actions -----------------------------------------------------------------------
-
-  function togglePrune() {
-    const n = E.selectedNode();
-    if (!n || n.depth === 0) return;
-    const verb = n.pruned ? "unprune" : "prune";
-    perform($("prune-button"), nodePath(n, verb), {},
-      verb === "prune" ? "Pruning the branch…" : "Restoring the branch…",
-      verb === "prune" ? "Branch pruned: nothing under it enters the search." : "Branch restored.");
-  }
-
-  function expandSelected() {
-    const n = E.selectedNode();
-    if (!n) return;
-    const k = Number($("expand-k").value);
-    if (!Number.isInteger(k) || k < 1 || k > 8) {
-      E.setStatusLine("k must be a whole number from 1 to 8.", "error");
-      return;
-    }
-    perform($("expand-button"), nodePath(n, "expand"), { k }, `Asking for ${k} more children…`,
-      `Expansion queued: ${k} new children arrive as the search runs.`);
-  }
-
-  function togglePause() {
-    const s = E.model.session;
-    if (!s || !E.canAct) return;
-    if (s.status === "running" || s.status === "queued") {
-      perform($("pause-button"), sessionPath("pause"), {}, "Pausing…",
-        "Pause requested: the search stops at its next step.");
-    } else if (s.status === "paused" || s.status === "interrupted") {
-      perform($("resume-button"), sessionPath("resume"), {}, "Resuming…", "Resumed.");
-    }
-  }
-
-  function cancelSession() {
-    if (!E.model.session || E.isFinished()) return;
-    perform($("cancel-button"), sessionPath("cancel"), {}, "Cancelling…",
-      "Session cancelled: the best answer so far is kept.");
-  }
-
-  // ---- the inspector's forms: edit, promote, fork (one open at a time; Escape closes) ----------
-
-  const FORMS = ["edit-form", "promote-form", "fork-form"];
-  let formNodeId = null; // the node the open form acts on, fixed when it opened
-
-  function openForm(id, prepare) {
-    const n = E.selectedNode();
-    if (!E.canAct || !n) return;
-    E.closeForms();
-    formNodeId = n.id;
-    prepare(n);
-    show(id, true);
-    const field = $(id).querySelector("textarea, input, select");
-    if (field) field.focus();
-  }
-
-  E.closeForms = function () {
-    const focused = document.activeElement;
-    const hadFocus = FORMS.some((id) => !$(id).hidden && $(id).contains(focused));
-    FORMS.forEach((id) => show(id, false));
-    formNodeId = null;
-    if (hadFocus) focused.blur(); // so the shortcuts work again at once
-  };
-
-  function openEditForm() {
-    const n = E.selectedNode();
-    if (!n || n.depth === 0) return;
-    openForm("edit-form", () => { $("edit-thought").value = n.thought || ""; });
-  }
-
-  function openPromoteForm() {
-    const n = E.selectedNode();
-    if (!n || n.depth === 0) return;
-    openForm("promote-form", () => { $("promote-note").value = ""; });
-  }
-
-  function openForkForm() {
-    openForm("fork-form", () => {
-      const mode = E.model.session && E.model.session.mode;
-      $("fork-mode").value = Array.from($("fork-mode").options).some((o) => o.value === mode) ? mode : "auto";
-      $("fork-budget").value = "";
-    });
-  }
-
-  function submitter(form) {
-    return form.querySelector("button[type=submit]");
-  }
-
-  async function saveEdit(event) {
-    event.preventDefault();
-    const thought = $("edit-thought").value;
-    if (!thought.trim() || thought.length > 4000) {
-      E.setStatusLine("A thought needs 1 to 4000 characters.", "error");
-      return;
-    }
-    const n = E.model.nodes.get(formNodeId);
-    if (!n) return;
-    const done = await perform(submitter(event.target), nodePath(n, "edit"), { thought }, "Saving the edit…",
-      "Edit saved: the node is rescored and the steps under it are marked stale.");
-    if (done) E.closeForms();
-  }
-
-  async function promote(event) {
-    event.preventDefault();
-    const note = $("promote-note").value;
-    const n = E.model.nodes.get(formNodeId);
-    if (!n) return;
-    const done = await perform(submitter(event.target), nodePath(n, "promote"), { note: note.slice(0, 2000) },
-      "Promoting…", "Promoted: this node becomes the final answer.");
-    if (done) E.closeForms();
-  }
-
-  async function fork(event) {
-    event.preventDefault();
-    if (!formNodeId || !E.model.session) return;
-    const body = { node_id: formNodeId, mode: $("fork-mode").value };
-    const budget = $("fork-budget").value;
-    if (budget !== "") body.budget_usd = Number(budget);
-    const done = await perform(submitter(event.target), sessionPath("fork"), body, "Forking…",
-      "Forked: opening the new session…");
-    if (done && done.data && done.data.id) location.assign(E.sessionUrl(done.data.id));
-  }
-
-  // ---- keyboard shortcuts (outside text fields): p, e, i, f, Shift+P; Escape closes the forms -------
-
-  const SHORTCUTS = { p: togglePrune, e: expandSelected, i: openEditForm, f: openForkForm, "Shift+P": togglePause };
-
-  function onShortcut(event) {
-    if (event.key === "Escape") { E.closeForms(); return; }
-    if (!E.canAct || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
-    const action = SHORTCUTS[event.shiftKey ? "Shift+" + event.key.toUpperCase() : event.key];
-    if (!action) return;
-    event.preventDefault();
-    action();
-  }
-
-  function isTyping(target) {
-    return !!(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
-  }
-
-  // ---- wiring ------------------------------------------------------------------------------
-
-  $("prune-button").addEventListener("click", togglePrune);
-  $("expand-button").addEventListener("click", expandSelected);
-  $("expand-k").addEventListener("keydown", (event) => { if (event.key === "Enter") expandSelected(); });
-  $("edit-button").addEventListener("click", openEditForm);
-  $("promote-button").addEventListener("click", openPromoteForm);
-  $("fork-button").addEventListener("click", openForkForm);
-  $("edit-form").addEventListener("submit", saveEdit);
-  $("promote-form").addEventListener("submit", promote);
-  $("fork-form").addEventListener("submit", fork);
-  document.querySelectorAll("[data-close-form]").forEach((b) => b.addEventListener("click", E.closeForms));
-  $("pause-button").addEventListener("click", togglePause);
-  $("resume-button").addEventListener("click", togglePause);
-  $("cancel-button").addEventListener("click", cancelSession);
-  document.addEventListener("keydown", onShortcut);
-})(window.Explorer);
+$("prune-button").addEventListener("click", togglePrune);
+$("expand-button").addEventListener("click", expandSelected);
+$("expand-k").addEventListener("keydown", (event) => { if (event.key === "Enter") expandSelected(); });
+$("edit-button").addEventListener("click", openEditForm);
+$("promote-button").addEventListener("click", openPromoteForm);
+$("fork-button").addEventListener("click", openForkForm);
+$("edit-form").addEventListener("submit", saveEdit);
+$("promote-form").addEventListener("submit", promote);
+$("fork-form").addEventListener("submit", fork);
+document.querySelectorAll("[data-close-form]").forEach((b) => b.addEventListener("click", closeForms));
+$("pause-button").addEventListener("click", togglePause);
+$("resume-button").addEventListener("click", togglePause);
+$("cancel-button").addEventListener("click", cancelSession);
+document.addEventListener("keydown", onShortcut);

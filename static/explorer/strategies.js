@@ -14,312 +14,311 @@
  *   known                 state keys it renders itself; the rest show as a small key/value list
  *   scaleLabel            what the colour legend measures (null hides it)
  */
-(function (E) {
-  "use strict";
+import d3 from "./d3.js";
+import { firstLine, fixed, NODE_RADIUS, plain, truncate, UNSCORED } from "./util.js";
+import { critiquesOn, model, sessionMode } from "./model.js";
 
-  const R = 7; // the base node radius
-  const LABEL_CHARS = 24; // of the thought, after the score
-  const color = d3.scaleSequential(d3.interpolateRdYlGn).domain([0, 1]);
-  const clamp01 = (v) => Math.max(0, Math.min(1, v));
-  const num = (v) => (typeof v === "number" && isFinite(v) ? v : null);
-  const state = (n) => (n && n.state && typeof n.state === "object" && !Array.isArray(n.state) ? n.state : {});
-  const withScore = (score, text, chars = LABEL_CHARS) =>
-    (score == null ? "" : score.toFixed(2) + "  ") + E.truncate(E.firstLine(text), chars);
-  const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+const R = NODE_RADIUS;
+const LABEL_CHARS = 24; // of the thought, after the score
+const color = d3.scaleSequential(d3.interpolateRdYlGn).domain([0, 1]);
+const clamp01 = (v) => Math.max(0, Math.min(1, v));
+const num = (v) => (typeof v === "number" && isFinite(v) ? v : null);
+const state = (n) => (n && n.state && typeof n.state === "object" && !Array.isArray(n.state) ? n.state : {});
+const withScore = (score, text, chars = LABEL_CHARS) =>
+  (score == null ? "" : score.toFixed(2) + "  ") + truncate(firstLine(text), chars);
+const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
-  E.scoreColor = (v) => (v == null ? E.UNSCORED : color(clamp01(v)));
+export const scoreColor = (v) => (v == null ? UNSCORED : color(clamp01(v)));
 
-  const base = {
-    nodeSize: [26, 200],
-    labelBelow: false,
-    labelWidth: 180,
-    scaleLabel: "score",
-    known: [],
-    prepare: () => ({}),
-    ctxKey: () => "", // what of prepare()'s result a node's look depends on, as a string: nodes restyle when it changes
-    radius: () => R,
-    value: (n) => num(n.eval_score),
-    hollow: () => false,
-    label(n, ctx) { return withScore(this.value(n, ctx), n.thought); },
-    tag: () => "",
-    noted: (n) => E.critiquesOn(n.id).length > 0,
-    edgeLabel: () => "",
-    scoreText(n) {
-      if (n.parse_error) return "parse error";
-      return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}`;
-    },
-    facts: () => [],
-    sections(n) { return E.critiquesOn(n.id).map((c) => critiqueSection(c, "Critique", "")); },
-  };
+const base = {
+  nodeSize: [26, 200],
+  labelBelow: false,
+  labelWidth: 180,
+  scaleLabel: "score",
+  known: [],
+  prepare: () => ({}),
+  ctxKey: () => "", // what of prepare()'s result a node's look depends on, as a string: nodes restyle when it changes
+  radius: () => R,
+  value: (n) => num(n.eval_score),
+  hollow: () => false,
+  label(n, ctx) { return withScore(this.value(n, ctx), n.thought); },
+  tag: () => "",
+  noted: (n) => critiquesOn(n.id).length > 0,
+  edgeLabel: () => "",
+  scoreText(n) {
+    if (n.parse_error) return "parse error";
+    return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}`;
+  },
+  facts: () => [],
+  sections(n) { return critiquesOn(n.id).map((c) => critiqueSection(c, "Critique", "")); },
+};
 
-  function critiqueSection(c, title, note) {
-    return { key: "critique-" + c.id, className: "critique", title, text: c.critique, note };
-  }
+function critiqueSection(c, title, note) {
+  return { key: "critique-" + c.id, className: "critique", title, text: c.critique, note };
+}
 
-  function list(key, title, items, note) {
-    const lines = (Array.isArray(items) ? items : []).map(finding).filter((l) => l.text);
-    return lines.length ? { key, title, lines, note } : null;
-  }
+function list(key, title, items, note) {
+  const lines = (Array.isArray(items) ? items : []).map(finding).filter((l) => l.text);
+  return lines.length ? { key, title, lines, note } : null;
+}
 
-  // A finding is a string or {text, importance, kind}.
-  function finding(item) {
-    const full = item && typeof item === "object";
-    return { text: E.plain(full ? item.text : item), chip: full && item.importance ? String(item.importance) : "" };
-  }
+// A finding is a string or {text, importance, kind}.
+function finding(item) {
+  const full = item && typeof item === "object";
+  return { text: plain(full ? item.text : item), chip: full && item.importance ? String(item.importance) : "" };
+}
 
-  // ---- LATS: Monte Carlo tree search -----------------------------------------------------------
+// ---- LATS: Monte Carlo tree search -----------------------------------------------------------
 
-  const MADE_BY = { expand: "expansion", rollout: "rollout (simulation)", hand: "expansion by hand" };
+const MADE_BY = { expand: "expansion", rollout: "rollout (simulation)", hand: "expansion by hand" };
 
-  const lats = {
-    nodeSize: [34, 200],
-    scaleLabel: "value",
-    known: ["kind", "iteration", "rollout"],
-    prepare(rows) {
-      let most = 1;
-      for (const n of rows) if (n.visit_count > most) most = n.visit_count;
-      return { most, size: d3.scaleSqrt().domain([0, most]).range([4, 13]).clamp(true) };
-    },
-    ctxKey: (ctx) => String(ctx.most),
-    radius(n, ctx) {
-      const r = ctx.size ? ctx.size(n.visit_count || 0) : R;
-      return state(n).rollout ? Math.max(3.5, r * 0.75) : r;
-    },
-    // The mean reward once visited; before that, the evaluator's estimate.
-    value: (n) => (n.visit_count > 0 ? n.total_reward / n.visit_count : num(n.eval_score)),
-    hollow: (n) => !!state(n).rollout,
-    label(n) {
-      const v = this.value(n);
-      const visits = n.visit_count > 0 ? ` ×${n.visit_count}` : "";
-      return (v == null ? "" : v.toFixed(2) + visits + "  ") + E.truncate(E.firstLine(n.thought), LABEL_CHARS);
-    },
-    scoreText(n) {
-      if (n.parse_error) return "parse error";
-      const mean = n.visit_count > 0 ? n.total_reward / n.visit_count : null;
-      if (mean != null) return `value ${mean.toFixed(2)} over ${plural(n.visit_count, "visit")}`;
-      return n.eval_score == null ? "not valued" : `estimate ${n.eval_score.toFixed(2)}, not visited`;
-    },
-    facts(n) {
-      const s = state(n);
-      const rows = [
-        ["Visits", String(n.visit_count || 0)],
-        ["Value", n.visit_count > 0
-          ? `${(n.total_reward / n.visit_count).toFixed(3)} (reward ${E.fixed(n.total_reward, 3)} / ${n.visit_count})`
-          : "— (not visited)"],
-      ];
-      if (n.eval_score != null) rows.push(["Estimate", `${n.eval_score.toFixed(3)} (the evaluator's value)`]);
-      if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
-      if (s.kind) rows.push(["Made by", MADE_BY[s.kind] || String(s.kind)]);
-      return rows;
-    },
-    sections(n) {
-      return E.critiquesOn(n.id).map((c) => critiqueSection(c,
-        `Reflection · iteration ${c.attempt_num}, valued ${E.fixed(c.outcome_score, 2)}`,
-        c.applied_to_next ? "read by the expansions after it" : "not read by an expansion yet"));
-    },
-  };
+const lats = {
+  nodeSize: [34, 200],
+  scaleLabel: "value",
+  known: ["kind", "iteration", "rollout"],
+  prepare(rows) {
+    let most = 1;
+    for (const n of rows) if (n.visit_count > most) most = n.visit_count;
+    return { most, size: d3.scaleSqrt().domain([0, most]).range([4, 13]).clamp(true) };
+  },
+  ctxKey: (ctx) => String(ctx.most),
+  radius(n, ctx) {
+    const r = ctx.size ? ctx.size(n.visit_count || 0) : R;
+    return state(n).rollout ? Math.max(3.5, r * 0.75) : r;
+  },
+  // The mean reward once visited; before that, the evaluator's estimate.
+  value: (n) => (n.visit_count > 0 ? n.total_reward / n.visit_count : num(n.eval_score)),
+  hollow: (n) => !!state(n).rollout,
+  label(n) {
+    const v = this.value(n);
+    const visits = n.visit_count > 0 ? ` ×${n.visit_count}` : "";
+    return (v == null ? "" : v.toFixed(2) + visits + "  ") + truncate(firstLine(n.thought), LABEL_CHARS);
+  },
+  scoreText(n) {
+    if (n.parse_error) return "parse error";
+    const mean = n.visit_count > 0 ? n.total_reward / n.visit_count : null;
+    if (mean != null) return `value ${mean.toFixed(2)} over ${plural(n.visit_count, "visit")}`;
+    return n.eval_score == null ? "not valued" : `estimate ${n.eval_score.toFixed(2)}, not visited`;
+  },
+  facts(n) {
+    const s = state(n);
+    const rows = [
+      ["Visits", String(n.visit_count || 0)],
+      ["Value", n.visit_count > 0
+        ? `${(n.total_reward / n.visit_count).toFixed(3)} (reward ${fixed(n.total_reward, 3)} / ${n.visit_count})`
+        : "— (not visited)"],
+    ];
+    if (n.eval_score != null) rows.push(["Estimate", `${n.eval_score.toFixed(3)} (the evaluator's value)`]);
+    if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
+    if (s.kind) rows.push(["Made by", MADE_BY[s.kind] || String(s.kind)]);
+    return rows;
+  },
+  sections(n) {
+    return critiquesOn(n.id).map((c) => critiqueSection(c,
+      `Reflection · iteration ${c.attempt_num}, valued ${fixed(c.outcome_score, 2)}`,
+      c.applied_to_next ? "read by the expansions after it" : "not read by an expansion yet"));
+  },
+};
 
-  // ---- Reflexion: whole attempts, a critique of each that falls short -------------------------
+// ---- Reflexion: whole attempts, a critique of each that falls short -------------------------
 
-  const inChain = (n) => state(n).attempt != null && !state(n).alternative;
+const inChain = (n) => state(n).attempt != null && !state(n).alternative;
 
-  const reflexion = {
-    nodeSize: [50, 210],
-    labelBelow: true,
-    known: ["attempt", "step", "of", "alternative", "failed"],
-    // Each attempt is scored as a whole, on its last step: its other steps take that colour.
-    prepare(rows) {
-      const scores = new Map();
-      for (const n of rows) if (inChain(n) && n.eval_score != null) scores.set(state(n).attempt, n.eval_score);
-      return { scores };
-    },
-    ctxKey: (ctx) => Array.from(ctx.scores, ([attempt, score]) => `${attempt}=${score}`).join(","),
-    value(n, ctx) {
-      if (n.eval_score != null) return n.eval_score;
-      return inChain(n) && ctx && ctx.scores ? num(ctx.scores.get(state(n).attempt)) : null;
-    },
-    label: (n) => withScore(num(n.eval_score), n.thought, 30),
-    tag(n) {
-      const s = state(n);
-      if (s.alternative) return "alternative";
-      if (s.attempt == null || s.step !== 1) return "";
-      return `attempt ${s.attempt}` + (s.failed ? " (failed)" : "");
-    },
-    scoreText(n, ctx) {
-      if (n.parse_error) return "parse error";
-      if (n.eval_score != null) return `${inChain(n) ? "attempt" : "line"} score ${n.eval_score.toFixed(2)}`;
-      const whole = this.value(n, ctx);
-      if (whole != null) return `attempt scored ${whole.toFixed(2)} as a whole`;
-      return n.depth ? "not scored yet" : "the problem";
-    },
-    facts(n, ctx) {
-      const s = state(n);
-      if (s.attempt == null) return [];
-      const rows = [["Attempt", String(s.attempt) + (s.alternative ? " (an alternative step)" : "")]];
-      if (s.step != null) rows.push(["Step", s.of ? `${s.step} of ${s.of}` : String(s.step)]);
-      const whole = this.value(n, ctx);
-      if (inChain(n) && whole != null) rows.push(["Attempt score", whole.toFixed(3)]);
-      return rows;
-    },
-    // The critique of the attempt this node belongs to (written on its last step).
-    sections(n) {
-      const s = state(n);
-      const mine = (c) => c.node_id === n.id || (inChain(n) && c.attempt_num === s.attempt);
-      return Array.from(E.model.critiques.values()).filter(mine).map((c) => critiqueSection(c,
-        `Critique of attempt ${c.attempt_num} · scored ${E.fixed(c.outcome_score, 2)}`,
-        c.applied_to_next ? `applied to attempt ${c.attempt_num + 1}` : "not applied yet: no attempt after it"));
-    },
-  };
+const reflexion = {
+  nodeSize: [50, 210],
+  labelBelow: true,
+  known: ["attempt", "step", "of", "alternative", "failed"],
+  // Each attempt is scored as a whole, on its last step: its other steps take that colour.
+  prepare(rows) {
+    const scores = new Map();
+    for (const n of rows) if (inChain(n) && n.eval_score != null) scores.set(state(n).attempt, n.eval_score);
+    return { scores };
+  },
+  ctxKey: (ctx) => Array.from(ctx.scores, ([attempt, score]) => `${attempt}=${score}`).join(","),
+  value(n, ctx) {
+    if (n.eval_score != null) return n.eval_score;
+    return inChain(n) && ctx && ctx.scores ? num(ctx.scores.get(state(n).attempt)) : null;
+  },
+  label: (n) => withScore(num(n.eval_score), n.thought, 30),
+  tag(n) {
+    const s = state(n);
+    if (s.alternative) return "alternative";
+    if (s.attempt == null || s.step !== 1) return "";
+    return `attempt ${s.attempt}` + (s.failed ? " (failed)" : "");
+  },
+  scoreText(n, ctx) {
+    if (n.parse_error) return "parse error";
+    if (n.eval_score != null) return `${inChain(n) ? "attempt" : "line"} score ${n.eval_score.toFixed(2)}`;
+    const whole = this.value(n, ctx);
+    if (whole != null) return `attempt scored ${whole.toFixed(2)} as a whole`;
+    return n.depth ? "not scored yet" : "the problem";
+  },
+  facts(n, ctx) {
+    const s = state(n);
+    if (s.attempt == null) return [];
+    const rows = [["Attempt", String(s.attempt) + (s.alternative ? " (an alternative step)" : "")]];
+    if (s.step != null) rows.push(["Step", s.of ? `${s.step} of ${s.of}` : String(s.step)]);
+    const whole = this.value(n, ctx);
+    if (inChain(n) && whole != null) rows.push(["Attempt score", whole.toFixed(3)]);
+    return rows;
+  },
+  // The critique of the attempt this node belongs to (written on its last step).
+  sections(n) {
+    const s = state(n);
+    const mine = (c) => c.node_id === n.id || (inChain(n) && c.attempt_num === s.attempt);
+    return Array.from(model.critiques.values()).filter(mine).map((c) => critiqueSection(c,
+      `Critique of attempt ${c.attempt_num} · scored ${fixed(c.outcome_score, 2)}`,
+      c.applied_to_next ? `applied to attempt ${c.attempt_num + 1}` : "not applied yet: no attempt after it"));
+  },
+};
 
-  // ---- ReAct: thought, action, observation --------------------------------------------------
+// ---- ReAct: thought, action, observation --------------------------------------------------
 
-  const STEP_COLOR = "#6f8fbf";
-  const ANSWER_COLOR = "#1a7f4b";
+const STEP_COLOR = "#6f8fbf";
+const ANSWER_COLOR = "#1a7f4b";
 
-  const react = {
-    nodeSize: [50, 250],
-    labelBelow: true,
-    labelWidth: 200,
-    scaleLabel: null, // ReAct keeps no scores
-    known: ["step", "tool", "args", "answer"],
-    value: () => null,
-    label: (n) => E.truncate(E.firstLine(n.thought), 34),
-    tag: (n) => (state(n).answer ? "answer" : ""),
-    edgeLabel: (edge) => actionLabel(edge.action),
-    scoreText: (n) => (n.parse_error ? "parse error" : ""),
-    facts(n) {
-      const s = state(n);
-      const rows = [];
-      if (s.step != null) rows.push(["Step", String(s.step)]);
-      if (s.tool) rows.push(["Tool", String(s.tool)]);
-      return rows;
-    },
-    sections(n) {
-      const s = state(n);
-      const out = [];
-      if (s.answer) out.push({ key: "answer", className: "answer", title: "Final answer", text: E.plain(s.answer) });
-      const args = s.args && typeof s.args === "object" ? Object.entries(s.args) : [];
-      const shown = args.filter(([k]) => !(s.answer && k === "answer")); // the answer is above
-      if (shown.length) out.push({ key: "args", title: "Arguments", kv: shown.map(([k, v]) => [k, E.plain(v)]) });
-      return out.concat(base.sections(n));
-    },
-  };
-  react.fill = (n) => (state(n).answer || n.is_terminal ? ANSWER_COLOR : n.depth ? STEP_COLOR : E.UNSCORED);
+const react = {
+  nodeSize: [50, 250],
+  labelBelow: true,
+  labelWidth: 200,
+  scaleLabel: null, // ReAct keeps no scores
+  known: ["step", "tool", "args", "answer"],
+  value: () => null,
+  label: (n) => truncate(firstLine(n.thought), 34),
+  tag: (n) => (state(n).answer ? "answer" : ""),
+  edgeLabel: (edge) => actionLabel(edge.action),
+  scoreText: (n) => (n.parse_error ? "parse error" : ""),
+  facts(n) {
+    const s = state(n);
+    const rows = [];
+    if (s.step != null) rows.push(["Step", String(s.step)]);
+    if (s.tool) rows.push(["Tool", String(s.tool)]);
+    return rows;
+  },
+  sections(n) {
+    const s = state(n);
+    const out = [];
+    if (s.answer) out.push({ key: "answer", className: "answer", title: "Final answer", text: plain(s.answer) });
+    const args = s.args && typeof s.args === "object" ? Object.entries(s.args) : [];
+    const shown = args.filter(([k]) => !(s.answer && k === "answer")); // the answer is above
+    if (shown.length) out.push({ key: "args", title: "Arguments", kv: shown.map(([k, v]) => [k, plain(v)]) });
+    return out.concat(base.sections(n));
+  },
+};
+react.fill = (n) => (state(n).answer || n.is_terminal ? ANSWER_COLOR : n.depth ? STEP_COLOR : UNSCORED);
 
-  // `tool({"arg":"value"})` as `tool(value…)`: short enough for a link, still naming the tool.
-  function actionLabel(action) {
-    const text = String(action || "");
-    const match = /^([\w.-]+)\((.*)\)$/s.exec(text);
-    if (!match) return E.truncate(text, 34);
-    let args = match[2];
-    try {
-      const parsed = JSON.parse(args);
-      if (parsed && typeof parsed === "object") args = Object.values(parsed).map(E.plain).join(", ");
-    } catch (e) { /* not JSON: as written */ }
-    return E.truncate(`${match[1]}(${args.replace(/\s+/g, " ")}`, 33) + ")";
-  }
+// `tool({"arg":"value"})` as `tool(value…)`: short enough for a link, still naming the tool.
+function actionLabel(action) {
+  const text = String(action || "");
+  const match = /^([\w.-]+)\((.*)\)$/s.exec(text);
+  if (!match) return truncate(text, 34);
+  let args = match[2];
+  try {
+    const parsed = JSON.parse(args);
+    if (parsed && typeof parsed === "object") args = Object.values(parsed).map(plain).join(", ");
+  } catch (e) { /* not JSON: as written */ }
+  return truncate(`${match[1]}(${args.replace(/\s+/g, " ")}`, 33) + ")";
+}
 
-  // ---- TRM: recursive refinement --------------------------------------------------------------
+// ---- TRM: recursive refinement --------------------------------------------------------------
 
-  const STOPPED = {
-    confidence: "confidence reached the threshold",
-    converged: "converged: confidence stopped improving",
-    steps: "the step limit",
-  };
+const STOPPED = {
+  confidence: "confidence reached the threshold",
+  converged: "converged: confidence stopped improving",
+  steps: "the step limit",
+};
 
-  const trm = {
-    nodeSize: [50, 230],
-    labelBelow: true,
-    labelWidth: 200,
-    scaleLabel: "confidence",
-    known: ["iteration", "insights", "issues", "suggestions", "confidence", "confidence_from", "stopped", "latent",
-      "assessment", "alternative"],
-    value: (n) => num(state(n).confidence) ?? num(n.eval_score),
-    label(n) {
-      const c = this.value(n);
-      return (c == null ? "" : `conf ${c.toFixed(2)}  `) + E.truncate(E.firstLine(n.thought), 26);
-    },
-    tag(n) {
-      const s = state(n);
-      if (s.iteration == null) return "";
-      return `iteration ${s.iteration}` + (s.alternative ? " (alternative)" : "") + (s.stopped ? " · stopped" : "");
-    },
-    scoreText(n) {
-      if (n.parse_error) return "parse error";
-      const c = this.value(n);
-      return c == null ? (n.depth ? "not assessed" : "the problem") : `confidence ${c.toFixed(2)}`;
-    },
-    facts(n) {
-      const s = state(n);
-      const rows = [];
-      if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
-      const c = this.value(n);
-      if (c != null) {
-        const from = { explicit: "stated by the model", heuristic: "estimated from the findings" }[s.confidence_from];
-        rows.push(["Confidence", c.toFixed(2) + (from ? ` (${from})` : "")]);
+const trm = {
+  nodeSize: [50, 230],
+  labelBelow: true,
+  labelWidth: 200,
+  scaleLabel: "confidence",
+  known: ["iteration", "insights", "issues", "suggestions", "confidence", "confidence_from", "stopped", "latent",
+    "assessment", "alternative"],
+  value: (n) => num(state(n).confidence) ?? num(n.eval_score),
+  label(n) {
+    const c = this.value(n);
+    return (c == null ? "" : `conf ${c.toFixed(2)}  `) + truncate(firstLine(n.thought), 26);
+  },
+  tag(n) {
+    const s = state(n);
+    if (s.iteration == null) return "";
+    return `iteration ${s.iteration}` + (s.alternative ? " (alternative)" : "") + (s.stopped ? " · stopped" : "");
+  },
+  scoreText(n) {
+    if (n.parse_error) return "parse error";
+    const c = this.value(n);
+    return c == null ? (n.depth ? "not assessed" : "the problem") : `confidence ${c.toFixed(2)}`;
+  },
+  facts(n) {
+    const s = state(n);
+    const rows = [];
+    if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
+    const c = this.value(n);
+    if (c != null) {
+      const from = { explicit: "stated by the model", heuristic: "estimated from the findings" }[s.confidence_from];
+      rows.push(["Confidence", c.toFixed(2) + (from ? ` (${from})` : "")]);
+    }
+    if (s.stopped) rows.push(["Stopped", STOPPED[s.stopped] || plain(s.stopped)]);
+    return rows;
+  },
+  sections(n) {
+    const s = state(n);
+    const out = [];
+    if (s.alternative) out.push({ key: "alternative", title: "Alternative focus", text: plain(s.alternative) });
+    // The findings an iteration was written from: the analysis of the answer before it.
+    // `insights` holds every key point with its kind; issues and suggestions have lists of their own.
+    const insights = (Array.isArray(s.insights) ? s.insights : []).filter((i) => !i || !i.kind || i.kind === "insight");
+    const lists = [list("insights", "Insights", insights), list("issues", "Issues", s.issues),
+      list("suggestions", "Suggestions", s.suggestions)].filter(Boolean);
+    if (lists.length) {
+      const of = s.iteration > 1 ? `iteration ${s.iteration - 1}'s answer` : "the problem, before any answer";
+      lists[0].note = `From the analysis of ${of}; this iteration addresses them.`;
+    }
+    out.push(...lists);
+    const a = s.assessment;
+    if (a && typeof a === "object") {
+      const found = Array.isArray(a.findings) ? a.findings : [];
+      const count = (kind) => found.filter((f) => f && f.kind === kind).length;
+      out.push({
+        key: "assessment", title: n.depth ? "Analysis of this answer" : "First analysis (before any answer)",
+        text: [`confidence ${fixed(a.confidence, 2)}`, plural(count("insight"), "insight"),
+          plural(count("issue"), "issue"), plural(count("missing") + count("suggestion"), "suggestion")].join(" · ") +
+          "; the next iteration is written from it.",
+      });
+    }
+    const latent = s.latent && typeof s.latent === "object" ? s.latent : null;
+    if (latent) {
+      const kept = [["Trace", latent.trace], ["Insights kept", latent.insights],
+        ["Issues still open", latent.open_issues], ["Issues resolved", latent.resolved_issues]]
+        .filter(([, items]) => Array.isArray(items) && items.length);
+      if (kept.length) {
+        out.push({ key: "latent", title: "Carried forward (latent state)", collapsed: true,
+          groups: kept.map(([title, items]) => ({ title, lines: items.map(finding) })) });
       }
-      if (s.stopped) rows.push(["Stopped", STOPPED[s.stopped] || E.plain(s.stopped)]);
-      return rows;
-    },
-    sections(n) {
-      const s = state(n);
-      const out = [];
-      if (s.alternative) out.push({ key: "alternative", title: "Alternative focus", text: E.plain(s.alternative) });
-      // The findings an iteration was written from: the analysis of the answer before it.
-      // `insights` holds every key point with its kind; issues and suggestions have lists of their own.
-      const insights = (Array.isArray(s.insights) ? s.insights : []).filter((i) => !i || !i.kind || i.kind === "insight");
-      const lists = [list("insights", "Insights", insights), list("issues", "Issues", s.issues),
-        list("suggestions", "Suggestions", s.suggestions)].filter(Boolean);
-      if (lists.length) {
-        const of = s.iteration > 1 ? `iteration ${s.iteration - 1}'s answer` : "the problem, before any answer";
-        lists[0].note = `From the analysis of ${of}; this iteration addresses them.`;
-      }
-      out.push(...lists);
-      const a = s.assessment;
-      if (a && typeof a === "object") {
-        const found = Array.isArray(a.findings) ? a.findings : [];
-        const count = (kind) => found.filter((f) => f && f.kind === kind).length;
-        out.push({
-          key: "assessment", title: n.depth ? "Analysis of this answer" : "First analysis (before any answer)",
-          text: [`confidence ${E.fixed(a.confidence, 2)}`, plural(count("insight"), "insight"),
-            plural(count("issue"), "issue"), plural(count("missing") + count("suggestion"), "suggestion")].join(" · ") +
-            "; the next iteration is written from it.",
-        });
-      }
-      const latent = s.latent && typeof s.latent === "object" ? s.latent : null;
-      if (latent) {
-        const kept = [["Trace", latent.trace], ["Insights kept", latent.insights],
-          ["Issues still open", latent.open_issues], ["Issues resolved", latent.resolved_issues]]
-          .filter(([, items]) => Array.isArray(items) && items.length);
-        if (kept.length) {
-          out.push({ key: "latent", title: "Carried forward (latent state)", collapsed: true,
-            groups: kept.map(([title, items]) => ({ title, lines: items.map(finding) })) });
-        }
-      }
-      return out.concat(base.sections(n));
-    },
-  };
+    }
+    return out.concat(base.sections(n));
+  },
+};
 
-  // ---- the registry ------------------------------------------------------------------------------
+// ---- the registry ------------------------------------------------------------------------------
 
-  const STRATEGIES = { tot: {}, lats, reflexion, react, trm };
-  for (const mode of Object.keys(STRATEGIES)) {
-    STRATEGIES[mode] = Object.assign(Object.create(base), { mode, known: [] }, STRATEGIES[mode]);
-  }
+const STRATEGIES = { tot: {}, lats, reflexion, react, trm };
+for (const mode of Object.keys(STRATEGIES)) {
+  STRATEGIES[mode] = Object.assign(Object.create(base), { mode, known: [] }, STRATEGIES[mode]);
+}
 
-  // The session's strategy; an unknown mode (a strategy this page has not learnt yet) looks like the base.
-  E.strategy = () => STRATEGIES[E.mode()] || STRATEGIES.tot;
+// The session's strategy; an unknown mode (a strategy this page has not learnt yet) looks like the base.
+export const currentStrategy = () => STRATEGIES[sessionMode()] || STRATEGIES.tot;
 
-  E.fillOf = (look, n) =>
-    (look.strategy.fill ? look.strategy.fill(n) : E.scoreColor(look.strategy.value(n, look.ctx)));
+export const fillOf = (look, n) =>
+  (look.strategy.fill ? look.strategy.fill(n) : scoreColor(look.strategy.value(n, look.ctx)));
 
-  // The state keys a strategy does not render itself, as [key, text] (the root's problem kind is in the header).
-  E.otherState = function (strategy, n) {
-    const known = new Set(["problem_kind", ...strategy.known]);
-    return Object.entries(state(n))
-      .filter(([k, v]) => !known.has(k) && v != null && v !== "")
-      .map(([k, v]) => [k, E.plain(v)]);
-  };
+// The state keys a strategy does not render itself, as [key, text] (the root's problem kind is in the header).
+export function otherState(strategy, n) {
+  const known = new Set(["problem_kind", ...strategy.known]);
+  return Object.entries(state(n))
+    .filter(([k, v]) => !known.has(k) && v != null && v !== "")
+    .map(([k, v]) => [k, plain(v)]);
+};
 
-  E.NODE_RADIUS = R;
-})(window.Explorer);

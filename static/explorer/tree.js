@@ -8,679 +8,686 @@
  * SVG keeps only the selected node and the keyboard's (farview.js). A node's rarely used parts (halo, marks,
  * tag, fold toggle, tooltip) are made when it first needs them. Everything the model wrote is set as text.
  */
-(function (E) {
-  "use strict";
+import d3 from "./d3.js";
+import { $, DURATION, firstLine, NODE_RADIUS, READABLE_ZOOM, setText, show, state, truncate } from "./util.js";
+import { bestPath, byOverseer, hierarchy, markOutOfSearch, model, prunedText } from "./model.js";
+import { currentStrategy, fillOf } from "./strategies.js";
+import { isFar, paintFar, repaintFar } from "./farview.js";
+import { isMatch, toggleFold, unfoldTo, view, visibleTree } from "./view.js";
+import { renderMinimap, renderMinimapView } from "./minimap.js";
+import { writePermalink } from "./treetools.js";
+import { renderInspector } from "./inspector.js";
+import { closeForms } from "./steering.js";
 
-  const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
-  const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
-  const WINDOW_MARGIN = 0.3; // ... within this many views of it on each side (panning inside redraws nothing)
-  const TAG_SPACE = 14; // above the top row, when nodes carry tags
+const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
+const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
+const WINDOW_MARGIN = 0.3; // ... within this many views of it on each side (panning inside redraws nothing)
+const TAG_SPACE = 14; // above the top row, when nodes carry tags
 
-  let lastRoot = null;
-  let maxRadius = E.NODE_RADIUS;
-  let hasTags = false;
-  let treeBounds = null; // of the last layout, with room for marks and labels
-  const positions = new Map(); // id -> {x, y} of the previous animated layout: where entering children start
+let lastRoot = null;
+let maxRadius = NODE_RADIUS;
+let hasTags = false;
+let bounds = null; // of the last layout, with room for marks and labels
+const positions = new Map(); // id -> {x, y} of the previous animated layout: where entering children start
 
-  // Layers, created once: zoom moves the outer <g>; links under their labels, under the nodes.
-  const svg = d3.select("#tree");
-  const viewport = svg.append("g").attr("class", "viewport");
-  const gLink = viewport.append("g").attr("class", "links");
-  const gEdgeLabel = viewport.append("g").attr("class", "edge-labels");
-  const gNode = viewport.append("g").attr("class", "nodes");
-  // The panel's size, read when it changes: reading it after drawing would force a layout of the whole tree.
-  const size = { width: svg.node().clientWidth, height: svg.node().clientHeight };
-  new ResizeObserver(() => {
-    size.width = svg.node().clientWidth;
-    size.height = svg.node().clientHeight;
-    if (!E.userMoved) fit(false);
+// Layers, created once: zoom moves the outer <g>; links under their labels, under the nodes.
+const svg = d3.select("#tree");
+const viewport = svg.append("g").attr("class", "viewport");
+const gLink = viewport.append("g").attr("class", "links");
+const gEdgeLabel = viewport.append("g").attr("class", "edge-labels");
+const gNode = viewport.append("g").attr("class", "nodes");
+// The panel's size, read when it changes: reading it after drawing would force a layout of the whole tree.
+const size = { width: svg.node().clientWidth, height: svg.node().clientHeight };
+new ResizeObserver(() => {
+  size.width = svg.node().clientWidth;
+  size.height = svg.node().clientHeight;
+  if (!state.userMoved) fit(false);
+  viewMoved();
+}).observe(svg.node());
+export const treeSize = () => size;
+let far = null; // zoomed out too far to read text: text is not drawn (painting it costs more than the tree)
+const zoom = d3.zoom()
+  .scaleExtent([0.08, 3])
+  .extent(() => [[0, 0], [size.width, size.height]]) // d3 would read the svg's size: a forced layout
+  .on("zoom", (event) => {
+    viewport.attr("transform", event.transform);
+    if (far !== event.transform.k < READABLE_ZOOM) { far = event.transform.k < READABLE_ZOOM; svg.classed("far", far); }
+    if (event.sourceEvent) state.userMoved = true;
+    renderMinimapView(event.transform);
     viewMoved();
-  }).observe(svg.node());
-  E.treeSize = () => size;
-  let far = null; // zoomed out too far to read text: text is not drawn (painting it costs more than the tree)
-  const zoom = d3.zoom()
-    .scaleExtent([0.08, 3])
-    .extent(() => [[0, 0], [size.width, size.height]]) // d3 would read the svg's size: a forced layout
-    .on("zoom", (event) => {
-      viewport.attr("transform", event.transform);
-      if (far !== event.transform.k < E.READABLE_ZOOM) { far = event.transform.k < E.READABLE_ZOOM; svg.classed("far", far); }
-      if (event.sourceEvent) E.userMoved = true;
-      if (E.renderMinimapView) E.renderMinimapView(event.transform);
-      viewMoved();
-    });
-  svg.call(zoom).on("dblclick.zoom", null);
+  });
+svg.call(zoom).on("dblclick.zoom", null);
 
-  const diagonal = d3.linkHorizontal().x((d) => d.y).y((d) => d.x);
-  // A small speech bubble (10 x 9.5): a critique or reflection is attached to the node.
-  const BUBBLE = "M0,1.5 a1.5,1.5 0 0 1 1.5,-1.5 h7 a1.5,1.5 0 0 1 1.5,1.5 v4 a1.5,1.5 0 0 1 -1.5,1.5 " +
-    "h-4.5 l-2.5,2.5 v-2.5 a1.5,1.5 0 0 1 -1.5,-1.5 z";
+const diagonal = d3.linkHorizontal().x((d) => d.y).y((d) => d.x);
+// A small speech bubble (10 x 9.5): a critique or reflection is attached to the node.
+const BUBBLE = "M0,1.5 a1.5,1.5 0 0 1 1.5,-1.5 h7 a1.5,1.5 0 0 1 1.5,1.5 v4 a1.5,1.5 0 0 1 -1.5,1.5 " +
+  "h-4.5 l-2.5,2.5 v-2.5 a1.5,1.5 0 0 1 -1.5,-1.5 z";
 
-  let pending = false;
-  let lastAnimated = true;
-  // The last layout: every laid-out node and link (what the view shows, folds applied), and how it looks.
-  // A node of the hierarchy is laid out when its `laid` is the layout's stamp (no map of 5,000 ids per update).
-  let laid = { nodes: [], index: new Map(), stamp: 0, best: new Set(), look: null, version: 0 };
-  let stamp = 0;
-  const laidOut = (id) => {
-    const d = id ? laid.index.get(id) : null;
-    return d && d.laid === laid.stamp ? d : null;
-  };
-  const elements = new Map(); // id -> its g.node, for the nodes in the DOM
-  let windowRect = null; // the layout rectangle whose nodes are in the DOM; null: every node is
-  let drawAll = false; // while an export needs every node in the DOM
-  let tabStopId = null; // the one node reachable by Tab (roving tabindex): arrows move it
-  const afterUpdate = []; // callbacks waiting for the next drawing (a node being unfolded before it is focused)
+let pending = false;
+let lastAnimated = true;
+// The last layout: every laid-out node and link (what the view shows, folds applied), and how it looks.
+// A node of the hierarchy is laid out when its `laid` is the layout's stamp (no map of 5,000 ids per update).
+let laid = { nodes: [], index: new Map(), stamp: 0, best: new Set(), look: null, version: 0 };
+let stamp = 0;
+const laidOut = (id) => {
+  const d = id ? laid.index.get(id) : null;
+  return d && d.laid === laid.stamp ? d : null;
+};
+const elements = new Map(); // id -> its g.node, for the nodes in the DOM
+let windowRect = null; // the layout rectangle whose nodes are in the DOM; null: every node is
+let drawAll = false; // while an export needs every node in the DOM
+let tabStopId = null; // the one node reachable by Tab (roving tabindex): arrows move it
+const waiting = []; // callbacks waiting for the next drawing (a node being unfolded before it is focused)
 
-  // Events arriving in one frame cost one layout and one join.
-  E.scheduleUpdate = function () {
-    if (pending) return;
-    pending = true;
-    requestAnimationFrame(() => {
-      pending = false;
-      update();
-      E.renderInspector();
-      for (const done of afterUpdate.splice(0)) done();
-    });
-  };
-  E.afterUpdate = (fn) => { afterUpdate.push(fn); E.scheduleUpdate(); };
-  E.onNextUpdate = (fn) => { afterUpdate.push(fn); }; // at load: the page's first drawing (main.js) runs it
+// Events arriving in one frame cost one layout and one join.
+export function scheduleUpdate() {
+  if (pending) return;
+  pending = true;
+  requestAnimationFrame(() => {
+    pending = false;
+    update();
+    renderInspector();
+    for (const done of waiting.splice(0)) done();
+  });
+};
+export const afterUpdate = (fn) => { waiting.push(fn); scheduleUpdate(); };
+export const onNextUpdate = (fn) => { waiting.push(fn); }; // at load: the page's first drawing (main.js) runs it
 
-  function update() {
-    const strategy = E.strategy();
-    const hierarchy = E.hierarchy();
-    let root = null, best = new Set(), ctx = {};
-    if (hierarchy) {
-      E.markOutOfSearch(hierarchy.order);
-      best = E.bestPath(hierarchy);
-      ctx = strategy.prepare(hierarchy.order.map((d) => d.data));
-      root = E.visibleTree(hierarchy, best);
-    }
-    const look = { strategy, ctx, key: strategy.mode + ":" + strategy.ctxKey(ctx) };
-    E.look = look;
-    const layout = d3.tree().nodeSize(strategy.nodeSize).separation((a, b) => (a.parent === b.parent ? 1 : 1.3));
-    if (root) layout(root);
-    const nodes = root ? root.descendants() : [];
-    anchorTop(nodes);
-    stamp += 1;
-    let radius = E.NODE_RADIUS;
-    hasTags = false;
-    for (const d of nodes) {
-      d.laid = stamp;
-      d.r = strategy.radius(d.data, ctx);
-      d.best = best.has(d.id);
-      if (d.r > radius) radius = d.r;
-      if (!hasTags && strategy.tag(d.data)) hasTags = true;
-    }
-    maxRadius = radius;
-    // Transitions on thousands of elements cost more than a frame: large trees jump.
-    const animate = nodes.length <= MAX_ANIMATED;
-    laid = { nodes, index: hierarchy ? hierarchy.index : new Map(), stamp, best, look, version: E.model.critiques.size };
-    lastRoot = root;
-    treeBounds = root ? measure(nodes, strategy) : null;
-    updating = true;
-    if (!E.userMoved) fit(true); // before drawing: at scale, what is drawn depends on where the view is
-    updating = false;
-    draw(animate);
-    lastAnimated = animate;
-
-    // The next animated update's entering nodes start from where these are now going.
-    positions.clear();
-    if (animate) for (const d of nodes) positions.set(d.id, { x: d.x, y: d.y });
-    keepTabStop();
-    document.body.dataset.nodeCount = String(nodes.length);
-    document.body.dataset.treeSize = String(E.model.nodes.size);
-    document.body.dataset.mode = strategy.mode;
-    E.renderLegend(strategy);
-    if (E.renderMinimap) E.renderMinimap(nodes);
+function update() {
+  const strategy = currentStrategy();
+  const hier = hierarchy();
+  let root = null, best = new Set(), ctx = {};
+  if (hier) {
+    markOutOfSearch(hier.order);
+    best = bestPath(hier);
+    ctx = strategy.prepare(hier.order.map((d) => d.data));
+    root = visibleTree(hier, best);
   }
-
-  // The top row stays put (d3 centres the root instead): a node added low in the tree moves only the nodes below it.
-  function anchorTop(nodes) {
-    let top = Infinity;
-    for (const d of nodes) if (d.x < top) top = d.x;
-    for (const d of nodes) d.x -= top;
+  const look = { strategy, ctx, key: strategy.mode + ":" + strategy.ctxKey(ctx) };
+  state.look = look;
+  const layout = d3.tree().nodeSize(strategy.nodeSize).separation((a, b) => (a.parent === b.parent ? 1 : 1.3));
+  if (root) layout(root);
+  const nodes = root ? root.descendants() : [];
+  anchorTop(nodes);
+  stamp += 1;
+  let radius = NODE_RADIUS;
+  hasTags = false;
+  for (const d of nodes) {
+    d.laid = stamp;
+    d.r = strategy.radius(d.data, ctx);
+    d.best = best.has(d.id);
+    if (d.r > radius) radius = d.r;
+    if (!hasTags && strategy.tag(d.data)) hasTags = true;
   }
+  maxRadius = radius;
+  // Transitions on thousands of elements cost more than a frame: large trees jump.
+  const animate = nodes.length <= MAX_ANIMATED;
+  laid = { nodes, index: hier ? hier.index : new Map(), stamp, best, look, version: model.critiques.size };
+  lastRoot = root;
+  bounds = root ? measure(nodes, strategy) : null;
+  updating = true;
+  if (!state.userMoved) fit(true); // before drawing: at scale, what is drawn depends on where the view is
+  updating = false;
+  draw(animate);
+  lastAnimated = animate;
 
-  // ---- what is in the DOM -------------------------------------------------------------------------
+  // The next animated update's entering nodes start from where these are now going.
+  positions.clear();
+  if (animate) for (const d of nodes) positions.set(d.id, { x: d.x, y: d.y });
+  keepTabStop();
+  document.body.dataset.nodeCount = String(nodes.length);
+  document.body.dataset.treeSize = String(model.nodes.size);
+  document.body.dataset.mode = strategy.mode;
+  renderLegend(strategy);
+  renderMinimap(nodes);
+}
 
-  const culling = () => !drawAll && laid.nodes.length > CULL_ABOVE;
+// The top row stays put (d3 centres the root instead): a node added low in the tree moves only the nodes below it.
+function anchorTop(nodes) {
+  let top = Infinity;
+  for (const d of nodes) if (d.x < top) top = d.x;
+  for (const d of nodes) d.x -= top;
+}
 
-  // The view in layout coordinates (x down the page, y across), grown by `grow` views on each side.
-  function viewRect(grow) {
-    const t = d3.zoomTransform(svg.node());
-    const x0 = t.invertY(0), x1 = t.invertY(size.height), y0 = t.invertX(0), y1 = t.invertX(size.width);
-    const dx = (x1 - x0) * grow, dy = (y1 - y0) * grow;
-    return { x0: x0 - dx, x1: x1 + dx, y0: y0 - dy, y1: y1 + dy };
-  }
+// ---- what is in the DOM -------------------------------------------------------------------------
 
-  // Zoomed out below the readable zoom at scale: the canvas paints the tree (farview.js), the SVG only a few nodes.
-  const farAway = () => culling() && d3.zoomTransform(svg.node()).k < E.READABLE_ZOOM;
+const culling = () => !drawAll && laid.nodes.length > CULL_ABOVE;
 
-  // Panning or zooming: at scale, once the view leaves the drawn window, draw the new window (no new layout);
-  // in the far view, repaint the canvas.
-  let windowPending = false;
-  let updating = false;
-  function viewMoved() {
-    if (E.isFar && E.isFar() && !updating) E.repaintFar(); // an update paints it anyway
-    if (!culling() || windowPending || pending || updating) return;
-    const far = farAway();
-    if (far && E.isFar()) return;
-    const v = viewRect(0);
-    const w = windowRect;
-    if (!far && !E.isFar() && w && v.x0 >= w.x0 && v.x1 <= w.x1 && v.y0 >= w.y0 && v.y1 <= w.y1) return;
-    windowPending = true;
-    requestAnimationFrame(() => {
-      windowPending = false;
-      if (!pending) draw(false);
-    });
-  }
+// The view in layout coordinates (x down the page, y across), grown by `grow` views on each side.
+function viewRect(grow) {
+  const t = d3.zoomTransform(svg.node());
+  const x0 = t.invertY(0), x1 = t.invertY(size.height), y0 = t.invertX(0), y1 = t.invertX(size.width);
+  const dx = (x1 - x0) * grow, dy = (y1 - y0) * grow;
+  return { x0: x0 - dx, x1: x1 + dx, y0: y0 - dy, y1: y1 + dy };
+}
 
-  // A node near the window: its circle, marks and label (to its right, or under it) may reach into it.
-  function inWindow(d, w, s) {
-    return d.x >= w.x0 - 40 && d.x <= w.x1 + 40 && d.y >= w.y0 - s.labelWidth - 40 && d.y <= w.y1 + 60;
-  }
+// Zoomed out below the readable zoom at scale: the canvas paints the tree (farview.js), the SVG only a few nodes.
+const farAway = () => culling() && d3.zoomTransform(svg.node()).k < READABLE_ZOOM;
 
-  function linkInWindow(a, b, w) {
-    return Math.max(a.x, b.x) >= w.x0 && Math.min(a.x, b.x) <= w.x1 && b.y >= w.y0 && a.y <= w.y1;
-  }
+// Panning or zooming: at scale, once the view leaves the drawn window, draw the new window (no new layout);
+// in the far view, repaint the canvas.
+let windowPending = false;
+let updating = false;
+function viewMoved() {
+  if (isFar() && !updating) repaintFar(); // an update paints it anyway
+  if (!culling() || windowPending || pending || updating) return;
+  const far = farAway();
+  if (far && isFar()) return;
+  const v = viewRect(0);
+  const w = windowRect;
+  if (!far && !isFar() && w && v.x0 >= w.x0 && v.x1 <= w.x1 && v.y0 >= w.y0 && v.y1 <= w.y1) return;
+  windowPending = true;
+  requestAnimationFrame(() => {
+    windowPending = false;
+    if (!pending) draw(false);
+  });
+}
 
-  // The links into these nodes ({source, target}, as d3's links()), only those in the window if there is one.
-  function linksInto(nodes, w) {
-    const links = [];
-    for (const d of nodes) if (d.parent && (!w || linkInWindow(d.parent, d, w))) links.push({ source: d.parent, target: d });
-    return links;
-  }
+// A node near the window: its circle, marks and label (to its right, or under it) may reach into it.
+function inWindow(d, w, s) {
+  return d.x >= w.x0 - 40 && d.x <= w.x1 + 40 && d.y >= w.y0 - s.labelWidth - 40 && d.y <= w.y1 + 60;
+}
 
-  // Join the laid-out nodes near the view (all of them below CULL_ABOVE) to the DOM.
-  function draw(animate) {
-    const { nodes, best, look } = laid;
-    let shownNodes = nodes, shownLinks;
-    windowRect = null;
-    const keep = new Set([E.selectedId, tabTarget()]);
-    const far = farAway();
-    if (far) {
-      shownNodes = nodes.filter((d) => keep.has(d.id));
-      shownLinks = [];
-    } else if (culling()) {
-      const w = (windowRect = viewRect(WINDOW_MARGIN));
-      const s = look.strategy;
-      shownNodes = nodes.filter((d) => inWindow(d, w, s) || keep.has(d.id));
-      shownLinks = linksInto(nodes, w);
-    } else shownLinks = linksInto(nodes, null);
-    E.paintFar(far ? nodes : null);
-    const t = animate ? d3.transition("tree").duration(E.DURATION) : null;
-    if (!animate && lastAnimated) { // stopped mid-way: the next move sets every position and opacity afresh
-      gLink.selectAll("path").interrupt("tree").each(function () { this.__at = null; });
-      gNode.selectAll("g.node").interrupt("tree").each(function () { this.__at = null; this.__faded = true; });
-    }
+function linkInWindow(a, b, w) {
+  return Math.max(a.x, b.x) >= w.x0 && Math.min(a.x, b.x) <= w.x1 && b.y >= w.y0 && a.y <= w.y1;
+}
 
-    // Where an entering node starts: its nearest ancestor's previous position (or the root's).
-    const origin = (d) => {
-      for (let a = d.parent; a; a = a.parent) {
-        const p = positions.get(a.id);
-        if (p) return p;
-      }
-      return lastRoot ? { x: lastRoot.x, y: lastRoot.y } : { x: 0, y: 0 };
-    };
-    // Where a leaving node goes: its parent's new position, if the parent stays.
-    const destination = (d) => {
-      const parent = d.data && laidOut(d.data.parent_id);
-      return parent ? { x: parent.x, y: parent.y } : positions.get(d.id) || { x: 0, y: 0 };
-    };
-    const at = (p) => `translate(${p.y},${p.x})`;
+// The links into these nodes ({source, target}, as d3's links()), only those in the window if there is one.
+function linksInto(nodes, w) {
+  const links = [];
+  for (const d of nodes) if (d.parent && (!w || linkInWindow(d.parent, d, w))) links.push({ source: d.parent, target: d });
+  return links;
+}
 
-    // Links, keyed by their target's id.
-    const link = gLink.selectAll("path.link").data(shownLinks, (d) => d.target.id);
-    const linkEnter = link.enter().append("path")
-      .attr("class", "link")
-      .attr("data-target-id", (d) => d.target.id)
-      .attr("d", (d) => { const o = animate ? origin(d.target) : d.target; return diagonal({ source: o, target: o }); });
-    const linkAll = link.merge(linkEnter);
-    let bestChanged = false;
-    linkAll.each(function (d) { if (styleLink(this, d, best)) bestChanged = true; });
-    if (bestChanged) linkAll.filter(".best").raise();
-    if (animate) linkAll.each(function () { this.__at = null; }).transition(t).attr("d", diagonal);
-    else linkAll.each(function (d) { moveLink(this, d); });
-    if (animate) {
-      link.exit().transition(t).remove()
-        .attr("d", (d) => { const p = destination(d.target); return diagonal({ source: p, target: p }); });
-    } else link.exit().remove();
-
-    drawEdgeLabels(shownLinks, look, t, origin, destination, at);
-
-    // Nodes, keyed by id.
-    const node = gNode.selectAll("g.node").data(shownNodes, (d) => d.id);
-    const nodeEnter = enterNodes(node.enter(), animate ? (d) => at(origin(d)) : at, animate);
-    const nodeAll = node.merge(nodeEnter);
-    nodeAll.each(function (d) {
-      elements.set(d.id, this);
-      if (changed(this, d, best, look, laid.version)) styleNode(this, d, best, look);
-    });
-    if (animate) {
-      nodeAll.each(function (d) { this.__at = null; this.__r = String(d.r); }).transition(t)
-        .attr("transform", (d) => at(d))
-        .attr("fill-opacity", 1)
-        .attr("stroke-opacity", 1);
-      nodeAll.select("circle.dot").transition(t).attr("r", (d) => d.r);
-      nodeAll.select("circle.halo").transition(t).attr("r", (d) => d.r + 4);
-      node.exit().each(forget).transition(t).remove()
-        .attr("transform", (d) => at(destination(d)))
-        .attr("fill-opacity", 0)
-        .attr("stroke-opacity", 0);
-    } else {
-      nodeAll.each(function (d) { moveNode(this, d); });
-      node.exit().each(forget).remove();
-    }
-    document.body.dataset.domNodes = String(shownNodes.length);
-  }
-
-  function forget(d) {
-    if (elements.get(d.id) === this) elements.delete(d.id);
-  }
-
-  // Draw every laid-out node while fn runs (an export copies the drawing), then only the window again.
-  E.withEveryNodeDrawn = function (fn) {
-    if (!culling()) return fn();
-    drawAll = true;
-    draw(false);
-    try {
-      return fn();
-    } finally {
-      drawAll = false;
-      draw(false);
-    }
-  };
-
-  // ---- one node's elements ------------------------------------------------------------------
-
-  // Every node has a dot and a label; the other parts are made when first needed, in this order.
-  const PARTS = ["halo", "dot", "mark", "scissors", "tag", "bubble", "label", "hidden-count", "fold", "title"];
-  const SVG_NS = "http://www.w3.org/2000/svg";
-
-  function makePart(name) {
-    const el = (tag, attrs) => {
-      const e = document.createElementNS(SVG_NS, tag);
-      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-      return e;
-    };
-    switch (name) {
-      case "halo": return el("circle", { class: "halo" });
-      case "dot": return el("circle", { class: "dot" });
-      case "mark": return el("text", { class: "mark", "text-anchor": "middle" });
-      case "scissors": return el("text", { class: "scissors", "text-anchor": "middle", dy: "0.35em" });
-      case "tag": return el("text", { class: "tag" });
-      case "bubble": return el("path", { class: "bubble", d: BUBBLE });
-      case "label": return el("text", { class: "label", dy: "0.32em" });
-      case "hidden-count": return el("text", { class: "hidden-count", "text-anchor": "end", dy: "0.32em" });
-      case "fold": {
-        const g = el("g", { class: "fold" });
-        g.append(el("circle", { r: 5.5 }), el("text", { "text-anchor": "middle", dy: "0.33em" }), el("title", {}));
-        g.addEventListener("click", onFoldClick);
-        return g;
-      }
-      default: return el("title", {});
-    }
-  }
-
-  // The node's part, made (in its place among the others) if it is not there yet.
-  function part(g, name) {
-    const parts = g.__parts || (g.__parts = {});
-    if (parts[name]) return parts[name];
-    const made = makePart(name);
-    let next = null;
-    for (let i = PARTS.indexOf(name) + 1; i < PARTS.length && !next; i++) next = parts[PARTS[i]] || null;
-    g.insertBefore(made, next);
-    parts[name] = made;
-    return made;
-  }
-
-  // The ring around a node: drawn when it is selected, focused, a match, terminal or cut.
-  function halo(g) {
-    const made = !(g.__parts && g.__parts.halo);
-    const el = part(g, "halo");
-    if (made) el.setAttribute("r", Number(g.__r) + 4);
-    return el;
-  }
-
-  // A part's text: an existing part is updated, a missing one is made only for a text to show.
-  function partText(g, name, text) {
-    const el = g.__parts && g.__parts[name];
-    if (!el && !text) return null;
-    const target = el || part(g, name);
-    if (target.textContent !== text) target.textContent = text;
-    return target;
-  }
-
-  function enterNodes(enter, start, animate) {
-    const g = enter.append("g")
-      .attr("class", "node")
-      .attr("data-node-id", (d) => d.id)
-      .attr("data-parent-id", (d) => d.data.parent_id || "")
-      .attr("data-depth", (d) => d.data.depth)
-      .attr("tabindex", -1)
-      .attr("role", "button")
-      .attr("transform", start)
-      .attr("fill-opacity", animate ? 0 : 1)
-      .attr("stroke-opacity", animate ? 0 : 1)
-      .on("click", (event, d) => E.select(d.id))
-      .on("keydown", (event, d) => {
-        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); E.select(d.id); }
-      })
-      .on("pointerenter", (event, d) => { part(event.currentTarget, "title").textContent = nodeTitle(d.data, laid.look); })
-      .on("focus", (event) => { halo(event.currentTarget); });
-    g.each(function (d) {
-      part(this, "dot").setAttribute("r", d.r);
-      part(this, "label");
-      this.__r = String(d.r);
-    });
-    return g;
-  }
-
-  // The fold toggle: collapse or open this node's subtree without selecting it.
-  function onFoldClick(event) {
-    event.stopPropagation();
-    const d = d3.select(this.parentNode).datum();
-    E.toggleFold(d.id, d);
-  }
-
-  // A node is restyled only when something it shows changed: its row, or what the tree says about it.
-  // What a node shows follows from its row, the strategy's numbers over the tree (look.key) and these facts.
-  function changed(el, d, best, look, version) {
-    const src = d.pruneSource;
-    const sig = `${src ? src.id : ""}|${best.has(d.id) ? 1 : 0}|${d.hidden}|${d.hasKids ? 1 : 0}|` +
-      `${E.isMatch(d.id) ? 1 : 0}|${d.r}|${version}|${E.view.bestOnly ? 1 : 0}|${look.key}|${d.id === E.selectedId ? 1 : 0}`;
-    if (el.__row === d.data && el.__sig === sig) return false;
-    el.__row = d.data;
-    el.__sig = sig;
-    return true;
-  }
-
-  function styleLink(el, d, best) {
-    const src = d.target.pruneSource;
-    const sig = `${src ? src.id : ""}|${best.has(d.target.id) ? 1 : 0}|${E.byOverseer(src)}`;
-    if (el.__sig === sig) return false;
-    const wasBest = el.classList.contains("best");
-    el.__sig = sig;
-    el.classList.toggle("out", !!src);
-    el.classList.toggle("out-overseer", E.byOverseer(src));
-    el.classList.toggle("best", best.has(d.target.id));
-    return wasBest !== best.has(d.target.id);
-  }
-
-  function moveLink(el, d) {
-    const key = `${d.source.x},${d.source.y},${d.target.x},${d.target.y}`;
-    if (el.__at === key) return;
-    el.__at = key;
-    el.setAttribute("d", diagonal(d));
-  }
-
-  function moveNode(el, d) {
-    const key = `translate(${d.y},${d.x})`;
-    if (el.__at === key) return;
-    el.__at = key;
-    el.setAttribute("transform", key);
-    if (el.__faded !== false) { // entered (or stopped) mid-animation: show it whole
-      el.__faded = false;
-      el.setAttribute("fill-opacity", 1);
-      el.setAttribute("stroke-opacity", 1);
-    }
-    const r = String(d.r);
-    if (el.__r !== r) {
-      el.__r = r;
-      part(el, "dot").setAttribute("r", d.r);
-      if (el.__parts.halo) el.__parts.halo.setAttribute("r", d.r + 4);
-    }
-  }
-
-  // One node's classes, colours and texts from its row: "pruned" is the node's own flag, "out" the subtree's
-  // (self or an ancestor).
-  function styleNode(g, d, best, look) {
+// Join the laid-out nodes near the view (all of them below CULL_ABOVE) to the DOM.
+function draw(animate) {
+  const { nodes, best, look } = laid;
+  let shownNodes = nodes, shownLinks;
+  windowRect = null;
+  const keep = new Set([state.selectedId, tabTarget()]);
+  const far = farAway();
+  if (far) {
+    shownNodes = nodes.filter((d) => keep.has(d.id));
+    shownLinks = [];
+  } else if (culling()) {
+    const w = (windowRect = viewRect(WINDOW_MARGIN));
     const s = look.strategy;
-    const n = d.data;
-    const cls = g.classList;
-    cls.toggle("pruned", !!n.pruned);
-    cls.toggle("out", !!d.pruneSource);
-    cls.toggle("out-overseer", E.byOverseer(d.pruneSource));
-    cls.toggle("cut", !!n.pruned && E.byOverseer(n));
-    cls.toggle("stale", !!n.stale);
-    cls.toggle("edited", n.original_thought != null);
-    cls.toggle("parse-error", !!n.parse_error);
-    cls.toggle("unscored", n.eval_score == null);
-    cls.toggle("terminal", !!n.is_terminal);
-    cls.toggle("hollow", !!s.hollow(n));
-    cls.toggle("noted", !!s.noted(n));
-    cls.toggle("best", best.has(d.id));
-    cls.toggle("selected", d.id === E.selectedId);
-    cls.toggle("folded", d.hidden > 0);
-    cls.toggle("match", E.isMatch(d.id));
-    if (n.is_terminal || (n.pruned && E.byOverseer(n)) || d.id === E.selectedId || E.isMatch(d.id)) halo(g);
-    g.setAttribute("data-radius", d.r.toFixed(1));
-    g.setAttribute("data-hidden", d.hidden);
-    if (d.hasKids) g.setAttribute("aria-expanded", String(d.hidden === 0));
-    else g.removeAttribute("aria-expanded");
-    g.setAttribute("aria-label", ariaLabel(d, look));
-    const fill = E.fillOf(look, n);
-    const c = d3.color(fill);
-    const dot = part(g, "dot");
-    dot.setAttribute("fill", s.hollow(n) ? "#fff" : fill);
-    dot.setAttribute("stroke", s.hollow(n) ? c.formatHex() : c.darker(1.2).formatHex());
-    const mark = partText(g, "mark", n.parse_error ? "!" : n.original_thought != null ? "✎" : "");
-    if (mark) { mark.setAttribute("x", -d.r - 3); mark.setAttribute("y", -d.r - 2); }
-    // Beside a fold toggle the scissors move above the node, clear of it.
-    const scissors = partText(g, "scissors", n.pruned && E.byOverseer(n) ? "✂" : "");
-    if (scissors) {
-      scissors.setAttribute("x", d.hasKids ? -d.r - 4 : -d.r - 11);
-      scissors.setAttribute("y", d.hasKids ? -d.r - 6 : 0);
+    shownNodes = nodes.filter((d) => inWindow(d, w, s) || keep.has(d.id));
+    shownLinks = linksInto(nodes, w);
+  } else shownLinks = linksInto(nodes, null);
+  paintFar(far ? nodes : null);
+  const t = animate ? d3.transition("tree").duration(DURATION) : null;
+  if (!animate && lastAnimated) { // stopped mid-way: the next move sets every position and opacity afresh
+    gLink.selectAll("path").interrupt("tree").each(function () { this.__at = null; });
+    gNode.selectAll("g.node").interrupt("tree").each(function () { this.__at = null; this.__faded = true; });
+  }
+
+  // Where an entering node starts: its nearest ancestor's previous position (or the root's).
+  const origin = (d) => {
+    for (let a = d.parent; a; a = a.parent) {
+      const p = positions.get(a.id);
+      if (p) return p;
     }
-    const tag = partText(g, "tag", s.tag(n));
-    if (tag) { tag.setAttribute("x", -d.r); tag.setAttribute("y", -d.r - 5); }
-    // A label runs right along the link, or (chains) under the node; the critique mark goes where the label is not.
-    const below = s.labelBelow;
-    if (s.noted(n) || (g.__parts && g.__parts.bubble)) {
-      part(g, "bubble").setAttribute("transform", below ? `translate(${d.r + 3},-4.5)` : `translate(${d.r - 1},${d.r - 2})`);
-    }
-    const label = part(g, "label");
-    label.setAttribute("x", below ? -d.r : d.r + 6);
-    label.setAttribute("y", below ? d.r + 11 : 0);
-    const text = s.label(n, look.ctx);
-    if (label.textContent !== text) label.textContent = text;
-    styleFold(g, d);
-    if (g.__parts.title) g.__parts.title.textContent = nodeTitle(n, look);
-  }
-
-  // The fold toggle left of a node with children: − collapses, + shows the hidden ones (their count beside it).
-  function styleFold(g, d) {
-    const shown = d.hasKids && !E.view.bestOnly;
-    const existing = g.__parts.fold;
-    if (!shown && !existing) { partText(g, "hidden-count", ""); return; }
-    const fold = existing || part(g, "fold");
-    if (!shown) fold.setAttribute("display", "none");
-    else fold.removeAttribute("display");
-    fold.setAttribute("transform", `translate(${-d.r - 9},0)`);
-    fold.children[1].textContent = d.hidden > 0 ? "+" : "−";
-    fold.children[2].textContent = d.hidden > 0 ? `Show ${d.hidden} hidden below (c)` : "Collapse this subtree (c)";
-    const count = partText(g, "hidden-count", shown && d.hidden > 0 ? `+${d.hidden}` : "");
-    if (count) count.setAttribute("x", -d.r - 17);
-  }
-
-  // One node takes Tab (the selected one, else the root); arrows move it (treetools.js).
-  function tabTarget() {
-    return laidOut(E.selectedId) ? E.selectedId : lastRoot ? lastRoot.id : null;
-  }
-
-  function keepTabStop() {
-    const want = tabTarget();
-    if (want === tabStopId && nodeElement(want)) return;
-    const old = nodeElement(tabStopId);
-    if (old) old.setAttribute("tabindex", -1);
-    tabStopId = want;
-    const el = nodeElement(want);
-    if (el) el.setAttribute("tabindex", 0);
-  }
-
-  function nodeElement(id) {
-    return (id && elements.get(id)) || null;
-  }
-  E.nodeElement = nodeElement;
-  E.drawnNode = laidOut;
-  E.isDrawn = (id) => !!laidOut(id);
-  E.drawnRoot = () => lastRoot;
-
-  // The action of each edge on its link (ReAct), keyed like the links; placed above the link's middle.
-  function drawEdgeLabels(links, look, t, origin, destination, at) {
-    const labelled = [];
-    for (const d of links) {
-      const edge = E.model.edgesByTarget.get(d.target.id);
-      if (edge && look.strategy.edgeLabel(edge)) labelled.push({ link: d, edge });
-    }
-    const middle = (s, tg) => ({ x: (s.x + tg.x) / 2 - 7, y: (s.y + tg.y) / 2 });
-    const label = gEdgeLabel.selectAll("text.edge-label").data(labelled, (l) => l.link.target.id);
-    const enter = label.enter().append("text")
-      .attr("class", "edge-label")
-      .attr("text-anchor", "middle")
-      .attr("data-target-id", (l) => l.link.target.id)
-      .attr("transform", (l) => at(t ? origin(l.link.target) : middle(l.link.source, l.link.target)));
-    const all = label.merge(enter)
-      .classed("out", (l) => !!l.link.target.pruneSource)
-      .text((l) => look.strategy.edgeLabel(l.edge));
-    all.append("title").text((l) => l.edge.action); // the whole action on hover (.text() above cleared the children)
-    if (t) {
-      all.transition(t).attr("transform", (l) => at(middle(l.link.source, l.link.target)));
-      label.exit().transition(t).remove().attr("transform", (l) => at(destination(l.link.target)));
-    } else {
-      all.attr("transform", (l) => at(middle(l.link.source, l.link.target)));
-      label.exit().remove();
-    }
-  }
-
-  function ariaLabel(d, look) {
-    const score = look.strategy.scoreText(d.data, look.ctx);
-    const parts = [`Depth ${d.data.depth}`];
-    if (score) parts.push(score);
-    if (d.pruneSource) parts.push("out of the search");
-    if (d.hidden > 0) parts.push(`${d.hidden} hidden below`);
-    parts.push(E.truncate(E.firstLine(d.data.thought), 90));
-    return parts.join(", ");
-  }
-
-  function nodeTitle(n, look) {
-    const tag = look.strategy.tag(n);
-    const flags = [E.prunedText(n), n.stale ? "stale: an earlier step was edited" : ""].filter(Boolean);
-    const lines = [tag, look.strategy.scoreText(n, look.ctx), ...flags, E.truncate(n.thought, 280)];
-    return lines.filter(Boolean).join("\n");
-  }
-
-  // Only the legend entries that mean something for this strategy (data-modes), and what its colours measure.
-  let legendMode = null;
-  E.renderLegend = function (strategy) {
-    if (legendMode === strategy.mode) return;
-    legendMode = strategy.mode;
-    document.querySelectorAll(".legend [data-modes]").forEach((item) => {
-      item.hidden = !item.dataset.modes.split(" ").includes(strategy.mode);
-    });
-    E.show("legend-scale", !!strategy.scaleLabel);
-    E.setText("legend-scale-label", strategy.scaleLabel || "");
+    return lastRoot ? { x: lastRoot.x, y: lastRoot.y } : { x: 0, y: 0 };
   };
+  // Where a leaving node goes: its parent's new position, if the parent stays.
+  const destination = (d) => {
+    const parent = d.data && laidOut(d.data.parent_id);
+    return parent ? { x: parent.x, y: parent.y } : positions.get(d.id) || { x: 0, y: 0 };
+  };
+  const at = (p) => `translate(${p.y},${p.x})`;
 
-  // The laid-out tree's extent in layout coordinates (x across, y down the page), with room for marks and labels.
-  function measure(nodes, s) {
-    const dx = s.nodeSize[0];
-    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-    for (const d of nodes) {
-      if (d.x < x0) x0 = d.x;
-      if (d.x > x1) x1 = d.x;
-      if (d.y < y0) y0 = d.y;
-      if (d.y > y1) y1 = d.y;
+  // Links, keyed by their target's id.
+  const link = gLink.selectAll("path.link").data(shownLinks, (d) => d.target.id);
+  const linkEnter = link.enter().append("path")
+    .attr("class", "link")
+    .attr("data-target-id", (d) => d.target.id)
+    .attr("d", (d) => { const o = animate ? origin(d.target) : d.target; return diagonal({ source: o, target: o }); });
+  const linkAll = link.merge(linkEnter);
+  let bestChanged = false;
+  linkAll.each(function (d) { if (styleLink(this, d, best)) bestChanged = true; });
+  if (bestChanged) linkAll.filter(".best").raise();
+  if (animate) linkAll.each(function () { this.__at = null; }).transition(t).attr("d", diagonal);
+  else linkAll.each(function (d) { moveLink(this, d); });
+  if (animate) {
+    link.exit().transition(t).remove()
+      .attr("d", (d) => { const p = destination(d.target); return diagonal({ source: p, target: p }); });
+  } else link.exit().remove();
+
+  drawEdgeLabels(shownLinks, look, t, origin, destination, at);
+
+  // Nodes, keyed by id.
+  const node = gNode.selectAll("g.node").data(shownNodes, (d) => d.id);
+  const nodeEnter = enterNodes(node.enter(), animate ? (d) => at(origin(d)) : at, animate);
+  const nodeAll = node.merge(nodeEnter);
+  nodeAll.each(function (d) {
+    elements.set(d.id, this);
+    if (changed(this, d, best, look, laid.version)) styleNode(this, d, best, look);
+  });
+  if (animate) {
+    nodeAll.each(function (d) { this.__at = null; this.__r = String(d.r); }).transition(t)
+      .attr("transform", (d) => at(d))
+      .attr("fill-opacity", 1)
+      .attr("stroke-opacity", 1);
+    nodeAll.select("circle.dot").transition(t).attr("r", (d) => d.r);
+    nodeAll.select("circle.halo").transition(t).attr("r", (d) => d.r + 4);
+    node.exit().each(forget).transition(t).remove()
+      .attr("transform", (d) => at(destination(d)))
+      .attr("fill-opacity", 0)
+      .attr("stroke-opacity", 0);
+  } else {
+    nodeAll.each(function (d) { moveNode(this, d); });
+    node.exit().each(forget).remove();
+  }
+  document.body.dataset.domNodes = String(shownNodes.length);
+}
+
+function forget(d) {
+  if (elements.get(d.id) === this) elements.delete(d.id);
+}
+
+// Draw every laid-out node while fn runs (an export copies the drawing), then only the window again.
+export function withEveryNodeDrawn(fn) {
+  if (!culling()) return fn();
+  drawAll = true;
+  draw(false);
+  try {
+    return fn();
+  } finally {
+    drawAll = false;
+    draw(false);
+  }
+};
+
+// ---- one node's elements ------------------------------------------------------------------
+
+// Every node has a dot and a label; the other parts are made when first needed, in this order.
+const PARTS = ["halo", "dot", "mark", "scissors", "tag", "bubble", "label", "hidden-count", "fold", "title"];
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function makePart(name) {
+  const el = (tag, attrs) => {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    return e;
+  };
+  switch (name) {
+    case "halo": return el("circle", { class: "halo" });
+    case "dot": return el("circle", { class: "dot" });
+    case "mark": return el("text", { class: "mark", "text-anchor": "middle" });
+    case "scissors": return el("text", { class: "scissors", "text-anchor": "middle", dy: "0.35em" });
+    case "tag": return el("text", { class: "tag" });
+    case "bubble": return el("path", { class: "bubble", d: BUBBLE });
+    case "label": return el("text", { class: "label", dy: "0.32em" });
+    case "hidden-count": return el("text", { class: "hidden-count", "text-anchor": "end", dy: "0.32em" });
+    case "fold": {
+      const g = el("g", { class: "fold" });
+      g.append(el("circle", { r: 5.5 }), el("text", { "text-anchor": "middle", dy: "0.33em" }), el("title", {}));
+      g.addEventListener("click", onFoldClick);
+      return g;
     }
-    const left = y0 - maxRadius - 40; // the fold toggle and hidden count sit left of a node
-    const right = y1 + s.labelWidth;
-    const top = x0 - Math.max(dx / 2, maxRadius + (hasTags ? TAG_SPACE : 4));
-    const bottom = x1 + Math.max(dx / 2, maxRadius + (s.labelBelow ? 18 : 4));
-    return { left, right, top, bottom };
+    default: return el("title", {});
   }
-  E.treeBounds = () => treeBounds;
+}
 
-  // Fit the whole tree into the panel (called while the user has not moved the view, and by "Fit").
-  function fit(animate) {
-    const { width, height } = size;
-    const b = treeBounds;
-    if (!b || !width || !height) return;
-    const pad = 28;
-    const k = Math.max(0.08, Math.min(1.1, (width - 2 * pad) / (b.right - b.left), (height - 2 * pad) / (b.bottom - b.top)));
-    // A tree narrower than the panel grows rightwards from the left edge; a wider one is centred.
-    const spare = width - (b.right - b.left) * k;
-    const tx = (spare > 2 * pad ? pad : spare / 2) - b.left * k;
-    const ty = height / 2 - ((b.top + b.bottom) / 2) * k;
-    const transform = d3.zoomIdentity.translate(tx, ty).scale(k);
-    const now = d3.zoomTransform(svg.node());
-    if (Math.abs(now.k - k) < 1e-4 && Math.abs(now.x - tx) < 0.5 && Math.abs(now.y - ty) < 0.5) return;
-    // Animating the whole view repaints every node each frame: large trees jump.
-    (animate && laid.nodes.length <= MAX_ANIMATED ? svg.transition("fit").duration(E.DURATION) : svg).call(zoom.transform, transform);
+// The node's part, made (in its place among the others) if it is not there yet.
+function part(g, name) {
+  const parts = g.__parts || (g.__parts = {});
+  if (parts[name]) return parts[name];
+  const made = makePart(name);
+  let next = null;
+  for (let i = PARTS.indexOf(name) + 1; i < PARTS.length && !next; i++) next = parts[PARTS[i]] || null;
+  g.insertBefore(made, next);
+  parts[name] = made;
+  return made;
+}
+
+// The ring around a node: drawn when it is selected, focused, a match, terminal or cut.
+function halo(g) {
+  const made = !(g.__parts && g.__parts.halo);
+  const el = part(g, "halo");
+  if (made) el.setAttribute("r", Number(g.__r) + 4);
+  return el;
+}
+
+// A part's text: an existing part is updated, a missing one is made only for a text to show.
+function partText(g, name, text) {
+  const el = g.__parts && g.__parts[name];
+  if (!el && !text) return null;
+  const target = el || part(g, name);
+  if (target.textContent !== text) target.textContent = text;
+  return target;
+}
+
+function enterNodes(enter, start, animate) {
+  const g = enter.append("g")
+    .attr("class", "node")
+    .attr("data-node-id", (d) => d.id)
+    .attr("data-parent-id", (d) => d.data.parent_id || "")
+    .attr("data-depth", (d) => d.data.depth)
+    .attr("tabindex", -1)
+    .attr("role", "button")
+    .attr("transform", start)
+    .attr("fill-opacity", animate ? 0 : 1)
+    .attr("stroke-opacity", animate ? 0 : 1)
+    .on("click", (event, d) => select(d.id))
+    .on("keydown", (event, d) => {
+      if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(d.id); }
+    })
+    .on("pointerenter", (event, d) => { part(event.currentTarget, "title").textContent = nodeTitle(d.data, laid.look); })
+    .on("focus", (event) => { halo(event.currentTarget); });
+  g.each(function (d) {
+    part(this, "dot").setAttribute("r", d.r);
+    part(this, "label");
+    this.__r = String(d.r);
+  });
+  return g;
+}
+
+// The fold toggle: collapse or open this node's subtree without selecting it.
+function onFoldClick(event) {
+  event.stopPropagation();
+  const d = d3.select(this.parentNode).datum();
+  toggleFold(d.id, d);
+}
+
+// A node is restyled only when something it shows changed: its row, or what the tree says about it.
+// What a node shows follows from its row, the strategy's numbers over the tree (look.key) and these facts.
+function changed(el, d, best, look, version) {
+  const src = d.pruneSource;
+  const sig = `${src ? src.id : ""}|${best.has(d.id) ? 1 : 0}|${d.hidden}|${d.hasKids ? 1 : 0}|` +
+    `${isMatch(d.id) ? 1 : 0}|${d.r}|${version}|${view.bestOnly ? 1 : 0}|${look.key}|${d.id === state.selectedId ? 1 : 0}`;
+  if (el.__row === d.data && el.__sig === sig) return false;
+  el.__row = d.data;
+  el.__sig = sig;
+  return true;
+}
+
+function styleLink(el, d, best) {
+  const src = d.target.pruneSource;
+  const sig = `${src ? src.id : ""}|${best.has(d.target.id) ? 1 : 0}|${byOverseer(src)}`;
+  if (el.__sig === sig) return false;
+  const wasBest = el.classList.contains("best");
+  el.__sig = sig;
+  el.classList.toggle("out", !!src);
+  el.classList.toggle("out-overseer", byOverseer(src));
+  el.classList.toggle("best", best.has(d.target.id));
+  return wasBest !== best.has(d.target.id);
+}
+
+function moveLink(el, d) {
+  const key = `${d.source.x},${d.source.y},${d.target.x},${d.target.y}`;
+  if (el.__at === key) return;
+  el.__at = key;
+  el.setAttribute("d", diagonal(d));
+}
+
+function moveNode(el, d) {
+  const key = `translate(${d.y},${d.x})`;
+  if (el.__at === key) return;
+  el.__at = key;
+  el.setAttribute("transform", key);
+  if (el.__faded !== false) { // entered (or stopped) mid-animation: show it whole
+    el.__faded = false;
+    el.setAttribute("fill-opacity", 1);
+    el.setAttribute("stroke-opacity", 1);
   }
-  E.fit = fit;
-
-  // Bring a node into view, unless the whole tree is being fitted anyway.
-  E.reveal = function (id) {
-    const d = laidOut(id);
-    if (d && E.userMoved) svg.transition("fit").duration(E.DURATION).call(zoom.translateTo, d.y, d.x);
-  };
-
-  // Centre the view on a point of the layout (a node, or where the minimap was clicked), zoomed in enough to read.
-  E.panTo = function (x, y, readable) {
-    E.userMoved = true;
-    const k = d3.zoomTransform(svg.node()).k;
-    const move = svg.transition("fit").duration(E.DURATION);
-    if (readable && k < 0.8) move.call(zoom.transform, centred(x, y, 1));
-    else move.call(zoom.translateTo, y, x);
-  };
-
-  function centred(x, y, k) {
-    return d3.zoomIdentity.translate(size.width / 2 - y * k, size.height / 2 - x * k).scale(k);
+  const r = String(d.r);
+  if (el.__r !== r) {
+    el.__r = r;
+    part(el, "dot").setAttribute("r", d.r);
+    if (el.__parts.halo) el.__parts.halo.setAttribute("r", d.r + 4);
   }
+}
 
-  E.centerOn = function (id) {
-    const d = laidOut(id);
-    if (d) E.panTo(d.x, d.y, true);
-  };
-  E.zoomTransform = () => d3.zoomTransform(svg.node());
-  E.treeSvg = () => svg.node();
+// One node's classes, colours and texts from its row: "pruned" is the node's own flag, "out" the subtree's
+// (self or an ancestor).
+function styleNode(g, d, best, look) {
+  const s = look.strategy;
+  const n = d.data;
+  const cls = g.classList;
+  cls.toggle("pruned", !!n.pruned);
+  cls.toggle("out", !!d.pruneSource);
+  cls.toggle("out-overseer", byOverseer(d.pruneSource));
+  cls.toggle("cut", !!n.pruned && byOverseer(n));
+  cls.toggle("stale", !!n.stale);
+  cls.toggle("edited", n.original_thought != null);
+  cls.toggle("parse-error", !!n.parse_error);
+  cls.toggle("unscored", n.eval_score == null);
+  cls.toggle("terminal", !!n.is_terminal);
+  cls.toggle("hollow", !!s.hollow(n));
+  cls.toggle("noted", !!s.noted(n));
+  cls.toggle("best", best.has(d.id));
+  cls.toggle("selected", d.id === state.selectedId);
+  cls.toggle("folded", d.hidden > 0);
+  cls.toggle("match", isMatch(d.id));
+  if (n.is_terminal || (n.pruned && byOverseer(n)) || d.id === state.selectedId || isMatch(d.id)) halo(g);
+  g.setAttribute("data-radius", d.r.toFixed(1));
+  g.setAttribute("data-hidden", d.hidden);
+  if (d.hasKids) g.setAttribute("aria-expanded", String(d.hidden === 0));
+  else g.removeAttribute("aria-expanded");
+  g.setAttribute("aria-label", ariaLabel(d, look));
+  const fill = fillOf(look, n);
+  const c = d3.color(fill);
+  const dot = part(g, "dot");
+  dot.setAttribute("fill", s.hollow(n) ? "#fff" : fill);
+  dot.setAttribute("stroke", s.hollow(n) ? c.formatHex() : c.darker(1.2).formatHex());
+  const mark = partText(g, "mark", n.parse_error ? "!" : n.original_thought != null ? "✎" : "");
+  if (mark) { mark.setAttribute("x", -d.r - 3); mark.setAttribute("y", -d.r - 2); }
+  // Beside a fold toggle the scissors move above the node, clear of it.
+  const scissors = partText(g, "scissors", n.pruned && byOverseer(n) ? "✂" : "");
+  if (scissors) {
+    scissors.setAttribute("x", d.hasKids ? -d.r - 4 : -d.r - 11);
+    scissors.setAttribute("y", d.hasKids ? -d.r - 6 : 0);
+  }
+  const tag = partText(g, "tag", s.tag(n));
+  if (tag) { tag.setAttribute("x", -d.r); tag.setAttribute("y", -d.r - 5); }
+  // A label runs right along the link, or (chains) under the node; the critique mark goes where the label is not.
+  const below = s.labelBelow;
+  if (s.noted(n) || (g.__parts && g.__parts.bubble)) {
+    part(g, "bubble").setAttribute("transform", below ? `translate(${d.r + 3},-4.5)` : `translate(${d.r - 1},${d.r - 2})`);
+  }
+  const label = part(g, "label");
+  label.setAttribute("x", below ? -d.r : d.r + 6);
+  label.setAttribute("y", below ? d.r + 11 : 0);
+  const text = s.label(n, look.ctx);
+  if (label.textContent !== text) label.textContent = text;
+  styleFold(g, d);
+  if (g.__parts.title) g.__parts.title.textContent = nodeTitle(n, look);
+}
 
-  E.select = function (id) {
-    if (id !== E.selectedId) E.closeForms();
-    const old = nodeElement(E.selectedId);
-    if (old) old.classList.remove("selected");
-    E.selectedId = id;
-    if (id && !elements.has(id) && laidOut(id) && culling()) draw(false); // away from the view
+// The fold toggle left of a node with children: − collapses, + shows the hidden ones (their count beside it).
+function styleFold(g, d) {
+  const shown = d.hasKids && !view.bestOnly;
+  const existing = g.__parts.fold;
+  if (!shown && !existing) { partText(g, "hidden-count", ""); return; }
+  const fold = existing || part(g, "fold");
+  if (!shown) fold.setAttribute("display", "none");
+  else fold.removeAttribute("display");
+  fold.setAttribute("transform", `translate(${-d.r - 9},0)`);
+  fold.children[1].textContent = d.hidden > 0 ? "+" : "−";
+  fold.children[2].textContent = d.hidden > 0 ? `Show ${d.hidden} hidden below (c)` : "Collapse this subtree (c)";
+  const count = partText(g, "hidden-count", shown && d.hidden > 0 ? `+${d.hidden}` : "");
+  if (count) count.setAttribute("x", -d.r - 17);
+}
+
+// One node takes Tab (the selected one, else the root); arrows move it (treetools.js).
+function tabTarget() {
+  return laidOut(state.selectedId) ? state.selectedId : lastRoot ? lastRoot.id : null;
+}
+
+function keepTabStop() {
+  const want = tabTarget();
+  if (want === tabStopId && nodeElement(want)) return;
+  const old = nodeElement(tabStopId);
+  if (old) old.setAttribute("tabindex", -1);
+  tabStopId = want;
+  const el = nodeElement(want);
+  if (el) el.setAttribute("tabindex", 0);
+}
+
+function nodeElement(id) {
+  return (id && elements.get(id)) || null;
+}
+export { nodeElement };
+export { laidOut as drawnNode };
+export const isDrawn = (id) => !!laidOut(id);
+export const drawnRoot = () => lastRoot;
+
+// The action of each edge on its link (ReAct), keyed like the links; placed above the link's middle.
+function drawEdgeLabels(links, look, t, origin, destination, at) {
+  const labelled = [];
+  for (const d of links) {
+    const edge = model.edgesByTarget.get(d.target.id);
+    if (edge && look.strategy.edgeLabel(edge)) labelled.push({ link: d, edge });
+  }
+  const middle = (s, tg) => ({ x: (s.x + tg.x) / 2 - 7, y: (s.y + tg.y) / 2 });
+  const label = gEdgeLabel.selectAll("text.edge-label").data(labelled, (l) => l.link.target.id);
+  const enter = label.enter().append("text")
+    .attr("class", "edge-label")
+    .attr("text-anchor", "middle")
+    .attr("data-target-id", (l) => l.link.target.id)
+    .attr("transform", (l) => at(t ? origin(l.link.target) : middle(l.link.source, l.link.target)));
+  const all = label.merge(enter)
+    .classed("out", (l) => !!l.link.target.pruneSource)
+    .text((l) => look.strategy.edgeLabel(l.edge));
+  all.append("title").text((l) => l.edge.action); // the whole action on hover (.text() above cleared the children)
+  if (t) {
+    all.transition(t).attr("transform", (l) => at(middle(l.link.source, l.link.target)));
+    label.exit().transition(t).remove().attr("transform", (l) => at(destination(l.link.target)));
+  } else {
+    all.attr("transform", (l) => at(middle(l.link.source, l.link.target)));
+    label.exit().remove();
+  }
+}
+
+function ariaLabel(d, look) {
+  const score = look.strategy.scoreText(d.data, look.ctx);
+  const parts = [`Depth ${d.data.depth}`];
+  if (score) parts.push(score);
+  if (d.pruneSource) parts.push("out of the search");
+  if (d.hidden > 0) parts.push(`${d.hidden} hidden below`);
+  parts.push(truncate(firstLine(d.data.thought), 90));
+  return parts.join(", ");
+}
+
+function nodeTitle(n, look) {
+  const tag = look.strategy.tag(n);
+  const flags = [prunedText(n), n.stale ? "stale: an earlier step was edited" : ""].filter(Boolean);
+  const lines = [tag, look.strategy.scoreText(n, look.ctx), ...flags, truncate(n.thought, 280)];
+  return lines.filter(Boolean).join("\n");
+}
+
+// Only the legend entries that mean something for this strategy (data-modes), and what its colours measure.
+let legendMode = null;
+export function renderLegend(strategy) {
+  if (legendMode === strategy.mode) return;
+  legendMode = strategy.mode;
+  document.querySelectorAll(".legend [data-modes]").forEach((item) => {
+    item.hidden = !item.dataset.modes.split(" ").includes(strategy.mode);
+  });
+  show("legend-scale", !!strategy.scaleLabel);
+  setText("legend-scale-label", strategy.scaleLabel || "");
+};
+
+// The laid-out tree's extent in layout coordinates (x across, y down the page), with room for marks and labels.
+function measure(nodes, s) {
+  const dx = s.nodeSize[0];
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const d of nodes) {
+    if (d.x < x0) x0 = d.x;
+    if (d.x > x1) x1 = d.x;
+    if (d.y < y0) y0 = d.y;
+    if (d.y > y1) y1 = d.y;
+  }
+  const left = y0 - maxRadius - 40; // the fold toggle and hidden count sit left of a node
+  const right = y1 + s.labelWidth;
+  const top = x0 - Math.max(dx / 2, maxRadius + (hasTags ? TAG_SPACE : 4));
+  const bottom = x1 + Math.max(dx / 2, maxRadius + (s.labelBelow ? 18 : 4));
+  return { left, right, top, bottom };
+}
+export const treeBounds = () => bounds;
+
+// Fit the whole tree into the panel (called while the user has not moved the view, and by "Fit").
+function fit(animate) {
+  const { width, height } = size;
+  const b = bounds;
+  if (!b || !width || !height) return;
+  const pad = 28;
+  const k = Math.max(0.08, Math.min(1.1, (width - 2 * pad) / (b.right - b.left), (height - 2 * pad) / (b.bottom - b.top)));
+  // A tree narrower than the panel grows rightwards from the left edge; a wider one is centred.
+  const spare = width - (b.right - b.left) * k;
+  const tx = (spare > 2 * pad ? pad : spare / 2) - b.left * k;
+  const ty = height / 2 - ((b.top + b.bottom) / 2) * k;
+  const transform = d3.zoomIdentity.translate(tx, ty).scale(k);
+  const now = d3.zoomTransform(svg.node());
+  if (Math.abs(now.k - k) < 1e-4 && Math.abs(now.x - tx) < 0.5 && Math.abs(now.y - ty) < 0.5) return;
+  // Animating the whole view repaints every node each frame: large trees jump.
+  (animate && laid.nodes.length <= MAX_ANIMATED ? svg.transition("fit").duration(DURATION) : svg).call(zoom.transform, transform);
+}
+export { fit };
+
+// Bring a node into view, unless the whole tree is being fitted anyway.
+export function reveal(id) {
+  const d = laidOut(id);
+  if (d && state.userMoved) svg.transition("fit").duration(DURATION).call(zoom.translateTo, d.y, d.x);
+};
+
+// Centre the view on a point of the layout (a node, or where the minimap was clicked), zoomed in enough to read.
+export function panTo(x, y, readable) {
+  state.userMoved = true;
+  const k = d3.zoomTransform(svg.node()).k;
+  const move = svg.transition("fit").duration(DURATION);
+  if (readable && k < 0.8) move.call(zoom.transform, centred(x, y, 1));
+  else move.call(zoom.translateTo, y, x);
+};
+
+function centred(x, y, k) {
+  return d3.zoomIdentity.translate(size.width / 2 - y * k, size.height / 2 - x * k).scale(k);
+}
+
+export function centerOn(id) {
+  const d = laidOut(id);
+  if (d) panTo(d.x, d.y, true);
+};
+export const zoomTransform = () => d3.zoomTransform(svg.node());
+export const treeSvg = () => svg.node();
+
+export function select(id) {
+  if (id !== state.selectedId) closeForms();
+  const old = nodeElement(state.selectedId);
+  if (old) old.classList.remove("selected");
+  state.selectedId = id;
+  if (id && !elements.has(id) && laidOut(id) && culling()) draw(false); // away from the view
+  const el = nodeElement(id);
+  if (el) { el.classList.add("selected"); halo(el); }
+  if (isFar()) repaintFar(); // the selection's ring
+  keepTabStop();
+  renderInspector();
+  writePermalink(id);
+};
+
+// Unfold the way to a node if need be, then select it, give it the keyboard focus, and (if asked) centre it.
+export function focusNode(id, options) {
+  if (!id || !model.nodes.has(id)) return false;
+  const go = () => {
+    if (!laidOut(id)) return;
+    select(id);
     const el = nodeElement(id);
-    if (el) { el.classList.add("selected"); halo(el); }
-    if (E.isFar()) E.repaintFar(); // the selection's ring
-    keepTabStop();
-    E.renderInspector();
-    if (E.writePermalink) E.writePermalink(id);
+    if (el && !(options && options.keepFocus)) el.focus({ preventScroll: true });
+    if (options && options.center) centerOn(id);
   };
+  if (unfoldTo(id)) afterUpdate(go);
+  else go();
+  return true;
+};
 
-  // Unfold the way to a node if need be, then select it, give it the keyboard focus, and (if asked) centre it.
-  E.focusNode = function (id, options) {
-    if (!id || !E.model.nodes.has(id)) return false;
-    const go = () => {
-      if (!laidOut(id)) return;
-      E.select(id);
-      const el = nodeElement(id);
-      if (el && !(options && options.keepFocus)) el.focus({ preventScroll: true });
-      if (options && options.center) E.centerOn(id);
-    };
-    if (E.unfoldTo(id)) E.afterUpdate(go);
-    else go();
-    return true;
-  };
+// While a large snapshot is on its way: how much of it is here (total 0: nothing is loading).
+export function showLoading(total, received) {
+  const el = $("tree-loading");
+  if (!el) return;
+  el.hidden = !total;
+  if (total) el.textContent = `Loading the tree: ${(received || 0).toLocaleString()} of ${total.toLocaleString()} nodes…`;
+};
 
-  // While a large snapshot is on its way: how much of it is here (total 0: nothing is loading).
-  E.showLoading = function (total, received) {
-    const el = E.$("tree-loading");
-    if (!el) return;
-    el.hidden = !total;
-    if (total) el.textContent = `Loading the tree: ${(received || 0).toLocaleString()} of ${total.toLocaleString()} nodes…`;
-  };
-
-  E.$("fit-button").addEventListener("click", () => { E.userMoved = false; fit(true); });
-})(window.Explorer);
+$("fit-button").addEventListener("click", () => { state.userMoved = false; fit(true); });

@@ -1,146 +1,143 @@
 /* The tree panel's toolbar and keyboard: search, best path only, collapse, expand all, and moving through the
  * tree with the arrows; a permalink to the selected node (#node=<id>) that the page opens on.
  */
-(function (E) {
-  "use strict";
+import { $, setText, state } from "./util.js";
+import { afterUpdate, drawnNode, drawnRoot, fit, focusNode, panTo, treeSize, zoomTransform } from "./tree.js";
+import { expandAll, nextMatch, search, setBestOnly, toggleFold, view } from "./view.js";
 
-  const { $ } = E;
+// ---- search -------------------------------------------------------------------------------
 
-  // ---- search -------------------------------------------------------------------------------
+const searchBox = $("tree-search");
 
-  const searchBox = $("tree-search");
+function runSearch() {
+  search(searchBox.value);
+  renderSearchCount();
+}
 
-  function runSearch() {
-    E.search(searchBox.value);
-    E.renderSearchCount();
-  }
+// "12 found", or "3 of 12" once Enter moved through them; nodes arriving later count too (view.js).
+export function renderSearchCount() {
+  const { query, matches, matchIndex } = view;
+  const count = matches.length;
+  const text = !query ? "" : !count ? "none" : matchIndex >= 0 ? `${matchIndex + 1} of ${count}` : `${count} found`;
+  setText("search-count", text);
+  $("search-count").dataset.tone = query && !count ? "none" : "";
+};
 
-  // "12 found", or "3 of 12" once Enter moved through them; nodes arriving later count too (view.js).
-  E.renderSearchCount = function () {
-    const { query, matches, matchIndex } = E.view;
-    const count = matches.length;
-    const text = !query ? "" : !count ? "none" : matchIndex >= 0 ? `${matchIndex + 1} of ${count}` : `${count} found`;
-    E.setText("search-count", text);
-    $("search-count").dataset.tone = query && !count ? "none" : "";
-  };
-
-  function searchKeys(event) {
-    if (event.key === "Enter") {
-      event.preventDefault();
-      if (E.view.query !== searchBox.value.trim().toLowerCase()) runSearch();
-      if (E.nextMatch(event.shiftKey ? -1 : 1, true)) E.renderSearchCount();
-    } else if (event.key === "Escape") {
-      searchBox.value = "";
-      runSearch();
-      searchBox.blur();
-    }
-  }
-
-  // ---- folds and views ----------------------------------------------------------------------------
-
-  function toggleSelectedFold() {
-    const d = E.drawnNode(E.selectedId);
-    if (d) E.toggleFold(d.id, d);
-  }
-
-  function toggleBestOnly() {
-    E.setBestOnly(!E.view.bestOnly);
-  }
-
-  function fitAll() {
-    E.userMoved = false;
-    E.fit(true);
-  }
-
-  // ---- moving through the tree ------------------------------------------------------------------
-
-  // Left: the parent; right: the first child (opening a fold); up and down: the siblings in layout order.
-  function step(d, key) {
-    if (key === "ArrowLeft") return d.parent;
-    if (key === "ArrowRight") return d.children ? d.children[0] : null;
-    const siblings = d.parent ? d.parent.children : [d];
-    const i = siblings.indexOf(d) + (key === "ArrowUp" ? -1 : 1);
-    return siblings[i] || null;
-  }
-
-  function move(key) {
-    const root = E.drawnRoot();
-    if (!root) return;
-    const current = E.drawnNode(E.selectedId);
-    if (!current) { E.focusNode(root.id); return; }
-    if (key === "ArrowRight" && !current.children && current.hidden > 0) {
-      E.toggleFold(current.id, current); // open it, then step in once it is drawn
-      E.afterUpdate(() => move(key));
-      return;
-    }
-    const next = step(current, key);
-    if (!next) return;
-    E.focusNode(next.id);
-    keepInView(next);
-  }
-
-  // Pan just enough that a node the arrows reached is on screen.
-  function keepInView(d) {
-    const t = E.zoomTransform();
-    const size = E.treeSize();
-    const sx = t.applyX(d.y), sy = t.applyY(d.x);
-    const margin = 40;
-    if (sx < margin || sy < margin || sx > size.width - margin || sy > size.height - margin) E.panTo(d.x, d.y, true);
-  }
-
-  // ---- keys ---------------------------------------------------------------------------------
-
-  const KEYS = { "/": () => { searchBox.focus(); searchBox.select(); }, c: toggleSelectedFold, b: toggleBestOnly, 0: fitAll, n: () => E.nextMatch(1), N: () => E.nextMatch(-1) };
-  const ARROWS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
-
-  function onKey(event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
-    if (ARROWS.has(event.key)) {
-      if (!inTreeOrPage(event.target)) return; // the side panel keeps its own arrow keys (scrolling)
-      event.preventDefault();
-      move(event.key);
-      return;
-    }
-    const action = KEYS[event.key];
-    if (!action) return;
+function searchKeys(event) {
+  if (event.key === "Enter") {
     event.preventDefault();
-    action();
+    if (view.query !== searchBox.value.trim().toLowerCase()) runSearch();
+    if (nextMatch(event.shiftKey ? -1 : 1, true)) renderSearchCount();
+  } else if (event.key === "Escape") {
+    searchBox.value = "";
+    runSearch();
+    searchBox.blur();
   }
+}
 
-  function isTyping(target) {
-    return !!(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
+// ---- folds and views ----------------------------------------------------------------------------
+
+function toggleSelectedFold() {
+  const d = drawnNode(state.selectedId);
+  if (d) toggleFold(d.id, d);
+}
+
+function toggleBestOnly() {
+  setBestOnly(!view.bestOnly);
+}
+
+function fitAll() {
+  state.userMoved = false;
+  fit(true);
+}
+
+// ---- moving through the tree ------------------------------------------------------------------
+
+// Left: the parent; right: the first child (opening a fold); up and down: the siblings in layout order.
+function step(d, key) {
+  if (key === "ArrowLeft") return d.parent;
+  if (key === "ArrowRight") return d.children ? d.children[0] : null;
+  const siblings = d.parent ? d.parent.children : [d];
+  const i = siblings.indexOf(d) + (key === "ArrowUp" ? -1 : 1);
+  return siblings[i] || null;
+}
+
+function move(key) {
+  const root = drawnRoot();
+  if (!root) return;
+  const current = drawnNode(state.selectedId);
+  if (!current) { focusNode(root.id); return; }
+  if (key === "ArrowRight" && !current.children && current.hidden > 0) {
+    toggleFold(current.id, current); // open it, then step in once it is drawn
+    afterUpdate(() => move(key));
+    return;
   }
+  const next = step(current, key);
+  if (!next) return;
+  focusNode(next.id);
+  keepInView(next);
+}
 
-  function inTreeOrPage(target) {
-    return target === document.body || !!(target && target.closest && target.closest(".tree-panel"));
+// Pan just enough that a node the arrows reached is on screen.
+function keepInView(d) {
+  const t = zoomTransform();
+  const size = treeSize();
+  const sx = t.applyX(d.y), sy = t.applyY(d.x);
+  const margin = 40;
+  if (sx < margin || sy < margin || sx > size.width - margin || sy > size.height - margin) panTo(d.x, d.y, true);
+}
+
+// ---- keys ---------------------------------------------------------------------------------
+
+const KEYS = { "/": () => { searchBox.focus(); searchBox.select(); }, c: toggleSelectedFold, b: toggleBestOnly, 0: fitAll, n: () => nextMatch(1), N: () => nextMatch(-1) };
+const ARROWS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight"]);
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+  if (ARROWS.has(event.key)) {
+    if (!inTreeOrPage(event.target)) return; // the side panel keeps its own arrow keys (scrolling)
+    event.preventDefault();
+    move(event.key);
+    return;
   }
+  const action = KEYS[event.key];
+  if (!action) return;
+  event.preventDefault();
+  action();
+}
 
-  // ---- permalink ------------------------------------------------------------------------------
+function isTyping(target) {
+  return !!(target && target.closest && target.closest("input, textarea, select, [contenteditable]"));
+}
 
-  E.writePermalink = function (id) {
-    const hash = id ? "#node=" + encodeURIComponent(id) : "";
-    if (location.hash === hash) return;
-    history.replaceState(null, "", location.pathname + location.search + hash);
-  };
+function inTreeOrPage(target) {
+  return target === document.body || !!(target && target.closest && target.closest(".tree-panel"));
+}
 
-  function linkedNode() {
-    const match = /^#node=([^&]+)/.exec(location.hash);
-    return match ? decodeURIComponent(match[1]) : null;
-  }
+// ---- permalink ------------------------------------------------------------------------------
 
-  function openPermalink() {
-    const id = linkedNode();
-    if (id && id !== E.selectedId) E.focusNode(id, { center: true });
-  }
+export function writePermalink(id) {
+  const hash = id ? "#node=" + encodeURIComponent(id) : "";
+  if (location.hash === hash) return;
+  history.replaceState(null, "", location.pathname + location.search + hash);
+};
 
-  // ---- wiring -------------------------------------------------------------------------------
+function linkedNode() {
+  const match = /^#node=([^&]+)/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
 
-  searchBox.addEventListener("input", runSearch);
-  searchBox.addEventListener("keydown", searchKeys);
-  $("best-button").addEventListener("click", toggleBestOnly);
-  $("collapse-button").addEventListener("click", toggleSelectedFold);
-  $("expand-all-button").addEventListener("click", () => E.expandAll());
-  document.addEventListener("keydown", onKey);
-  window.addEventListener("hashchange", openPermalink);
-  E.onNextUpdate(openPermalink); // after the first drawing of the page's snapshot
-})(window.Explorer);
+export function openPermalink() {
+  const id = linkedNode();
+  if (id && id !== state.selectedId) focusNode(id, { center: true });
+}
+
+// ---- wiring -------------------------------------------------------------------------------
+
+searchBox.addEventListener("input", runSearch);
+searchBox.addEventListener("keydown", searchKeys);
+$("best-button").addEventListener("click", toggleBestOnly);
+$("collapse-button").addEventListener("click", toggleSelectedFold);
+$("expand-all-button").addEventListener("click", () => expandAll());
+document.addEventListener("keydown", onKey);
+window.addEventListener("hashchange", openPermalink);

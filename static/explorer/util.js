@@ -1,6 +1,7 @@
-/* The live tree explorer, in files loaded in this order by session_detail.html (no bundler):
+/* The live tree explorer, ES modules loaded by session_detail.html from main.js (no bundler, no globals):
  *
- *   util.js        this namespace (window.Explorer), the page's constants and small text and DOM helpers
+ *   util.js        the page's constants, its shared state (selection, view moved, may act), text and DOM helpers
+ *   d3.js          d3 from npm (node_modules/d3), as a module
  *   model.js       the data: the last snapshot plus the deltas since; hierarchy, pruned subtrees, best path
  *   strategies.js  how each strategy's nodes look and what its inspector shows (a registry by mode)
  *   tree.js        the D3 drawing: layers created once, one update() joined by node id; at scale only the view
@@ -18,70 +19,66 @@
  *   socket.js      the websocket: receive only, seq-checked, re-synced by snapshot
  *   main.js        wiring: the page's snapshot first, then the socket
  *
- * Each file adds its functions to window.Explorer and calls the others through it, at call time, so the
- * order matters only for what runs at load (main.js, last). Everything the model or a person wrote goes
- * into the page through textContent or d3's .text(), never as HTML: it is untrusted.
+ * Modules import each other's functions; the imports form cycles, so no module calls another one while it loads
+ * (main.js starts the page once every module is evaluated). Everything the model or a person wrote goes into the
+ * page through textContent or d3's .text(), never as HTML: it is untrusted.
  */
-(function () {
-  "use strict";
 
-  const container = document.getElementById("explorer");
+export const container = document.getElementById("explorer");
+export const wsPath = container.dataset.wsPath;
 
-  const E = {
-    container,
-    wsPath: container.dataset.wsPath,
-    canAct: container.dataset.canAct === "true", // a 403 turns it off for the rest of the page's life
-    selectedId: null,
-    userMoved: false, // once the user pans or zooms, stop fitting the tree automatically
-    look: null, // {strategy, ctx} of the last tree update: the inspector reads the same numbers
+// What several modules read and change: the selection, whether the user moved the view, whether they may act.
+export const state = {
+  selectedId: null,
+  userMoved: false, // once the user pans or zooms, stop fitting the tree automatically
+  canAct: container.dataset.canAct === "true", // a 403 turns it off for the rest of the page's life
+  look: null, // {strategy, ctx} of the last tree update: the inspector reads the same numbers
+};
 
-    FINISHED: new Set(["solved", "failed", "exhausted", "cancelled"]),
-    UNSCORED: "#9aabc2", // neutral grey-blue for a thought not scored (yet)
-    DURATION: 350,
-    READABLE_ZOOM: 0.4, // below this zoom the tree's text is too small to read, so it is not drawn
-    SNAPSHOT_TIMEOUT_MS: 5000, // a re-sync request unanswered this long falls back to a reconnect
-    OK_MESSAGE_MS: 6000, // a success note in the status line fades after this long
-  };
+export const FINISHED = new Set(["solved", "failed", "exhausted", "cancelled"]);
+export const UNSCORED = "#9aabc2"; // neutral grey-blue for a thought not scored (yet)
+export const NODE_RADIUS = 7; // the base node radius
+export const DURATION = 350;
+export const READABLE_ZOOM = 0.4; // below this zoom the tree's text is too small to read, so it is not drawn
+export const SNAPSHOT_TIMEOUT_MS = 5000; // a re-sync request unanswered this long falls back to a reconnect
+export const OK_MESSAGE_MS = 6000; // a success note in the status line fades after this long
 
-  E.$ = (id) => document.getElementById(id);
-  E.setText = (id, text) => { E.$(id).textContent = text == null ? "" : String(text); };
-  E.show = (id, visible) => { E.$(id).hidden = !visible; };
+export const $ = (id) => document.getElementById(id);
+export const setText = (id, text) => { $(id).textContent = text == null ? "" : String(text); };
+export const show = (id, visible) => { $(id).hidden = !visible; };
 
-  E.firstLine = (text) => String(text || "").trim().split(/\r?\n/, 1)[0];
+export const firstLine = (text) => String(text || "").trim().split(/\r?\n/, 1)[0];
 
-  E.truncate = (text, n) => {
-    text = String(text || "");
-    return text.length > n ? text.slice(0, n - 1) + "…" : text;
-  };
+export const truncate = (text, n) => {
+  text = String(text || "");
+  return text.length > n ? text.slice(0, n - 1) + "…" : text;
+};
 
-  E.clock = (iso) => {
-    const date = new Date(iso);
-    if (isNaN(date)) return "";
-    return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-  };
+export const clock = (iso) => {
+  const date = new Date(iso);
+  if (isNaN(date)) return "";
+  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+};
 
-  E.shortId = (id) => String(id || "").slice(0, 8);
+export const shortId = (id) => String(id || "").slice(0, 8);
 
-  // Money as reasoning/money.py writes it: cents from 1 USD up, else three significant digits; never 1e-5.
-  E.usd = (value) => {
-    const amount = Number(value || 0);
-    if (!isFinite(amount) || amount === 0) return "0.00 USD";
-    const places = Math.abs(amount) >= 1 ? 2 : Math.max(2, 2 - Math.floor(Math.log10(Math.abs(amount))));
-    const [whole, decimals] = amount.toFixed(Math.min(places, 20)).split(".");
-    return `${Number(whole).toLocaleString("en-US")}.${decimals.replace(/0+$/, "").padEnd(2, "0")} USD`;
-  };
+// Money as reasoning/money.py writes it: cents from 1 USD up, else three significant digits; never 1e-5.
+export const usd = (value) => {
+  const amount = Number(value || 0);
+  if (!isFinite(amount) || amount === 0) return "0.00 USD";
+  const places = Math.abs(amount) >= 1 ? 2 : Math.max(2, 2 - Math.floor(Math.log10(Math.abs(amount))));
+  const [whole, decimals] = amount.toFixed(Math.min(places, 20)).split(".");
+  return `${Number(whole).toLocaleString("en-US")}.${decimals.replace(/0+$/, "").padEnd(2, "0")} USD`;
+};
 
-  E.fixed = (value, digits) => (typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "—");
+export const fixed = (value, digits) => (typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "—");
 
-  // A state value as one line of text: strings as they are, anything else as compact JSON.
-  E.plain = (value) => {
-    if (value == null) return "";
-    if (typeof value === "string") return value;
-    if (typeof value === "number" || typeof value === "boolean") return String(value);
-    try { return JSON.stringify(value); } catch (e) { return String(value); }
-  };
+// A state value as one line of text: strings as they are, anything else as compact JSON.
+export const plain = (value) => {
+  if (value == null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  try { return JSON.stringify(value); } catch (e) { return String(value); }
+};
 
-  E.sessionUrl = (id) => `/sessions/${encodeURIComponent(id)}/`;
-
-  window.Explorer = E;
-})();
+export const sessionUrl = (id) => `/sessions/${encodeURIComponent(id)}/`;

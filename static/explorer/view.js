@@ -2,156 +2,157 @@
  * scale, the best-path-only view, and the search's matches. It trims the full hierarchy before the layout,
  * so the drawing (tree.js) never sees hidden nodes.
  */
-(function (E) {
-  "use strict";
+import { $, state } from "./util.js";
+import { model } from "./model.js";
+import { focusNode, isDrawn, scheduleUpdate } from "./tree.js";
+import { renderSearchCount } from "./treetools.js";
 
-  E.FOLD_PRUNED_ABOVE = 500; // above this many nodes, children dropped from the search start folded away
+export const FOLD_PRUNED_ABOVE = 500; // above this many nodes, children dropped from the search start folded away
 
-  const view = {
-    collapsed: new Set(), // ids whose children are all hidden
-    opened: new Set(), // ids whose out-of-search children are shown although the tree is large
-    bestOnly: false,
-    query: "",
-    matches: [], // ids whose thought contains the query, in layout order
-    matchIndex: -1,
-  };
-  E.view = view;
+const view = {
+  collapsed: new Set(), // ids whose children are all hidden
+  opened: new Set(), // ids whose out-of-search children are shown although the tree is large
+  bestOnly: false,
+  query: "",
+  matches: [], // ids whose thought contains the query, in layout order
+  matchIndex: -1,
+};
+export { view };
 
-  // What is drawn of the whole hierarchy (model.js): each node's `children` are the kids it shows, and `hidden`
-  // how many descendants it folds away. Returns the root; the nodes under a folded one are not visited.
-  E.visibleTree = function (hierarchy, best) {
-    const atScale = E.model.nodes.size > E.FOLD_PRUNED_ABOVE;
-    const order = hierarchy.order;
-    for (let i = order.length - 1; i >= 0; i--) {
-      const d = order[i];
-      d.size = 1;
-      if (d.kids) for (const c of d.kids) d.size += c.size;
-    }
-    for (const d of order) {
-      d.hidden = 0;
-      d.hasKids = !!(d.kids && d.kids.length);
-      if (!d.hasKids) { d.children = undefined; continue; }
-      let kept = null; // the kids array itself while every kid is kept
-      for (let i = 0; i < d.kids.length; i++) {
-        const c = d.kids[i];
-        if (keep(d, c, atScale, best)) { if (kept) kept.push(c); } else {
-          if (!kept) kept = d.kids.slice(0, i);
-          d.hidden += c.size;
-        }
-      }
-      d.children = kept ? (kept.length ? kept : undefined) : d.kids;
-    }
-    return hierarchy.root;
-  };
-
-  function keep(parent, child, atScale, best) {
-    if (view.bestOnly) return best.has(child.id);
-    if (view.collapsed.has(parent.id)) return false;
-    if (atScale && child.pruneSource && !parent.pruneSource && !view.opened.has(parent.id)) return false;
-    return true;
+// What is drawn of the whole hierarchy (model.js): each node's `children` are the kids it shows, and `hidden`
+// how many descendants it folds away. Returns the root; the nodes under a folded one are not visited.
+export function visibleTree(hierarchy, best) {
+  const atScale = model.nodes.size > FOLD_PRUNED_ABOVE;
+  const order = hierarchy.order;
+  for (let i = order.length - 1; i >= 0; i--) {
+    const d = order[i];
+    d.size = 1;
+    if (d.kids) for (const c of d.kids) d.size += c.size;
   }
-
-  // Collapse a node that shows children; open one that hides some.
-  E.toggleFold = function (id, d) {
-    if (!d || !d.hasKids) return;
-    if (d.hidden > 0 && !view.bestOnly) {
-      view.collapsed.delete(id);
-      view.opened.add(id);
-    } else {
-      view.collapsed.add(id);
-      view.opened.delete(id);
-    }
-    E.scheduleUpdate();
-  };
-
-  E.expandAll = function () {
-    view.collapsed.clear();
-    for (const id of E.model.nodes.keys()) view.opened.add(id);
-    E.scheduleUpdate();
-  };
-
-  E.collapseToDefault = function () {
-    view.collapsed.clear();
-    view.opened.clear();
-    E.scheduleUpdate();
-  };
-
-  E.setBestOnly = function (on) {
-    view.bestOnly = !!on;
-    E.$("best-button").setAttribute("aria-pressed", String(view.bestOnly));
-    E.userMoved = false; // a different tree: fit it
-    E.scheduleUpdate();
-  };
-
-  // Make a node drawable: open every fold on the way from the root to it, and leave best-path-only if it is off the path.
-  E.unfoldTo = function (id) {
-    const nodes = E.model.nodes;
-    let changed = false;
-    for (let n = nodes.get(id), p = n && n.parent_id && nodes.get(n.parent_id); p; p = p.parent_id && nodes.get(p.parent_id)) {
-      if (view.collapsed.delete(p.id)) changed = true;
-      if (!view.opened.has(p.id)) { view.opened.add(p.id); changed = true; }
-    }
-    if (view.bestOnly && !E.isDrawn(id)) { view.bestOnly = false; E.$("best-button").setAttribute("aria-pressed", "false"); changed = true; }
-    if (changed) E.scheduleUpdate();
-    return changed;
-  };
-
-  // ---- search ---------------------------------------------------------------------------------
-
-  // Every node whose thought contains the query (case-insensitive), in creation order.
-  E.search = function (query) {
-    view.query = String(query || "").trim().toLowerCase();
-    view.matches = [];
-    view.matchIndex = -1;
-    if (view.query) {
-      for (const n of E.model.nodes.values()) {
-        if (String(n.thought || "").toLowerCase().includes(view.query)) view.matches.push(n.id);
+  for (const d of order) {
+    d.hidden = 0;
+    d.hasKids = !!(d.kids && d.kids.length);
+    if (!d.hasKids) { d.children = undefined; continue; }
+    let kept = null; // the kids array itself while every kid is kept
+    for (let i = 0; i < d.kids.length; i++) {
+      const c = d.kids[i];
+      if (keep(d, c, atScale, best)) { if (kept) kept.push(c); } else {
+        if (!kept) kept = d.kids.slice(0, i);
+        d.hidden += c.size;
       }
     }
-    E.scheduleUpdate();
-    return view.matches.length;
-  };
-
-  // A row that arrived or changed while a search is on joins or leaves the matches (and the count says so).
-  E.searchRow = function (row) {
-    if (!view.query) return;
-    const hit = String(row.thought || "").toLowerCase().includes(view.query);
-    const set = matchSet();
-    if (hit === set.has(row.id)) return;
-    if (hit) {
-      view.matches.push(row.id);
-      set.add(row.id);
-    } else {
-      const at = view.matches.indexOf(row.id);
-      view.matches.splice(at, 1);
-      set.delete(row.id);
-      if (view.matchIndex >= at && view.matchIndex > -1) view.matchIndex -= 1;
-    }
-    if (E.renderSearchCount) E.renderSearchCount();
-  };
-
-  // After a snapshot: the same search over the rows it brought.
-  E.searchAgain = function () {
-    if (!view.query) return;
-    E.search(view.query);
-    if (E.renderSearchCount) E.renderSearchCount();
-  };
-
-  E.isMatch = (id) => view.query !== "" && matchSet().has(id);
-
-  let cachedFor = null, cachedSet = new Set();
-  function matchSet() {
-    if (cachedFor !== view.matches) { cachedFor = view.matches; cachedSet = new Set(view.matches); }
-    return cachedSet;
+    d.children = kept ? (kept.length ? kept : undefined) : d.kids;
   }
+  return hierarchy.root;
+};
 
-  // The next match after the current one (wrapping): unfolded, selected and centred (the search box keeps the focus).
-  E.nextMatch = function (step, fromSearchBox) {
-    if (!view.matches.length) return null;
-    const n = view.matches.length;
-    view.matchIndex = (view.matchIndex + (step || 1) + n) % n;
-    const id = view.matches[view.matchIndex];
-    E.focusNode(id, { center: true, keepFocus: !!fromSearchBox });
-    return id;
-  };
-})(window.Explorer);
+function keep(parent, child, atScale, best) {
+  if (view.bestOnly) return best.has(child.id);
+  if (view.collapsed.has(parent.id)) return false;
+  if (atScale && child.pruneSource && !parent.pruneSource && !view.opened.has(parent.id)) return false;
+  return true;
+}
+
+// Collapse a node that shows children; open one that hides some.
+export function toggleFold(id, d) {
+  if (!d || !d.hasKids) return;
+  if (d.hidden > 0 && !view.bestOnly) {
+    view.collapsed.delete(id);
+    view.opened.add(id);
+  } else {
+    view.collapsed.add(id);
+    view.opened.delete(id);
+  }
+  scheduleUpdate();
+};
+
+export function expandAll() {
+  view.collapsed.clear();
+  for (const id of model.nodes.keys()) view.opened.add(id);
+  scheduleUpdate();
+};
+
+export function collapseToDefault() {
+  view.collapsed.clear();
+  view.opened.clear();
+  scheduleUpdate();
+};
+
+export function setBestOnly(on) {
+  view.bestOnly = !!on;
+  $("best-button").setAttribute("aria-pressed", String(view.bestOnly));
+  state.userMoved = false; // a different tree: fit it
+  scheduleUpdate();
+};
+
+// Make a node drawable: open every fold on the way from the root to it, and leave best-path-only if it is off the path.
+export function unfoldTo(id) {
+  const nodes = model.nodes;
+  let changed = false;
+  for (let n = nodes.get(id), p = n && n.parent_id && nodes.get(n.parent_id); p; p = p.parent_id && nodes.get(p.parent_id)) {
+    if (view.collapsed.delete(p.id)) changed = true;
+    if (!view.opened.has(p.id)) { view.opened.add(p.id); changed = true; }
+  }
+  if (view.bestOnly && !isDrawn(id)) { view.bestOnly = false; $("best-button").setAttribute("aria-pressed", "false"); changed = true; }
+  if (changed) scheduleUpdate();
+  return changed;
+};
+
+// ---- search ---------------------------------------------------------------------------------
+
+// Every node whose thought contains the query (case-insensitive), in creation order.
+export function search(query) {
+  view.query = String(query || "").trim().toLowerCase();
+  view.matches = [];
+  view.matchIndex = -1;
+  if (view.query) {
+    for (const n of model.nodes.values()) {
+      if (String(n.thought || "").toLowerCase().includes(view.query)) view.matches.push(n.id);
+    }
+  }
+  scheduleUpdate();
+  return view.matches.length;
+};
+
+// A row that arrived or changed while a search is on joins or leaves the matches (and the count says so).
+export function searchRow(row) {
+  if (!view.query) return;
+  const hit = String(row.thought || "").toLowerCase().includes(view.query);
+  const set = matchSet();
+  if (hit === set.has(row.id)) return;
+  if (hit) {
+    view.matches.push(row.id);
+    set.add(row.id);
+  } else {
+    const at = view.matches.indexOf(row.id);
+    view.matches.splice(at, 1);
+    set.delete(row.id);
+    if (view.matchIndex >= at && view.matchIndex > -1) view.matchIndex -= 1;
+  }
+  renderSearchCount();
+};
+
+// After a snapshot: the same search over the rows it brought.
+export function searchAgain() {
+  if (!view.query) return;
+  search(view.query);
+  renderSearchCount();
+};
+
+export const isMatch = (id) => view.query !== "" && matchSet().has(id);
+
+let cachedFor = null, cachedSet = new Set();
+function matchSet() {
+  if (cachedFor !== view.matches) { cachedFor = view.matches; cachedSet = new Set(view.matches); }
+  return cachedSet;
+}
+
+// The next match after the current one (wrapping): unfolded, selected and centred (the search box keeps the focus).
+export function nextMatch(step, fromSearchBox) {
+  if (!view.matches.length) return null;
+  const n = view.matches.length;
+  view.matchIndex = (view.matchIndex + (step || 1) + n) % n;
+  const id = view.matches[view.matchIndex];
+  focusNode(id, { center: true, keepFocus: !!fromSearchBox });
+  return id;
+};

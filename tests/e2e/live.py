@@ -29,6 +29,22 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 800}
 USERNAME, PASSWORD = "e2e-advisor", "e2e-password"
 
+# The explorer is ES modules with no global; tests and the benchmark reach into it through window.Explorer, made
+# here (an init script) from the modules the page loaded: one object over their exports, read live.
+EXPOSE_EXPLORER_JS = """
+document.addEventListener("DOMContentLoaded", async () => {
+  const main = document.querySelector('script[type="module"][src$="explorer/main.js"]');
+  if (!main) return;
+  const base = main.src.replace(/main\\.js$/, "");
+  const names = ["util", "model", "strategies", "tree", "farview", "view", "minimap", "treetools", "export",
+    "inspector", "session", "progress", "answer", "compare", "steering", "socket"];
+  const modules = await Promise.all(names.map((name) => import(base + name + ".js")));
+  window.Explorer = new Proxy({}, {
+    get: (_, key) => { for (const m of modules) if (key in m) return m[key]; return undefined; },
+  });
+});
+"""
+
 needs_chromium = pytest.mark.skipif(
     not os.path.exists(CHROMIUM) and not os.environ.get("CI"), reason="needs Debian's chromium at /usr/bin/chromium"
 )
@@ -140,6 +156,7 @@ class LiveBrowserTestCase(ChannelsLiveServerTestCase):
     def open_page(self, context):
         page = context.new_page()
         page.set_default_timeout(20_000)
+        page.add_init_script(EXPOSE_EXPLORER_JS)
         page.on("pageerror", lambda error: self.page_errors.append(f"{page.url}: {error}"))
         return page
 
