@@ -7,9 +7,11 @@ so a session finished by its strategy and cancelled by an overseer at the same m
 
 import asyncio
 import logging
+import time
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from . import events, selectors, states
@@ -44,6 +46,8 @@ async def run_session(session_id, gateway=None, owner=None):
 async def _run(session_id, gateway, owner):
     if not await sync_to_async(states.claim)(session_id, owner):
         return None
+    began = time.monotonic()
+    await sync_to_async(turn_started)(session_id)
     control = SessionControl(session_id, owner)
     strategy = None
     try:
@@ -59,7 +63,7 @@ async def _run(session_id, gateway, owner):
         raise
     except Exception as error:
         log.exception("session %s failed", session_id)
-        await sync_to_async(states.transition)(
+        if await sync_to_async(states.transition)(
             session_id,
             Status.FAILED,
             [Status.RUNNING],
@@ -67,13 +71,15 @@ async def _run(session_id, gateway, owner):
             termination_reason="error",
             error=describe(error),
             search_done=True,
-        )
+        ):
+            await sync_to_async(search_ended)(session_id, Status.FAILED)
     else:
         await sync_to_async(finish)(session_id, outcome)
     finally:
         await control.stop()
         if strategy is not None:
             await strategy.ctx.gateway.close()
+        await sync_to_async(turn_ended)(session_id, time.monotonic() - began)
         status = await sync_to_async(states.release)(session_id, owner)
     return REQUEUED if status == Status.QUEUED else None
 
@@ -101,12 +107,48 @@ def build_strategy(session, gateway=None, control=None):
     return strategy_class(ctx)
 
 
+# An answer a later turn writes (a promote, an expand) keeps how the search itself ended; a failed search gets one.
+KEPT_ENDINGS = {Status.SOLVED, Status.CANCELLED, Status.EXHAUSTED}
+
+
+def turn_started(session_id):
+    """A run began: the session's first start is kept, whatever runs follow (a resume, an overseer's command)."""
+    ReasoningSession.objects.filter(pk=session_id, first_started_at=None).update(first_started_at=F("started_at"))
+
+
+def turn_ended(session_id, seconds):
+    """A run ended: its time counts in the session's active time."""
+    ReasoningSession.objects.filter(pk=session_id).update(active_seconds=F("active_seconds") + max(0.0, seconds))
+
+
+def search_ended(session_id, status):
+    """The search ended for the first time, with this status: recorded once, never rewritten by a later turn."""
+    ReasoningSession.objects.filter(pk=session_id, ended_status="").update(ended_status=status, ended_at=timezone.now())
+
+
+def ending_of(outcome, ended):
+    """(status, termination reason or None to keep the stored one) for a turn's outcome.
+
+    A turn after the search ended (`ended`: how it ended) only applied commands: its answer leaves the session as it
+    ended (a promote after cancel stays cancelled, saying who chose the answer) unless it ran out of budget or the
+    search had failed without an answer.
+    """
+    if outcome.exhausted:
+        return Status.EXHAUSTED, outcome.reason
+    if not outcome.final_answer:
+        return Status.FAILED, outcome.reason
+    if ended in KEPT_ENDINGS:
+        return ended, None
+    if outcome.reason == SYNTHESIS_FAILED:  # the best line so far stands as the partial answer of a failed search
+        return Status.FAILED, outcome.reason
+    return Status.SOLVED, outcome.reason
+
+
 def finish(session_id, outcome):
     """The run's end. Solved only when the answer passed its contract: a synthesis that failed leaves the best line
     so far as a partial answer of a failed session (as budget exhaustion leaves one of an exhausted session)."""
-    status = Status.EXHAUSTED if outcome.exhausted else Status.SOLVED
-    if (not outcome.final_answer and not outcome.exhausted) or outcome.reason == SYNTHESIS_FAILED:
-        status = Status.FAILED
+    ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
+    status, reason = ending_of(outcome, ended)
     with transaction.atomic():
         moved = states.transition(
             session_id,
@@ -115,7 +157,7 @@ def finish(session_id, outcome):
             finished_at=timezone.now(),
             final_answer=outcome.final_answer,
             final_node_id=outcome.final_node.id if outcome.final_node else None,
-            termination_reason=outcome.reason,
+            **({"termination_reason": reason} if reason is not None else {}),
             answer_partial=outcome.partial or (status == Status.EXHAUSTED and bool(outcome.final_answer)),
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
@@ -130,8 +172,11 @@ def finish(session_id, outcome):
                 answer_partial=True,
                 search_done=True,
             )
+            search_ended(session_id, Status.CANCELLED)
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
+        if moved:
+            search_ended(session_id, status)
         # A command that arrived after the last step boundary: the session takes another turn for it.
         if moved and OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING).exists():
             states.transition(session_id, Status.QUEUED, [status])

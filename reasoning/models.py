@@ -7,8 +7,10 @@ reach carries its tenant so that every query can be scoped by it.
 import hashlib
 import secrets
 import uuid
+import zoneinfo
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
@@ -17,9 +19,22 @@ def sha256(text):
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def validate_time_zone(name):
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f"'{name}' is not a time zone (try Europe/Zurich or UTC).") from None
+
+
 class Tenant(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200, blank=True)
+    time_zone = models.CharField(
+        max_length=64,
+        default="UTC",
+        validators=[validate_time_zone],
+        help_text="The IANA zone (Europe/Zurich, America/Los_Angeles) the admin shows its members' times in.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
@@ -151,8 +166,14 @@ class ReasoningSession(models.Model):
     final_answer = models.TextField(blank=True)
     final_node = models.ForeignKey("ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(default=timezone.now, help_text="When its latest run began.")
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="When it last came to rest.")
+    # The timeline a resume or an overseer's command never rewrites: the first start, the time spent running
+    # over all its runs, and how and when the search itself ended (a later promote or expand keeps these).
+    first_started_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.FloatField(default=0.0)
+    ended_status = models.CharField(max_length=16, choices=Status.choices, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
     triggered_by = models.CharField(max_length=200, blank=True)
     meta = models.JSONField(default=dict, blank=True)
     seq = models.BigIntegerField(default=0, help_text="The last event sequence number published.")
@@ -192,6 +213,16 @@ class ReasoningSession(models.Model):
     def is_finished(self):
         return self.status in self.FINISHED
 
+    def active_time(self, now=None):
+        """Seconds spent running over all its runs (the one running now included); older rows: start to end."""
+        if self.first_started_at is None:
+            end = self.finished_at or now or timezone.now()
+            return max(0.0, (end - self.started_at).total_seconds())
+        running = self.status == Status.RUNNING and not self.finished_at
+        return self.active_seconds + (
+            max(0.0, ((now or timezone.now()) - self.started_at).total_seconds()) if running else 0
+        )
+
     @property
     def offline(self):
         """It runs on the simulator; which models actually wrote its nodes is `models_used` (selectors)."""
@@ -222,6 +253,10 @@ class ReasoningSession(models.Model):
             "created_at": self.created_at.isoformat(),
             "started_at": self.started_at.isoformat(),
             "finished_at": self.finished_at.isoformat() if self.finished_at else None,
+            "first_started_at": (self.first_started_at or self.started_at).isoformat(),
+            "active_seconds": round(self.active_time(), 3),
+            "ended_status": self.ended_status or None,
+            "ended_at": self.ended_at.isoformat() if self.ended_at else None,
             "triggered_by": self.triggered_by,
             "answer_partial": self.answer_partial,
             "answer_chosen_by": self.answer_chosen_by or None,

@@ -14,7 +14,7 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from . import control, events, selectors, states
-from .engine import run_session, write_partial_answer
+from .engine import run_session, search_ended, write_partial_answer
 from .models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status
 from .runner import get_runner
 from .store import DjangoStore, view
@@ -160,6 +160,7 @@ def cancel_session(tenant, session_id, actor):
     with transaction.atomic():
         if not transition(session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled"):
             raise Conflict(f"a {session.status} session cannot be cancelled")
+        search_ended(session.id, Status.CANCELLED)
         _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
     if session.status == Status.RUNNING:
         control.stop(session.id, Status.CANCELLED)  # its run writes the partial answer as it stops
@@ -304,7 +305,8 @@ def _command(session, node, actor, action, payload=None, before=None, audit=True
         )
         if audit:
             events.publish(session.id, [events.action_event("action.created", row)])
-        if session.is_finished and transition(session.id, Status.QUEUED, [session.status], termination_reason=""):
+        # The reason it ended stays: the turn that applies the command keeps how the search ended (engine.ending_of).
+        if session.is_finished and transition(session.id, Status.QUEUED, [session.status]):
             transaction.on_commit(lambda: submit_to_runner(session.id))
     control.wake(session.id)
     return row
