@@ -29,8 +29,12 @@ EMBED_MAX_NODES = 400  # a larger tree comes over the socket alone (explorer/sna
 
 
 def engine_context(request):
-    """A context processor: what every page's header shows about the engine."""
-    return {"engine_offline": is_offline(settings.REASONING["MODEL_PRIMARY"])}
+    """A context processor: what every page's header shows about the engine, and whether its user only watches."""
+    principal = getattr(request, "principal", None) or access.for_user(getattr(request, "user", None))
+    return {
+        "engine_offline": is_offline(settings.REASONING["MODEL_PRIMARY"]),
+        "view_only": principal is not None and not principal.can_act,
+    }
 
 
 def tenant_required(view):
@@ -134,6 +138,8 @@ def auto_mode(request):
 
 @tenant_required
 def session_new(request):
+    if not request.principal.can_act:  # a viewer watches: starting a session spends the tenant's money
+        return render(request, "explorer/view_only.html", status=403)
     rubrics = list(selectors.rubrics_for(request.tenant))
     form = SessionForm(request.POST if request.method == "POST" else None, rubrics=rubrics)
     if request.method == "POST" and form.is_valid():

@@ -5,7 +5,7 @@ Rubrics and keys are edited here; sessions are read-only records with their node
 
 from django import forms
 from django.contrib import admin
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, password_validation
 from django.db import models
 from django.db.models import Q
 from django.template.response import TemplateResponse
@@ -19,6 +19,7 @@ from .models import (
     OverseerAction,
     ReasoningNode,
     ReasoningSession,
+    Role,
     Rubric,
     RubricCriterion,
     Tenant,
@@ -229,12 +230,72 @@ class TenantAdmin(TenantScopedAdmin, admin.ModelAdmin):
     search_fields = ["slug", "name"]
 
 
+class NewMemberForm(forms.ModelForm):
+    """Add a person: a new login and their role in the tenant (a tenant admin's own tenant)."""
+
+    username = forms.CharField(max_length=150, help_text="The login name they sign in with.")
+    password1 = forms.CharField(label="Password", strip=False, widget=forms.PasswordInput)
+    password2 = forms.CharField(label="Password (again)", strip=False, widget=forms.PasswordInput)
+
+    class Meta:
+        model = Membership
+        fields = ["role", "tenant"]
+        help_texts = {"role": "Viewer: watches sessions only. Advisor: runs and steers them. Admin: also the admin."}
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        if get_user_model().objects.filter(username__iexact=username).exists():
+            raise forms.ValidationError("This login name is taken.")
+        return username
+
+    def clean(self):
+        data = super().clean()
+        if data.get("password1") != data.get("password2"):
+            self.add_error("password2", "The two passwords differ.")
+        elif data.get("password1"):
+            try:
+                password_validation.validate_password(data["password1"])
+            except forms.ValidationError as error:
+                self.add_error("password1", error)
+        return data
+
+    def save(self, commit=True):
+        user = get_user_model().objects.create_user(
+            username=self.cleaned_data["username"], password=self.cleaned_data["password1"]
+        )
+        self.instance.user = user
+        return super().save(commit)
+
+
 @admin.register(Membership)
 class MembershipAdmin(TenantScopedAdmin, admin.ModelAdmin):
-    tenant_admin_may = ("view", "change", "delete")  # roles of its members; users are made by a superuser
+    # A tenant admin adds people with their role and changes roles; a login's other details are a superuser's.
+    tenant_admin_may = ("view", "add", "change", "delete")
     tenant_admin_readonly_fields = ["user"]
     list_display = ["user", "tenant", "role"]
     list_filter = [("tenant", admin.RelatedOnlyFieldListFilter), "role"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = NewMemberForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            fields = ["username", "password1", "password2", "role", "tenant"]
+            return [f for f in fields if f != "tenant" or tenant_admin(request) is None]
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        return [] if obj is None else super().get_readonly_fields(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        # An admin member opens the admin (staff, never a superuser); a role taken away closes it again.
+        user = obj.user
+        if not user.is_superuser and user.is_staff != (obj.role == Role.ADMIN):
+            user.is_staff = obj.role == Role.ADMIN
+            user.save(update_fields=["is_staff"])
 
 
 @admin.register(ApiKey)

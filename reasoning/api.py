@@ -128,13 +128,15 @@ class DictPages(LimitOffsetPagination):
 
 @api.post(
     "/sessions",
-    response={201: SessionOut, 429: ErrorOut, **WRITE},
+    response={201: SessionOut, 403: ErrorOut, 429: ErrorOut, **WRITE},
     throttle=CallerRate("CREATE_RATE"),
     tags=["sessions"],
 )
 def create_session(request, data: SessionIn):
-    """At most REASONING_CREATE_RATE per API key or user; beyond it, a 429 with Retry-After (seconds)."""
-    session = services.create_session(request.tenant, data, triggered_by=request.actor)
+    """At most REASONING_CREATE_RATE per API key or user; beyond it, a 429 with Retry-After (seconds). A viewer
+    may not start sessions (403)."""
+    tenant, actor = overseer(request)
+    session = services.create_session(tenant, data, triggered_by=actor)
     return Reply(201, session.to_dict())
 
 

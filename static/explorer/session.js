@@ -80,6 +80,7 @@ export function renderLineage(s) {
 
 export function renderSessionActions(s) {
   show("session-actions", state.canAct);
+  show("view-only-note", !state.canAct);
   show("pause-button", s.status === "running" || s.status === "queued");
   show("resume-button", s.status === "paused" || s.status === "interrupted");
   show("cancel-button", !isFinished());

@@ -3,10 +3,11 @@
 import asyncio
 import json
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from reasoning import selectors, services
+from reasoning import access, selectors, services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
 from reasoning.models import Mode, ReasoningNode, ReasoningSession, Status, Tenant
@@ -37,6 +38,9 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="auto", choices=Mode.values)
         parser.add_argument("--kind", default=None, help="problem kind (a rubric); default general")
         parser.add_argument("--tenant", default="demo", help="the tenant the session belongs to (created if new)")
+        parser.add_argument(
+            "--user", default=None, help="run as this member: in their tenant, refused if their role is viewer"
+        )
         parser.add_argument("--budget", type=float, default=None, help="budget in USD")
         parser.add_argument("--model", default=None, help="primary model (any litellm model name)")
         parser.add_argument("--fallback", default=None, help="fallback model")
@@ -44,7 +48,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         load_rubrics()
-        tenant, _ = Tenant.objects.get_or_create(slug=o["tenant"], defaults={"name": o["tenant"]})
+        tenant, triggered_by = self.caller(o)
         try:
             data = SessionIn(
                 problem_text=o["problem"],
@@ -55,7 +59,7 @@ class Command(BaseCommand):
                 model_fallback=o["fallback"],
                 params=json.loads(o["params"]),
             )
-            session = services.create_session(tenant, data, triggered_by="cli", submit=False)
+            session = services.create_session(tenant, data, triggered_by=triggered_by, submit=False)
         except ValueError as error:  # pydantic's ValidationError and a malformed --params alike
             raise CommandError(str(error)) from None
         except services.InvalidInput as error:
@@ -78,6 +82,19 @@ class Command(BaseCommand):
         if code:
             reason = f" ({session.termination_reason})" if session.termination_reason else ""
             raise CommandError(f"session {session.id} ended {session.status}{reason}", returncode=code)
+
+    def caller(self, o):
+        """(tenant, who the session records as its starter): a named member's, else the --tenant's as the operator."""
+        if o["user"] is None:
+            tenant, _ = Tenant.objects.get_or_create(slug=o["tenant"], defaults={"name": o["tenant"]})
+            return tenant, "cli"
+        user = get_user_model().objects.filter(username=o["user"]).first()
+        principal = access.for_user(user)
+        if principal is None:
+            raise CommandError(f"'{o['user']}' is not an active member of any tenant")
+        if not principal.can_act:
+            raise CommandError(f"'{o['user']}' is a viewer: a viewer may watch sessions but not start them")
+        return principal.tenant, f"cli:{principal.actor}"
 
     async def run_with_progress(self, session):
         task = asyncio.create_task(run_session(session.id))
