@@ -387,23 +387,39 @@ class ReasoningSessionAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
 
 @admin.register(LLMCall)
 class LLMCallAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
+    # Newest first, in columns that fit a laptop's width: the session by its short id, tokens in one column.
     list_display = [
         "created_at",
-        "session",
+        "session_ref",
         "purpose",
         "attempt",
-        "model_requested",
         "model_used",
         "outcome",
-        "tokens_in",
-        "tokens_out",
+        "tokens",
         "cost",
-        "latency_ms",
+        "latency",
     ]
+    list_select_related = ["session"]
+    ordering = ["-created_at", "-id"]
     list_filter = ["outcome", "purpose", "model_used"]
     search_fields = ["purpose", "model_used", "model_requested", "error", "session__id", "reply"]
     exclude = ["cost_usd", "reserved_usd"]  # shown formatted
     readonly_fields = ["cost", "reserved"]
+
+    class Media:
+        css = {"all": ["admin/reasoning/ledger.css"]}
+
+    @admin.display(description="session", ordering="session")
+    def session_ref(self, obj):
+        return str(obj.session_id)[:8] if obj.session_id else "—"
+
+    @admin.display(description="tokens in → out")
+    def tokens(self, obj):
+        return f"{obj.tokens_in:,} → {obj.tokens_out:,}"
+
+    @admin.display(description="latency", ordering="latency_ms")
+    def latency(self, obj):
+        return f"{obj.latency_ms:,} ms"
 
 
 @admin.register(OverseerAction)

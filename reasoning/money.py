@@ -1,17 +1,16 @@
-"""The one way money is written for people: "0.001 USD", "0.0265 USD", "12.50 USD"."""
+"""The one way money is written for people, in the pages, the admin, the API's words and the terminal:
+four decimal places, "0.0062 USD", "0.2000 USD", "1,234.5000 USD"; an amount too small for them "< 0.0001 USD"."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
+PLACES = 4
+SMALLEST = Decimal(1).scaleb(-PLACES)
+
 
 def usd(value):
-    """An amount in USD with the precision it needs: cents from 1 USD up, else three significant digits.
-
-    Never scientific notation; 0 (or None) is "0.00 USD".
-    """
+    """An amount in USD with four decimals, never scientific notation; 0 (or None) is "0.0000 USD"."""
     amount = Decimal(repr(float(value or 0)))
-    if amount == 0:
-        return "0.00 USD"
-    places = 2 if abs(amount) >= 1 else max(2, 2 - amount.adjusted())  # 0.0265 has 4 places: 3 significant
-    text = f"{amount.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP):,f}"
-    whole, decimals = text.split(".")
-    return f"{whole}.{decimals.rstrip('0').ljust(2, '0')} USD"
+    rounded = amount.quantize(SMALLEST, ROUND_HALF_UP)
+    if rounded == 0 and amount != 0:
+        return f"{'-' if amount < 0 else ''}< {SMALLEST:f} USD"  # spent, but less than the last place shows
+    return f"{abs(rounded) if rounded == 0 else rounded:,f} USD"

@@ -62,13 +62,14 @@ export const clock = (iso) => {
 
 export const shortId = (id) => String(id || "").slice(0, 8);
 
-// Money as reasoning/money.py writes it: cents from 1 USD up, else three significant digits; never 1e-5.
+// Money as reasoning/money.py writes it, one way everywhere: four decimals ("0.0062 USD"), "< 0.0001 USD" below them.
 export const usd = (value) => {
   const amount = Number(value || 0);
-  if (!isFinite(amount) || amount === 0) return "0.00 USD";
-  const places = Math.abs(amount) >= 1 ? 2 : Math.max(2, 2 - Math.floor(Math.log10(Math.abs(amount))));
-  const [whole, decimals] = amount.toFixed(Math.min(places, 20)).split(".");
-  return `${Number(whole).toLocaleString("en-US")}.${decimals.replace(/0+$/, "").padEnd(2, "0")} USD`;
+  if (!isFinite(amount)) return "0.0000 USD";
+  const rounded = Math.round(Math.abs(amount) * 1e4) / 1e4;
+  if (rounded === 0 && amount !== 0) return `${amount < 0 ? "-" : ""}< 0.0001 USD`;
+  const text = rounded.toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
+  return `${amount < 0 && rounded !== 0 ? "-" : ""}${text} USD`;
 };
 
 export const fixed = (value, digits) => (typeof value === "number" && isFinite(value) ? value.toFixed(digits) : "—");

@@ -262,9 +262,39 @@ def test_money_is_shown_with_its_currency_and_a_sensible_precision(admin_client,
     sessions = admin_client.get("/admin/reasoning/reasoningsession/").content.decode()
     assert "0.0265 USD" in sessions and "0.026518999999999997" not in sessions
     calls = admin_client.get("/admin/reasoning/llmcall/").content.decode()
-    assert "0.000123 USD" in calls and "0.000123456789" not in calls
+    assert "0.0001 USD" in calls and "0.000123456789" not in calls
     change = admin_client.get(f"/admin/reasoning/reasoningsession/{session.pk}/change/").content.decode()
-    assert "0.0265 USD" in change and "0.50 USD" in change
+    assert "0.0265 USD" in change and "0.5000 USD" in change
+
+
+def test_the_ledger_lists_newest_first_in_columns_that_fit(admin_client, alice):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="A long problem " * 20, model_primary="offline/sim"
+    )
+    now = timezone.now()
+    for i, purpose in enumerate(["tot.propose", "tot.evaluate", "tot.synthesize"]):
+        LLMCall.objects.create(
+            tenant=alice.tenant,
+            session=session,
+            purpose=purpose,
+            model_requested="offline/sim",
+            model_used="offline/sim",
+            tokens_in=1200 + i,
+            tokens_out=300,
+            cost_usd=0.00622,
+            outcome="ok",
+            created_at=now + timedelta(seconds=i),
+        )
+    page = admin_client.get("/admin/reasoning/llmcall/").content.decode()
+    assert page.index("tot.synthesize") < page.index("tot.evaluate") < page.index("tot.propose")  # newest first
+    assert "A long problem" not in page  # the session by its short id, not its problem's text
+    assert str(session.id)[:8] in page
+    assert "1,202 → 300" in page and "0.0062 USD" in page
+    assert "admin/reasoning/ledger.css" in page  # the columns keep to one line each
 
 
 def test_sessions_and_the_ledger_are_searchable(admin_client, alice):
