@@ -102,6 +102,7 @@ MIDDLEWARE = [
     "reasoning.middleware.ApiBodyGuard",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "explorer.middleware.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -181,6 +182,7 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+FORMAT_MODULE_PATH = "config.formats"  # every date-time written with its zone's name
 
 STATIC_URL = "/static/"
 STATIC_ROOT = DATA_DIR / "static"

@@ -5,8 +5,6 @@ The session page says the same things in session.js (it updates live); these ser
 
 import re
 
-from django.utils import timezone
-
 from reasoning.money import usd  # noqa: F401  (the pages write money one way)
 
 # termination_reason -> the sentence after the status (the engine's and services' reasons).
@@ -67,12 +65,6 @@ def status_sentence(session, cancelled_by=""):
     if session.status in ("running", "queued", "interrupted"):
         return BY_STATUS[session.status]
     return REASONS.get(session.termination_reason) or BY_STATUS.get(session.status, session.status)
-
-
-def duration(session, now=None):
-    """Seconds from start to finish (or to now while it runs)."""
-    end = session.finished_at or (now or timezone.now())
-    return max(0.0, (end - session.started_at).total_seconds())
 
 
 def duration_text(seconds):

@@ -91,7 +91,7 @@ def list_row(session, now):
     """What a row of the list shows beyond the session's own fields."""
     return {
         "budget_pct": _budget_pct(session),
-        "duration": presenters.duration_text(presenters.duration(session, now)),
+        "duration": presenters.duration_text(session.active_time(now)),
         "preview": " ".join((session.final_answer or "").split())[:160],
         "partial": session.answer_partial,
         "is_live": session.status in (Status.RUNNING, Status.QUEUED),
@@ -231,7 +231,7 @@ def session_report(request, session_id):
             "path": presenters.answer_path(session),
             "spent": presenters.usd(session.budget_used_usd),
             "budget": presenters.usd(session.budget_usd),
-            "duration": presenters.duration_text(presenters.duration(session)),
+            "active": presenters.duration_text(session.active_time()),
             "node_count": session.nodes.count(),
             "models_used": selectors.models_used(session),
             "printed_at": timezone.now(),

@@ -2,7 +2,7 @@
  * or iterations for LATS), nodes, calls in flight, elapsed time (ticking while it runs) and the spend rate.
  * Refreshed on each session event and twice a second, so the clock ticks and node counts follow the tree.
  */
-import { $, setText, show, usd } from "./util.js";
+import { $, clock, setText, show, usd } from "./util.js";
 import { model } from "./model.js";
 
 const TICK_MS = 500; // the clock, and node counts within half a second of the tree
@@ -60,8 +60,9 @@ export function renderProgress() {
   show("progress-inflight", live);
   // Approximated: a node created but not yet scored is waiting on a model call.
   setText("progress-inflight", `${stats.unscored} awaiting a score`);
-  const seconds = elapsedSeconds(s);
-  setText("progress-elapsed", seconds == null ? "" : (s.finished_at ? "took " : "") + duration(seconds));
+  const seconds = activeSeconds(s);
+  setText("progress-elapsed", seconds == null ? "" : `active ${duration(seconds)}`);
+  setText("progress-timeline", timeline(s));
   const used = Number(s.budget_used_usd || 0);
   const perMinute = seconds >= 2 ? used / (seconds / 60) : null;
   show("progress-rate", live && perMinute != null);
@@ -82,11 +83,20 @@ function treeStats(s) {
   return { nodes, unscored, reach };
 }
 
-function elapsedSeconds(s) {
+// The time spent running over all its runs (a pause, or the wait before a promote, does not count).
+function activeSeconds(s) {
   const start = Date.parse(s.started_at);
   if (isNaN(start)) return null;
-  const end = s.finished_at ? Date.parse(s.finished_at) : Date.now();
-  return Math.max(0, (end - start) / 1000);
+  const stored = Number(s.active_seconds || 0);
+  const running = s.status === "running" && !s.finished_at;
+  return stored + (running ? Math.max(0, (Date.now() - start) / 1000) : 0);
+}
+
+// "started 14:02:11 CET · ended 14:02:46 CET": the first start, and when the search itself ended.
+function timeline(s) {
+  const parts = [`started ${clock(s.first_started_at || s.started_at)}`];
+  if (s.ended_at) parts.push(`ended ${clock(s.ended_at)}`);
+  return parts.join(" · ");
 }
 
 export function duration(seconds) {

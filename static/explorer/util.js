@@ -54,11 +54,8 @@ export const truncate = (text, n) => {
   return text.length > n ? text.slice(0, n - 1) + "…" : text;
 };
 
-export const clock = (iso) => {
-  const date = new Date(iso);
-  if (isNaN(date)) return "";
-  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-};
+// A time of day in the browser's zone, labelled: "14:02:11 CET".
+export { localClock as clock } from "./localtime.js";
 
 export const shortId = (id) => String(id || "").slice(0, 8);
 

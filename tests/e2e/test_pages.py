@@ -64,7 +64,8 @@ class PagesTest(LiveBrowserTestCase):
         expect(page.locator("#conn-status")).to_have_text("finished")
         expect(page.locator('[data-testid="status-reason"]')).to_have_text("Solved")
         expect(page.locator("#progress-nodes")).to_contain_text("nodes")
-        expect(page.locator("#progress-elapsed")).to_contain_text("took ")
+        expect(page.locator("#progress-elapsed")).to_contain_text("active ")
+        expect(page.locator('[data-testid="progress-timeline"]')).to_contain_text("ended ")
         return ReasoningSession.objects.get(problem_text=PROBLEM)
 
     def recommendation(self, page, session):

@@ -461,3 +461,43 @@ def test_a_fork_is_shown_beside_its_parent_with_the_shared_steps_marked(client_o
         == 404
     )
     assert client_of(bob).get(url).status_code == 404
+
+
+def test_the_report_marks_edited_and_stale_steps_and_keeps_the_timeline(client_of, alice):
+    from django.utils import timezone
+
+    start = timezone.now() - timezone.timedelta(minutes=5)
+    session = make_session(
+        alice,
+        status="cancelled",
+        termination_reason="cancelled",
+        final_answer="Sell in three tranches.",
+        answer_chosen_by="user:alice",
+        first_started_at=start,
+        started_at=start + timezone.timedelta(minutes=4),  # a later run (the promote's) began here
+        active_seconds=35.0,
+        ended_status="cancelled",
+        ended_at=start + timezone.timedelta(seconds=40),
+        finished_at=start + timezone.timedelta(minutes=4),
+    )
+    root = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought=session.problem_text)
+    edited = ReasoningNode.objects.create(
+        tenant=alice.tenant,
+        session=session,
+        parent=root,
+        depth=1,
+        thought="Sell a third each year.",
+        original_thought="Sell it all now.",
+        edited_at=timezone.now(),
+        stale=True,
+    )
+    stale = ReasoningNode.objects.create(
+        tenant=alice.tenant, session=session, parent=edited, depth=2, thought="Then gift the rest.", stale=True
+    )
+    session.root_node, session.final_node = root, stale
+    session.save()
+    html = client_of(alice).get(report_url(session)).content.decode()
+    assert html.count('data-testid="report-edited"') == 1 and "Sell it all now." in html
+    assert html.count('data-testid="report-stale"') == 2
+    assert "35 s of running" in html  # active time, not the 4 minutes from the first start to the promote
+    assert 'data-testid="report-ended"' in html and "cancelled" in html
