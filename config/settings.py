@@ -102,7 +102,7 @@ MIDDLEWARE = [
     "reasoning.middleware.ApiBodyGuard",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "explorer.middleware.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
+    "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

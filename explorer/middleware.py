@@ -1,33 +1,22 @@
-"""Times in the member's tenant's zone (issue 16, item 9): the admin and the server-rendered pages show them there,
-each labelled with its zone; the explorer's scripts then show them in the browser's own zone."""
+"""Who may open the live socket: browsers from our own origin, and integrations on their API key."""
 
-import zoneinfo
-
-from django.utils import timezone
-
-from reasoning import selectors
+from channels.security.websocket import AllowedHostsOriginValidator
 
 
-class TenantTimeZoneMiddleware:
-    def __init__(self, get_response):
-        self.get_response = get_response
+class TokenOrOriginValidator:
+    """A browser's socket (it always sends Origin and its cookies) must come from an allowed host.
 
-    def __call__(self, request):
-        zone = tenant_zone(getattr(request, "user", None))
-        if zone is not None:
-            timezone.activate(zone)
-        try:
-            return self.get_response(request)
-        finally:
-            timezone.deactivate()
+    A client with no Origin header is not a browser page: it is let through without cookies, so only
+    its `?token=` key can authenticate it (the consumer refuses it without one).
+    """
 
+    def __init__(self, application):
+        self.application = application
+        self.browser = AllowedHostsOriginValidator(application)
 
-def tenant_zone(user):
-    """The zone of the user's tenant, or None (UTC) for anonymous users and users of no tenant."""
-    membership = selectors.membership_for(user) if user is not None and user.is_authenticated else None
-    if membership is None:
-        return None
-    try:
-        return zoneinfo.ZoneInfo(membership.tenant.time_zone or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return None
+    async def __call__(self, scope, receive, send):
+        headers = scope.get("headers", [])
+        if any(name == b"origin" for name, _ in headers):
+            return await self.browser(scope, receive, send)
+        scope = {**scope, "headers": [(name, value) for name, value in headers if name != b"cookie"]}
+        return await self.application(scope, receive, send)
