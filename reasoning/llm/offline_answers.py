@@ -146,6 +146,39 @@ COUNTRIES = (
     "UAE",
     "Dubai",
 )
+# Regions outside Switzerland a problem may name, by jurisdiction; a demonym stands for its place.
+REGIONS = {
+    "us": "California New York Texas Florida Washington Massachusetts Illinois Nevada Oregon Colorado Arizona "
+    "Georgia Virginia Connecticut".split() + ["New Jersey", "San Francisco", "Los Angeles", "Seattle", "Boston"],
+    "de": "Munich München Berlin Hamburg Frankfurt Cologne Köln Stuttgart Düsseldorf Bavaria".split(),
+    "uk": "London Manchester Edinburgh Scotland England Wales".split(),
+}
+DEMONYMS = {
+    "Californian": "California",
+    "Texan": "Texas",
+    "New Yorker": "New York",
+    "American": "United States",
+    "German": "Germany",
+    "Bavarian": "Bavaria",
+    "British": "United Kingdom",
+    "Swiss": "Switzerland",
+}
+JURISDICTION_OF_COUNTRY = {
+    "Switzerland": "ch",
+    "Liechtenstein": "ch",
+    "Germany": "de",
+    "United Kingdom": "uk",
+    "UK": "uk",
+    "United States": "us",
+    "USA": "us",
+    "US": "us",
+}
+CURRENCY_OF = {"ch": "CHF", "us": "USD", "de": "EUR", "uk": "GBP"}
+AUTHORITY = {"ch": "the cantonal tax authority", "us": "the IRS and the state", "de": "the German tax office",
+             "uk": "HMRC"}
+BUSINESS = re.compile(r"\b(?:AG|SA|GmbH|Inc|Ltd|plc|company|firm|business|founder|entrepreneur|shares of)\b", re.I)
+WIDOW = re.compile(r"\bwidow(?:er)?\b|\blate husband\b|\blate wife\b", re.I)
+COUPLE = re.compile(r"\b(?:couple|married|spouse|husband|wife|partners?)\b", re.I)
 NAME = r"[A-ZÀ-ÖØ-Þ][\w&'’-]*"
 COMPANY = re.compile(rf"\b({NAME}(?:\s{NAME}){{0,3}}\s(?:AG|SA|Inc\.?|Ltd|GmbH|plc|Holding|Group))\b")
 HELD_AS = re.compile(rf"\b({NAME}(?:\s{NAME}){{0,2}})\s+(?:shares|stock|stocks|stake|position|holding|bonds|notes)\b")
@@ -205,12 +238,37 @@ def first_asset(text):
     return tickers[0] if tickers else ""
 
 
+def _hits(text, names):
+    return [(m.start(), name) for name in names for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+
+
 def first_place(text):
-    for names in (PLACES, COUNTRIES):
-        hits = [(m.start(), name) for name in names for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
+    """The first place the problem names: a canton or town, a region elsewhere, a demonym's place, or a country."""
+    regions = [name for names in REGIONS.values() for name in names]
+    for names in (PLACES, regions):
+        hits = _hits(text, names)
         if hits:
             return min(hits)[1]
-    return ""
+    demonyms = _hits(text, DEMONYMS)
+    if demonyms:
+        return DEMONYMS[min(demonyms)[1]]
+    hits = _hits(text, COUNTRIES)
+    return min(hits)[1] if hits else ""
+
+
+def jurisdictions(text):
+    """Every jurisdiction the problem names (ch, us, de, uk), the first named first; else the one its money implies."""
+    found = [(at, "ch") for at, _ in _hits(text, PLACES + ["Swiss", "canton", "pillar 3a"])]
+    for code, names in REGIONS.items():
+        found += [(at, code) for at, _ in _hits(text, names)]
+    found += [(at, JURISDICTION_OF_COUNTRY.get(DEMONYMS[name], "")) for at, name in _hits(text, DEMONYMS)]
+    found += [(at, JURISDICTION_OF_COUNTRY.get(name, "")) for at, name in _hits(text, COUNTRIES)]
+    ordered = list(dict.fromkeys(code for _, code in sorted(found) if code))
+    if ordered:
+        return ordered
+    codes = {code for _, _, code in money_spans(text)}
+    by_money = [j for j, code in CURRENCY_OF.items() if code in codes]
+    return by_money[:1] or ["ch"]
 
 
 TO_DEPLOY = re.compile(
@@ -247,22 +305,56 @@ def target_percent(problem):
     return None
 
 
+POSITION = re.compile(
+    r"(\d+(?:\.\d+)?)\s?%\s+(?:(?:\w|-)+\s+){0,3}?(?:position|stake|holding|allocation|of (?:it|the portfolio) in)\b",
+    re.IGNORECASE,
+)
+
+
+def in_scope(problem):
+    """(written, value, code, derivation) of the amount the decision is about: an amount after an invest/add/transfer
+    verb; else a position given as a share of the whole (5% of CHF 12m: CHF 600k); else the largest amount."""
+    amounts = money_spans(problem)
+    for written, value, code in amounts:
+        if TO_DEPLOY.search(problem[: problem.find(written)]):
+            return written, value, code, ""
+    if not amounts:
+        return None
+    written, value, code = max(amounts, key=lambda a: a[1])
+    share = POSITION.search(problem)
+    if share and 0 < float(share[1]) < 100:
+        part = value * float(share[1]) / 100
+        return money(part, code), part, code, f"{_trim(float(share[1]))}% of {money(value, code)} = {money(part, code)}"
+    return written, value, code, ""
+
+
 def facts(problem, kind):
     """Placeholder values for the step templates, from the problem text, with readable fallbacks."""
-    written, value, code = main_amount(problem) or (DEFAULT_AMOUNT[kind], 0.0, "CHF")
+    found = in_scope(problem)
+    written, value, code, derivation = found or (DEFAULT_AMOUNT[kind], 0.0, "CHF", "")
+    places = jurisdictions(problem)
     amounts = money_spans(problem)
-    home = max(amounts, key=lambda a: a[1])[2] if amounts else "CHF"  # the currency most of the wealth is in
+    home = max(amounts, key=lambda a: a[1])[2] if amounts else CURRENCY_OF.get(places[0], "CHF")
     ages = [int(next(g for g in m.groups() if g)) for m in AGE.finditer(problem)]
     age = next((a for a in ages if 18 <= a <= 99), None)
     years = [int(m[1]) for m in HORIZON.finditer(problem) if int(m[1]) != age]
     target_year = YEAR.search(problem)
     band_base = target_percent(problem)
+    widow = bool(WIDOW.search(problem))
+    tags = {places[0]}
+    tags |= {"cross-border"} if len(places) > 1 else set()
+    tags |= {"business"} if BUSINESS.search(problem) else set()
+    tags |= {"widow"} if widow else ({"couple"} if COUPLE.search(problem) else set())
+    tags |= {"de"} if "de" in places else set()  # German tax reaches an estate when one side lives there
     f = Facts(
         amount=" ".join(written.split()),
+        amount_value=value,
+        derivation=derivation,
         cur=home,
         asset=first_asset(problem) or DEFAULT_ASSET[kind],
-        place=first_place(problem) or "the client's canton",
-        client=f"the {age}-year-old client" if age else "the client",
+        place=first_place(problem) or ("the client's canton" if places[0] == "ch" else "the client's jurisdiction"),
+        authority=AUTHORITY.get(places[0], "the tax authority"),
+        client=(f"the {age}-year-old client" if age else "the client") if not widow else "the widow",
         horizon=f"{years[0]} years"
         if years
         else (f"the period to {target_year[1]}" if target_year else "the planning horizon"),
@@ -272,6 +364,7 @@ def facts(problem, kind):
             else "target ±5 points"
         ),
         pillar_ages=_pillar_ages(age),
+        tags=tags,
     )
     shares = {"third": 3, "tenth": 10, "twentieth": 20}
     for name, parts in shares.items():
@@ -280,8 +373,36 @@ def facts(problem, kind):
             if value
             else {"third": "a third of the assets", "tenth": "10% of the assets", "twentieth": "5% of the assets"}[name]
         )
-    f["cap_range"] = f"5-10% of wealth ({f['twentieth']} to {f['tenth']})" if value else "5-10% of wealth"
+    wealth = max(amounts, key=lambda a: a[1]) if amounts else None  # "of wealth" is of the whole, not of the position
+    f["cap_range"] = (
+        f"5-10% of wealth ({money(wealth[1] * 0.05, wealth[2])} to {money(wealth[1] * 0.1, wealth[2])})"
+        if wealth
+        else "5-10% of wealth"
+    )
     return f
+
+
+TAGS = re.compile(r"^\[([^\]]*)\]\s*")
+
+
+def fits(template, f):
+    """A template fits the facts when the problem has each of its tags and none of its "!" tags."""
+    match = TAGS.match(template)
+    if not match:
+        return True
+    have = f.get("tags") or set()
+    wanted = [tag.strip() for tag in match[1].split(",") if tag.strip()]
+    return all((tag[1:] not in have) if tag.startswith("!") else (tag in have) for tag in wanted)
+
+
+def fill(template, f):
+    """The template's text with its tags removed and the facts filled in."""
+    return TAGS.sub("", template).format_map(f)
+
+
+def fitting(group, f):
+    """The templates of a stage that fit the problem, in bank order."""
+    return [template for template in group if fits(template, f)]
 
 
 def _pillar_ages(age):
@@ -305,18 +426,20 @@ def stage_index(step, depth):
 
 
 def title_of(thought):
+    thought = TAGS.sub("", thought)
     head, colon, _ = thought.partition(":")
     return head.strip() if colon and len(head.split()) <= 6 else " ".join(thought.split()[:5])
 
 
-def candidates(kind, stage, steps, rng):
-    """Templates for this step, this kind's own stage first, then the general bank, then nearby stages."""
+def candidates(kind, stage, steps, rng, f=None):
+    """Templates for this step that fit the problem, this kind's own stage first, then the general bank, then nearby
+    stages."""
     taken = " ".join(steps).lower()
     order = []
     for distance in range(4):
         for bank in dict.fromkeys((kind, "general")):
             for s in sorted({stage - distance, stage + distance} & set(range(4))):
-                group = list(BANKS[bank][s])
+                group = fitting(BANKS[bank][s], f) if f is not None else list(BANKS[bank][s])
                 rng.shuffle(group)
                 order += group
     unique = {}
@@ -333,11 +456,11 @@ def tot_propose(p, rng):
     previous = f" Builds on step {len(p.steps)} ({title_of(p.steps[-1])})." if p.steps else ""
     thoughts = []
     proposed = parse_steps(p.sections.get("ALREADY PROPOSED", ""))  # an expand by hand asks for new siblings
-    for template in candidates(p.kind, stage, p.steps + proposed, rng)[: p.k]:
+    for template in candidates(p.kind, stage, p.steps + proposed, rng, f)[: p.k]:
         title = title_of(template)
         thoughts.append(
             {
-                "thought": template.format_map(f) + previous,
+                "thought": fill(template, f) + previous,
                 "state": {
                     "summary": f"after step {p.step}: {title.lower()} for {f['amount']}",
                     "approach": title,
@@ -424,47 +547,91 @@ def _reason(score, met, missed, has_numbers, repeated):
 
 
 def _short(step, limit=32):
-    """One action line: the step without its back-reference, cut at a clause boundary when long."""
+    """One action line: the step without its back-reference, cut at a clause boundary when long, never mid-phrase (no
+    open bracket or quotation left behind)."""
     words = BUILDS_ON.sub("", step).split()
     if len(words) <= limit:
         return " ".join(words)
     head = " ".join(words[:limit])
-    cut = max(head.rfind(";"), head.rfind(","))
-    return (head[:cut] if cut > len(head) // 2 else head).rstrip(",;") + "."
+    cut = max(head.rfind("; "), head.rfind(", "), head.rfind(". "))  # "EUR 400,000" is one figure, not two clauses
+    return _closed(head[:cut] if cut > len(head) // 2 else head).rstrip(",;:. ") + "."
+
+
+def _closed(text):
+    """The text up to any bracket or quotation it opens and does not close."""
+    opened = [i for i, ch in enumerate(text) if ch in "(“"]
+    for at in reversed(opened):
+        closer = ")" if text[at] == "(" else "”"
+        if closer not in text[at:]:
+            text = text[:at]
+    if text.count('"') % 2:
+        text = text[: text.rfind('"')]
+    return text.rstrip()
 
 
 PERCENT_RANGE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?%")
 
 
-def key_numbers(problem, steps):
-    found = [w for w, _, _ in money_spans(problem)] + [f"{m[1]}%" for m in PERCENT.finditer(problem)]
-    for step in steps:
-        found += [w for w, _, _ in money_spans(step)] + PERCENT_RANGE.findall(step)
-    return list(dict.fromkeys(" ".join(n.split()) for n in found))[:6]
+def key_numbers(problem, steps=()):
+    """The problem's own figures and what follows from them, each with its arithmetic shown ("12% of CHF 12m = CHF
+    1.44m"), so no figure can be read as something it is not; the steps' derived amounts are left to the steps."""
+    amounts = money_spans(problem)
+    found = [" ".join(w.split()) for w, _, _ in amounts]
+    scope = in_scope(problem)
+    if scope and scope[3]:
+        found.append(scope[3])
+    total = max(amounts, key=lambda a: a[1]) if amounts else None
+    percents = [float(m[1]) for m in PERCENT.finditer(problem)]
+    target = target_percent(problem)
+    for pct in dict.fromkeys(percents + ([target] if target and target not in percents else [])):
+        if total and 0 < pct <= 100 and not (scope and scope[3].startswith(f"{_trim(pct)}% of")):
+            label = " (the target)" if pct == target else ""
+            found.append(f"{_trim(pct)}%{label} of {money(total[1], total[2])} = {money(total[1] * pct / 100, total[2])}")
+        elif not total:
+            found.append(f"{_trim(pct)}%")
+    drifted = [pct for pct in percents if target and pct != target and 10 <= pct <= 90]
+    if total and target and drifted:
+        gap = (drifted[0] - target) / 100 * total[1]
+        side = "above" if gap > 0 else "below"
+        found.append(f"{_trim(abs(drifted[0] - target))} points {side} target = {money(abs(gap), total[2])} to move")
+    return list(dict.fromkeys(found))[:7]
+
+
+# The goal a problem states, when it is not the kind's usual one: the recommendation leads with it.
+GOAL_LEADS = (
+    (re.compile(r"\b(?:tax[- ]loss|harvest)", re.I), "Realise the losses in {amount} before the tax year ends and "
+     "keep the market exposure, within the rules that apply in {place}"),
+    (re.compile(r"\b(?:sell|sold|sale|trim|reduce|exit|unwind)\w*\b", re.I), "Sell {amount} of {asset} in stages, "
+     "at the lowest tax and market cost, keeping the rest of the portfolio on its plan"),
+)
+
+
+def lead_of(p, f):
+    """The recommendation's lead: the problem's own goal when it names one the kind's note does not."""
+    usual = NOTES[p.kind][0]
+    for pattern, lead in GOAL_LEADS:
+        if pattern.search(p.problem) and not pattern.search(usual):
+            return fill(lead, f)
+    return fill(usual, f)
 
 
 def tot_synthesize(p, rng):
     f = facts(p.problem, p.kind)
-    lead, risk, mitigation = (text.format_map(f) for text in NOTES[p.kind])
-    steps = p.steps or [rng.choice(BANKS[p.kind][s]).format_map(f) for s in range(4)]
+    _, risk, mitigation = (fill(text, f) for text in NOTES[p.kind])
+    lead = lead_of(p, f)
+    steps = p.steps or [fill(rng.choice(fitting(BANKS[p.kind][s], f) or BANKS["general"][s]), f) for s in range(4)]
     titles = ", then ".join(title_of(s).lower() for s in steps)
     numbers = key_numbers(p.problem, steps)
-    for limit in (32, 20, 12):
+    for limit in (32, 20, 12, 8):
         actions = "\n".join(f"{i}. {_short(s, limit)}" for i, s in enumerate(steps, 1))
         text = (
             f"Recommendation: {lead}, following this line: {titles}.\n\nSequence of actions:\n{actions}\n\n"
-            f"Key numbers: {', '.join(numbers) if numbers else 'none stated in the problem'}.\n\n"
+            f"Key numbers: {'; '.join(numbers) if numbers else 'none stated in the problem'}.\n\n"
             f"Main risk: {risk}. Mitigation: {mitigation}."
         )
         if len(text.split()) <= 250:
             break
-    return {"answer": _at_most_words(text, 250)}
-
-
-def _at_most_words(text, limit):
-    """Cut after `limit` words, keeping the line breaks; only a very long chosen line needs it."""
-    ends = [m.end() for m in re.finditer(r"\S+", text)]
-    return text if len(ends) <= limit else text[: ends[limit - 1]] + " …"
+    return {"answer": text}
 
 
 def unknown_contract(p, rng):

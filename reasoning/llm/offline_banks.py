@@ -2,6 +2,8 @@
 
 Each template is "Title: body". The title names the approach (so a later step can cite it and a taken
 step is not proposed again); the body uses the facts placeholders filled by offline_answers.facts().
+A template may start with "[tags] ": it fits only a problem whose facts have every plain tag and none of the
+"!" ones (ch, us, de, uk: the jurisdiction; business: a company in the estate; widow, couple: the client).
 """
 
 STAGES = ("framing", "action", "sequencing", "controls")
@@ -93,76 +95,112 @@ BANKS = {
     ),
     "tax-optim-sequence": (
         (
-            "Tax inventory: List every lever for {client} in {place}: income bracket, wealth tax on {amount}, "
+            "[ch] Tax inventory: List every lever for {client} in {place}: income bracket, wealth tax on {amount}, "
             "pillar 3a and pension buy-in room, unrealised gains and losses, and when each lever expires.",
-            "Marginal-rate map: Map the marginal tax rate for each of the next five years, so deductions land in "
+            "[!us] Marginal-rate map: Map the marginal tax rate for each of the next five years, so deductions land in "
             "high-income years and taxable withdrawals in low-income ones, usually after retirement.",
-            "Residence check: Confirm tax residence in {place} and investor status first: any cross-border income, "
+            "[ch] Residence check: Confirm tax residence in {place} and investor status first: any cross-border income, "
             "and whether frequent trading of {amount} could make gains taxable as professional income.",
-            "Withdrawal-tax baseline: Compute the tax if all pension and 3a capital were drawn in one year, then "
+            "[ch] Withdrawal-tax baseline: Compute the tax if all pension and 3a capital were drawn in one year, then "
             "how much staggering withdrawals at {pillar_ages} saves: the yardstick for every later step.",
+            "[us] Federal and state map: Map each tax that applies in {place}: federal long-term gains at 0, 15 or 20% "
+            "plus 3.8% net investment income tax, and state tax (California taxes gains as ordinary income, up to 13.3%).",
+            "[us] Lot inventory: List every lot of {asset} with cost, date bought and unrealised gain or loss, and split "
+            "the losses into short-term (held a year or less) and long-term, since each nets first against its own kind.",
+            "[!ch,!us] Tax map: Map the taxes that apply in {place}: income, capital gains, wealth or estate taxes, with "
+            "the rate and the deadline of each, and which of them {amount} is exposed to.",
         ),
         (
-            "Pension buy-in: Make a voluntary pension-fund buy-in in the highest-income year, fully deductible and "
+            "[ch] Pension buy-in: Make a voluntary pension-fund buy-in in the highest-income year, fully deductible and "
             "sized to drop a bracket, respecting the three-year lock before any capital withdrawal.",
-            "Staggered 3a accounts: Spread pillar 3a saving over several accounts (up to CHF 7,258 a year when "
+            "[ch] Staggered 3a accounts: Spread pillar 3a saving over several accounts (up to CHF 7,258 a year when "
             "insured in a pension fund) and withdraw one account a year at {pillar_ages} to cut the rate.",
-            "Loss harvesting: Realise losses on positions that no longer fit to offset taxable gains of the same "
+            "[!us] Loss harvesting: Realise losses on positions that no longer fit to offset taxable gains of the same "
             "year, and reinvest in similar but not identical funds so market exposure is unchanged.",
-            "Income-to-capital shift: Move part of {amount} from high-coupon bonds into low-coupon or accumulating "
+            "[ch] Income-to-capital shift: Move part of {amount} from high-coupon bonds into low-coupon or accumulating "
             "funds, since private capital gains are tax-free in Switzerland while coupons are taxed as income.",
+            "[us] Wash-sale-safe harvest: Sell the losing lots and buy a similar but not substantially identical fund at "
+            "once; never rebuy the same security within 30 days before or after, or the wash-sale rule disallows the loss.",
+            "[us] Loss netting: Net harvested losses against realised gains first; up to USD 3,000 of any excess offsets "
+            "ordinary income each year, and the rest carries forward with no time limit.",
+            "[!ch,!us] Allowances first: Use each yearly allowance and tax-favoured wrapper available in {place} before "
+            "anything else, since an unused allowance is usually lost for that year.",
         ),
         (
-            "Year-by-year schedule: Lay out the years: buy-ins first while income is high, 3a contributions every "
+            "[ch] Year-by-year schedule: Lay out the years: buy-ins first while income is high, 3a contributions every "
             "year, withdrawals only after retirement, each year checked against the marginal-rate map.",
-            "Spouse coordination: Sequence both spouses' accounts together, alternating withdrawal years between "
+            "[ch,couple] Spouse coordination: Sequence both spouses' accounts together, alternating withdrawal years between "
             "them and the pension fund, so no tax year combines two capital withdrawals.",
             "Gain realisation timing: Realise gains in the lowest-income years, and spread larger sales of "
             "{asset} across two tax years to stay below a bracket threshold.",
-            "Mortgage interplay: Weigh mortgage repayment against indirect amortisation through pillar 3a: keep "
+            "[ch] Mortgage interplay: Weigh mortgage repayment against indirect amortisation through pillar 3a: keep "
             "deductible interest while 3a contributions compound, and repay when the rate gap turns negative.",
+            "[us] Year-end calendar: Harvest before the last trading days of December, keep a 31-day log for every sale "
+            "and every purchase in all accounts (IRA included), so no replacement trade triggers a wash sale.",
+            "[us] Gain pairing: Realise gains the harvested losses can absorb in the same year, and give appreciated "
+            "lots to charity instead of selling them, which avoids the gain entirely.",
+            "[!ch,!us] Realisation timing: Spread realisations of {asset} across tax years so each year stays within "
+            "its allowance or lower band, and pair gains with losses in the same year.",
         ),
         (
-            "Tax ruling: Where a step relies on interpretation, such as buy-ins near retirement or trader status, "
+            "[ch] Tax ruling: Where a step relies on interpretation, such as buy-ins near retirement or trader status, "
             "ask the tax authority in {place} for an advance ruling before acting.",
             "Tax calendar: Record each step's expected saving, deadline and owner, and review every December so "
             "contributions and realisations fall into the intended tax year.",
-            "Liquidity check: Confirm the buy-in and 3a lock-ups still leave 12 months of spending liquid; no tax "
+            "[ch] Liquidity check: Confirm the buy-in and 3a lock-ups still leave 12 months of spending liquid; no tax "
             "saving is worth a forced sale of investments at a bad time.",
             "Rule-change buffer: Prefer levers that still pay off if rates or limits change, and avoid steps whose "
             "saving depends on one year's law, so a reform in {place} does not undo the plan.",
+            "[us] Wash-sale audit: Before filing, check every account of the household (spouse and IRAs included) for "
+            "purchases of the same securities within 30 days of a loss sale; the broker's 1099-B does not see them all.",
+            "[us] Advisor check: Have a CPA confirm the harvest, the state treatment in {place} and the carry-forward "
+            "before year end, and record the replacement funds chosen and why.",
+            "[!ch,!us] Local review: Have a tax adviser in {place} confirm each step and its timing before acting, and "
+            "record the expected saving and the assumption it rests on.",
         ),
     ),
     "wealth-transfer": (
         (
             "Family and goals map: Map the family and goals first: who should receive what share of {amount}, when "
             "and with what control, plus marital regime and forced-heirship shares that limit freedom.",
-            "Tax and law baseline: Establish the baseline in {place}: succession law, gift and inheritance tax per "
+            "[ch] Tax and law baseline: Establish the baseline in {place}: succession law, gift and inheritance tax per "
             "heir (spouse and children are exempt in most cantons), and rules for heirs living abroad.",
             "Estate liquidity: Check whether heirs could pay taxes and equalisation payments without selling "
             "{asset}, and how much of {amount} is illiquid or hard to divide.",
-            "Control question: Decide how much control {client} keeps: outright gifts, gifts with usufruct, or a "
+            "[business] Control question: Decide how much control {client} keeps: outright gifts, gifts with usufruct, or a "
             "holding with voting and non-voting shares, each shaping who decides about {asset}.",
+            "[de] German inheritance tax: German inheritance tax (Erbschaftsteuer) applies when the deceased or an heir "
+            "lived in Germany; a spouse has a EUR 500,000 allowance and each child EUR 400,000, and the rest is taxed by class.",
+            "[cross-border] Which country taxes: Fix which country taxes the estate: where the deceased lived, where the "
+            "heirs live and where each asset sits, and whether a treaty decides it; leave nothing to be taxed twice.",
+            "[widow] Her own needs first: Secure what {client} needs for the rest of her life before any transfer: "
+            "spending, care and a reserve, and only then decide what of {amount} can pass to the heirs.",
         ),
         (
             "Lifetime gifts: Start yearly gifts of about {twentieth} per child, documented as advances on inheritance, "
             "so value leaves the estate gradually while {client} keeps enough to live on.",
             "Usufruct transfer: Transfer ownership of {asset} to the children now while keeping a life usufruct, "
             "so income stays with {client} and future growth accrues to the heirs.",
-            "Inheritance contract: Combine a marriage contract with an inheritance contract signed by all heirs "
+            "[couple] Inheritance contract: Combine a marriage contract with an inheritance contract signed by all heirs "
             "that fixes the shares of {amount}, which removes most room for disputes over reserved portions.",
-            "Family holding: Place {asset} in a family holding with separate voting and economic rights, passing "
+            "[business] Family holding: Place {asset} in a family holding with separate voting and economic rights, passing "
             "economic value to the next generation while voting control stays with the founder.",
+            "[de] Ten-year allowances: Use the German allowances every ten years: gifts within ten years are added to "
+            "the inheritance, so gifts made now renew the EUR 400,000 per child allowance for a transfer a decade later.",
+            "[widow] Will and beneficiaries: Write or update her will and the beneficiaries of her accounts and "
+            "policies, so the children's shares of {amount} follow her wishes rather than the default rules.",
         ),
         (
-            "Staged handover: Stage the handover over {horizon}: economic value first, management roles next, "
+            "[business] Staged handover: Stage the handover over {horizon}: economic value first, management roles next, "
             "voting control last, each stage tied to a milestone such as a successor's track record.",
             "Equalisation plan: Sequence transfers so heirs end up treated fairly: if one child takes {asset}, "
             "fix the equalisation payments or insurance for the others in the same documents.",
-            "Gift timing: Spread gifts over several tax years, keep each below any exemption threshold that "
+            "[!de] Gift timing: Spread gifts over several tax years, keep each below any exemption threshold that "
             "applies in {place}, and file every gift declaration on time.",
             "Insurance funding: Fund taxes and equalisation with a life policy owned by the heirs, sized near "
             "{tenth}, so the estate never has to sell assets at a bad moment.",
+            "[de] Filing calendar: Report the inheritance to the German tax office within three months, and pay the tax "
+            "from liquid assets in {cur} so nothing of {asset} has to be sold under time pressure.",
         ),
         (
             "Document review: Update the will, powers of attorney and advance care directive together, and review "
@@ -171,8 +209,10 @@ BANKS = {
             "unexplained plans are the main source of later disputes.",
             "Cross-border check: If heirs or assets sit outside {place}, check double-tax treaties and foreign "
             "forced-heirship rules with local counsel before signing.",
-            "Fallback provisions: Add provisions for the founder's incapacity and for a successor who drops out, "
+            "[business] Fallback provisions: Add provisions for the founder's incapacity and for a successor who drops out, "
             "so {asset} is never left without a decision-maker.",
+            "[cross-border] Counsel in both countries: Have tax counsel in each country confirm the plan and the credit "
+            "for tax paid abroad before signing, and keep the estate's documents in both languages.",
         ),
     ),
     "data-driven-research": (

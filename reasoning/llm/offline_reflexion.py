@@ -1,6 +1,6 @@
 """The offline model's Reflexion replies: attempts from the kind's step bank, judged criterion by criterion (full
 credit for a criterion taken up by name, half for one only touched), critiques naming the heaviest gaps, and later
-attempts that keep their steps and take up every criterion the reviews in MEMORY raised, so scores rise.
+attempts that replace a step for each criterion the reviews in MEMORY raised with one written for it, so scores rise.
 Game of 24 is answered by puzzle_replies.py instead.
 """
 
@@ -53,15 +53,44 @@ def attempt(p, rng):
     s = p.sections
     count = int(min(6, max(1, first_number(s.get("STEPS"), 3))))
     f = oa.facts(p.problem, p.kind)
-    bank = oa.BANKS.get(p.kind, oa.BANKS["general"])
-    steps = [bank[oa.stage_index(i, count)][(i - 1) % 4].format_map(f) for i in range(1, count + 1)]
-    # Each criterion the reviews raised is taken up by name, spread over the steps from the last one back.
-    for j, ((name, *_), review) in enumerate(raised(criteria_of(p), s.get("MEMORY", ""))):
-        steps[(count - 1 - j) % count] += (
-            f' {name}, as the review of attempt {review} asked: worked '
-            f"through here from {figure(p.problem, j)} for {f['client']}."
-        )
+    steps = [oa.fill(template, f) for template in first_templates(p.kind, f, count)]
+    # Each criterion a review raised gets a step of its own, written for it (from the last step back): a real change
+    # in what the attempt does, not a note appended to the old step.
+    for j, ((name, *rest), _review) in enumerate(raised(criteria_of(p), s.get("MEMORY", ""))):
+        at = (count - 1 - j) % count
+        steps[at] = revised_step((name, *rest), f, p, [oa.title_of(x) for x in steps], j)
     return {"steps": [{"thought": t} for t in steps]}
+
+
+def first_templates(kind, f, count):
+    """The first attempt's steps: for each step, the stage's next template that fits the problem."""
+    bank, used, chosen = oa.BANKS.get(kind, oa.BANKS["general"]), set(), []
+    for i in range(1, count + 1):
+        stage = oa.stage_index(i, count)
+        options = [t for t in oa.fitting(bank[stage], f) + oa.fitting(oa.BANKS["general"][stage], f) if t not in used]
+        template = options[(i - 1) % len(options)] if options else oa.BANKS["general"][stage][0]
+        used.add(template)
+        chosen.append(template)
+    return chosen
+
+
+def revised_step(criterion, f, p, titles, j):
+    """A step that answers a review's criterion: the bank's approach that meets it and is not in the attempt yet, under
+    the criterion's name, worked from one of the problem's own figures."""
+    name = criterion[0]
+    options = [
+        t
+        for bank in dict.fromkeys((p.kind, "general"))
+        for stage in oa.BANKS[bank]
+        for t in oa.fitting(stage, f)
+        if oa.meets(criterion, oa.fill(t, f)) and oa.title_of(t) not in titles
+    ]
+    numbers = oa.key_numbers(p.problem)
+    worked = f" Worked from {numbers[j % len(numbers)]}." if numbers else ""
+    if options:
+        body = oa.fill(options[j % len(options)], f).partition(":")[2].strip()
+        return f"{name}: {body}{worked}"
+    return f"{name}: {rubric_line(rubric_of(p), name)} Applied to {f['amount']} for {f['client']}.{worked}"
 
 
 def raised(criteria, memory):
