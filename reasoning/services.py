@@ -7,6 +7,7 @@ is reopened for it. Dependencies point one way: services -> runner -> engine -> 
 """
 
 import asyncio
+import uuid
 
 from django.conf import settings
 from django.db import transaction
@@ -14,8 +15,8 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from . import control, events, selectors, states
-from .engine import run_session, search_ended, write_partial_answer
-from .models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status
+from .engine import ending_fields, run_session, write_partial_answer
+from .models import Mode, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
 from .runner import get_runner
 from .store import DjangoStore, view
 from .strategies import available_modes, get_strategy
@@ -158,9 +159,11 @@ def cancel_session(tenant, session_id, actor):
     """End a session that has not finished; it keeps every node and its best line so far as a partial answer."""
     session = selectors.get_session(tenant, session_id)
     with transaction.atomic():
-        if not transition(session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled"):
+        ended = ending_fields(session.ended_status, Status.CANCELLED)
+        if not transition(
+            session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled", **ended
+        ):
             raise Conflict(f"a {session.status} session cannot be cancelled")
-        search_ended(session.id, Status.CANCELLED)
         _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
     if session.status == Status.RUNNING:
         control.stop(session.id, Status.CANCELLED)  # its run writes the partial answer as it stops
@@ -200,24 +203,70 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
     return selectors.get_session(tenant, fork.id)
 
 
+# What a copied node keeps of its original: the thought as the search saw it, its scores and MCTS statistics, and
+# what an overseer did to it (an edit, a stale mark), so the fork's strategy and its report read the same path.
+COPIED_FIELDS = (
+    "depth",
+    "thought",
+    "eval_score",
+    "eval_reason",
+    "model_used",
+    "visit_count",
+    "total_reward",
+    "stale",
+    "original_thought",
+    "edited_at",
+)
+
+
 def _copy_path(fork, path):
-    """The path's nodes, copied into the fork with their thoughts and scores; the fork spent nothing on them."""
-    copies, parent = [], None
+    """The path's nodes, copied into the fork with the edges between them (ReAct's actions and observations) and the
+    critiques written on them (Reflexion's and LATS's memory); the fork spent nothing on them.
+
+    Each copy's state says it was copied (`copied`: its original's id), so a strategy of another mode can take the path
+    as its own start (Reflexion: attempt 1; ReAct: the steps so far).
+    """
+    rows = {row.pk: row for row in ReasoningNode.objects.filter(pk__in=[step.id for step in path])}
+    copies, parent, copy_of = [], None, {}
     for step in path:
-        row = ReasoningNode.objects.get(pk=step.id)
+        row = rows[uuid.UUID(str(step.id))]
         parent = ReasoningNode.objects.create(
             tenant_id=fork.tenant_id,
             session=fork,
             parent=parent,
-            depth=row.depth,
-            thought=row.thought,
-            state=row.state,
-            eval_score=row.eval_score,
-            eval_reason=row.eval_reason,
-            model_used=row.model_used,
+            state={**(row.state if isinstance(row.state, dict) else {}), "copied": str(row.pk)}
+            if row.depth
+            else row.state,
             source_node=row,
+            **{name: getattr(row, name) for name in COPIED_FIELDS},
         )
         copies.append(parent)
+        copy_of[row.pk] = parent
+    edges = ReasoningEdge.objects.filter(to_node_id__in=copy_of, from_node_id__in=copy_of).order_by("created_at")
+    ReasoningEdge.objects.bulk_create(
+        ReasoningEdge(
+            tenant_id=fork.tenant_id,
+            session=fork,
+            from_node=copy_of[e.from_node_id],
+            to_node=copy_of[e.to_node_id],
+            action=e.action,
+            observation=e.observation,
+        )
+        for e in edges
+    )
+    critiques = ReasoningCritique.objects.filter(node_id__in=copy_of).order_by("attempt_num", "created_at")
+    ReasoningCritique.objects.bulk_create(
+        ReasoningCritique(
+            tenant_id=fork.tenant_id,
+            session=fork,
+            node=copy_of[c.node_id],
+            attempt_num=c.attempt_num,
+            outcome_score=c.outcome_score,
+            critique=c.critique,
+            applied_to_next=c.applied_to_next,
+        )
+        for c in critiques
+    )
     return copies
 
 

@@ -189,13 +189,21 @@ class ReAct(Strategy):
         lines = []
         for i, node in enumerate(path[1:], 1):
             edge = edges.get(node.id)
-            action, observation = (edge.action, edge.observation) if edge else ("(none)", "(none)")
+            action, observation = (edge.action, edge.observation) if edge else no_action(node)
             lines += [
                 f"{i}. Thought: {one_line(node.thought)}",
                 f"   Action: {action}",
                 f"   Observation: {one_line(observation, PROMPT_OBSERVATION_LIMIT)}",
             ]
         return "\n".join(lines) or "(none yet: this is the first step)"
+
+
+def no_action(node):
+    """(action, observation) of a step with no edge: a reasoning step a fork copied from another mode is a prior step
+    that called no tool; any other such step (the root's) has none."""
+    if node.state.get("copied"):
+        return "(no tool: a reasoning step copied from the forked session)", "(none)"
+    return "(none)", "(none)"
 
 
 def action_text(tool, args):

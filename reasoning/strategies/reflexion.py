@@ -81,6 +81,18 @@ def in_attempt(node, num=None):
     return num is None or state["attempt"] == num
 
 
+def copied_attempt(store, root):
+    """A path a fork copied from a session of another mode, taken as attempt 1: its steps are the attempt's chain, its
+    last node's score the attempt's, so the next attempt is written from its critique instead of from nothing."""
+    first = next((c for c in store.children(root) if c.state.get("copied") and not in_attempt(c)), None)
+    if first is None:
+        return None
+    chain = [first]
+    while following := next((c for c in store.children(chain[-1]) if c.state.get("copied")), None):
+        chain.append(following)
+    return Attempt(1, chain)
+
+
 class Reflexion(Strategy):
     name = "reflexion"
     label = "Reflexion"
@@ -122,6 +134,9 @@ class Reflexion(Strategy):
             while following := next((c for c in store.children(chain[-1]) if in_attempt(c, num)), None):
                 chain.append(following)
             found.append(Attempt(num, chain))
+        copied = copied_attempt(store, self._root())
+        if copied is not None and all(a.num != 1 for a in found):
+            found.append(copied)
         return sorted(found, key=lambda a: a.num)
 
     def _live(self, attempts):
