@@ -63,16 +63,7 @@ async def _run(session_id, gateway, owner):
         raise
     except Exception as error:
         log.exception("session %s failed", session_id)
-        if await sync_to_async(states.transition)(
-            session_id,
-            Status.FAILED,
-            [Status.RUNNING],
-            finished_at=timezone.now(),
-            termination_reason="error",
-            error=describe(error),
-            search_done=True,
-        ):
-            await sync_to_async(search_ended)(session_id, Status.FAILED)
+        await sync_to_async(failed)(session_id, error)
     else:
         await sync_to_async(finish)(session_id, outcome)
     finally:
@@ -126,6 +117,12 @@ def search_ended(session_id, status):
     ReasoningSession.objects.filter(pk=session_id, ended_status="").update(ended_status=status, ended_at=timezone.now())
 
 
+def ending_fields(ended, status):
+    """The fields that record the search's first ending, for the status move that ends it (so its event carries
+    them); nothing when it ended before."""
+    return {} if ended else {"ended_status": status, "ended_at": timezone.now()}
+
+
 def ending_of(outcome, ended):
     """(status, termination reason or None to keep the stored one) for a turn's outcome.
 
@@ -158,6 +155,7 @@ def finish(session_id, outcome):
             final_answer=outcome.final_answer,
             final_node_id=outcome.final_node.id if outcome.final_node else None,
             **({"termination_reason": reason} if reason is not None else {}),
+            **ending_fields(ended, status),
             answer_partial=outcome.partial or (status == Status.EXHAUSTED and bool(outcome.final_answer)),
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
@@ -175,11 +173,23 @@ def finish(session_id, outcome):
             search_ended(session_id, Status.CANCELLED)
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
-        if moved:
-            search_ended(session_id, status)
         # A command that arrived after the last step boundary: the session takes another turn for it.
         if moved and OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING).exists():
             states.transition(session_id, Status.QUEUED, [status])
+
+
+def failed(session_id, error):
+    ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
+    states.transition(
+        session_id,
+        Status.FAILED,
+        [Status.RUNNING],
+        finished_at=timezone.now(),
+        termination_reason="error",
+        error=describe(error),
+        search_done=True,
+        **ending_fields(ended, Status.FAILED),
+    )
 
 
 def no_answer(outcome):

@@ -214,14 +214,13 @@ class ReasoningSession(models.Model):
         return self.status in self.FINISHED
 
     def active_time(self, now=None):
-        """Seconds spent running over all its runs (the one running now included); older rows: start to end."""
+        """Seconds spent running over all its runs (the one running now included). A row from before the timeline was
+        kept counts from its start to its end; one no run has claimed yet, 0."""
         if self.first_started_at is None:
-            end = self.finished_at or now or timezone.now()
-            return max(0.0, (end - self.started_at).total_seconds())
-        running = self.status == Status.RUNNING and not self.finished_at
-        return self.active_seconds + (
-            max(0.0, ((now or timezone.now()) - self.started_at).total_seconds()) if running else 0
-        )
+            return max(0.0, (self.finished_at - self.started_at).total_seconds()) if self.finished_at else 0.0
+        running = self.status == Status.RUNNING
+        now = now or timezone.now()
+        return self.active_seconds + (max(0.0, (now - self.started_at).total_seconds()) if running else 0.0)
 
     @property
     def offline(self):
