@@ -225,8 +225,10 @@ class ReadOnlyInline(admin.TabularInline):
 
 @admin.register(Tenant)
 class TenantAdmin(TenantScopedAdmin, admin.ModelAdmin):
-    tenant_field = "id"  # a tenant admin sees its own tenant's row, read-only
-    list_display = ["slug", "name", "created_at"]
+    tenant_field = "id"  # a tenant admin sees its own tenant's row, and sets its name and time zone
+    tenant_admin_may = ("view", "change")
+    tenant_admin_readonly_fields = ["slug", "created_at"]
+    list_display = ["slug", "name", "time_zone", "created_at"]
     search_fields = ["slug", "name"]
 
 

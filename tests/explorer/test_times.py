@@ -56,3 +56,15 @@ def test_a_member_of_a_tenant_in_utc_reads_utc_labelled(client, alice):
 def test_a_time_zone_must_exist():
     with pytest.raises(ValidationError):
         Tenant(slug="nowhere", time_zone="Mars/Olympus").full_clean()
+
+
+def test_a_tenant_admin_sets_its_tenants_time_zone(client, zurich):
+    tenant = zurich.membership.tenant
+    client.force_login(zurich)
+    response = client.post(
+        f"/admin/reasoning/tenant/{tenant.pk}/change/",
+        {"name": "Zurich office", "time_zone": "America/New_York", "slug": "taken-over"},
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    tenant.refresh_from_db()
+    assert (tenant.time_zone, tenant.name, tenant.slug) == ("America/New_York", "Zurich office", "zurich")
