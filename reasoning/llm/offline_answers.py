@@ -149,7 +149,8 @@ COUNTRIES = (
 # Regions outside Switzerland a problem may name, by jurisdiction; a demonym stands for its place.
 REGIONS = {
     "us": "California New York Texas Florida Washington Massachusetts Illinois Nevada Oregon Colorado Arizona "
-    "Georgia Virginia Connecticut".split() + ["New Jersey", "San Francisco", "Los Angeles", "Seattle", "Boston"],
+    "Georgia Virginia Connecticut".split()
+    + ["New Jersey", "San Francisco", "Los Angeles", "Seattle", "Boston"],
     "de": "Munich München Berlin Hamburg Frankfurt Cologne Köln Stuttgart Düsseldorf Bavaria".split(),
     "uk": "London Manchester Edinburgh Scotland England Wales".split(),
 }
@@ -174,8 +175,12 @@ JURISDICTION_OF_COUNTRY = {
     "US": "us",
 }
 CURRENCY_OF = {"ch": "CHF", "us": "USD", "de": "EUR", "uk": "GBP"}
-AUTHORITY = {"ch": "the cantonal tax authority", "us": "the IRS and the state", "de": "the German tax office",
-             "uk": "HMRC"}
+AUTHORITY = {
+    "ch": "the cantonal tax authority",
+    "us": "the IRS and the state",
+    "de": "the German tax office",
+    "uk": "HMRC",
+}
 BUSINESS = re.compile(r"\b(?:AG|SA|GmbH|Inc|Ltd|plc|company|firm|business|founder|entrepreneur|shares of)\b", re.I)
 WIDOW = re.compile(r"\bwidow(?:er)?\b|\blate husband\b|\blate wife\b", re.I)
 COUPLE = re.compile(r"\b(?:couple|married|spouse|husband|wife|partners?)\b", re.I)
@@ -586,7 +591,9 @@ def key_numbers(problem, steps=()):
     for pct in dict.fromkeys(percents + ([target] if target and target not in percents else [])):
         if total and 0 < pct <= 100 and not (scope and scope[3].startswith(f"{_trim(pct)}% of")):
             label = " (the target)" if pct == target else ""
-            found.append(f"{_trim(pct)}%{label} of {money(total[1], total[2])} = {money(total[1] * pct / 100, total[2])}")
+            found.append(
+                f"{_trim(pct)}%{label} of {money(total[1], total[2])} = {money(total[1] * pct / 100, total[2])}"
+            )
         elif not total:
             found.append(f"{_trim(pct)}%")
     drifted = [pct for pct in percents if target and pct != target and 10 <= pct <= 90]
@@ -599,10 +606,16 @@ def key_numbers(problem, steps=()):
 
 # The goal a problem states, when it is not the kind's usual one: the recommendation leads with it.
 GOAL_LEADS = (
-    (re.compile(r"\b(?:tax[- ]loss|harvest)", re.I), "Realise the losses in {amount} before the tax year ends and "
-     "keep the market exposure, within the rules that apply in {place}"),
-    (re.compile(r"\b(?:sell|sold|sale|trim|reduce|exit|unwind)\w*\b", re.I), "Sell {amount} of {asset} in stages, "
-     "at the lowest tax and market cost, keeping the rest of the portfolio on its plan"),
+    (
+        re.compile(r"\b(?:tax[- ]loss|harvest)", re.I),
+        "Realise the losses in {amount} before the tax year ends and "
+        "keep the market exposure, within the rules that apply in {place}",
+    ),
+    (
+        re.compile(r"\b(?:sell|sold|sale|trim|reduce|exit|unwind)\w*\b", re.I),
+        "Sell {amount} of {asset} in stages, "
+        "at the lowest tax and market cost, keeping the rest of the portfolio on its plan",
+    ),
 )
 
 

@@ -54,11 +54,15 @@ def attempt(p, rng):
     count = int(min(6, max(1, first_number(s.get("STEPS"), 3))))
     f = oa.facts(p.problem, p.kind)
     steps = [oa.fill(template, f) for template in first_templates(p.kind, f, count)]
-    # Each criterion a review raised gets a step of its own, written for it (from the last step back): a real change
-    # in what the attempt does, not a note appended to the old step.
-    for j, ((name, *rest), _review) in enumerate(raised(criteria_of(p), s.get("MEMORY", ""))):
-        at = (count - 1 - j) % count
-        steps[at] = revised_step((name, *rest), f, p, [oa.title_of(x) for x in steps], j)
+    # Each criterion a review raised is answered by a step written for it, in place of one of the first attempt's,
+    # from the last step back (more criteria than steps share a step): a real change in what the attempt does, not a
+    # note appended to the old step. The places are fixed, so a later attempt keeps what an earlier one fixed.
+    groups = {}
+    for j, (criterion, _review) in enumerate(raised(criteria_of(p), s.get("MEMORY", ""))):
+        groups.setdefault((count - 1 - j) % count, []).append(criterion)
+    titles = [oa.title_of(x) for x in steps]
+    for j, (at, criteria) in enumerate(sorted(groups.items(), reverse=True)):
+        steps[at] = revised_step(criteria, f, p, titles, j)
     return {"steps": [{"thought": t} for t in steps]}
 
 
@@ -74,10 +78,10 @@ def first_templates(kind, f, count):
     return chosen
 
 
-def revised_step(criterion, f, p, titles, j):
-    """A step that answers a review's criterion: the bank's approach that meets it and is not in the attempt yet, under
-    the criterion's name, worked from one of the problem's own figures."""
-    name = criterion[0]
+def revised_step(criteria, f, p, titles, j):
+    """A step that answers a review's criteria: the bank's approach that meets the first and is not in the attempt yet,
+    under the criteria's names, worked from one of the problem's own figures."""
+    criterion, names = criteria[0], " and ".join(c[0] for c in criteria)
     options = [
         t
         for bank in dict.fromkeys((p.kind, "general"))
@@ -85,12 +89,17 @@ def revised_step(criterion, f, p, titles, j):
         for t in oa.fitting(stage, f)
         if oa.meets(criterion, oa.fill(t, f)) and oa.title_of(t) not in titles
     ]
+    # An approach whose own title names the criterion ("Risk controls" for "Risk awareness") reads best under it.
+    stems = {w[:4] for w in criterion[0].lower().split()}
+    options.sort(key=lambda t: not any(s in oa.title_of(t).lower() for s in stems))
     numbers = oa.key_numbers(p.problem)
-    worked = f" Worked from {numbers[j % len(numbers)]}." if numbers else ""
-    if options:
-        body = oa.fill(options[j % len(options)], f).partition(":")[2].strip()
-        return f"{name}: {body}{worked}"
-    return f"{name}: {rubric_line(rubric_of(p), name)} Applied to {f['amount']} for {f['client']}.{worked}"
+    body = (
+        oa.fill(options[0], f).partition(":")[2].strip()
+        if options
+        else f"{rubric_line(rubric_of(p), criterion[0])} Applied to {f['amount']} for {f['client']}."
+    )
+    figure = numbers[j % len(numbers)] if numbers else ""
+    return f"{names}: {body}" + (f" Worked from {figure}." if figure and figure not in body else "")
 
 
 def raised(criteria, memory):
