@@ -1,8 +1,9 @@
 /* Times in the browser's own zone, each labelled with it ("2026-12-01 14:02 CET"): every <time data-local> the
  * server wrote (in the tenant's zone, labelled too, for a page without scripts) is rewritten here. */
 
+// en-US names the zone as people read it ("PST", "EST"), or by its offset ("GMT+1") where it has no short name.
 const parts = (date, options) =>
-  Object.fromEntries(new Intl.DateTimeFormat("en-GB", { hourCycle: "h23", ...options }).formatToParts(date)
+  Object.fromEntries(new Intl.DateTimeFormat("en-US", { hourCycle: "h23", ...options }).formatToParts(date)
     .map((p) => [p.type, p.value]));
 
 // "14:02:11 CET": a time of day with its zone.

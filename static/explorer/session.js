@@ -5,6 +5,7 @@ import { isFinished, model } from "./model.js";
 import { renderProgress } from "./progress.js";
 import { renderAnswerExtras } from "./answer.js";
 import { renderConnection } from "./socket.js";
+import { renderTabs } from "./sidetabs.js";
 
 export function renderSession() {
   const s = model.session;
@@ -54,7 +55,8 @@ function renderModels(s) {
 }
 
 function renderAnswer(s) {
-  show("final-answer-panel", !!s.final_answer);
+  renderTabs();
+  show("answer-offline", !!s.offline);
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
   setText("final-answer", s.final_answer);
   show("answer-partial", !!s.answer_partial);
@@ -81,6 +83,8 @@ export function renderLineage(s) {
 export function renderSessionActions(s) {
   show("session-actions", state.canAct);
   show("view-only-note", !state.canAct);
+  show("cancelled-note", state.canAct && s.status === "cancelled");
+  if (isFinished()) show("cancel-confirm", false);
   show("pause-button", s.status === "running" || s.status === "queued");
   show("resume-button", s.status === "paused" || s.status === "interrupted");
   show("cancel-button", !isFinished());

@@ -3,9 +3,9 @@
  * the audit trail (who did what, newest first).
  */
 import d3 from "./d3.js";
-import { $, clock, container, firstLine, sessionUrl, shortId, show, state, truncate } from "./util.js";
-import { isFinished, model, selectedNode } from "./model.js";
-import { reveal, select } from "./tree.js";
+import { $, clock, container, firstLine, sessionUrl, setText, shortId, show, state, truncate } from "./util.js";
+import { bestPath, hierarchy, isFinished, model, selectedNode } from "./model.js";
+import { afterUpdate, focusNode, reveal, select } from "./tree.js";
 import { renderInspector } from "./inspector.js";
 import { renderSessionActions, setStatusLine } from "./session.js";
 
@@ -192,10 +192,41 @@ function togglePause() {
   }
 }
 
-function cancelSession() {
+// Cancel asks first, saying what it means; the session rests cancelled for good, and a fork continues it.
+function askToCancel() {
+  if (!model.session || isFinished() || !state.canAct) return;
+  show("cancel-confirm", true);
+  $("cancel-confirm-no").focus();
+}
+
+function closeCancelConfirm() {
+  show("cancel-confirm", false);
+}
+
+async function cancelSession() {
+  closeCancelConfirm();
   if (!model.session || isFinished()) return;
-  perform($("cancel-button"), sessionPath("cancel"), {}, "Cancelling…",
-    "Session cancelled: the best answer so far is kept.");
+  await perform($("cancel-button"), sessionPath("cancel"), {}, "Cancelling…",
+    "Session cancelled: the best answer so far is kept; continue it in a fork from any node.");
+}
+
+// "Continue in a fork…": the fork form on the answer's node (else the best line's end), ready to submit.
+function continueInFork() {
+  const s = model.session;
+  if (!s || !state.canAct) return;
+  const id = s.final_node_id && model.nodes.has(s.final_node_id) ? s.final_node_id : bestLineEnd();
+  if (!id) return;
+  focusNode(id, { center: true });
+  afterUpdate(() => openForkForm());
+}
+
+function bestLineEnd() {
+  const h = hierarchy();
+  if (!h) return null;
+  const ids = bestPath(h);
+  let end = null;
+  for (const d of h.order) if (ids.has(d.id) && (!end || d.depth > end.depth)) end = d;
+  return end ? end.id : null;
 }
 
 // ---- the inspector's forms: edit, promote, fork (one open at a time; Escape closes) ----------
@@ -231,7 +262,28 @@ function openEditForm() {
 function openPromoteForm() {
   const n = selectedNode();
   if (!n || n.depth === 0) return;
-  openForm("promote-form", () => { $("promote-note").value = ""; });
+  openForm("promote-form", () => {
+    $("promote-note").value = "";
+    const warning = promoteWarning(n);
+    setText("promote-warning", warning);
+    show("promote-warning", !!warning);
+    show("promote-confirm-label", !!warning);
+    $("promote-confirm").checked = false;
+    renderPromoteSubmit();
+  });
+}
+
+// A stale or edited node is promoted only once the person says so: its score may not say what its text does.
+function promoteWarning(n) {
+  const why = [];
+  if (n.original_thought != null) why.push("its thought was rewritten by a person");
+  if (n.stale) why.push("an earlier step was edited since it was scored, so its score may be out of date");
+  return why.length ? `Check before promoting: ${why.join("; ")}.` : "";
+}
+
+function renderPromoteSubmit() {
+  const needs = !$("promote-confirm-label").hidden;
+  submitter($("promote-form")).disabled = needs && !$("promote-confirm").checked;
 }
 
 function openForkForm() {
@@ -262,6 +314,7 @@ async function saveEdit(event) {
 
 async function promote(event) {
   event.preventDefault();
+  if (!$("promote-confirm-label").hidden && !$("promote-confirm").checked) return;
   const note = $("promote-note").value;
   const n = model.nodes.get(formNodeId);
   if (!n) return;
@@ -286,7 +339,7 @@ async function fork(event) {
 const SHORTCUTS = { p: togglePrune, e: expandSelected, i: openEditForm, f: openForkForm, "Shift+P": togglePause };
 
 function onShortcut(event) {
-  if (event.key === "Escape") { closeForms(); return; }
+  if (event.key === "Escape") { closeForms(); closeCancelConfirm(); return; }
   if (!state.canAct || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
   const action = SHORTCUTS[event.shiftKey ? "Shift+" + event.key.toUpperCase() : event.key];
   if (!action) return;
@@ -312,5 +365,9 @@ $("fork-form").addEventListener("submit", fork);
 document.querySelectorAll("[data-close-form]").forEach((b) => b.addEventListener("click", closeForms));
 $("pause-button").addEventListener("click", togglePause);
 $("resume-button").addEventListener("click", togglePause);
-$("cancel-button").addEventListener("click", cancelSession);
+$("cancel-button").addEventListener("click", askToCancel);
+$("cancel-confirm-yes").addEventListener("click", cancelSession);
+$("cancel-confirm-no").addEventListener("click", closeCancelConfirm);
+$("continue-fork").addEventListener("click", continueInFork);
+$("promote-confirm").addEventListener("change", renderPromoteSubmit);
 document.addEventListener("keydown", onShortcut);

@@ -143,6 +143,7 @@ const reflexion = {
   tag(n) {
     const s = state(n);
     if (s.alternative) return "alternative";
+    if (s.attempt == null && s.copied && n.depth === 1) return "attempt 1 (forked)"; // a path forked from another mode
     if (s.attempt == null || s.step !== 1) return "";
     return `attempt ${s.attempt}` + (s.failed ? " (failed)" : "");
   },

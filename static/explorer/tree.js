@@ -18,6 +18,7 @@ import { renderMinimap, renderMinimapView } from "./minimap.js";
 import { writePermalink } from "./treetools.js";
 import { renderInspector } from "./inspector.js";
 import { closeForms } from "./steering.js";
+import { showTab } from "./sidetabs.js";
 
 const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
 const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
@@ -42,6 +43,7 @@ new ResizeObserver(() => {
   size.width = svg.node().clientWidth;
   size.height = svg.node().clientHeight;
   if (!state.userMoved) fit(false);
+  if (laid.nodes.length) scheduleUpdate(); // the layout follows the panel's shape (fillPanel)
   viewMoved();
 }).observe(svg.node());
 export const treeSize = () => size;
@@ -52,11 +54,30 @@ const zoom = d3.zoom()
   .on("zoom", (event) => {
     viewport.attr("transform", event.transform);
     if (far !== event.transform.k < READABLE_ZOOM) { far = event.transform.k < READABLE_ZOOM; svg.classed("far", far); }
+    scaleLabels(event.transform.k);
     if (event.sourceEvent) state.userMoved = true;
     renderMinimapView(event.transform);
     viewMoved();
   });
 svg.call(zoom).on("dblclick.zoom", null);
+
+// Text is never smaller than LABEL_PX on screen: zoomed out, it grows in the layout as the view shrinks it; where rows
+// are too close for text that size, no label is drawn rather than an unreadable one. Each label is clipped to its
+// column, so a larger label never runs over the next node.
+const LABEL_PX = 11;
+const TOOLBAR_PX = 52; // the tree tools' row over the stage's top
+const defs = svg.append("defs");
+const labelClip = defs.append("clipPath").attr("id", "label-clip").attr("clipPathUnits", "userSpaceOnUse")
+  .append("rect").attr("x", -40).attr("y", -400).attr("height", 800);
+const edgeClip = defs.append("clipPath").attr("id", "edge-clip").attr("clipPathUnits", "userSpaceOnUse")
+  .append("rect").attr("y", -400).attr("height", 800); // an action on a link keeps to its link's width
+let labelScale = null, rowGap = 26, columnGap = 200, tight = null;
+function scaleLabels(k) {
+  const scale = Math.max(1, 1 / k);
+  if (scale !== labelScale) { labelScale = scale; viewport.style("--label-scale", scale); }
+  const isTight = rowGap * k < LABEL_PX + 2;
+  if (isTight !== tight) { tight = isTight; svg.classed("tight", tight); }
+}
 
 const diagonal = d3.linkHorizontal().x((d) => d.y).y((d) => d.x);
 // A small speech bubble (10 x 9.5): a critique or reflection is attached to the node.
@@ -109,6 +130,7 @@ function update() {
   if (root) layout(root);
   const nodes = root ? root.descendants() : [];
   anchorTop(nodes);
+  fillPanel(nodes, strategy);
   stamp += 1;
   let radius = NODE_RADIUS;
   hasTags = false;
@@ -147,6 +169,30 @@ function anchorTop(nodes) {
   let top = Infinity;
   for (const d of nodes) if (d.x < top) top = d.x;
   for (const d of nodes) d.x -= top;
+}
+
+// The layout stretched (up to MAX_STRETCH) along the axis it is short of, to the panel's shape: Fit then uses the
+// whole panel, and the rows or columns it gains are room for labels.
+const MAX_STRETCH = 10;
+function fillPanel(nodes, s) {
+  let x1 = 0, y1 = 0;
+  for (const d of nodes) { if (d.x > x1) x1 = d.x; if (d.y > y1) y1 = d.y; }
+  rowGap = s.nodeSize[0];
+  columnGap = s.nodeSize[1];
+  if (!nodes.length || !size.width || !size.height) return;
+  const extraW = s.labelWidth + 80, extraH = s.nodeSize[0] + 60; // what measure() adds around the nodes
+  const panel = size.width / size.height, tree = (y1 + extraW) / (x1 + extraH);
+  if (tree < panel && y1 > 0) {
+    const f = Math.min(MAX_STRETCH, ((x1 + extraH) * panel - extraW) / y1);
+    if (f > 1) { for (const d of nodes) d.y *= f; columnGap *= f; }
+  } else if (tree > panel && x1 > 0) {
+    const f = Math.min(MAX_STRETCH, ((y1 + extraW) / panel - extraH) / x1);
+    if (f > 1) { for (const d of nodes) d.x *= f; rowGap *= f; }
+  }
+  labelClip.attr("width", Math.max(columnGap - 12, s.labelWidth + 40)); // at zoom 1 a label keeps its full width
+  edgeClip.attr("x", -(columnGap / 2 - 8)).attr("width", columnGap - 16);
+  tight = null;
+  scaleLabels(d3.zoomTransform(svg.node()).k);
 }
 
 // ---- what is in the DOM -------------------------------------------------------------------------
@@ -489,7 +535,8 @@ function styleNode(g, d, best, look) {
   }
   const label = part(g, "label");
   label.setAttribute("x", below ? -d.r : d.r + 6);
-  label.setAttribute("y", below ? d.r + 11 : 0);
+  label.setAttribute("y", below ? d.r + 2 : 0);
+  label.setAttribute("dy", below ? "0.85em" : "0.32em"); // under the node by its own (scaled) height
   const text = s.label(n, look.ctx);
   if (label.textContent !== text) label.textContent = text;
   styleFold(g, d);
@@ -614,11 +661,12 @@ function fit(animate) {
   const b = bounds;
   if (!b || !width || !height) return;
   const pad = 28;
-  const k = Math.max(0.08, Math.min(1.1, (width - 2 * pad) / (b.right - b.left), (height - 2 * pad) / (b.bottom - b.top)));
+  const top = TOOLBAR_PX; // the toolbar sits over the stage's top: the tree fits below it
+  const k = Math.max(0.08, Math.min(1.1, (width - 2 * pad) / (b.right - b.left), (height - top - pad) / (b.bottom - b.top)));
   // A tree narrower than the panel grows rightwards from the left edge; a wider one is centred.
   const spare = width - (b.right - b.left) * k;
   const tx = (spare > 2 * pad ? pad : spare / 2) - b.left * k;
-  const ty = height / 2 - ((b.top + b.bottom) / 2) * k;
+  const ty = top + (height - top - pad) / 2 - ((b.top + b.bottom) / 2) * k;
   const transform = d3.zoomIdentity.translate(tx, ty).scale(k);
   const now = d3.zoomTransform(svg.node());
   if (Math.abs(now.k - k) < 1e-4 && Math.abs(now.x - tx) < 0.5 && Math.abs(now.y - ty) < 0.5) return;
@@ -655,6 +703,7 @@ export const treeSvg = () => svg.node();
 
 export function select(id) {
   if (id !== state.selectedId) closeForms();
+  if (id) showTab("inspector"); // the inspector in view, whatever the answer's length
   const old = nodeElement(state.selectedId);
   if (old) old.classList.remove("selected");
   state.selectedId = id;

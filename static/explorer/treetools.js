@@ -27,7 +27,7 @@ function searchKeys(event) {
   if (event.key === "Enter") {
     event.preventDefault();
     if (view.query !== searchBox.value.trim().toLowerCase()) runSearch();
-    if (nextMatch(event.shiftKey ? -1 : 1, true)) renderSearchCount();
+    nextMatch(event.shiftKey ? -1 : 1); // the match takes the focus: n and N work at once
   } else if (event.key === "Escape") {
     searchBox.value = "";
     runSearch();

@@ -8,6 +8,8 @@ import { focusNode, isDrawn, scheduleUpdate } from "./tree.js";
 import { renderSearchCount } from "./treetools.js";
 
 export const FOLD_PRUNED_ABOVE = 500; // above this many nodes, children dropped from the search start folded away
+// Decided once, on the first tree the page draws: a live tree that grows past the limit never re-folds under its reader.
+let foldAtScale = null;
 
 const view = {
   collapsed: new Set(), // ids whose children are all hidden
@@ -22,7 +24,8 @@ export { view };
 // What is drawn of the whole hierarchy (model.js): each node's `children` are the kids it shows, and `hidden`
 // how many descendants it folds away. Returns the root; the nodes under a folded one are not visited.
 export function visibleTree(hierarchy, best) {
-  const atScale = model.nodes.size > FOLD_PRUNED_ABOVE;
+  if (foldAtScale === null) foldAtScale = model.nodes.size > FOLD_PRUNED_ABOVE;
+  const atScale = foldAtScale;
   const order = hierarchy.order;
   for (let i = order.length - 1; i >= 0; i--) {
     const d = order[i];
@@ -147,12 +150,13 @@ function matchSet() {
   return cachedSet;
 }
 
-// The next match after the current one (wrapping): unfolded, selected and centred (the search box keeps the focus).
-export function nextMatch(step, fromSearchBox) {
+// The next match after the current one (wrapping): unfolded, selected, centred and focused, so n and N go on from it.
+export function nextMatch(step) {
   if (!view.matches.length) return null;
   const n = view.matches.length;
   view.matchIndex = (view.matchIndex + (step || 1) + n) % n;
   const id = view.matches[view.matchIndex];
-  focusNode(id, { center: true, keepFocus: !!fromSearchBox });
+  focusNode(id, { center: true });
+  renderSearchCount(); // "3 of 18", whichever key moved it
   return id;
-};
+}

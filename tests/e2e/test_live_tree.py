@@ -79,7 +79,7 @@ class LiveTreeTest(LiveBrowserTestCase):
         page.click('[data-testid="prune-button"]')
         sync_api.expect(page.locator(f'g.node.pruned[data-node-id="{node.id}"]')).to_have_count(1)
         sync_api.expect(page.locator("#insp-pruned")).to_have_text(
-            re.compile(r"^pruned by user:e2e-advisor at \d\d:\d\d:\d\d$")
+            re.compile(r"^pruned by user:e2e-advisor at \d\d:\d\d:\d\d \S+$")
         )
         sync_api.expect(page.locator('[data-testid="prune-button"]')).to_have_text("Unprune branch")
         node.refresh_from_db()

@@ -77,6 +77,7 @@ class PagesTest(LiveBrowserTestCase):
         steps.last.click()
         expect(page.locator(f'g.node.selected[data-node-id="{final.id}"]')).to_have_count(1)
         expect(page.locator('[data-testid="inspector-thought"]')).to_have_text(final.thought)
+        page.click('[data-testid="tab-answer"]')  # the answer and the inspector share the panel
         page.click('[data-testid="answer-copy"]')
         expect(page.locator('[data-testid="answer-copy"]')).to_have_text("Copied")
         assert page.evaluate("navigator.clipboard.readText()") == session.final_answer
@@ -90,6 +91,7 @@ class PagesTest(LiveBrowserTestCase):
         expect(page.locator('[data-testid="session-models"]')).to_have_text(
             f"offline/sim: {written} of {written} nodes"
         )
+        page.click('[data-testid="tab-inspector"]')
         expect(page.locator('[data-testid="insp-model"]')).to_have_text("offline/sim")
         page.click('[data-testid="insp-calls"] summary')
         calls = LLMCall.objects.filter(node_id=session.final_node_id).order_by("created_at")

@@ -175,10 +175,12 @@ class SteeringTest(LiveBrowserTestCase):
         expect(page.locator('[data-testid="session-status"]')).to_have_text("running")
         page.click('[data-testid="prune-button"]')
         expect(page.locator(f'g.node.out.cut[data-node-id="{best}"]')).to_have_count(1)
-        expect(page.locator("#insp-pruned")).to_have_text(re.compile(r"^pruned by user:e2e-advisor at \d\d:\d\d:\d\d$"))
+        expect(page.locator("#insp-pruned")).to_have_text(
+            re.compile(r"^pruned by user:e2e-advisor at \d\d:\d\d:\d\d \S+$")
+        )
         expect(page.locator('[data-testid="prune-button"]')).to_have_text("Unprune branch")
         expect(page.locator('[data-testid="insp-actions"] li')).to_have_text(
-            re.compile(r"^\d\d:\d\d:\d\d · user:e2e-advisor · prune$")
+            re.compile(r"^\d\d:\d\d:\d\d \S+ · user:e2e-advisor · prune$")
         )  # the inspector lists what people did to this node
         self.check_subtree_is_out(page, best)
         return best, other
@@ -202,6 +204,7 @@ class SteeringTest(LiveBrowserTestCase):
         status = page.locator('[data-testid="session-status"]')
         expect(status).to_have_text("running")
         page.click('[data-testid="cancel-button"]')
+        page.click('[data-testid="cancel-confirm-yes"]')  # cancel asks first: it cannot be undone
         expect(status).to_have_text("cancelled", timeout=5_000)
         expect(page.locator('[data-testid="cancel-button"]')).to_be_hidden()
         expect(page.locator("#conn-status")).to_have_text("finished")

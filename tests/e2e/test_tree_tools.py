@@ -88,6 +88,7 @@ class TreeToolsTest(LiveBrowserTestCase):
         expect(page.locator("#search-count")).to_have_text(f"1 of {len(expected)}")
         expect(page.locator(f"{NODE}.selected")).to_have_attribute("data-node-id", expected[0])
         self.assert_centred(page, expected[0])
+        page.keyboard.press("/")  # the match has the focus (so n and N work); / returns to the box
         page.keyboard.press("Escape")
         expect(page.locator(f"{NODE}.match")).to_have_count(0)
 
