@@ -175,25 +175,32 @@ function anchorTop(nodes) {
 // whole panel, and the rows or columns it gains are room for labels.
 const MAX_STRETCH = 10;
 function fillPanel(nodes, s) {
-  let x1 = 0, y1 = 0;
-  for (const d of nodes) { if (d.x > x1) x1 = d.x; if (d.y > y1) y1 = d.y; }
   rowGap = s.nodeSize[0];
   columnGap = s.nodeSize[1];
-  if (!nodes.length || !size.width || !size.height) return;
-  const extraW = s.labelWidth + 80, extraH = s.nodeSize[0] + 60; // what measure() adds around the nodes
-  const panel = size.width / size.height, tree = (y1 + extraW) / (x1 + extraH);
-  if (tree < panel && y1 > 0) {
-    const f = Math.min(MAX_STRETCH, ((x1 + extraH) * panel - extraW) / y1);
-    if (f > 1) { for (const d of nodes) d.y *= f; columnGap *= f; }
-  } else if (tree > panel && x1 > 0) {
-    const f = Math.min(MAX_STRETCH, ((y1 + extraW) / panel - extraH) / x1);
-    if (f > 1) { for (const d of nodes) d.x *= f; rowGap *= f; }
+  // A tree too large to read whole is not stretched: its view is the far one, and moving every node on each event
+  // would cost a large tree's updates more than a frame.
+  if (nodes.length && nodes.length <= CULL_ABOVE && size.width && size.height) {
+    let x1 = 0, y1 = 0;
+    for (const d of nodes) { if (d.x > x1) x1 = d.x; if (d.y > y1) y1 = d.y; }
+    const extraW = s.labelWidth + 80, extraH = s.nodeSize[0] + 60; // what measure() adds around the nodes
+    const panel = size.width / size.height, tree = (y1 + extraW) / (x1 + extraH);
+    if (tree < panel && y1 > 0) {
+      const f = Math.min(MAX_STRETCH, ((x1 + extraH) * panel - extraW) / y1);
+      if (f > 1) { for (const d of nodes) d.y *= f; columnGap *= f; }
+    } else if (tree > panel && x1 > 0) {
+      const f = Math.min(MAX_STRETCH, ((y1 + extraW) / panel - extraH) / x1);
+      if (f > 1) { for (const d of nodes) d.x *= f; rowGap *= f; }
+    }
   }
-  labelClip.attr("width", Math.max(columnGap - 12, s.labelWidth + 40)); // at zoom 1 a label keeps its full width
-  edgeClip.attr("x", -(columnGap / 2 - 8)).attr("width", columnGap - 16);
-  tight = null;
-  scaleLabels(d3.zoomTransform(svg.node()).k);
+  const clip = `${Math.round(Math.max(columnGap - 12, s.labelWidth + 40))}|${Math.round(columnGap)}`;
+  if (clip !== clipKey) { // at zoom 1 a label keeps its full width; an action on a link keeps to the link's width
+    clipKey = clip;
+    labelClip.attr("width", Math.max(columnGap - 12, s.labelWidth + 40));
+    edgeClip.attr("x", -(columnGap / 2 - 8)).attr("width", columnGap - 16);
+  }
+  scaleLabels(d3.zoomTransform(svg.node()).k); // changes the page only when the rows' room for text changed
 }
+let clipKey = "";
 
 // ---- what is in the DOM -------------------------------------------------------------------------
 
