@@ -27,7 +27,8 @@ function searchKeys(event) {
   if (event.key === "Enter") {
     event.preventDefault();
     if (view.query !== searchBox.value.trim().toLowerCase()) runSearch();
-    nextMatch(event.shiftKey ? -1 : 1); // the match takes the focus: n and N work at once
+    searchBox.blur(); // the keys are the tree's again at once: n and N move on; / comes back here
+    nextMatch(event.shiftKey ? -1 : 1); // and the match takes the focus once it is drawn
   } else if (event.key === "Escape") {
     searchBox.value = "";
     runSearch();

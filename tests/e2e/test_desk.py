@@ -299,7 +299,7 @@ class DeskTest(LiveBrowserTestCase):
             total = int(count.text_content().split()[0])
             page.keyboard.press("Enter")
             expect(count).to_have_text(f"1 of {total}")
-            assert page.evaluate("document.activeElement.id") != "tree-search"
+            page.wait_for_function("document.activeElement.id !== 'tree-search'")
             page.keyboard.press("n")
             expect(count).to_have_text(f"2 of {total}")
             page.keyboard.press("N")
