@@ -5,6 +5,7 @@ Game of 24 is answered by puzzle_replies.py instead.
 """
 
 import re
+
 from reasoning.llm import offline_answers as oa
 
 # Judged against when the session has no rubric with criteria: what the engine's fallback rubric names.
