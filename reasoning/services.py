@@ -196,7 +196,8 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             forked_from=source,
             forked_from_node_id=node.id,
         )
-        copies = _copy_path(fork, path)
+        # Reflexion scores a line on its last node only: a path of another mode comes with its end's score alone.
+        copies = _copy_path(fork, path, line_scored=mode == Mode.REFLEXION and source.mode != Mode.REFLEXION)
         ReasoningSession.objects.filter(pk=fork.pk).update(root_node=copies[0])
         _audit(source, node, actor, "fork", payload={"mode": mode}, after={"session_id": str(fork.id)})
         transaction.on_commit(lambda: submit_to_runner(fork.id))
@@ -219,7 +220,7 @@ COPIED_FIELDS = (
 )
 
 
-def _copy_path(fork, path):
+def _copy_path(fork, path, line_scored=False):
     """The path's nodes, copied into the fork with the edges between them (ReAct's actions and observations) and the
     critiques written on them (Reflexion's and LATS's memory); the fork spent nothing on them.
 
@@ -228,8 +229,11 @@ def _copy_path(fork, path):
     """
     rows = {row.pk: row for row in ReasoningNode.objects.filter(pk__in=[step.id for step in path])}
     copies, parent, copy_of = [], None, {}
-    for step in path:
+    for i, step in enumerate(path):
         row = rows[uuid.UUID(str(step.id))]
+        fields = {name: getattr(row, name) for name in COPIED_FIELDS}
+        if line_scored and i < len(path) - 1:
+            fields.update(eval_score=None, eval_reason="")
         parent = ReasoningNode.objects.create(
             tenant_id=fork.tenant_id,
             session=fork,
@@ -238,7 +242,7 @@ def _copy_path(fork, path):
             if row.depth
             else row.state,
             source_node=row,
-            **{name: getattr(row, name) for name in COPIED_FIELDS},
+            **fields,
         )
         copies.append(parent)
         copy_of[row.pk] = parent

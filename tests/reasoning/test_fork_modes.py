@@ -7,7 +7,7 @@ from asgiref.sync import sync_to_async
 
 from reasoning import services
 from reasoning.engine import run_session
-from reasoning.models import ReasoningCritique, ReasoningEdge, ReasoningSession
+from reasoning.models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
 from reasoning.store import DjangoStore
 from reasoning.strategies.reflexion import copied_attempt
@@ -80,6 +80,11 @@ async def test_a_tree_of_thoughts_path_forked_into_reflexion_is_its_attempt_one(
     written = [r for r in await rows(fork) if not r.source_node_id and r.depth > 0]
     # No new attempt 1 from the problem: what the fork wrote is numbered after the copied path.
     assert all(r.state.get("attempt", 2) >= 2 for r in written)
+    # The copied path is scored as one line, on its end: the answer comes from a line's end, never from inside it.
+    copied = [r for r in await rows(fork) if r.source_node_id and r.depth > 0]
+    assert [r.eval_score is not None for r in copied] == [False] * (len(copied) - 1) + [True]
+    final = await ReasoningNode.objects.aget(pk=fork.final_node_id)
+    assert final.id == copied[-1].id or final.state.get("attempt", 0) >= 2
 
 
 def test_react_reads_a_copied_reasoning_step_as_a_prior_step_without_a_tool():
