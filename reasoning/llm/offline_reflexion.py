@@ -94,10 +94,13 @@ def revised_step(criteria, f, p, titles, j):
     stems = {w[:4] for w in criterion[0].lower().split()}
     options.sort(key=lambda t: not any(s in oa.title_of(t).lower() for s in stems))
     numbers = oa.key_numbers(p.problem)
+    # With no approach in the banks for it, a step in its own words (a rubric's line copied back is an echo, refused).
+    figures = "; ".join(numbers[:3]) or f["amount"]
     body = (
         oa.fill(options[0], f).partition(":")[2].strip()
         if options
-        else f"{rubric_line(rubric_of(p), criterion[0])} Applied to {f['amount']} for {f['client']}."
+        else f"Recheck the plan against the problem's own figures ({figures}) and the rules in {f['place']}, state "
+        f"what could go wrong at each step for {f['client']} and the response, and keep the steps consistent."
     )
     figure = numbers[j % len(numbers)] if numbers else ""
     return f"{names}: {body}" + (f" Worked from {figure}." if figure and figure not in body else "")

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from reasoning.llm.offline_answers import answer, facts, jurisdictions, money_spans
-from reasoning.prompts import format_path, parse, render
+from reasoning.prompts import contract_of, format_path, render
 from reasoning.strategies.reflexion import format_memory
 from reasoning.strategies.base import Critique
 from tests.llm.test_offline_answers import rubric_text
@@ -67,7 +67,9 @@ PROBLEMS = list(problems())
 
 
 def ask(contract, seed=7, **fields):
-    parsed, how = parse(contract, answer(render(contract, **fields), seed))
+    """The reply, parsed as the engine parses it: with the prompt, so an echo of it is refused."""
+    prompt = render(contract, **fields)
+    parsed, how = contract_of(contract).parse(answer(prompt, seed), context={"prompt": prompt})
     assert how == "strict"
     return parsed
 
