@@ -6,7 +6,6 @@ import importlib
 import re
 
 
-
 def base():
     # offline_answers loads this module at its end: read it when a reply is asked for, never at import.
     return importlib.import_module("reasoning.llm.offline_answers")

@@ -12,8 +12,8 @@ import pytest
 
 from reasoning.llm.offline_answers import answer, facts, jurisdictions, money_spans
 from reasoning.prompts import contract_of, format_path, render
-from reasoning.strategies.reflexion import format_memory
 from reasoning.strategies.base import Critique
+from reasoning.strategies.reflexion import format_memory
 from tests.llm.test_offline_answers import rubric_text
 
 SWISS_ONLY = re.compile(r"pillar 3a|\b3a\b|canton|\bAHV\b|wealth tax|Switzerland|\bSwiss\b", re.I)
