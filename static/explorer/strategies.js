@@ -134,7 +134,7 @@ const reflexion = {
     for (const n of rows) if (inChain(n) && n.eval_score != null) scores.set(state(n).attempt, n.eval_score);
     return { scores };
   },
-  ctxKey: (ctx) => Array.from(ctx.scores, ([attempt, score]) => `${attempt}=${score}`).join(","),
+  ctxKey: (ctx) => Array.from(ctx.scores || [], ([attempt, score]) => `${attempt}=${score}`).join(","), // no tree yet: {}
   value(n, ctx) {
     if (n.eval_score != null) return n.eval_score;
     return inChain(n) && ctx && ctx.scores ? num(ctx.scores.get(state(n).attempt)) : null;
