@@ -49,9 +49,21 @@ const base = {
     if (n.parse_error) return "parse error";
     return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}`;
   },
-  facts: () => [],
+  facts: (n) => searchFacts(n),
   sections(n) { return critiquesOn(n.id).map((c) => critiqueSection(c, "Critique", "")); },
 };
+
+// What the search itself says of a node whatever the strategy: merged duplicates and a verification.
+const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency"];
+
+function searchFacts(n) {
+  const s = state(n);
+  const rows = [];
+  if (s.proposed > 1) rows.push(["Proposed", `${s.proposed} times in one reply (merged into this node)`]);
+  if (s.verified === 0) rows.push(["Verified", "no: the verification itself failed"]);
+  else if (s.verified > 0) rows.push(["Verified", `judged ${plural(s.verified, "time")} before it counted`]);
+  return rows;
+}
 
 function critiqueSection(c, title, note) {
   return { key: "critique-" + c.id, className: "critique", title, text: c.critique, note };
@@ -109,9 +121,12 @@ const lats = {
         : "— (not visited)"],
     ];
     if (n.eval_score != null) rows.push(["Estimate", `${n.eval_score.toFixed(3)} (the evaluator's value)`]);
+    if (num(s.judged) != null && num(s.consistency) != null) {
+      rows.push(["Of which", `judged ${fixed(s.judged, 3)}, self-consistency ${fixed(s.consistency, 3)}`]);
+    }
     if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
     if (s.kind) rows.push(["Made by", MADE_BY[s.kind] || String(s.kind)]);
-    return rows;
+    return rows.concat(searchFacts(n));
   },
   sections(n) {
     return critiquesOn(n.id).map((c) => critiqueSection(c,
@@ -156,12 +171,12 @@ const reflexion = {
   },
   facts(n, ctx) {
     const s = state(n);
-    if (s.attempt == null) return [];
+    if (s.attempt == null) return searchFacts(n);
     const rows = [["Attempt", String(s.attempt) + (s.alternative ? " (an alternative step)" : "")]];
     if (s.step != null) rows.push(["Step", s.of ? `${s.step} of ${s.of}` : String(s.step)]);
     const whole = this.value(n, ctx);
     if (inChain(n) && whole != null) rows.push(["Attempt score", whole.toFixed(3)]);
-    return rows;
+    return rows.concat(searchFacts(n));
   },
   // The critique of the attempt this node belongs to (written on its last step).
   sections(n) {
@@ -225,7 +240,7 @@ function actionLabel(action) {
 
 const STOPPED = {
   confidence: "confidence reached the threshold",
-  converged: "converged: confidence stopped improving",
+  converged: "converged: the last three confidences lie within the convergence margin",
   steps: "the step limit",
 };
 
@@ -261,21 +276,18 @@ const trm = {
       rows.push(["Confidence", c.toFixed(2) + (from ? ` (${from})` : "")]);
     }
     if (s.stopped) rows.push(["Stopped", STOPPED[s.stopped] || plain(s.stopped)]);
-    return rows;
+    return rows.concat(searchFacts(n));
   },
   sections(n) {
     const s = state(n);
     const out = [];
     if (s.alternative) out.push({ key: "alternative", title: "Alternative focus", text: plain(s.alternative) });
-    // The findings an iteration was written from: the analysis of the answer before it.
+    // The findings of this answer's own analysis (its confidence is this answer's score); the next answer fixes them.
     // `insights` holds every key point with its kind; issues and suggestions have lists of their own.
     const insights = (Array.isArray(s.insights) ? s.insights : []).filter((i) => !i || !i.kind || i.kind === "insight");
     const lists = [list("insights", "Insights", insights), list("issues", "Issues", s.issues),
       list("suggestions", "Suggestions", s.suggestions)].filter(Boolean);
-    if (lists.length) {
-      const of = s.iteration > 1 ? `iteration ${s.iteration - 1}'s answer` : "the problem, before any answer";
-      lists[0].note = `From the analysis of ${of}; this iteration addresses them.`;
-    }
+    if (lists.length) lists[0].note = "From the analysis of this answer; the next iteration addresses them.";
     out.push(...lists);
     const a = s.assessment;
     if (a && typeof a === "object") {
@@ -317,7 +329,7 @@ export const fillOf = (look, n) =>
 
 // The state keys a strategy does not render itself, as [key, text] (the root's problem kind is in the header).
 export function otherState(strategy, n) {
-  const known = new Set(["problem_kind", ...strategy.known]);
+  const known = new Set(["problem_kind", ...SEARCH_KEYS, ...strategy.known]);
   return Object.entries(state(n))
     .filter(([k, v]) => !known.has(k) && v != null && v !== "")
     .map(([k, v]) => [k, plain(v)]);
