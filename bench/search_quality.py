@@ -164,6 +164,45 @@ def table(noises, measured, referenced):
     return "\n".join(lines)
 
 
+GOAL_NOISE = 0.3
+
+
+def goals(measured, referenced, noise=GOAL_NOISE):
+    """The issue's two goals at this noise, checked on the figures: lines of markdown."""
+    if noise not in referenced or not any(noise in by for by in measured.values()):
+        return []
+    ref = referenced[noise]
+    tots = {label: by[noise] for label, by in measured.items() if label.startswith("ToT") and noise in by}
+    within = {label: s for label, s in tots.items() if s["calls"] <= ref["calls"]}
+    best_label, best = max(within.items(), key=lambda kv: kv[1]["success"], default=(None, None))
+    lats = next((by[noise] for label, by in measured.items() if label.startswith("LATS") and noise in by), None)
+    lines = [
+        f"Goals at ε = {noise:g} (the reference: any of 5 {ref['any']:.0%}, mean {ref['mean']:.0%}, "
+        f"{ref['calls']:.1f} requests a puzzle):",
+        "",
+    ]
+    if best is not None:
+        met = "met" if best["success"] >= ref["any"] else "missed"
+        lines.append(
+            f"- Our ToT's one answer at no more calls than the reference: {best_label}, {best['success']:.0%} "
+            f"at {best['calls']:.1f} calls against {ref['any']:.0%} any of 5: **{met}**."
+        )
+    above = [(label, s) for label, s in tots.items() if s["success"] >= ref["any"]]
+    if above:
+        label, s = min(above, key=lambda kv: kv[1]["calls"])
+        lines.append(
+            f"- The cheapest ToT that reaches the reference's any of 5: {label}, {s['success']:.0%} at "
+            f"{s['calls']:.1f} calls."
+        )
+    if lats is not None and best is not None:
+        met = "met" if lats["success"] >= best["success"] and lats["calls"] < best["calls"] else "missed"
+        lines.append(
+            f"- LATS against that ToT: {lats['success']:.0%} at {lats['calls']:.1f} calls, against "
+            f"{best['success']:.0%} at {best['calls']:.1f}: **{met}**."
+        )
+    return lines
+
+
 def plot(noises, measured, referenced, path=PLOT):
     """Success against model calls per puzzle, one line per strategy through its noise levels, the reference marked."""
     import matplotlib
@@ -171,7 +210,7 @@ def plot(noises, measured, referenced, path=PLOT):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(9, 5.5), dpi=110)
+    figure, axes = plt.subplots(figsize=(10, 7.5), dpi=110)
     for label, by_noise in measured.items():
         xs = [by_noise[n]["calls"] for n in noises]
         ys = [100 * by_noise[n]["success"] for n in noises]
@@ -194,7 +233,7 @@ def plot(noises, measured, referenced, path=PLOT):
     axes.set_ylim(-3, 103)
     axes.set_title("Game of 24, rows 901-1000, offline/noisy at noise ε")
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=7, loc="lower right")
+    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
@@ -246,6 +285,8 @@ server answering its prompts (bench/reference_model.py); its requests are counte
 {table(noises, measured, referenced)}
 
 ![success against model calls](search_quality.png)
+
+{chr(10).join(goals(measured, referenced))}
 """
     if args.print_only:
         print(report)
