@@ -123,6 +123,11 @@ def status_of(session_id):
     return ReasoningSession.objects.get(pk=session_id).status
 
 
+def run_over(session_id):
+    """Solved, and its run has let go: the status moves before the run releases its claim and closes its gateway."""
+    return ReasoningSession.objects.filter(pk=session_id, status="solved", run_owner="").exists()
+
+
 def start_session_and_let_it_grow(server, party):
     status, session = server.post(
         "/api/sessions", {"problem_text": PROBLEM, "mode": "tot", "params": PARAMS, "budget_usd": 1.0}, party.key
@@ -160,7 +165,7 @@ def test_a_killed_server_restarted_finishes_the_session_with_nothing_lost(alice,
     assert status_of(session_id) == "running"  # stranded until a server starts again
 
     servers()  # the new server resumes it on start, from the stored tree
-    wait_for(lambda: status_of(session_id) == "solved", timeout=120, what="the resumed session to finish")
+    wait_for(lambda: run_over(session_id), timeout=120, what="the resumed session to finish and its run to let go")
     assert_finished_whole(session_id, before)
     # What the dead run had reserved is said in the ledger, never silently dropped.
     lost = LLMCall.objects.filter(session_id=session_id, outcome="unaccounted")
@@ -182,5 +187,5 @@ def test_sigterm_checkpoints_running_sessions_and_exits_within_seconds(alice, se
     assert not LLMCall.objects.filter(session_id=session_id, outcome="unaccounted").exists()
 
     servers()
-    wait_for(lambda: status_of(session_id) == "solved", timeout=120, what="the resumed session to finish")
+    wait_for(lambda: run_over(session_id), timeout=120, what="the resumed session to finish and its run to let go")
     assert_finished_whole(session_id, before)
