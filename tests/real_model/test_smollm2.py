@@ -121,7 +121,9 @@ def test_the_script_serves_the_model_as_the_readme_tells_a_user():
         assert flag in server and flag in script, flag
 
 
-async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_for(alice, real_model, settings):
+async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_for(
+    alice, real_model, settings, tmp_path
+):
     """A server of the test's own (the same model file) is killed before the 4th call and started again 3 s later."""
     import os
     import socket
@@ -155,8 +157,11 @@ async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_fo
         str(os.cpu_count()),
     ]
 
+    log = tmp_path / "server.log"
+    back = []  # seconds after the stop at which the restarted server answered
+
     def serve():
-        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log.open("a"))
         for _ in range(600):
             try:
                 urllib.request.urlopen(f"{base}/models", timeout=1)
@@ -170,8 +175,10 @@ async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_fo
     settings.REASONING = {**settings.REASONING, "MODELS": {real_model: {**entry, "api_base": base}}}
 
     def restart_later():
+        stopped = time.monotonic()
         time.sleep(3)
         servers.append(serve())
+        back.append(round(time.monotonic() - stopped, 1))
 
     async def stop_at_the_fourth_call(n, contract):
         if n == 4:
@@ -193,4 +200,6 @@ async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_fo
     calls = [c async for c in LLMCall.objects.filter(session=session).order_by("created_at")]
     assert session.final_answer and session.status in {"solved", "failed"}, session.error
     errors = [i for i, c in enumerate(calls) if c.outcome == "error"]  # the server was down: those attempts failed
-    assert errors and any(c.outcome == "ok" for c in calls[errors[-1] :])  # and it was used again once back
+    # And it was used again once back.
+    why = f"server back after {back or 'never'} s; its log ends: {log.read_text()[-600:]}"
+    assert errors and any(c.outcome == "ok" for c in calls[errors[-1] :]), why
