@@ -8,6 +8,7 @@ so a session finished by its strategy and cancelled by an overseer at the same m
 import asyncio
 import logging
 import time
+import uuid
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -17,7 +18,7 @@ from django.utils import timezone
 from . import events, selectors, states
 from .control import GuardedGateway, SessionControl
 from .llm.contracts import one_line
-from .models import OverseerAction, ReasoningSession, Status
+from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import best_node_for, get_strategy
 from .strategies.base import Context, Prior, StopRequested, best_line_text
@@ -144,9 +145,11 @@ def ending_of(outcome, ended):
 def finish(session_id, outcome):
     """The run's end. Solved only when the answer passed its contract: a synthesis that failed leaves the best line
     so far as a partial answer of a failed session (as budget exhaustion leaves one of an exhausted session)."""
-    ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
-    status, reason = ending_of(outcome, ended)
     with transaction.atomic():
+        # Locked as services._command locks it to save a command: a command saved meanwhile is seen below.
+        ended = ReasoningSession.objects.select_for_update().filter(pk=session_id).values_list("ended_status").first()
+        ended = ended[0] if ended else None
+        status, reason = ending_of(outcome, ended)
         moved = states.transition(
             session_id,
             status,
@@ -173,9 +176,29 @@ def finish(session_id, outcome):
             search_ended(session_id, Status.CANCELLED)
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
-        # A command that arrived after the last step boundary: the session takes another turn for it.
-        if moved and OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING).exists():
+        # A command that arrived after the last step boundary, or a prune of the answer's branch as it was written:
+        # the session takes another turn, which writes the answer again from the best live line.
+        pending = OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING)
+        if moved and (pending.exists() or in_pruned_branch(session_id, outcome.final_node)):
             states.transition(session_id, Status.QUEUED, [status])
+
+
+def in_pruned_branch(session_id, node):
+    """True if the node or an ancestor is pruned in the database now (one query)."""
+    if node is None:
+        return False
+    rows = {
+        i: (parent, pruned)
+        for i, parent, pruned in ReasoningNode.objects.filter(session_id=session_id).values_list(
+            "id", "parent_id", "pruned"
+        )
+    }
+    current = uuid.UUID(str(node.id))
+    while current in rows:
+        current, pruned = rows[current]
+        if pruned:
+            return True
+    return False
 
 
 def failed(session_id, error):

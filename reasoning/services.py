@@ -289,11 +289,13 @@ def set_pruned(tenant, node_id, actor, pruned):
         else {"pruned": False, "pruned_by": "", "pruned_actor": "", "pruned_at": None}
     )
     with transaction.atomic():
+        # Locked as a run's finish locks it: a prune either lands before the finish looks at its answer's branch, or
+        # sees the finished session and has the answer written again.
+        session = lock_session(node.session_id)
         # Two overseers at once: the first one changes the flag, the second is told it already stands.
         if not ReasoningNode.objects.filter(pk=node.pk, pruned=not pruned).update(**fields):
             raise Conflict(f"the branch is already {'pruned' if pruned else 'in the search'}")
         node.refresh_from_db()
-        session = node.session
         _audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
         events.publish(session.id, [events.node_event("node.updated", node)])
         if pruned and _answer_runs_through(session, node):
@@ -343,9 +345,13 @@ def promote_node(tenant, node_id, actor, note):
 
 
 def _command(session, node, actor, action, payload=None, before=None, audit=True):
-    """Save a command for the session's one writer; reopen a finished session for it."""
-    session = ReasoningSession.objects.get(pk=session.pk)
+    """Save a command for the session's one writer; reopen a finished session for it.
+
+    The session's row is locked while the command is saved, as engine.finish locks it to end a run: either the run
+    sees the command (and takes another turn for it) or the command sees the ended session and reopens it.
+    """
     with transaction.atomic():
+        session = lock_session(session.pk)
         row = OverseerAction.objects.create(
             tenant_id=session.tenant_id,
             session=session,
@@ -363,6 +369,11 @@ def _command(session, node, actor, action, payload=None, before=None, audit=True
             transaction.on_commit(lambda: submit_to_runner(session.id))
     control.wake(session.id)
     return row
+
+
+def lock_session(session_id):
+    """The session's row, locked until the transaction ends (a no-op lock on SQLite, whose writes take turns)."""
+    return ReasoningSession.objects.select_for_update().get(pk=session_id)
 
 
 def _audit(session, node, actor, action, payload=None, before=None, after=None):

@@ -1,0 +1,164 @@
+"""Commands and their outcomes at the edges: a command saved as its run ends, a crash between a command's effect and its
+outcome, a person's choice against later actions, a prune as the answer is written."""
+
+import threading
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db import connection, connections
+
+from reasoning import engine, services
+from reasoning.engine import run_session
+from reasoning.models import OverseerAction, ReasoningNode, ReasoningSession, Status
+from reasoning.schemas import SessionIn
+from reasoning.strategies.base import Outcome
+from tests.runs import HookedGateway, act, rows
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PROBLEM = "Plan the sequence for realising CHF 1.2m of gains across three tax years for a Zurich couple."
+
+
+@pytest.fixture
+def running(alice):
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="Plan it.", model_primary="offline/sim", status=Status.RUNNING, mode="tot"
+    )
+    root = ReasoningNode.objects.create(tenant=alice.tenant, session=session, depth=0, thought="root")
+    child = ReasoningNode.objects.create(
+        tenant=alice.tenant, session=session, parent=root, depth=1, thought="a step", eval_score=0.6
+    )
+    return session, child
+
+
+def in_thread(fn, *args):
+    """Run fn on a thread of its own (its own database connection); the thread, started, and what fn left."""
+    out = {}
+
+    def body():
+        try:
+            out["value"] = fn(*args)
+        except BaseException as error:  # handed to the test, which asserts on it
+            out["error"] = error
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=body)
+    thread.start()
+    return thread, out
+
+
+def waits_on_a_lock(pid):
+    """True while that PostgreSQL backend waits for a lock another transaction holds."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_locks WHERE pid = %s AND NOT granted", [pid])
+        return cursor.fetchone()[0] > 0
+
+
+def backend_pid():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite runs one write transaction at a time")
+def test_a_command_saved_as_its_run_finishes_is_never_stranded(alice, running, monkeypatch):
+    """The run ends while the command is being saved: either it sees the command or the command sees its end."""
+    session, child = running
+    create = OverseerAction.objects.create
+    finishing = {}
+
+    def finish_the_run():
+        finishing["pid"] = backend_pid()
+        ready.set()
+        engine.finish(session.id, Outcome("An answer.", None, "solved"))
+
+    def create_after_the_run_finishes(**fields):
+        # The run finishes now, between the command's look at the session and its insert; with the session locked,
+        # the finish waits for the command instead (seen as a wait on a lock), and then sees it.
+        thread, out = in_thread(finish_the_run)
+        ready.wait()
+        deadline = time.monotonic() + 30
+        while thread.is_alive() and not waits_on_a_lock(finishing["pid"]) and time.monotonic() < deadline:
+            time.sleep(0.005)  # a poll for the finish's state, never a guess at how long it takes
+        finishing["thread"], finishing["out"] = thread, out
+        return create(**fields)
+
+    ready = threading.Event()
+    monkeypatch.setattr(OverseerAction.objects, "create", create_after_the_run_finishes)
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    action = services.expand_node(alice.tenant, child.id, "user:tester", 2)
+    finishing["thread"].join()
+    assert "error" not in finishing["out"]
+
+    session.refresh_from_db()
+    assert OverseerAction.objects.get(pk=action.pk).state == "pending"
+    # Solved with a pending command and no run is the stranded command; queued, the session takes a turn for it.
+    assert session.status == Status.QUEUED and session.final_answer == "An answer."
+
+
+# ---- a prune as the answer is written --------------------------------------------------------------------------------
+
+
+async def start_tot(party, params):
+    data = SessionIn(problem_text=PROBLEM, mode="tot", params=params)
+    return await sync_to_async(services.create_session)(party.tenant, data, submit=False)
+
+
+async def run_to_rest(session, gateway=None):
+    """Every turn the session asks for (a prune of its answer's branch asks for one more), as the runner gives them."""
+    while await run_session(session.id, gateway=gateway) == engine.REQUEUED:
+        gateway = None
+    await session.arefresh_from_db()
+    return session
+
+
+async def branch_of(node_id):
+    """The depth-1 node the node's line goes through."""
+    node = await ReasoningNode.objects.aget(pk=node_id)
+    while node.depth > 1:
+        node = await ReasoningNode.objects.aget(pk=node.parent_id)
+    return node
+
+
+async def assert_answer_in_a_live_branch(session, pruned):
+    nodes = await rows(session)
+    under = {pruned.id} | {n.id for n in nodes if n.depth > 1 and (await branch_of(n.id)).id == pruned.id}
+    assert session.status == "solved" and session.final_answer and session.final_node_id not in under
+
+
+async def test_a_prune_during_the_final_synthesis_writes_the_answer_from_a_live_branch(alice):
+    session = await start_tot(alice, {"branching": 2, "depth": 2, "keep": 2})
+    pruned = {}
+
+    async def prune_the_answers_branch_as_it_is_written(n, contract):
+        if contract.name == "tot.synthesize" and not pruned:
+            best = max((r for r in await rows(session) if r.depth == 2 and not r.pruned), key=lambda r: r.eval_score)
+            pruned["node"] = await branch_of(best.id)
+            await act(services.set_pruned, alice.tenant, pruned["node"].id, "user:tester", pruned=True)
+
+    gateway = await sync_to_async(HookedGateway)(session, prune_the_answers_branch_as_it_is_written)
+    await run_to_rest(session, gateway)
+    assert pruned and len(gateway.prompts_for("tot.synthesize")) >= 2
+    await assert_answer_in_a_live_branch(session, pruned["node"])
+
+
+async def test_a_prune_after_the_strategys_last_look_still_moves_the_answer(alice, monkeypatch):
+    """The prune lands after the strategy checked its answer's branch and before the run's end is written."""
+    session = await start_tot(alice, {"branching": 2, "depth": 2, "keep": 2})
+    finish, pruned = engine.finish, {}
+
+    def prune_then_finish(session_id, outcome):
+        if outcome.final_node is not None and not pruned:
+            node = ReasoningNode.objects.get(pk=outcome.final_node.id)
+            while node.depth > 1:
+                node = node.parent
+            pruned["node"] = node
+            services.set_pruned(alice.tenant, node.id, "user:tester", pruned=True)
+        return finish(session_id, outcome)
+
+    monkeypatch.setattr(engine, "finish", prune_then_finish)
+    await run_to_rest(session)
+    assert pruned
+    await assert_answer_in_a_live_branch(session, pruned["node"])
