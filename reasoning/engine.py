@@ -94,6 +94,8 @@ def build_strategy(session, gateway=None, control=None):
             search_done=session.search_done,
             final_node_id=str(session.final_node_id) if session.final_node_id else None,
             final_answer=session.final_answer,
+            chosen_by=session.answer_chosen_by,
+            note=session.answer_note,
         ),
     )
     return strategy_class(ctx)

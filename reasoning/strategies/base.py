@@ -95,6 +95,8 @@ class Prior:
     search_done: bool = False  # the search ended once; a reopened session only applies commands
     final_node_id: str | None = None
     final_answer: str = ""
+    chosen_by: str = ""  # a person promoted the final node: their choice stands until a person changes it
+    note: str = ""
 
 
 class Store(Protocol):
@@ -288,7 +290,9 @@ class Strategy(ABC):
         if "eval_score" in fields:
             fields["state"] = {**fields.get("state", node.state), "verified": VERIFY_SAMPLES}
         elif fields:  # the verification itself failed: the node keeps its score, unverified (0), and what it cost
-            fields = {"state": {**node.state, "verified": 0}} | ({"spent": fields["spent"]} if "spent" in fields else {})
+            fields = {"state": {**node.state, "verified": 0}} | (
+                {"spent": fields["spent"]} if "spent" in fields else {}
+            )
         if fields:
             await self.ctx.store.update(node, **fields)
         return self.ctx.store.get(node.id)
@@ -380,7 +384,7 @@ class Strategy(ABC):
         An overseer may prune the answer's branch while it is being written: it is then written again from the best
         live line (a few times at most), so the answer never sits in a pruned branch.
         """
-        if not self.promoted:
+        if not self.promoted and self._standing_choice() is None:
             await self.verify_finals()
         for _ in range(ANSWER_TRIES):
             outcome = await self._answer()
@@ -391,11 +395,20 @@ class Strategy(ABC):
             self.promoted, self.resynthesize = None, True
         return outcome
 
+    def _standing_choice(self) -> Node | None:
+        """The node a person promoted in an earlier turn, while it is still in the search: the answer stays there
+        whatever a later turn finds (a new promote, or a prune of its branch, is a person changing it)."""
+        prior = self.ctx.prior
+        node = self.ctx.store.get(prior.final_node_id) if prior.chosen_by and prior.final_node_id else None
+        return node if node is not None and not self.ctx.store.is_pruned(node) else None
+
     async def _answer(self) -> Outcome:
         node, chosen_by, note = self.best_node(self.ctx.store), "", ""
         if self.promoted:
             (node, command), chosen_by = self.promoted, self.promoted[1].actor
             note = str(command.payload.get("note", ""))
+        elif (chosen := self._standing_choice()) is not None:
+            node, chosen_by, note = chosen, self.ctx.prior.chosen_by, self.ctx.prior.note
         reason = "budget" if self.exhausted else "solved"
         if node is None or node.depth == 0:
             why = "budget" if self.exhausted else "no_live_line" if self.ctx.prior.search_done else "no_thoughts"
@@ -403,7 +416,8 @@ class Strategy(ABC):
             return Outcome(final_answer="", final_node=None, reason=why, detail=failures[0] if failures else "")
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
-            return Outcome(prior.final_answer, node, "unchanged" if not self.exhausted else "budget")
+            reason = "unchanged" if not self.exhausted else "budget"
+            return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note)
         path = self.ctx.store.path(node)
         marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
         try:

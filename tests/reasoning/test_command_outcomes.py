@@ -162,3 +162,34 @@ async def test_a_prune_after_the_strategys_last_look_still_moves_the_answer(alic
     await run_to_rest(session)
     assert pruned
     await assert_answer_in_a_live_branch(session, pruned["node"])
+
+
+# ---- a person's choice ----------------------------------------------------------------------------------------------
+
+
+async def test_a_persons_promote_stands_through_a_later_edit_elsewhere_until_a_person_changes_it(alice, runner):
+    session = await start_tot(alice, {"branching": 2, "depth": 2, "keep": 1})
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    best = session.final_node_id
+    chosen = next(r for r in await rows(session) if r.depth == 2 and r.id != best)  # the search's runner-up
+    await act(services.set_pruned, alice.tenant, chosen.id, "user:tester", pruned=False)
+    await act(services.promote_node, alice.tenant, chosen.id, "user:tester", "Lower tax drag for this client.")
+    await runner.drain()
+    await session.arefresh_from_db()
+    assert session.final_node_id == chosen.id and session.answer_chosen_by == "user:tester"
+
+    # An edit off the chosen line: rescored, its session's turn ends, and the person's choice is still the answer.
+    elsewhere = next(r for r in await rows(session) if r.depth == 1 and r.id != chosen.parent_id)
+    await act(services.edit_node, alice.tenant, elsewhere.id, "user:other", "Realise the gains in one year instead.")
+    await runner.drain()
+    await session.arefresh_from_db()
+    assert (await OverseerAction.objects.aget(session=session, action="edit")).state == "applied"
+    assert session.status == "solved" and session.final_node_id == chosen.id
+    assert session.answer_chosen_by == "user:tester" and session.answer_note == "Lower tax drag for this client."
+
+    # A person pruning the chosen branch changes it: the answer moves to the best live line, chosen by nobody.
+    await act(services.set_pruned, alice.tenant, chosen.id, "user:tester", pruned=True)
+    await runner.drain()
+    await session.arefresh_from_db()
+    assert session.final_node_id != chosen.id and session.final_answer and not session.answer_chosen_by
