@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -334,17 +334,28 @@ class Strategy(ABC):
         if handler is None or (command.node_id and node is None):
             await self.ctx.control.done(command, False, f"cannot apply '{command.action}' here")
             return
+        # Every node the command adds says so (state["command"]): applied again after a crash took its outcome
+        # record, it finds them instead of adding more.
+        ctx, self.ctx = self.ctx, replace(self.ctx, store=CommandStore(self.ctx.store, command.id))
         try:
             refusal, after = await handler(node, command)
         except BudgetExhausted:
             self.exhausted = True
             refusal, after = "the session's budget is exhausted", None
+        finally:
+            self.ctx = ctx
         await self.ctx.control.done(command, refusal is None, refusal or "", after)
 
     async def _apply_expand(self, node, command):
         if self.ctx.store.is_pruned(node):
             return "the node is in a pruned branch", None
-        children = await self.expand(node, int(command.payload.get("k", 3)))
+        children = [c for c in self.ctx.store.children(node) if c.state.get("command") == command.id]
+        if children:  # applied before, its outcome lost: score what is left unscored, never add k more
+            for child in children:
+                if child.eval_score is None and not child.parse_error and not self.ctx.store.is_pruned(child):
+                    await self.rescore(child)
+        else:
+            children = await self.expand(node, int(command.payload.get("k", 3)))
         if not children:
             return self._no_children_reason(node), None
         self._resynthesize_if_on_answer(node)
@@ -437,6 +448,22 @@ class Strategy(ABC):
         finally:
             await marking
         return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note, detail=detail)
+
+
+class CommandStore:
+    """The store as a command sees it: the nodes it adds carry the command's id in their state."""
+
+    def __init__(self, store, command_id):
+        self.inner, self.command_id = store, command_id
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def add_children(self, parent, items, answer):
+        tag = {"command": self.command_id}
+        return await self.inner.add_children(
+            parent, [{**i, "state": {**(i.get("state") or {}), **tag}} for i in items], answer
+        )
 
 
 def best_line_text(path, why):

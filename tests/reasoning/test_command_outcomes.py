@@ -1,6 +1,7 @@
 """Commands and their outcomes at the edges: a command saved as its run ends, a crash between a command's effect and its
 outcome, a person's choice against later actions, a prune as the answer is written."""
 
+import asyncio
 import threading
 import time
 
@@ -193,3 +194,35 @@ async def test_a_persons_promote_stands_through_a_later_edit_elsewhere_until_a_p
     await runner.drain()
     await session.arefresh_from_db()
     assert session.final_node_id != chosen.id and session.final_answer and not session.answer_chosen_by
+
+
+# ---- a crash between a command's effect and its outcome --------------------------------------------------------------
+
+
+async def test_an_expand_cut_off_before_its_outcome_is_applied_once_on_the_next_run(alice, monkeypatch):
+    from reasoning import control
+
+    session = await start_tot(alice, {"branching": 2, "depth": 2, "keep": 1})
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    before = len(await rows(session))
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)  # this test gives the turns itself
+    action = await act(services.expand_node, alice.tenant, session.final_node_id, "user:tester", 3)
+    record = control.record_outcome
+
+    def cut_before_the_record(*args, **kwargs):
+        raise asyncio.CancelledError  # the worker stops after the children landed, before the outcome is written
+
+    monkeypatch.setattr(control, "record_outcome", cut_before_the_record)
+    with pytest.raises(asyncio.CancelledError):
+        await run_session(session.id)
+    assert len(await rows(session)) == before + 3
+    assert (await OverseerAction.objects.aget(pk=action.id)).state == "pending"
+
+    monkeypatch.setattr(control, "record_outcome", record)
+    await act(services.resume_session, alice.tenant, session.id, "user:tester")
+    await run_to_rest(session)
+    await action.arefresh_from_db()
+    nodes = await rows(session)
+    assert action.state == "applied" and len(nodes) == before + 3
+    assert sorted(action.after["children"]) == sorted(str(n.id) for n in nodes if n.state.get("command") == action.id)

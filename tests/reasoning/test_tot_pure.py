@@ -177,3 +177,29 @@ def test_merging_counts_each_wording_of_one_thought():
     items = [{"thought": "Sell 5%."}, {"thought": "sell  5%"}, {"thought": "Hold"}, {"thought": "Buy"}]
     merged = merge_duplicates(items, taken={"buy"})
     assert [(m["thought"], m["state"].get("proposed", 1)) for m in merged] == [("Sell 5%.", 2), ("Hold", 1)]
+
+
+async def test_an_expand_applied_again_after_a_crash_adds_its_children_once():
+    store, control = FakeStore(), FakeControl()
+    root = await store.add_root("the problem", {})
+    done = control.done
+
+    async def crash_before_the_outcome_is_recorded(command, applied, detail="", after=None):
+        raise RuntimeError("the worker died here")
+
+    control.done = crash_before_the_outcome_is_recorded
+    control.command("expand", root.id, k=2)
+    [command] = control.commands
+    strategy = TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway(SCRIPT), store, control, params={"depth": 1}))
+    with pytest.raises(RuntimeError):
+        await strategy.run()
+
+    # The next run is handed the same command (its outcome was never recorded) and finds what it added.
+    control.done, control.commands, gateway = done, [command], ScriptedGateway(SCRIPT)
+    await TreeOfThoughts(context(TreeOfThoughts, gateway, store, control, params={"depth": 1})).run()
+    children = store.children(root)
+    assert len(children) == 2 and all(c.state["command"] == command.id for c in children)
+    assert control.outcomes[0][:2] == ("expand", True) and control.outcomes[0][3]["children"] == [
+        c.id for c in children
+    ]
+    assert gateway.count("tot.propose") == 0
