@@ -203,3 +203,43 @@ async def test_an_expand_applied_again_after_a_crash_adds_its_children_once():
         c.id for c in children
     ]
     assert gateway.count("tot.propose") == 0
+
+
+async def test_a_parent_pruned_by_hand_while_its_level_runs_gives_its_slot_to_the_next_best():
+    store, gateway = FakeStore(), None
+
+    def propose_and_prune_sell_as_it_is_asked(prompt):
+        node_id = gateway.calls[-1][1]  # the parent this proposal is asked under
+        if store.get(node_id).thought == "Sell" and not store.get(node_id).pruned:
+            store.prune_by_hand(node_id)  # an overseer's prune lands while Sell's proposals are in flight
+        return propose(prompt)
+
+    gateway = ScriptedGateway(dict(SCRIPT, **{"tot.propose": propose_and_prune_sell_as_it_is_asked}))
+    outcome = await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 2, "keep": 2})).run()
+    level_one = {n.thought: n for n in store.nodes() if n.depth == 1}
+    live_parents = {store.get(n.parent_id).thought for n in store.nodes() if n.depth == 2 and not store.is_pruned(n)}
+    assert live_parents == {"Hold", "Buy"}  # two parents, as the beam says: Buy took Sell's slot
+    assert not level_one["Buy"].pruned and level_one["Sell"].pruned_by == "overseer"
+    assert store.path(outcome.final_node)[1].thought == "Hold" and gateway.count("tot.propose") == 4
+
+
+def test_a_level_proposes_under_the_beam_above_as_it_stands():
+    from reasoning.strategies.base import Node
+    from reasoning.strategies.tot import level_work
+
+    above = [Node(t, "r", 1, t, eval_score=s) for t, s in [("sell", 0.9), ("hold", 0.5), ("buy", 0.1)]]
+    below = [Node("s1", "sell", 2, "s1", eval_score=0.7), Node("s2", "sell", 2, "s2")]
+    proposed = {"sell"}.__contains__
+    parents, unscored, dropped = level_work(above + below, 2, 2, lambda n: proposed(n.id))
+    assert (
+        [n.id for n in parents] == ["hold"]
+        and [n.id for n in unscored] == ["s2"]
+        and [n.id for n in dropped] == ["buy"]
+    )
+    # Sell pruned by hand (no longer live): Buy is in the beam again, and both it and Hold are proposed under.
+    parents, _, dropped = level_work(above[1:], 2, 2, lambda n: proposed(n.id))
+    assert [n.id for n in parents] == ["hold", "buy"] and dropped == []
+    stale = Node("h1", "hold", 2, "h1", eval_score=0.4, stale=True)
+    assert [n.id for n in level_work(above + [stale], 3, 2, lambda n: True)[1]] == [
+        "h1"
+    ]  # stale: scored wherever it is
