@@ -11,6 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError
 
@@ -215,6 +216,8 @@ COPIED_FIELDS = (
     "visit_count",
     "total_reward",
     "stale",
+    "stale_mark",
+    "stale_reason",
     "original_thought",
     "edited_at",
 )
@@ -321,13 +324,20 @@ def edit_node(tenant, node_id, actor, thought):
     before = {"thought": node.thought, "eval_score": node.eval_score}
     with transaction.atomic():
         descendants = _descendant_ids(session, node)
+        # The stale mark is the overseer's: each edit bumps it, so a judgement already in flight cannot clear it.
         ReasoningNode.objects.filter(pk=node.pk).update(
             thought=thought,
             original_thought=node.original_thought or node.thought,
             stale=True,
+            stale_mark=F("stale_mark") + 1,
+            stale_reason=f"its thought was edited by {actor} and is not rescored yet"[:300],
             edited_at=timezone.now(),
         )
-        ReasoningNode.objects.filter(pk__in=descendants).update(stale=True)
+        ReasoningNode.objects.filter(pk__in=descendants).update(
+            stale=True,
+            stale_mark=F("stale_mark") + 1,
+            stale_reason=f"step {node.depth} above it was edited by {actor} after it was scored"[:300],
+        )
         changed = ReasoningNode.objects.filter(pk__in=[node.pk, *descendants]).order_by("depth", "created_at")
         events.publish(session.id, [events.node_event("node.updated", row) for row in changed])
         action = _command(session, node, actor, "edit", payload={"thought": thought}, before=before)

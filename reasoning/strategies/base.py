@@ -49,6 +49,7 @@ class Node:
     pruned: bool = False  # this node's own flag; Store.is_pruned also looks at its ancestors
     pruned_by: str = ""
     stale: bool = False
+    stale_mark: int = 0  # the overseer's count of edits that made it stale: a judgement clears only the marks it saw
     is_terminal: bool = False
     visit_count: int = 0
     total_reward: float = 0.0

@@ -243,3 +243,19 @@ def test_a_level_proposes_under_the_beam_above_as_it_stands():
     assert [n.id for n in level_work(above + [stale], 3, 2, lambda n: True)[1]] == [
         "h1"
     ]  # stale: scored wherever it is
+
+
+async def test_an_edit_during_an_evaluation_keeps_its_stale_mark_and_the_node_is_scored_again():
+    store, gateway, marked = FakeStore(), None, []
+
+    def evaluate_while_an_edit_lands(prompt):
+        node = store.get(gateway.calls[-1][1])
+        if node.depth == 2 and not marked:
+            marked.append(node.id)
+            store.edit_by_hand(node.id)  # an edit above marks it stale while its judgement is in flight
+        return evaluate(prompt)
+
+    gateway = ScriptedGateway(dict(SCRIPT, **{"tot.evaluate": evaluate_while_an_edit_lands}))
+    await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 3, "keep": 3})).run()
+    judged = [node_id for name, node_id, _ in gateway.calls if name == "tot.evaluate"]
+    assert judged.count(marked[0]) == 2 and not store.get(marked[0]).stale  # judged again after the edit's mark
