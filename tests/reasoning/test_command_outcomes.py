@@ -226,3 +226,30 @@ async def test_an_expand_cut_off_before_its_outcome_is_applied_once_on_the_next_
     nodes = await rows(session)
     assert action.state == "applied" and len(nodes) == before + 3
     assert sorted(action.after["children"]) == sorted(str(n.id) for n in nodes if n.state.get("command") == action.id)
+
+
+# ---- a prune during a Tree of Thoughts level -------------------------------------------------------------------------
+
+
+async def test_a_parent_pruned_as_its_level_is_proposed_gives_its_beam_slot_to_the_next_best(alice):
+    session = await start_tot(alice, {"branching": 3, "depth": 2, "keep": 2})
+    pruned, gateway = {}, None
+
+    async def prune_the_parent_being_proposed_under(n, contract):
+        if contract.name != "tot.propose" or pruned.get("asked"):
+            return
+        steps = gateway.prompts[-1][1].split("### STEPS SO FAR\n", 1)[1].split("### ALREADY PROPOSED", 1)[0]
+        if "1." not in steps:
+            return  # the root's proposals
+        pruned["asked"] = True  # the first proposal under a depth-1 node (the level's others are asked meanwhile)
+        pruned["node"] = next(r for r in await rows(session) if r.depth == 1 and r.thought in steps)
+        await act(services.set_pruned, alice.tenant, pruned["node"].id, "user:tester", pruned=True)
+
+    gateway = await sync_to_async(HookedGateway)(session, prune_the_parent_being_proposed_under)
+    await run_to_rest(session, gateway)
+    nodes = await rows(session)
+    level_one = [n for n in nodes if n.depth == 1]
+    live_parents = {n.parent_id for n in nodes if n.depth == 2} - {pruned["node"].id}
+    # Two live parents, as the beam says: the depth-1 node left out of the beam took the pruned one's slot.
+    assert session.status == "solved" and len(level_one) == 3 and len(live_parents) == 2
+    assert all(not n.pruned for n in level_one if n.id in live_parents)
