@@ -292,12 +292,12 @@ def set_pruned(tenant, node_id, actor, pruned):
         else {"pruned": False, "pruned_by": "", "pruned_actor": "", "pruned_at": None}
     )
     with transaction.atomic():
-        # Locked as a run's finish locks it: a prune either lands before the finish looks at its answer's branch, or
-        # sees the finished session and has the answer written again.
-        session = lock_session(node.session_id)
         # Two overseers at once: the first one changes the flag, the second is told it already stands.
         if not ReasoningNode.objects.filter(pk=node.pk, pruned=not pruned).update(**fields):
             raise Conflict(f"the branch is already {'pruned' if pruned else 'in the search'}")
+        # Locked as a run's finish locks it (after the node, as every write that publishes): the finish either sees
+        # this prune on its answer's branch, or has ended when this looks, and the answer is written again.
+        session = lock_session(node.session_id)
         node.refresh_from_db()
         _audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
         events.publish(session.id, [events.node_event("node.updated", node)])
