@@ -359,7 +359,8 @@ class Strategy(ABC):
             children = await self.expand(node, int(command.payload.get("k", 3)))
         if not children:
             return self._no_children_reason(node), None
-        self._resynthesize_if_on_answer(node)
+        if self._standing_choice() is None:  # deeper children can move the answer, unless a person chose it
+            self._resynthesize_if_on_answer(node)
         return None, {"children": [c.id for c in children]}
 
     async def _apply_edit(self, node, command):

@@ -189,6 +189,14 @@ async def test_a_persons_promote_stands_through_a_later_edit_elsewhere_until_a_p
     assert session.status == "solved" and session.final_node_id == chosen.id
     assert session.answer_chosen_by == "user:tester" and session.answer_note == "Lower tax drag for this client."
 
+    # An expand under the chosen node adds deeper children; the answer stays where the person put it, unwritten again.
+    answer = session.final_answer
+    expand = await act(services.expand_node, alice.tenant, chosen.id, "user:other", 2)
+    await runner.drain()
+    await session.arefresh_from_db()
+    assert (await OverseerAction.objects.aget(pk=expand.id)).state == "applied"
+    assert session.final_node_id == chosen.id and session.final_answer == answer and session.answer_chosen_by
+
     # A person pruning the chosen branch changes it: the answer moves to the best live line, chosen by nobody.
     await act(services.set_pruned, alice.tenant, chosen.id, "user:tester", pruned=True)
     await runner.drain()
