@@ -189,12 +189,8 @@ def in_pruned_branch(session_id, node):
     """True if the node or an ancestor is pruned in the database now (one query)."""
     if node is None:
         return False
-    rows = {
-        i: (parent, pruned)
-        for i, parent, pruned in ReasoningNode.objects.filter(session_id=session_id).values_list(
-            "id", "parent_id", "pruned"
-        )
-    }
+    nodes = ReasoningNode.objects.filter(session_id=session_id).values_list("id", "parent_id", "pruned")
+    rows = {i: (parent, pruned) for i, parent, pruned in nodes}
     current = uuid.UUID(str(node.id))
     while current in rows:
         current, pruned = rows[current]

@@ -291,9 +291,7 @@ class Strategy(ABC):
         if "eval_score" in fields:
             fields["state"] = {**fields.get("state", node.state), "verified": VERIFY_SAMPLES}
         elif fields:  # the verification itself failed: the node keeps its score, unverified (0), and what it cost
-            fields = {"state": {**node.state, "verified": 0}} | (
-                {"spent": fields["spent"]} if "spent" in fields else {}
-            )
+            fields = {"state": {**node.state, "verified": 0}} | ({"spent": fields["spent"]} if "spent" in fields else {})
         if fields:
             await self.ctx.store.update(node, **fields)
         return self.ctx.store.get(node.id)
