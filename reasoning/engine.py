@@ -16,7 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from . import events, selectors, states
-from .control import GuardedGateway, SessionControl
+from .control import GuardedGateway, SessionControl, refuse_pending
 from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
@@ -201,16 +201,19 @@ def in_pruned_branch(session_id, node):
 
 def failed(session_id, error):
     ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
-    states.transition(
-        session_id,
-        Status.FAILED,
-        [Status.RUNNING],
-        finished_at=timezone.now(),
-        termination_reason="error",
-        error=describe(error),
-        search_done=True,
-        **ending_fields(ended, Status.FAILED),
-    )
+    with transaction.atomic():
+        moved = states.transition(
+            session_id,
+            Status.FAILED,
+            [Status.RUNNING],
+            finished_at=timezone.now(),
+            termination_reason="error",
+            error=describe(error),
+            search_done=True,
+            **ending_fields(ended, Status.FAILED),
+        )
+        if moved:  # a command the run never applied gets its outcome (one saved after this reopens the session)
+            refuse_pending(session_id, f"the run failed before applying it: {describe(error)}")
 
 
 def no_answer(outcome):

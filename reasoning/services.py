@@ -166,6 +166,7 @@ def cancel_session(tenant, session_id, actor):
         ):
             raise Conflict(f"a {session.status} session cannot be cancelled")
         _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
+        control.refuse_pending(session.id, f"the session was cancelled by {actor} before it was applied")
     if session.status == Status.RUNNING:
         control.stop(session.id, Status.CANCELLED)  # its run writes the partial answer as it stops
     else:

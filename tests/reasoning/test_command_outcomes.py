@@ -261,3 +261,23 @@ async def test_a_parent_pruned_as_its_level_is_proposed_gives_its_beam_slot_to_t
     # Two live parents, as the beam says: the depth-1 node left out of the beam took the pruned one's slot.
     assert session.status == "solved" and len(level_one) == 3 and len(live_parents) == 2
     assert all(not n.pruned for n in level_one if n.id in live_parents)
+
+
+# ---- a run that ends without applying its commands ------------------------------------------------------------------
+
+
+def test_a_run_that_fails_refuses_the_commands_it_never_applied(alice, running):
+    session, child = running
+    action = services.expand_node(alice.tenant, child.id, "user:tester", 2)
+    engine.failed(session.id, RuntimeError("the database went away"))
+    action.refresh_from_db()
+    assert ReasoningSession.objects.get(pk=session.id).status == "failed"
+    assert action.state == "refused" and action.detail.startswith("the run failed before applying it: RuntimeError")
+
+
+def test_a_cancel_refuses_the_commands_no_run_applied(alice, running):
+    session, child = running
+    action = services.expand_node(alice.tenant, child.id, "user:tester", 2)
+    services.cancel_session(alice.tenant, session.id, "user:other")
+    action.refresh_from_db()
+    assert action.state == "refused" and "cancelled by user:other" in action.detail
