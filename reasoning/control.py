@@ -143,6 +143,16 @@ def record_outcome(action_id, applied, detail="", after=None):
         events.publish(action.session_id, [events.action_event("action.updated", action)])
 
 
+def refuse_pending(session_id, why):
+    """The session ended before a run applied its pending commands: each is refused, saying why, so none waits for a
+    run that will not come."""
+    pending = OverseerAction.objects.filter(
+        session_id=session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
+    )
+    for action_id in pending.values_list("id", flat=True):
+        record_outcome(action_id, False, why)
+
+
 class GuardedGateway:
     """The strategy's gateway: no model call starts once the session should stop."""
 

@@ -8,6 +8,7 @@ so a session finished by its strategy and cancelled by an overseer at the same m
 import asyncio
 import logging
 import time
+import uuid
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
@@ -15,9 +16,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from . import events, selectors, states
-from .control import GuardedGateway, SessionControl
+from .control import GuardedGateway, SessionControl, refuse_pending
 from .llm.contracts import one_line
-from .models import OverseerAction, ReasoningSession, Status
+from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import best_node_for, get_strategy
 from .strategies.base import Context, Prior, StopRequested, best_line_text
@@ -93,6 +94,8 @@ def build_strategy(session, gateway=None, control=None):
             search_done=session.search_done,
             final_node_id=str(session.final_node_id) if session.final_node_id else None,
             final_answer=session.final_answer,
+            chosen_by=session.answer_chosen_by,
+            note=session.answer_note,
         ),
     )
     return strategy_class(ctx)
@@ -144,9 +147,11 @@ def ending_of(outcome, ended):
 def finish(session_id, outcome):
     """The run's end. Solved only when the answer passed its contract: a synthesis that failed leaves the best line
     so far as a partial answer of a failed session (as budget exhaustion leaves one of an exhausted session)."""
-    ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
-    status, reason = ending_of(outcome, ended)
     with transaction.atomic():
+        # Locked as services._command locks it to save a command: a command saved meanwhile is seen below.
+        ended = ReasoningSession.objects.select_for_update().filter(pk=session_id).values_list("ended_status").first()
+        ended = ended[0] if ended else None
+        status, reason = ending_of(outcome, ended)
         moved = states.transition(
             session_id,
             status,
@@ -173,23 +178,42 @@ def finish(session_id, outcome):
             search_ended(session_id, Status.CANCELLED)
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
-        # A command that arrived after the last step boundary: the session takes another turn for it.
-        if moved and OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING).exists():
+        # A command that arrived after the last step boundary, or a prune of the answer's branch as it was written:
+        # the session takes another turn, which writes the answer again from the best live line.
+        pending = OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING)
+        if moved and (pending.exists() or in_pruned_branch(session_id, outcome.final_node)):
             states.transition(session_id, Status.QUEUED, [status])
+
+
+def in_pruned_branch(session_id, node):
+    """True if the node or an ancestor is pruned in the database now (one query)."""
+    if node is None:
+        return False
+    nodes = ReasoningNode.objects.filter(session_id=session_id).values_list("id", "parent_id", "pruned")
+    rows = {i: (parent, pruned) for i, parent, pruned in nodes}
+    current = uuid.UUID(str(node.id))
+    while current in rows:
+        current, pruned = rows[current]
+        if pruned:
+            return True
+    return False
 
 
 def failed(session_id, error):
     ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
-    states.transition(
-        session_id,
-        Status.FAILED,
-        [Status.RUNNING],
-        finished_at=timezone.now(),
-        termination_reason="error",
-        error=describe(error),
-        search_done=True,
-        **ending_fields(ended, Status.FAILED),
-    )
+    with transaction.atomic():
+        moved = states.transition(
+            session_id,
+            Status.FAILED,
+            [Status.RUNNING],
+            finished_at=timezone.now(),
+            termination_reason="error",
+            error=describe(error),
+            search_done=True,
+            **ending_fields(ended, Status.FAILED),
+        )
+        if moved:  # a command the run never applied gets its outcome (one saved after this reopens the session)
+            refuse_pending(session_id, f"the run failed before applying it: {describe(error)}")
 
 
 def no_answer(outcome):

@@ -287,6 +287,9 @@ class ReasoningNode(models.Model):
     pruned_actor = models.CharField(max_length=200, blank=True)
     pruned_at = models.DateTimeField(null=True, blank=True)
     stale = models.BooleanField(default=False, help_text="An ancestor was edited after this node was scored.")
+    # The overseer's: an edit bumps the mark and says why; a rescoring clears `stale` only if it began after the bump.
+    stale_mark = models.PositiveIntegerField(default=0, help_text="How many edits have made this node stale.")
+    stale_reason = models.CharField(max_length=300, blank=True, help_text="Why the node is stale, while it is.")
     original_thought = models.TextField(blank=True, help_text="The model's text, kept when a person edits the thought.")
     edited_at = models.DateTimeField(null=True, blank=True)
     source_node = models.ForeignKey(
@@ -323,6 +326,7 @@ class ReasoningNode(models.Model):
             "pruned_actor": self.pruned_actor or None,
             "pruned_at": self.pruned_at.isoformat() if self.pruned_at else None,
             "stale": self.stale,
+            "stale_reason": (self.stale_reason or None) if self.stale else None,
             "original_thought": self.original_thought or None,
             "edited_at": self.edited_at.isoformat() if self.edited_at else None,
             "source_node_id": _str_or_none(self.source_node_id),

@@ -11,6 +11,7 @@ import uuid
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError
 
@@ -165,6 +166,7 @@ def cancel_session(tenant, session_id, actor):
         ):
             raise Conflict(f"a {session.status} session cannot be cancelled")
         _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
+        control.refuse_pending(session.id, f"the session was cancelled by {actor} before it was applied")
     if session.status == Status.RUNNING:
         control.stop(session.id, Status.CANCELLED)  # its run writes the partial answer as it stops
     else:
@@ -215,6 +217,8 @@ COPIED_FIELDS = (
     "visit_count",
     "total_reward",
     "stale",
+    "stale_mark",
+    "stale_reason",
     "original_thought",
     "edited_at",
 )
@@ -292,8 +296,10 @@ def set_pruned(tenant, node_id, actor, pruned):
         # Two overseers at once: the first one changes the flag, the second is told it already stands.
         if not ReasoningNode.objects.filter(pk=node.pk, pruned=not pruned).update(**fields):
             raise Conflict(f"the branch is already {'pruned' if pruned else 'in the search'}")
+        # Locked as a run's finish locks it (after the node, as every write that publishes): the finish either sees
+        # this prune on its answer's branch, or has ended when this looks, and the answer is written again.
+        session = lock_session(node.session_id)
         node.refresh_from_db()
-        session = node.session
         _audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
         events.publish(session.id, [events.node_event("node.updated", node)])
         if pruned and _answer_runs_through(session, node):
@@ -319,13 +325,20 @@ def edit_node(tenant, node_id, actor, thought):
     before = {"thought": node.thought, "eval_score": node.eval_score}
     with transaction.atomic():
         descendants = _descendant_ids(session, node)
+        # The stale mark is the overseer's: each edit bumps it, so a judgement already in flight cannot clear it.
         ReasoningNode.objects.filter(pk=node.pk).update(
             thought=thought,
             original_thought=node.original_thought or node.thought,
             stale=True,
+            stale_mark=F("stale_mark") + 1,
+            stale_reason=f"its thought was edited by {actor} and is not rescored yet"[:300],
             edited_at=timezone.now(),
         )
-        ReasoningNode.objects.filter(pk__in=descendants).update(stale=True)
+        ReasoningNode.objects.filter(pk__in=descendants).update(
+            stale=True,
+            stale_mark=F("stale_mark") + 1,
+            stale_reason=f"step {node.depth} above it was edited by {actor} after it was scored"[:300],
+        )
         changed = ReasoningNode.objects.filter(pk__in=[node.pk, *descendants]).order_by("depth", "created_at")
         events.publish(session.id, [events.node_event("node.updated", row) for row in changed])
         action = _command(session, node, actor, "edit", payload={"thought": thought}, before=before)
@@ -343,9 +356,13 @@ def promote_node(tenant, node_id, actor, note):
 
 
 def _command(session, node, actor, action, payload=None, before=None, audit=True):
-    """Save a command for the session's one writer; reopen a finished session for it."""
-    session = ReasoningSession.objects.get(pk=session.pk)
+    """Save a command for the session's one writer; reopen a finished session for it.
+
+    The session's row is locked while the command is saved, as engine.finish locks it to end a run: either the run
+    sees the command (and takes another turn for it) or the command sees the ended session and reopens it.
+    """
     with transaction.atomic():
+        session = lock_session(session.pk)
         row = OverseerAction.objects.create(
             tenant_id=session.tenant_id,
             session=session,
@@ -363,6 +380,11 @@ def _command(session, node, actor, action, payload=None, before=None, audit=True
             transaction.on_commit(lambda: submit_to_runner(session.id))
     control.wake(session.id)
     return row
+
+
+def lock_session(session_id):
+    """The session's row, locked until the transaction ends (a no-op lock on SQLite, whose writes take turns)."""
+    return ReasoningSession.objects.select_for_update().get(pk=session_id)
 
 
 def _audit(session, node, actor, action, payload=None, before=None, after=None):

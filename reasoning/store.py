@@ -26,8 +26,20 @@ UPDATABLE = {
     "state",
     "stale",
 }
-# The columns overseers write; everything else in a row is the strategy's.
-OVERSEER_COLUMNS = ("id", "pruned", "pruned_by", "pruned_actor", "pruned_at", "thought", "stale", "original_thought")
+# The columns overseers write; everything else in a row is the strategy's. A strategy's `stale=False` (it scored the
+# node) clears the stale mark only if no edit marked the node again after the strategy read it (stale_mark).
+OVERSEER_COLUMNS = (
+    "id",
+    "pruned",
+    "pruned_by",
+    "pruned_actor",
+    "pruned_at",
+    "thought",
+    "stale",
+    "stale_mark",
+    "stale_reason",
+    "original_thought",
+)
 
 
 def view(row):
@@ -42,6 +54,7 @@ def view(row):
         pruned=row.pruned,
         pruned_by=row.pruned_by,
         stale=row.stale,
+        stale_mark=row.stale_mark,
         is_terminal=row.is_terminal,
         visit_count=row.visit_count,
         total_reward=row.total_reward,
@@ -111,7 +124,8 @@ class DjangoStore:
 
     async def update_many(self, changes):
         if changes:
-            await sync_to_async(self._update_many)([(_uuid(node.id), dict(fields)) for node, fields in changes])
+            seen = [(_uuid(node.id), dict(fields), node.stale_mark if node.stale else None) for node, fields in changes]
+            await sync_to_async(self._update_many)(seen)
 
     async def prune(self, nodes):
         if nodes:
@@ -224,18 +238,38 @@ class DjangoStore:
             self.kids.setdefault(row.parent_id, []).append(row.id)
 
     def _update_many(self, changes):
-        applied = [self._apply(node_id, fields) for node_id, fields in changes]
+        clears = [(self.rows[node_id], seen) for node_id, fields, seen in changes if fields.get("stale") is False]
+        applied = [self._apply(node_id, fields) for node_id, fields, _ in changes]
         rows = [row for row, _, _ in applied]
         columns = sorted(set().union(*(written for _, written, _ in applied)))
         records = [record for _, _, spent in applied for record in spent]
         with transaction.atomic():
             if columns:
                 write_columns(rows, columns)
+            if clears:  # judgements: an edit may have marked their nodes while they were asked
+                self._clear_stale(rows, [(row, seen) for row, seen in clears if seen is not None])
             spent = write_records(records)
             events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows], spent_usd=spent)
 
+    def _clear_stale(self, rows, clears):
+        """Clear the stale marks these judgements saw (and no later edit's), then read which of the rows an edit
+        marked stale meanwhile: their events and the cache say so (one query)."""
+        by_mark = {}
+        for row, seen in clears:
+            by_mark.setdefault(seen, []).append(row.id)
+        for seen, ids in by_mark.items():
+            ReasoningNode.objects.filter(pk__in=ids, stale_mark__lte=seen).update(stale=False, stale_reason="")
+        marked = ReasoningNode.objects.filter(pk__in=[row.id for row in rows], stale=True)
+        still = {i: (mark, why) for i, mark, why in marked.values_list("id", "stale_mark", "stale_reason")}
+        for row in rows:
+            row.stale = row.id in still
+            row.stale_mark, row.stale_reason = still.get(row.id, (row.stale_mark, ""))
+
     def _apply(self, node_id, fields):
-        """Apply a strategy's change to the cached row; returns the row, the columns to write and the ledger rows."""
+        """Apply a strategy's change to the cached row; returns the row, the columns to write and the ledger rows.
+
+        `stale` is the overseer's column: a strategy's stale=False goes to _clear_stale, over the mark it saw only.
+        """
         spent = fields.pop("spent", None)
         unknown = set(fields) - UPDATABLE
         if unknown:
@@ -246,6 +280,8 @@ class DjangoStore:
         cost = sum(r.cost_usd for r in records) if getattr(spent, "records", None) else getattr(spent, "cost_usd", 0)
         if cost:
             fields["cost_usd"] = row.cost_usd + cost  # only the strategy writes costs
+        if fields.pop("stale", False):
+            raise ValueError("only an overseer's edit marks a node stale")
         for name, value in fields.items():
             setattr(row, name, value)
         return row, fields, records

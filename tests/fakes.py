@@ -81,6 +81,9 @@ class FakeStore:
     async def update_many(self, changes):
         for node, fields in changes:
             fields = {k: v for k, v in fields.items() if k != "spent"}
+            # As in the real store: a judgement clears only the stale mark it saw, never a later edit's.
+            if fields.get("stale") is False and (not node.stale or self.rows[node.id].stale_mark > node.stale_mark):
+                del fields["stale"]
             for name, value in fields.items():
                 setattr(self.rows[node.id], name, value)
             self.writes.append(("update", node.id, fields))
@@ -102,6 +105,10 @@ class FakeStore:
     async def mark_applied(self, critiques):
         for critique in critiques:
             critique.applied_to_next = True
+
+    def edit_by_hand(self, node_id):
+        """What an overseer's edit leaves on a node below the edited one: a new stale mark."""
+        self.rows[node_id].stale, self.rows[node_id].stale_mark = True, self.rows[node_id].stale_mark + 1
 
     def prune_by_hand(self, node_id):
         """What an overseer's prune leaves in the database, seen at the next step boundary."""

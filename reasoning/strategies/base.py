@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -49,6 +49,7 @@ class Node:
     pruned: bool = False  # this node's own flag; Store.is_pruned also looks at its ancestors
     pruned_by: str = ""
     stale: bool = False
+    stale_mark: int = 0  # the overseer's count of edits that made it stale: a judgement clears only the marks it saw
     is_terminal: bool = False
     visit_count: int = 0
     total_reward: float = 0.0
@@ -95,6 +96,8 @@ class Prior:
     search_done: bool = False  # the search ended once; a reopened session only applies commands
     final_node_id: str | None = None
     final_answer: str = ""
+    chosen_by: str = ""  # a person promoted the final node: their choice stands until a person changes it
+    note: str = ""
 
 
 class Store(Protocol):
@@ -330,20 +333,32 @@ class Strategy(ABC):
         if handler is None or (command.node_id and node is None):
             await self.ctx.control.done(command, False, f"cannot apply '{command.action}' here")
             return
+        # Every node the command adds says so (state["command"]): applied again after a crash took its outcome
+        # record, it finds them instead of adding more.
+        ctx, self.ctx = self.ctx, replace(self.ctx, store=CommandStore(self.ctx.store, command.id))
         try:
             refusal, after = await handler(node, command)
         except BudgetExhausted:
             self.exhausted = True
             refusal, after = "the session's budget is exhausted", None
+        finally:
+            self.ctx = ctx
         await self.ctx.control.done(command, refusal is None, refusal or "", after)
 
     async def _apply_expand(self, node, command):
         if self.ctx.store.is_pruned(node):
             return "the node is in a pruned branch", None
-        children = await self.expand(node, int(command.payload.get("k", 3)))
+        children = [c for c in self.ctx.store.children(node) if c.state.get("command") == command.id]
+        if children:  # applied before, its outcome lost: score what is left unscored, never add k more
+            for child in children:
+                if child.eval_score is None and not child.parse_error and not self.ctx.store.is_pruned(child):
+                    await self.rescore(child)
+        else:
+            children = await self.expand(node, int(command.payload.get("k", 3)))
         if not children:
             return self._no_children_reason(node), None
-        self._resynthesize_if_on_answer(node)
+        if self._standing_choice() is None:  # deeper children can move the answer, unless a person chose it
+            self._resynthesize_if_on_answer(node)
         return None, {"children": [c.id for c in children]}
 
     async def _apply_edit(self, node, command):
@@ -380,7 +395,7 @@ class Strategy(ABC):
         An overseer may prune the answer's branch while it is being written: it is then written again from the best
         live line (a few times at most), so the answer never sits in a pruned branch.
         """
-        if not self.promoted:
+        if not self.promoted and self._standing_choice() is None:
             await self.verify_finals()
         for _ in range(ANSWER_TRIES):
             outcome = await self._answer()
@@ -391,11 +406,20 @@ class Strategy(ABC):
             self.promoted, self.resynthesize = None, True
         return outcome
 
+    def _standing_choice(self) -> Node | None:
+        """The node a person promoted in an earlier turn, while it is still in the search: the answer stays there
+        whatever a later turn finds (a new promote, or a prune of its branch, is a person changing it)."""
+        prior = self.ctx.prior
+        node = self.ctx.store.get(prior.final_node_id) if prior.chosen_by and prior.final_node_id else None
+        return node if node is not None and not self.ctx.store.is_pruned(node) else None
+
     async def _answer(self) -> Outcome:
         node, chosen_by, note = self.best_node(self.ctx.store), "", ""
         if self.promoted:
             (node, command), chosen_by = self.promoted, self.promoted[1].actor
             note = str(command.payload.get("note", ""))
+        elif (chosen := self._standing_choice()) is not None:
+            node, chosen_by, note = chosen, self.ctx.prior.chosen_by, self.ctx.prior.note
         reason = "budget" if self.exhausted else "solved"
         if node is None or node.depth == 0:
             why = "budget" if self.exhausted else "no_live_line" if self.ctx.prior.search_done else "no_thoughts"
@@ -403,7 +427,8 @@ class Strategy(ABC):
             return Outcome(final_answer="", final_node=None, reason=why, detail=failures[0] if failures else "")
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
-            return Outcome(prior.final_answer, node, "unchanged" if not self.exhausted else "budget")
+            reason = "unchanged" if not self.exhausted else "budget"
+            return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note)
         path = self.ctx.store.path(node)
         marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
         try:
@@ -423,6 +448,22 @@ class Strategy(ABC):
         finally:
             await marking
         return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note, detail=detail)
+
+
+class CommandStore:
+    """The store as a command sees it: the nodes it adds carry the command's id in their state."""
+
+    def __init__(self, store, command_id):
+        self.inner, self.command_id = store, command_id
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def add_children(self, parent, items, answer):
+        tag = {"command": self.command_id}
+        return await self.inner.add_children(
+            parent, [{**i, "state": {**(i.get("state") or {}), **tag}} for i in items], answer
+        )
 
 
 def best_line_text(path, why):

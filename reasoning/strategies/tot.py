@@ -10,7 +10,9 @@ under one node is one child (state["proposed"] counts it), never scored twice.
 The beam is read from the stored tree, so a run that was paused, killed or steered continues where it
 stands: the level above is cut to its best `keep` as it stands at the step boundary (a node an overseer
 pruned frees its slot for the next best), parents left without children are proposed under, and every
-live node left unscored or marked stale (at any level) is scored, then the search goes on below.
+live node left unscored or marked stale (at any level) is scored, then the search goes on below. A parent
+pruned while its level runs frees its slot too: the level runs again with the next best in it (the beam's
+drops are pruned only once their level is done). The rules themselves are pure functions at the end.
 """
 
 import re
@@ -57,14 +59,15 @@ class TreeOfThoughts(Strategy):
 
     async def search(self):
         depth, keep = max(1, self._deepest_live_level()), self.ctx.params.keep
+        dropped = []  # the level above's beam drops, pruned once its level is done (a hand prune may free a slot)
         while depth <= self.ctx.params.depth:
-            # The step boundary, in one round: honour overseers (their prunes are read), check the budget.
-            (remaining,) = await self.step_boundary(self.ctx.gateway.remaining_usd())
+            # The step boundary, in one round: honour overseers (their prunes are read), check the budget, and prune
+            # the last level's beam drops.
+            remaining, _ = await self.step_boundary(self.ctx.gateway.remaining_usd(), self.ctx.store.prune(dropped))
             if self.promoted:
                 return
             # The level above is cut to its beam now, as it stands: a node pruned by hand frees its slot.
-            dropped = beam_losers(self._live(), depth - 1, keep)
-            parents, unscored = self._level_work(depth, dropped)
+            parents, unscored, dropped = level_work(self._live(), depth, keep, self._proposed)
             if not parents and not unscored and not any(n.depth == depth for n in self._live()):
                 break  # nothing above could be expanded (every proposal failed): the search ends here
             if not self._can_afford(len(parents), len(unscored), remaining):
@@ -72,12 +75,16 @@ class TreeOfThoughts(Strategy):
                 await self.ctx.store.prune(dropped)
                 return
             proposals = (self._expand_and_score(p, self.ctx.params.branching) for p in parents)
-            await settle_all(self.ctx.store.prune(dropped), *proposals, self._score(unscored))
+            await settle_all(*proposals, self._score(unscored))
             if self.exhausted:
                 break
+            if any(self.ctx.store.is_pruned(p) for p in parents):
+                dropped = []  # a parent pruned by hand as the level ran: the level runs again, the next best in its slot
+                continue
             depth += 1
         await self.step_boundary()
-        await self.ctx.store.prune(beam_losers(self._live(), min(depth, self.ctx.params.depth), keep))
+        losers = beam_losers(self._live(), min(depth, self.ctx.params.depth), keep)
+        await self.ctx.store.prune([*dropped, *losers])
         if not self.exhausted:
             await self._score(self._stale())  # an edit during the last level leaves nothing stale behind
 
@@ -90,19 +97,8 @@ class TreeOfThoughts(Strategy):
     def _stale(self):
         return [n for n in self._live() if n.stale and n.depth > 0 and not n.parse_error]
 
-    def _level_work(self, depth, dropped):
-        """(parents to propose under, nodes to score): all of the level when fresh, the rest when re-entered, and
-        every live stale node wherever it is (an edit above marks its descendants stale)."""
-        out = {n.id for n in dropped}
-        live = [n for n in self._live() if n.id not in out]
-        # A parent whose proposals came back unparseable keeps its parse error rather than being asked forever.
-        parents = [n for n in live if n.depth == depth - 1 and not self.ctx.store.children(n) and not n.parse_error]
-        unscored = [
-            n
-            for n in live
-            if n.depth > 0 and ((n.depth == depth and n.eval_score is None) or n.stale) and not n.parse_error
-        ]
-        return parents, unscored
+    def _proposed(self, node):
+        return bool(self.ctx.store.children(node))
 
     def _can_afford(self, parents, unscored, remaining):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
@@ -185,6 +181,19 @@ def beam_losers(live, depth, keep):
     scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
     kept = {n.id for n in scored[:keep]}
     return [n for n in level if n.id not in kept] if kept else []
+
+
+def level_work(live, depth, keep, proposed):
+    """(parents to propose under, nodes to score, the level above's beam drops) for a level, from the live nodes as they
+    stand: the level above cut to its best `keep` (a node pruned by hand is not live, so the next best takes its slot),
+    those of them not proposed under yet, this level's unscored nodes, and every live stale node wherever it is (an
+    edit above marks its descendants stale). A node whose reply was unparseable keeps its error, never asked again."""
+    dropped = beam_losers(live, depth - 1, keep)
+    out = {n.id for n in dropped}
+    kept = [n for n in live if n.id not in out and not n.parse_error]
+    parents = [n for n in kept if n.depth == depth - 1 and not proposed(n)]
+    unscored = [n for n in kept if n.depth > 0 and ((n.depth == depth and n.eval_score is None) or n.stale)]
+    return parents, unscored, dropped
 
 
 def listed(thoughts):

@@ -123,6 +123,7 @@ function renderFlags(n) {
   setText("insp-pruned", pruned);
   $("insp-pruned").classList.toggle("by-overseer", byOverseer(pruneSource(n)));
   show("insp-stale", !!n.stale);
+  setText("insp-stale", n.stale ? `stale: ${n.stale_reason || "an earlier step was edited"}` : "");
 }
 
 export function renderNodeActions(n) {

@@ -164,9 +164,22 @@ function togglePrune() {
   const n = selectedNode();
   if (!n || n.depth === 0) return;
   const verb = n.pruned ? "unprune" : "prune";
+  const replaces = verb === "prune" && holdsChosenAnswer(n);
+  if (replaces && !window.confirm(`This branch holds the answer ${replaces} chose. Pruning it replaces that answer ` +
+    "with one written from the best live line. Prune it?")) return;
   perform($("prune-button"), nodePath(n, verb), {},
     verb === "prune" ? "Pruning the branch…" : "Restoring the branch…",
     verb === "prune" ? "Branch pruned: nothing under it enters the search." : "Branch restored.");
+}
+
+// A person's chosen answer stands until a person changes it: who chose it, if pruning this node's branch replaces it.
+function holdsChosenAnswer(n) {
+  const s = model.session;
+  if (!s || !s.answer_chosen_by || !s.final_node_id) return "";
+  for (let at = model.nodes.get(s.final_node_id); at; at = model.nodes.get(at.parent_id)) {
+    if (at.id === n.id) return s.answer_chosen_by;
+  }
+  return "";
 }
 
 function expandSelected() {
@@ -278,6 +291,8 @@ function promoteWarning(n) {
   const why = [];
   if (n.original_thought != null) why.push("its thought was rewritten by a person");
   if (n.stale) why.push("an earlier step was edited since it was scored, so its score may be out of date");
+  const s = model.session;
+  if (s && s.answer_chosen_by && s.final_node_id !== n.id) why.push(`it replaces the answer ${s.answer_chosen_by} chose`);
   return why.length ? `Check before promoting: ${why.join("; ")}.` : "";
 }
 

@@ -627,7 +627,7 @@ function ariaLabel(d, look) {
 
 function nodeTitle(n, look) {
   const tag = look.strategy.tag(n);
-  const flags = [prunedText(n), n.stale ? "stale: an earlier step was edited" : ""].filter(Boolean);
+  const flags = [prunedText(n), n.stale ? `stale: ${n.stale_reason || "an earlier step was edited"}` : ""].filter(Boolean);
   const lines = [tag, look.strategy.scoreText(n, look.ctx), ...flags, truncate(n.thought, 280)];
   return lines.filter(Boolean).join("\n");
 }

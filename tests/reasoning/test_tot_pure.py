@@ -177,3 +177,85 @@ def test_merging_counts_each_wording_of_one_thought():
     items = [{"thought": "Sell 5%."}, {"thought": "sell  5%"}, {"thought": "Hold"}, {"thought": "Buy"}]
     merged = merge_duplicates(items, taken={"buy"})
     assert [(m["thought"], m["state"].get("proposed", 1)) for m in merged] == [("Sell 5%.", 2), ("Hold", 1)]
+
+
+async def test_an_expand_applied_again_after_a_crash_adds_its_children_once():
+    store, control = FakeStore(), FakeControl()
+    root = await store.add_root("the problem", {})
+    done = control.done
+
+    async def crash_before_the_outcome_is_recorded(command, applied, detail="", after=None):
+        raise RuntimeError("the worker died here")
+
+    control.done = crash_before_the_outcome_is_recorded
+    control.command("expand", root.id, k=2)
+    [command] = control.commands
+    strategy = TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway(SCRIPT), store, control, params={"depth": 1}))
+    with pytest.raises(RuntimeError):
+        await strategy.run()
+
+    # The next run is handed the same command (its outcome was never recorded) and finds what it added.
+    control.done, control.commands, gateway = done, [command], ScriptedGateway(SCRIPT)
+    await TreeOfThoughts(context(TreeOfThoughts, gateway, store, control, params={"depth": 1})).run()
+    children = store.children(root)
+    assert len(children) == 2 and all(c.state["command"] == command.id for c in children)
+    assert control.outcomes[0][:2] == ("expand", True) and control.outcomes[0][3]["children"] == [
+        c.id for c in children
+    ]
+    assert gateway.count("tot.propose") == 0
+
+
+async def test_a_parent_pruned_by_hand_while_its_level_runs_gives_its_slot_to_the_next_best():
+    store, gateway = FakeStore(), None
+
+    def propose_and_prune_sell_as_it_is_asked(prompt):
+        node_id = gateway.calls[-1][1]  # the parent this proposal is asked under
+        if store.get(node_id).thought == "Sell" and not store.get(node_id).pruned:
+            store.prune_by_hand(node_id)  # an overseer's prune lands while Sell's proposals are in flight
+        return propose(prompt)
+
+    gateway = ScriptedGateway(dict(SCRIPT, **{"tot.propose": propose_and_prune_sell_as_it_is_asked}))
+    outcome = await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 2, "keep": 2})).run()
+    level_one = {n.thought: n for n in store.nodes() if n.depth == 1}
+    live_parents = {store.get(n.parent_id).thought for n in store.nodes() if n.depth == 2 and not store.is_pruned(n)}
+    assert live_parents == {"Hold", "Buy"}  # two parents, as the beam says: Buy took Sell's slot
+    assert not level_one["Buy"].pruned and level_one["Sell"].pruned_by == "overseer"
+    assert store.path(outcome.final_node)[1].thought == "Hold" and gateway.count("tot.propose") == 4
+
+
+def test_a_level_proposes_under_the_beam_above_as_it_stands():
+    from reasoning.strategies.base import Node
+    from reasoning.strategies.tot import level_work
+
+    above = [Node(t, "r", 1, t, eval_score=s) for t, s in [("sell", 0.9), ("hold", 0.5), ("buy", 0.1)]]
+    below = [Node("s1", "sell", 2, "s1", eval_score=0.7), Node("s2", "sell", 2, "s2")]
+    proposed = {"sell"}.__contains__
+    parents, unscored, dropped = level_work(above + below, 2, 2, lambda n: proposed(n.id))
+    assert (
+        [n.id for n in parents] == ["hold"]
+        and [n.id for n in unscored] == ["s2"]
+        and [n.id for n in dropped] == ["buy"]
+    )
+    # Sell pruned by hand (no longer live): Buy is in the beam again, and both it and Hold are proposed under.
+    parents, _, dropped = level_work(above[1:], 2, 2, lambda n: proposed(n.id))
+    assert [n.id for n in parents] == ["hold", "buy"] and dropped == []
+    stale = Node("h1", "hold", 2, "h1", eval_score=0.4, stale=True)
+    assert [n.id for n in level_work(above + [stale], 3, 2, lambda n: True)[1]] == [
+        "h1"
+    ]  # stale: scored wherever it is
+
+
+async def test_an_edit_during_an_evaluation_keeps_its_stale_mark_and_the_node_is_scored_again():
+    store, gateway, marked = FakeStore(), None, []
+
+    def evaluate_while_an_edit_lands(prompt):
+        node = store.get(gateway.calls[-1][1])
+        if node.depth == 2 and not marked:
+            marked.append(node.id)
+            store.edit_by_hand(node.id)  # an edit above marks it stale while its judgement is in flight
+        return evaluate(prompt)
+
+    gateway = ScriptedGateway(dict(SCRIPT, **{"tot.evaluate": evaluate_while_an_edit_lands}))
+    await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 3, "keep": 3})).run()
+    judged = [node_id for name, node_id, _ in gateway.calls if name == "tot.evaluate"]
+    assert judged.count(marked[0]) == 2 and not store.get(marked[0]).stale  # judged again after the edit's mark
