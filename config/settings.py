@@ -56,6 +56,12 @@ def envprices(name, default, with_format=False):
     return value
 
 
+def envlist(name):
+    """A comma-separated list, or None when the variable is unset (the setting's default applies)."""
+    value = os.environ.get(name)
+    return None if value is None else tuple(item.strip() for item in value.split(",") if item.strip())
+
+
 # How a model is asked for structured output: OpenAI's json_schema, a json_object with a "schema" (llama-cpp-python's
 # server), none, or auto (litellm's model map decides).
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
@@ -223,6 +229,10 @@ REASONING = {
     # {"openai/smollm2": {"input": 0.1, "output": 0.2, "response_format": "json_object",
     #  "api_base": "http://127.0.0.1:8080/v1"}}, USD per million tokens.
     "MODELS": envprices("REASONING_MODELS", {}, with_format=True),
+    # The models tenants may ask for, comma-separated ("*": any priced model). Unset: the primary and fallback above,
+    # the models REASONING_MODELS prices, and the offline models. A model litellm prices at 0 counts as unpriced
+    # unless it is named here or in REASONING_MODELS.
+    "ALLOWED_MODELS": envlist("REASONING_ALLOWED_MODELS"),
     # A model with no price is refused unless the operator allows it; it is then counted at DEFAULT_PRICE.
     "ALLOW_UNPRICED": envbool("REASONING_ALLOW_UNPRICED"),
     "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),

@@ -58,11 +58,18 @@ def make_party(slug, admin=False):
 
 @pytest.fixture(autouse=True)
 def healthy_models(settings):
-    """Every test starts with no model resting, and retries that wait a blink (tests of the waits set their own)."""
+    """Every test starts with no model resting, and retries that wait a blink (tests of the waits set their own).
+
+    Tests name any priced model they script (tests/reasoning/test_allowed_models.py tests the operator's list)."""
     from reasoning.llm.health import HEALTH
 
     HEALTH.reset()
-    settings.REASONING = {**settings.REASONING, "RETRY_BACKOFF_S": 0.01, "RETRY_BACKOFF_MAX_S": 0.05}
+    settings.REASONING = {
+        **settings.REASONING,
+        "RETRY_BACKOFF_S": 0.01,
+        "RETRY_BACKOFF_MAX_S": 0.05,
+        "ALLOWED_MODELS": ("*",),
+    }
     yield
     HEALTH.reset()
 
