@@ -258,6 +258,10 @@ REASONING = {
     # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts
     # per process: with several server processes, point CACHES at a shared cache (Redis) for the limit to hold.
     "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
+    # Messages one live socket may send (actions and snapshot requests together), and snapshots it may ask for; a
+    # socket past either is closed with code 4429. A browser asks for a snapshot only after a gap in seq.
+    "SOCKET_RATE": envrate("REASONING_SOCKET_RATE", "60/10s"),
+    "SOCKET_SNAPSHOT_RATE": envrate("REASONING_SOCKET_SNAPSHOT_RATE", "10/10s"),
 }
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
