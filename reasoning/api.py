@@ -201,9 +201,15 @@ def cancel_session(request, session_id: str):
     return services.cancel_session(tenant, session_id, actor).to_dict(with_forks=True)
 
 
-@api.post("/sessions/{session_id}/fork", response={201: SessionOut, **ACTED}, tags=["oversight"])
+@api.post(
+    "/sessions/{session_id}/fork",
+    response={201: SessionOut, 429: ErrorOut, **ACTED},
+    throttle=CallerRate("CREATE_RATE"),
+    tags=["oversight"],
+)
 def fork_session(request, session_id: str, data: ForkIn):
-    """A new session holding a copy of the path to node_id, continuing with the same or another mode."""
+    """A new session holding a copy of the path to node_id, continuing with the same or another mode. A fork is a new
+    session: it counts against REASONING_CREATE_RATE with every other creation (429 with Retry-After beyond it)."""
     tenant, actor = overseer(request)
     fork = services.fork_session(tenant, session_id, actor, **data.dict())
     return Reply(201, fork.to_dict(with_forks=True))
