@@ -1,7 +1,10 @@
-"""The JSON API's door for bodies: JSON only, and not too large, answered in JSON like every other API error."""
+"""Doors for what a request carries: no NUL character in its URL (PostgreSQL text cannot hold one), and for the JSON
+API, bodies that are JSON and not too large, answered in JSON like every other API error."""
+
+from urllib.parse import unquote
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -28,3 +31,19 @@ class ApiBodyGuard:
         if length and request.content_type != "application/json":
             return JsonResponse({"detail": "Send the body as application/json."}, status=415)
         return None
+
+
+class NulGuard:
+    """A NUL in a page's path or query string (`/?q=%00`, an admin filter) is a 400 before any view runs: the page's
+    filter would hand it to PostgreSQL, which refuses it with an error (a 500), where SQLite merely finds nothing.
+    The API validates its own parameters and answers a 422 naming the field."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        query = request.META.get("QUERY_STRING", "")
+        if not request.path.startswith("/api/") and ("\x00" in request.path or "\x00" in unquote(query)):
+            detail = "The address must not contain NUL characters (%00)."
+            return HttpResponseBadRequest(detail, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
