@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 # litellm would otherwise fetch its price list from the network at import time.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -81,7 +82,24 @@ def envrate(name, default):
     return int(match[1]), int(match[2] or 1) * unit
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-in-production")
+def demo_profile():
+    """The demo: every model this server may call is offline (no provider key, no real money); `make run` as shipped."""
+    named = [os.environ.get("REASONING_MODEL_PRIMARY") or "offline/sim", os.environ.get("REASONING_MODEL_FALLBACK")]
+    named += list(json.loads(os.environ.get("REASONING_MODELS") or "{}") or {})
+    named += (os.environ.get("REASONING_ALLOWED_MODELS") or "").split(",")
+    return all(name.strip().startswith("offline/") for name in named if name and name.strip())
+
+
+# Signs sessions, CSRF tokens and password resets: a public default is fine for the offline demo only.
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not demo_profile():
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required once a real model is configured (REASONING_MODEL_PRIMARY, REASONING_MODEL_FALLBACK, "
+            'REASONING_MODELS or REASONING_ALLOWED_MODELS): export SECRET_KEY="$(python3 -c '
+            "'import secrets; print(secrets.token_urlsafe(50))')\""
+        )
+    SECRET_KEY = "dev-only-insecure-key-for-the-offline-demo"
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
