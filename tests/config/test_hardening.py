@@ -2,6 +2,7 @@
 sockets."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,3 +47,59 @@ def test_the_offline_demo_starts_without_one():
     done = load_settings(REASONING_MODEL_PRIMARY="offline/noisy")
     assert done.returncode == 0, done.stderr
     assert load_settings().returncode == 0  # `make run` as shipped
+
+
+# ---- CSP without inline script, HSTS and Secure cookies over HTTPS ------------------------------
+
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]*>", re.I)
+INLINE_HANDLER = re.compile(r"<[^>]+\son[a-z]+\s*=", re.I)
+
+
+@pytest.fixture
+def pages(client, alice):
+    from reasoning.models import ReasoningNode, ReasoningSession
+
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="Plan a CHF 2m gift to two heirs.", model_primary="offline/sim"
+    )
+    ReasoningNode.objects.create(session=session, tenant=alice.tenant, depth=0, thought="Root")
+    client.force_login(alice.user)
+    return [
+        "/",
+        "/sessions/new/",
+        f"/sessions/{session.id}/",
+        f"/sessions/{session.id}/report/",
+        "/api/docs",
+    ]
+
+
+@pytest.mark.django_db
+def test_every_page_has_a_csp_without_inline_script_and_no_inline_script(client, pages):
+    for url in [*pages, "/accounts/login/"]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        csp = dict(part.strip().split(" ", 1) for part in response["Content-Security-Policy"].split(";"))
+        assert csp["script-src"] == "'self'" and "unsafe" not in csp["script-src"], url
+        assert csp["frame-ancestors"] == "'none'" and csp["object-src"] == "'none'"
+        html = response.content.decode()
+        assert not INLINE_SCRIPT.search(html), (url, INLINE_SCRIPT.search(html))
+        assert not INLINE_HANDLER.search(html), (url, INLINE_HANDLER.search(html))
+
+
+@pytest.mark.django_db
+def test_over_https_cookies_are_secure_and_hsts_is_sent(client, alice):
+    response = client.post(
+        "/accounts/login/", {"username": alice.user.username, "password": "pw-for-tests"}, secure=True
+    )
+    assert response.status_code == 302
+    assert response.cookies["sessionid"]["secure"] is True and response.cookies["sessionid"]["httponly"] is True
+    page = client.get("/", secure=True)
+    assert page["Strict-Transport-Security"].startswith("max-age=31536000")
+    assert client.get("/accounts/login/", secure=True).cookies["csrftoken"]["secure"] is True
+
+
+@pytest.mark.django_db
+def test_plain_http_gets_neither_so_the_local_demo_still_works(client, alice):
+    response = client.post("/accounts/login/", {"username": alice.user.username, "password": "pw-for-tests"})
+    assert response.status_code == 302 and not response.cookies["sessionid"]["secure"]
+    assert "Strict-Transport-Security" not in client.get("/")
