@@ -285,6 +285,9 @@ REASONING = {
     # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts
     # per process: with several server processes, point CACHES at a shared cache (Redis) for the limit to hold.
     "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
+    # Login attempts (POSTs to the login pages, the admin's included) per username and per client address.
+    "LOGIN_RATE": envrate("REASONING_LOGIN_RATE", "10/5minutes"),
+    "LOGIN_IP_RATE": envrate("REASONING_LOGIN_IP_RATE", "50/5minutes"),
     # Messages one live socket may send (actions and snapshot requests together), and snapshots it may ask for; a
     # socket past either is closed with code 4429. A browser asks for a snapshot only after a gap in seq.
     "SOCKET_RATE": envrate("REASONING_SOCKET_RATE", "60/10s"),

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 # Inherited by every server a test starts (it reads its settings afresh).
 os.environ.setdefault("REASONING_FAST_PASSWORD_HASHER", "1")
+# Browser tests log the same user in many times against one server: its login throttle would refuse them.
+os.environ.setdefault("REASONING_LOGIN_RATE", "off")
+os.environ.setdefault("REASONING_LOGIN_IP_RATE", "off")
 
 
 def _hash_passwords_fast():

@@ -103,3 +103,35 @@ def test_plain_http_gets_neither_so_the_local_demo_still_works(client, alice):
     response = client.post("/accounts/login/", {"username": alice.user.username, "password": "pw-for-tests"})
     assert response.status_code == 302 and not response.cookies["sessionid"]["secure"]
     assert "Strict-Transport-Security" not in client.get("/")
+
+
+# ---- login throttling ----------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("login_url", ["/accounts/login/", "/admin/login/"])
+def test_password_guessing_is_throttled_per_username(client, alice, settings, login_url):
+    settings.REASONING = {**settings.REASONING, "LOGIN_RATE": (5, 300)}
+    guesses = [
+        client.post(login_url, {"username": alice.user.username, "password": f"guess-{i}"}).status_code
+        for i in range(8)
+    ]
+    assert guesses == [200] * 5 + [429] * 3
+    refused = client.post(login_url, {"username": alice.user.username, "password": "pw-for-tests"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0  # even the right password waits
+    assert b"Too many login attempts" in refused.content
+    other = client.post("/accounts/login/", {"username": "someone-else", "password": "x"})
+    assert other.status_code == 200  # another username has its own allowance
+
+
+@pytest.mark.django_db
+def test_one_address_guessing_many_usernames_is_throttled(client, alice, settings):
+    settings.REASONING = {**settings.REASONING, "LOGIN_IP_RATE": (5, 300)}
+    codes = [client.post("/accounts/login/", {"username": f"user{i}", "password": "x"}).status_code for i in range(7)]
+    assert codes == [200] * 5 + [429] * 2
+
+
+@pytest.mark.django_db
+def test_a_login_within_the_allowance_works(client, alice):
+    response = client.post("/accounts/login/", {"username": alice.user.username, "password": "pw-for-tests"})
+    assert response.status_code == 302
