@@ -122,6 +122,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "reasoning.middleware.NulGuard",
     "reasoning.middleware.SecurityHeaders",
+    "reasoning.middleware.ApiErrorsAsJson",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

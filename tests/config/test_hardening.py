@@ -1,6 +1,7 @@
 """Hardening (issue 14, item 14): the secret key, the security headers, login throttling, request bodies and idle
 sockets."""
 
+import json
 import os
 import re
 import subprocess
@@ -135,3 +136,97 @@ def test_one_address_guessing_many_usernames_is_throttled(client, alice, setting
 def test_a_login_within_the_allowance_works(client, alice):
     response = client.post("/accounts/login/", {"username": alice.user.username, "password": "pw-for-tests"})
     assert response.status_code == 302
+
+
+# ---- request bodies and API errors: JSON, whatever the size or the way it came --------------------
+
+
+async def asgi_request(method, path, body=b"", headers=(), chunks=None):
+    """A request through the whole ASGI app (the body limit sits in front of Django), optionally in several chunks."""
+    from channels.testing import ApplicationCommunicator
+
+    from config.asgi import application
+
+    parts = chunks or [body]
+    scope = {
+        "type": "http",
+        "http_version": "1.1",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "scheme": "http",
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 5000),
+        "headers": [(b"host", b"127.0.0.1"), *headers],
+    }
+    communicator = ApplicationCommunicator(application, scope)
+    for index, part in enumerate(parts):
+        await communicator.send_input({"type": "http.request", "body": part, "more_body": index < len(parts) - 1})
+    start = await communicator.receive_output(timeout=20)
+    body = b""
+    while True:
+        message = await communicator.receive_output(timeout=20)
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    await communicator.wait(timeout=5)
+    return start["status"], dict(start["headers"]), body
+
+
+CHUNKED_JSON = [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_chunked_body_over_the_limit_is_a_json_413(alice, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    auth = (b"authorization", f"Bearer {alice.key}".encode())
+    chunks = [b'{"problem_text": "', *([b"x" * 4096] * 4), b'"}']  # no Content-Length, 16 KiB in six messages
+    status, headers, body = await asgi_request("POST", "/api/sessions", headers=[*CHUNKED_JSON, auth], chunks=chunks)
+    assert status == 413 and headers[b"content-type"] == b"application/json"
+    assert "larger than the 10000 bytes" in json.loads(body)["detail"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_chunked_body_within_the_limit_reaches_the_api(alice, monkeypatch):
+    from reasoning import services
+
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    auth = (b"authorization", f"Bearer {alice.key}".encode())
+    text = json.dumps({"problem_text": "Should the family sell the CHF 5m stake in the family firm?"}).encode()
+    chunks = [text[:10], text[10:30], text[30:]]
+    status, _, body = await asgi_request("POST", "/api/sessions", headers=[*CHUNKED_JSON, auth], chunks=chunks)
+    assert status == 201, body
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_page_post_over_the_limit_is_refused_before_django_reads_it(settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1_000
+    form = [(b"content-type", b"application/x-www-form-urlencoded")]
+    status, _, _ = await asgi_request("POST", "/accounts/login/", headers=form, chunks=[b"username=" + b"a" * 2_000])
+    assert status == 413
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "method, path, code",
+    [("get", "/api/nowhere", 404), ("get", "/api/sessions/x/y/z", 404), ("put", "/api/sessions", 405)],
+)
+def test_api_errors_django_answers_are_json_too(client, alice, method, path, code):
+    response = getattr(client, method)(path, **alice.auth)
+    assert response.status_code == code and response["Content-Type"].startswith("application/json")
+    assert response.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_an_unexpected_api_error_is_a_json_500_without_a_traceback(client, alice, monkeypatch):
+    from reasoning import selectors
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug, with a secret path /srv/app/reasoning/selectors.py")
+
+    monkeypatch.setattr(selectors, "sessions_for", broken)
+    client.raise_request_exception = False
+    response = client.get("/api/sessions", **alice.auth)
+    assert response.status_code == 500 and response["Content-Type"].startswith("application/json")
+    assert "selectors.py" not in response.content.decode() and "Traceback" not in response.content.decode()
