@@ -91,9 +91,10 @@ def named_models():
 
 
 def is_allowed(model):
-    """Whether tenants may ask for this model; "*" in REASONING_ALLOWED_MODELS lets any priced model through."""
+    """Whether tenants may ask for this model: the offline models always (no key, no host, priced by us); "*" in
+    REASONING_ALLOWED_MODELS lets any priced model through."""
     listed = settings.REASONING.get("ALLOWED_MODELS")
-    return model in named_models() or (listed is not None and "*" in listed)
+    return offline.is_offline(model) or model in named_models() or (listed is not None and "*" in listed)
 
 
 def response_format(model, schema, name, expect=None):
