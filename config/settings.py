@@ -286,6 +286,8 @@ REASONING = {
     # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts
     # per process: with several server processes, point CACHES at a shared cache (Redis) for the limit to hold.
     "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
+    # Oversight actions (prune, expand, pause, ...) one API key or user may take, through the API and sockets together.
+    "ACTION_RATE": envrate("REASONING_ACTION_RATE", "120/minute"),
     # Login attempts (POSTs to the login pages, the admin's included) per username and per client address.
     "LOGIN_RATE": envrate("REASONING_LOGIN_RATE", "10/5minutes"),
     "LOGIN_IP_RATE": envrate("REASONING_LOGIN_IP_RATE", "50/5minutes"),

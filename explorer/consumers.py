@@ -7,6 +7,7 @@ socket that sends faster than REASONING_SOCKET_RATE / REASONING_SOCKET_SNAPSHOT_
 
 import asyncio
 import json
+import math
 import time
 from urllib.parse import parse_qs
 
@@ -16,7 +17,7 @@ from django.contrib.auth import get_user_model
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from pydantic import ValidationError
 
-from reasoning import access, events, selectors, services
+from reasoning import access, events, selectors, services, throttles
 from reasoning.models import ReasoningNode, ReasoningSession
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
@@ -193,6 +194,9 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     @database_sync_to_async
     def perform(self, action, node_id, body):
         """Carry out an action through the same services as the API; a refusal comes back as its message."""
+        wait = throttles.take("ACTION_RATE", self.actor)  # the caller's allowance, shared with its API calls
+        if wait is not None:
+            return f"too many actions from this key or user: retry in {math.ceil(wait)} s"
         try:
             if action in SESSION_ACTIONS:
                 SESSION_ACTIONS[action](self.tenant, self.session_id, self.actor)
