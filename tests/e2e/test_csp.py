@@ -1,5 +1,5 @@
 """The pages work under their Content-Security-Policy (no inline script, no eval): a real Chromium that does not bypass
-it logs in, starts a session, watches its tree arrive, and prints its report, with no CSP violation reported.
+it logs in, starts a session, watches its tree arrive, prints its report and opens the API docs, with no CSP violation reported.
 
 This module is also imported by the spawned server process, so it imports no Django models at the top.
 """
@@ -36,5 +36,7 @@ class ContentSecurityPolicyTest(LiveBrowserTestCase):
             page.evaluate("window.print = () => { window.__printed = true; }")
             page.click("[data-print]")
             assert page.evaluate("window.__printed === true")
+            page.goto(f"{self.live_server_url}/api/docs")  # Swagger UI, from ninja's own static files
+            page.locator(".opblock").first.wait_for()
             assert refused == []
         assert self.page_errors == []
