@@ -350,6 +350,8 @@ class ModelGateway:
         tokens_in = getattr(usage, "prompt_tokens", 0) or estimate_tokens(messages)
         tokens_out = getattr(usage, "completion_tokens", 0) or estimate_tokens([{"content": t} for t in texts])
         cost = response_cost(response, price, tokens_in, tokens_out)
+        if cost > reserve + EPSILON:  # a provider that ignored max_tokens, or a tokenizer litellm does not know
+            log.warning("%s cost %.6f USD, over the %.6f USD reserved for it", model, cost, reserve)
         self.spent, self.calls = self.spent + cost, self.calls + 1
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
         outcome = LLMCall.Outcome.OK if role == "primary" else LLMCall.Outcome.FALLBACK
@@ -456,14 +458,22 @@ def prompt_tokens(model, messages):
     """The prompt's tokens as the model's tokenizer counts them (litellm's `token_counter`: the model's own where
     litellm knows it, else OpenAI's), plus a chat template's overhead. Dense text (emoji, mathematical letters, CJK)
     takes a token or more a character, which no characters-per-token rule can promise."""
+    return (
+        sum(_counted(model, m.get("role") or "user", m.get("content") or "") for m in messages) + PROMPT_OVERHEAD_TOKENS
+    )
+
+
+@functools.lru_cache(maxsize=256)  # prompts of at most some tens of kB each: a few MB at most
+def _counted(model, role, content):
+    """One message's tokens, remembered: a retry, a re-ask and the fallback count the same prompt again."""
     try:
-        counted = litellm.token_counter(model=model, messages=messages)
+        counted = litellm.token_counter(model=model, messages=[{"role": role, "content": content}])
     except Exception:  # a tokenizer that cannot load: every UTF-8 byte a token is the most any byte-level BPE takes
         log.warning("no tokenizer for %s: counting the prompt's bytes", model, exc_info=True)
-        counted = sum(len((m.get("content") or "").encode()) for m in messages)
+        counted = len(content.encode())
     if offline.is_offline(model):  # the offline model charges its own count: reserve whichever is more
-        counted = max(counted, sum(offline.count_tokens(m.get("content") or "") for m in messages))
-    return counted + PROMPT_OVERHEAD_TOKENS
+        counted = max(counted, offline.count_tokens(content))
+    return counted
 
 
 @functools.lru_cache(maxsize=256)
