@@ -41,6 +41,7 @@ ACTIONS = {"snapshot", *SESSION_ACTIONS, *NODE_ACTIONS}
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_DEPTH = 8  # an action is a flat object; deeper JSON is refused before anything walks it
 GONE = 4401  # the socket's key or login no longer holds: the same code as a refused connect
+RIGHTS_RECHECK_S = 30  # a socket that only watches has its key or login checked again this often, as events come
 FLOODING = 4429  # more messages than the socket's allowance: closed, so one client cannot slow everyone's reads
 
 
@@ -68,6 +69,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         self.tenant, self.actor, self.can_act = await self.authenticate()
         self.session_id = self.scope["url_route"]["kwargs"]["session_id"]
         self.group = None
+        self.rights_checked_at = time.monotonic()
         if self.tenant is None:
             await self.close(code=4401)
             return
@@ -101,6 +103,8 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         self.last_seq = await reading  # re-raises a failed read
 
     async def reasoning_events(self, message):
+        if time.monotonic() - self.rights_checked_at > RIGHTS_RECHECK_S and await self.rights() is None:
+            return  # a watcher whose key was revoked (or login closed) since stops receiving within RIGHTS_RECHECK_S
         for event in message["events"]:
             if event["seq"] <= self.last_seq:
                 continue  # already in the snapshot this client holds
@@ -170,6 +174,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     async def rights(self):
         """Whether the caller may act now (None, and the socket closed, when its key or login no longer holds)."""
         principal = await self.current_principal()
+        self.rights_checked_at = time.monotonic()
         if principal is None:
             await self.send_error(f"this key or login is no longer valid; closing (code {GONE})")
             await self.close(code=GONE)

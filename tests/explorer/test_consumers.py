@@ -345,3 +345,20 @@ async def test_a_malformed_message_gets_an_error_and_the_socket_stays_open(alice
     await ws.send_json_to({"action": "snapshot"})
     assert (await ws.receive_json_from())["type"] == "snapshot"
     await ws.disconnect()
+
+
+async def test_a_watcher_whose_key_is_revoked_stops_receiving_events(alice, monkeypatch):
+    from django.utils import timezone
+
+    from explorer import consumers
+    from reasoning.models import ApiKey
+
+    monkeypatch.setattr(consumers, "RIGHTS_RECHECK_S", 0)  # checked at every event, not every 30 s
+    session = await new_session(alice)
+    ws = await open_socket(alice, session)
+    await ApiKey.objects.filter(tenant=alice.tenant).aupdate(revoked_at=timezone.now())
+    await sync_to_async(services.pause_session)(alice.tenant, session.id, "user:tester")
+    reply = await ws.receive_json_from(timeout=5)
+    assert reply["type"] == "error" and "no longer valid" in reply["detail"]
+    assert (await ws.receive_output(timeout=5))["code"] == 4401
+    await ws.disconnect()
