@@ -65,3 +65,33 @@ def test_a_model_that_would_lose_max_tokens_is_reserved_at_the_most_it_can_write
     finally:
         gateway.reply_ceiling.cache_clear()
     assert (takes_limit, most) == (False, 16384)  # litellm's map: what drop_params leaves unbounded
+
+
+async def test_a_whole_session_on_dense_text_never_passes_its_budget(alice, models, monkeypatch):
+    """The issue's case: a problem written in mathematical letters, billed by a real tokenizer, spent 2.03x its budget."""
+    from asgiref.sync import sync_to_async
+
+    from reasoning import services
+    from reasoning.engine import run_session
+    from reasoning.models import ReasoningSession
+    from reasoning.schemas import SessionIn
+    from tests.fake_openai import offline_reply, reply
+
+    def billed_by_tokenizer(body):
+        prompt = body["messages"][-1]["content"]
+        text = offline_reply(body).payload["choices"][0]["message"]["content"]
+        tokens = litellm.token_counter(model="gpt-4o", messages=body["messages"])
+        return reply(text, prompt_tokens=tokens, completion_tokens=max(1, len(text) // 4) if prompt else 1)
+
+    models(**{"openai/primary": PROMPT_DEAR})
+    problem = "Rebalance the portfolio described here: " + "𝔸𝔹ℂ𝔻𝔼𝔽𝔾 " * 500
+    budget = 5.0  # a few calls' worth: each prompt costs about 1 USD as the tokenizer counts it
+    with FakeOpenAI(default=billed_by_tokenizer) as server:
+        monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
+        data = SessionIn(problem_text=problem, mode="tot", model_primary="openai/primary", budget_usd=budget)
+        session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
+        await run_session(session.id)
+    session = await ReasoningSession.objects.aget(pk=session.id)
+    spent = sum([c.cost_usd async for c in LLMCall.objects.filter(session=session)])
+    assert session.status == "exhausted" and spent > 0
+    assert session.budget_used_usd == pytest.approx(spent) and spent <= budget
