@@ -85,7 +85,10 @@ def envrate(name, default):
 def demo_profile():
     """The demo: every model this server may call is offline (no provider key, no real money); `make run` as shipped."""
     named = [os.environ.get("REASONING_MODEL_PRIMARY") or "offline/sim", os.environ.get("REASONING_MODEL_FALLBACK")]
-    named += list(json.loads(os.environ.get("REASONING_MODELS") or "{}") or {})
+    try:
+        named += list(json.loads(os.environ.get("REASONING_MODELS") or "{}") or {})
+    except (ValueError, TypeError):  # malformed: REASONING_MODELS's own check below says what is wrong
+        pass
     named += (os.environ.get("REASONING_ALLOWED_MODELS") or "").split(",")
     return all(name.strip().startswith("offline/") for name in named if name and name.strip())
 
