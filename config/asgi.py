@@ -14,6 +14,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import: pay it at startup, not in a session
 from explorer.middleware import TokenOrOriginValidator  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
+from reasoning.middleware import AsgiBodyLimit  # noqa: E402
 from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
 
@@ -21,7 +22,7 @@ install_server_hooks()  # under Daphne: resume stranded sessions at start, check
 
 router = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": AsgiBodyLimit(django_asgi_app),
         "websocket": TokenOrOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 # litellm would otherwise fetch its price list from the network at import time.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -56,6 +57,12 @@ def envprices(name, default, with_format=False):
     return value
 
 
+def envlist(name):
+    """A comma-separated list, or None when the variable is unset (the setting's default applies)."""
+    value = os.environ.get(name)
+    return None if value is None else tuple(item.strip() for item in value.split(",") if item.strip())
+
+
 # How a model is asked for structured output: OpenAI's json_schema, a json_object with a "schema" (llama-cpp-python's
 # server), none, or auto (litellm's model map decides).
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "none")
@@ -75,7 +82,27 @@ def envrate(name, default):
     return int(match[1]), int(match[2] or 1) * unit
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me-in-production")
+def demo_profile():
+    """The demo: every model this server may call is offline (no provider key, no real money); `make run` as shipped."""
+    named = [os.environ.get("REASONING_MODEL_PRIMARY") or "offline/sim", os.environ.get("REASONING_MODEL_FALLBACK")]
+    try:
+        named += list(json.loads(os.environ.get("REASONING_MODELS") or "{}") or {})
+    except (ValueError, TypeError):  # malformed: REASONING_MODELS's own check below says what is wrong
+        pass
+    named += (os.environ.get("REASONING_ALLOWED_MODELS") or "").split(",")
+    return all(name.strip().startswith("offline/") for name in named if name and name.strip())
+
+
+# Signs sessions, CSRF tokens and password resets: a public default is fine for the offline demo only.
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not demo_profile():
+        raise ImproperlyConfigured(
+            "SECRET_KEY is required once a real model is configured (REASONING_MODEL_PRIMARY, REASONING_MODEL_FALLBACK, "
+            'REASONING_MODELS or REASONING_ALLOWED_MODELS): export SECRET_KEY="$(python3 -c '
+            "'import secrets; print(secrets.token_urlsafe(50))')\""
+        )
+    SECRET_KEY = "dev-only-insecure-key-for-the-offline-demo"
 DEBUG = envbool("DEBUG", False)
 ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver").split(",")
 CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]
@@ -96,6 +123,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "reasoning.middleware.NulGuard",
+    "reasoning.middleware.SecurityHeaders",
+    "reasoning.middleware.ApiErrorsAsJson",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -106,6 +136,13 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
+
+# Over HTTPS (as the request says, or a proxy's header: SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO): HSTS, and
+# cookies marked Secure (reasoning.middleware.SecurityHeaders). Plain HTTP (the demo on 127.0.0.1) gets neither.
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+if os.environ.get("SECURE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = (os.environ["SECURE_PROXY_SSL_HEADER"], "https")
+SESSION_COOKIE_HTTPONLY = True
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
@@ -223,6 +260,10 @@ REASONING = {
     # {"openai/smollm2": {"input": 0.1, "output": 0.2, "response_format": "json_object",
     #  "api_base": "http://127.0.0.1:8080/v1"}}, USD per million tokens.
     "MODELS": envprices("REASONING_MODELS", {}, with_format=True),
+    # The models tenants may ask for, comma-separated ("*": any priced model). Unset: the primary and fallback above,
+    # the models REASONING_MODELS prices, and the offline models. A model litellm prices at 0 counts as unpriced
+    # unless it is named here or in REASONING_MODELS.
+    "ALLOWED_MODELS": envlist("REASONING_ALLOWED_MODELS"),
     # A model with no price is refused unless the operator allows it; it is then counted at DEFAULT_PRICE.
     "ALLOW_UNPRICED": envbool("REASONING_ALLOW_UNPRICED"),
     "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),
@@ -248,6 +289,15 @@ REASONING = {
     # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts
     # per process: with several server processes, point CACHES at a shared cache (Redis) for the limit to hold.
     "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
+    # Oversight actions (prune, expand, pause, ...) one API key or user may take, through the API and sockets together.
+    "ACTION_RATE": envrate("REASONING_ACTION_RATE", "120/minute"),
+    # Login attempts (POSTs to the login pages, the admin's included) per username and per client address.
+    "LOGIN_RATE": envrate("REASONING_LOGIN_RATE", "10/5minutes"),
+    "LOGIN_IP_RATE": envrate("REASONING_LOGIN_IP_RATE", "50/5minutes"),
+    # Messages one live socket may send (actions and snapshot requests together), and snapshots it may ask for; a
+    # socket past either is closed with code 4429. A browser asks for a snapshot only after a gap in seq.
+    "SOCKET_RATE": envrate("REASONING_SOCKET_RATE", "60/10s"),
+    "SOCKET_SNAPSHOT_RATE": envrate("REASONING_SOCKET_SNAPSHOT_RATE", "10/10s"),
 }
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"

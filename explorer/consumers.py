@@ -1,17 +1,23 @@
 """The live tree socket: a snapshot from the database on connect, then the session's events in seq order.
 
-Clients may send overseer actions; a bad message gets an error message back, never a dropped socket.
+Clients may send overseer actions; a bad message gets an error message back, never a dropped socket. Rights are
+checked again at each action (a key revoked or a member demoted since the socket opened loses them at once), and a
+socket that sends faster than REASONING_SOCKET_RATE / REASONING_SOCKET_SNAPSHOT_RATE is closed with 4429.
 """
 
 import asyncio
 import json
+import math
+import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from pydantic import ValidationError
 
-from reasoning import access, events, selectors, services
+from reasoning import access, events, selectors, services, throttles
 from reasoning.models import ReasoningNode, ReasoningSession
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
@@ -33,13 +39,37 @@ NODE_ACTIONS = {
 NODE_BODIES = {"expand": ExpandIn, "edit": EditIn, "promote": PromoteIn}
 ACTIONS = {"snapshot", *SESSION_ACTIONS, *NODE_ACTIONS}
 MAX_MESSAGE_BYTES = 64 * 1024
+MAX_DEPTH = 8  # an action is a flat object; deeper JSON is refused before anything walks it
+GONE = 4401  # the socket's key or login no longer holds: the same code as a refused connect
+RIGHTS_RECHECK_S = 30  # a socket that only watches has its key or login checked again this often, as events come
+FLOODING = 4429  # more messages than the socket's allowance: closed, so one client cannot slow everyone's reads
+
+
+class Window:
+    """A fixed-window counter for one socket: take() is False once `count` messages came within `period` seconds."""
+
+    def __init__(self, rate):
+        self.rate, self.started, self.used = rate, 0.0, 0
+
+    def take(self):
+        if self.rate is None:
+            return True
+        count, period = self.rate
+        now = time.monotonic()
+        if now - self.started >= period:
+            self.started, self.used = now, 0
+        self.used += 1
+        return self.used <= count
 
 
 class SessionConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
+        engine = settings.REASONING
+        self.messages, self.snapshots = Window(engine["SOCKET_RATE"]), Window(engine["SOCKET_SNAPSHOT_RATE"])
         self.tenant, self.actor, self.can_act = await self.authenticate()
         self.session_id = self.scope["url_route"]["kwargs"]["session_id"]
         self.group = None
+        self.rights_checked_at = time.monotonic()
         if self.tenant is None:
             await self.close(code=4401)
             return
@@ -73,6 +103,8 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         self.last_seq = await reading  # re-raises a failed read
 
     async def reasoning_events(self, message):
+        if time.monotonic() - self.rights_checked_at > RIGHTS_RECHECK_S and await self.rights() is None:
+            return  # a watcher whose key was revoked (or login closed) since stops receiving within RIGHTS_RECHECK_S
         for event in message["events"]:
             if event["seq"] <= self.last_seq:
                 continue  # already in the snapshot this client holds
@@ -80,25 +112,37 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json(event)
 
     async def receive(self, text_data=None, bytes_data=None):
+        if not self.messages.take():
+            await self.close_flooding("messages")
+            return
         if text_data is None or len(text_data) > MAX_MESSAGE_BYTES:
             await self.send_error("send one JSON object as text, at most 64 KiB")
             return
+        if nesting(text_data) > MAX_DEPTH:
+            await self.send_error(f"the message nests deeper than {MAX_DEPTH} levels")
+            return
         try:
             content = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):
             await self.send_error("malformed JSON")
             return
         await self.receive_json(content)
 
     async def receive_json(self, content, **kwargs):
-        if not isinstance(content, dict) or content.get("action") not in ACTIONS:
-            await self.send_error(f"'action' must be one of: {', '.join(sorted(ACTIONS))}")
+        action = content.get("action") if isinstance(content, dict) else None
+        if not isinstance(action, str) or action not in ACTIONS:
+            await self.send_error(f"'action' must be one of: {', '.join(sorted(ACTIONS))}", field="action")
             return
-        action = content["action"]
         if action == "snapshot":
-            await self.send_snapshot()
+            if not self.snapshots.take():
+                await self.close_flooding("snapshots")
+            elif await self.rights() is not None:
+                await self.send_snapshot()
             return
-        if not self.can_act:
+        can_act = await self.rights()
+        if can_act is None:
+            return
+        if not can_act:
             await self.send_error("this account may watch sessions but not act on them", action=action)
             return
         if action in NODE_ACTIONS and not isinstance(content.get("node_id"), str):
@@ -122,9 +166,42 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     async def send_error(self, detail, **fields):
         await self.send_json({"type": "error", "detail": detail, **fields})
 
+    async def close_flooding(self, what):
+        count, period = (self.messages if what == "messages" else self.snapshots).rate
+        await self.send_error(f"too many {what}: at most {count} in {period} s; closing (code {FLOODING})")
+        await self.close(code=FLOODING)
+
+    async def rights(self):
+        """Whether the caller may act now (None, and the socket closed, when its key or login no longer holds)."""
+        principal = await self.current_principal()
+        self.rights_checked_at = time.monotonic()
+        if principal is None:
+            await self.send_error(f"this key or login is no longer valid; closing (code {GONE})")
+            await self.close(code=GONE)
+            return None
+        self.actor, self.can_act = principal.actor, principal.can_act
+        return principal.can_act
+
+    @database_sync_to_async
+    def current_principal(self):
+        """The caller as the database has it now: the key unrevoked, the user active, logged in and still a member of
+        this socket's tenant, with their role of now."""
+        if self.user_pk is None:
+            principal = access.for_key(self.token)
+        else:
+            session = self.scope.get("session")
+            key = getattr(session, "session_key", None)
+            if key is None or not session.exists(key):  # logged out (or the session expired) since
+                return None
+            principal = access.for_user(get_user_model().objects.filter(pk=self.user_pk).first())
+        return principal if principal is not None and principal.tenant.pk == self.tenant.pk else None
+
     @database_sync_to_async
     def perform(self, action, node_id, body):
         """Carry out an action through the same services as the API; a refusal comes back as its message."""
+        wait = throttles.take("ACTION_RATE", self.actor)  # the caller's allowance, shared with its API calls
+        if wait is not None:
+            return f"too many actions from this key or user: retry in {math.ceil(wait)} s"
         try:
             if action in SESSION_ACTIONS:
                 SESSION_ACTIONS[action](self.tenant, self.session_id, self.actor)
@@ -153,8 +230,34 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     def authenticate(self):
         """The tenant of the browser session's user, or of the `?token=` API key."""
         token = parse_qs(self.scope.get("query_string", b"").decode(errors="replace")).get("token", [""])[0]
-        principal = access.for_user(self.scope.get("user")) or access.for_key(token)
+        user = self.scope.get("user")
+        principal = access.for_user(user)
+        self.user_pk, self.token = (user.pk, None) if principal else (None, token)
+        principal = principal or access.for_key(token)
         return (principal.tenant, principal.actor, principal.can_act) if principal else (None, None, False)
+
+
+def nesting(text):
+    """How deep the JSON text's arrays and objects nest, brackets inside strings not counted; read before parsing, so
+    a deeply nested message costs one pass over its characters, not a recursion."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _without(content, *names):

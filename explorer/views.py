@@ -1,5 +1,6 @@
 """The explorer's pages: thin views that authorise, read through selectors and write through services."""
 
+import math
 import uuid
 from functools import wraps
 
@@ -14,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from pydantic import ValidationError
 
-from reasoning import access, selectors, services
+from reasoning import access, selectors, services, throttles
 from reasoning.models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status, is_offline
 from reasoning.schemas import SessionIn
 from reasoning.strategies.auto import pick_mode
@@ -142,11 +143,18 @@ def session_new(request):
         return render(request, "explorer/view_only.html", status=403)
     rubrics = list(selectors.rubrics_for(request.tenant))
     form = SessionForm(request.POST if request.method == "POST" else None, rubrics=rubrics)
+    status = 200
     if request.method == "POST" and form.is_valid():
-        session = _create_session(request, form)
-        if session is not None:
-            return redirect("explorer:session_detail", session_id=session.id)
-    return render(request, "explorer/session_new.html", {"form": form, "no_rubrics": not rubrics})
+        # The API's creation limit, on the same count: a user creates as many sessions by the page as by the API.
+        wait = throttles.take("CREATE_RATE", request.principal.actor)
+        if wait is not None:
+            form.add_error(None, f"Too many new sessions from this account: retry in {math.ceil(wait)} s.")
+            status = 429
+        else:
+            session = _create_session(request, form)
+            if session is not None:
+                return redirect("explorer:session_detail", session_id=session.id)
+    return render(request, "explorer/session_new.html", {"form": form, "no_rubrics": not rubrics}, status=status)
 
 
 def session_or_404(request, session_id):

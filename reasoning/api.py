@@ -171,7 +171,10 @@ def list_actions(request, session_id: str):
     return [a.to_dict() for a in selectors.actions_of(selectors.get_session(request.tenant, session_id))]
 
 
-ACTED = {403: ErrorOut, 404: ErrorOut, 409: ErrorOut, **WRITE}
+ACTED = {403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut, **WRITE}
+# Oversight actions per API key or user (REASONING_ACTION_RATE), counted with the same caller's socket actions: a
+# prune/unprune loop cannot fill the audit log.
+ACTING = CallerRate("ACTION_RATE")
 
 
 def overseer(request):
@@ -181,48 +184,54 @@ def overseer(request):
     return request.tenant, request.actor
 
 
-@api.post("/sessions/{session_id}/pause", response={200: SessionOut, **ACTED}, tags=["oversight"])
+@api.post("/sessions/{session_id}/pause", response={200: SessionOut, **ACTED}, throttle=ACTING, tags=["oversight"])
 def pause_session(request, session_id: str):
     """Stops starting model calls at once; resume continues from the stored tree."""
     tenant, actor = overseer(request)
     return services.pause_session(tenant, session_id, actor).to_dict(with_forks=True)
 
 
-@api.post("/sessions/{session_id}/resume", response={200: SessionOut, **ACTED}, tags=["oversight"])
+@api.post("/sessions/{session_id}/resume", response={200: SessionOut, **ACTED}, throttle=ACTING, tags=["oversight"])
 def resume_session(request, session_id: str):
     tenant, actor = overseer(request)
     return services.resume_session(tenant, session_id, actor).to_dict(with_forks=True)
 
 
-@api.post("/sessions/{session_id}/cancel", response={200: SessionOut, **ACTED}, tags=["oversight"])
+@api.post("/sessions/{session_id}/cancel", response={200: SessionOut, **ACTED}, throttle=ACTING, tags=["oversight"])
 def cancel_session(request, session_id: str):
     """Ends the session within one model call; its best line so far becomes a partial answer."""
     tenant, actor = overseer(request)
     return services.cancel_session(tenant, session_id, actor).to_dict(with_forks=True)
 
 
-@api.post("/sessions/{session_id}/fork", response={201: SessionOut, **ACTED}, tags=["oversight"])
+@api.post(
+    "/sessions/{session_id}/fork",
+    response={201: SessionOut, 429: ErrorOut, **ACTED},
+    throttle=CallerRate("CREATE_RATE"),
+    tags=["oversight"],
+)
 def fork_session(request, session_id: str, data: ForkIn):
-    """A new session holding a copy of the path to node_id, continuing with the same or another mode."""
+    """A new session holding a copy of the path to node_id, continuing with the same or another mode. A fork is a new
+    session: it counts against REASONING_CREATE_RATE with every other creation (429 with Retry-After beyond it)."""
     tenant, actor = overseer(request)
     fork = services.fork_session(tenant, session_id, actor, **data.dict())
     return Reply(201, fork.to_dict(with_forks=True))
 
 
-@api.post("/nodes/{node_id}/prune", response={200: dict, **ACTED}, tags=["oversight"])
+@api.post("/nodes/{node_id}/prune", response={200: dict, **ACTED}, throttle=ACTING, tags=["oversight"])
 def prune_node(request, node_id: str):
     """The node's subtree leaves the search from this moment."""
     tenant, actor = overseer(request)
     return services.set_pruned(tenant, node_id, actor, pruned=True).to_dict()
 
 
-@api.post("/nodes/{node_id}/unprune", response={200: dict, **ACTED}, tags=["oversight"])
+@api.post("/nodes/{node_id}/unprune", response={200: dict, **ACTED}, throttle=ACTING, tags=["oversight"])
 def unprune_node(request, node_id: str):
     tenant, actor = overseer(request)
     return services.set_pruned(tenant, node_id, actor, pruned=False).to_dict()
 
 
-@api.post("/nodes/{node_id}/expand", response={202: ActionOut, **ACTED}, tags=["oversight"])
+@api.post("/nodes/{node_id}/expand", response={202: ActionOut, **ACTED}, throttle=ACTING, tags=["oversight"])
 def expand_node(request, node_id: str, data: ExpandIn = None):
     """k children proposed and scored by the session's strategy; a finished session reopens for them."""
     tenant, actor = overseer(request)
@@ -230,14 +239,14 @@ def expand_node(request, node_id: str, data: ExpandIn = None):
     return Reply(202, services.expand_node(tenant, node_id, actor, k).to_dict())
 
 
-@api.post("/nodes/{node_id}/edit", response={202: ActionOut, **ACTED}, tags=["oversight"])
+@api.post("/nodes/{node_id}/edit", response={202: ActionOut, **ACTED}, throttle=ACTING, tags=["oversight"])
 def edit_node(request, node_id: str, data: EditIn):
     """The thought is replaced (the original kept) and rescored; its descendants are stale until rescored."""
     tenant, actor = overseer(request)
     return Reply(202, services.edit_node(tenant, node_id, actor, data.thought).to_dict())
 
 
-@api.post("/nodes/{node_id}/promote", response={202: ActionOut, **ACTED}, tags=["oversight"])
+@api.post("/nodes/{node_id}/promote", response={202: ActionOut, **ACTED}, throttle=ACTING, tags=["oversight"])
 def promote_node(request, node_id: str, data: PromoteIn = None):
     """This node becomes the final answer, marked as chosen by a person."""
     tenant, actor = overseer(request)

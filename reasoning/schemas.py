@@ -31,8 +31,17 @@ def not_a_bool(value):
 NO_NUL = r"^[^\u0000]*$"  # said in the schema too, so clients and schema-driven tests know it
 Text = Annotated[str, AfterValidator(no_nul), Field(json_schema_extra={"pattern": NO_NUL})]
 Written = Annotated[str, AfterValidator(no_nul), Field(json_schema_extra={"pattern": r"^[^\u0000]*\S[^\u0000]*$"})]
-Money = Annotated[float, Field(gt=0), BeforeValidator(not_a_bool)]  # constraint first: the schema says exclusiveMinimum
-Count = Annotated[int, BeforeValidator(not_a_bool)]
+# Strict: "5" is not an amount nor a count (a JSON integer is still an amount). Constraint first: the schema says it.
+Money = Annotated[float, Field(gt=0, strict=True), BeforeValidator(not_a_bool)]
+Count = Annotated[int, Field(strict=True), BeforeValidator(not_a_bool)]
+
+
+def budget_bound(schema):
+    """The OpenAPI schema states the budget's maximum, REASONING_MAX_BUDGET_USD, as read when it is generated."""
+    limit = settings.REASONING["MAX_BUDGET_USD"]
+    for variant in schema.get("anyOf", [schema]):
+        if variant.get("type") == "number":
+            variant["maximum"] = limit
 
 
 def params_schema_by_mode():
@@ -64,7 +73,9 @@ class SessionIn(Schema):
     mode: Literal[tuple(Mode.values)] = "auto"
     model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
-    budget_usd: Money | None = Field(None, description="USD; at most REASONING_MAX_BUDGET_USD.")
+    budget_usd: Money | None = Field(
+        None, description="USD; at most REASONING_MAX_BUDGET_USD.", json_schema_extra=budget_bound
+    )
     params: dict = Field(
         default_factory=dict,
         description="The strategy's parameters (see each mode's schema); unknown keys and out-of-range values are "
@@ -114,8 +125,16 @@ class ForkIn(Schema):
 
     node_id: Text = Field(max_length=64, description="The node the fork continues from.")
     mode: Literal[tuple(Mode.values)] | None = Field(None, description="Default: the session's mode.")
-    budget_usd: Money | None = Field(None, description="Default: the session's budget.")
-    params: dict | None = Field(None, description="The mode's params; default: the session's (same mode) or defaults.")
+    budget_usd: Money | None = Field(
+        None,
+        description="Default: the session's budget; at most REASONING_MAX_BUDGET_USD.",
+        json_schema_extra=budget_bound,
+    )
+    params: dict | None = Field(
+        None,
+        description="The mode's params; default: the session's (same mode) or defaults.",
+        json_schema_extra=lambda schema: schema.update(anyOf=[*params_schema_by_mode()["anyOf"], {"type": "null"}]),
+    )
 
     check_budget = field_validator("budget_usd")(sane_budget)
 
@@ -214,7 +233,7 @@ class CriterionIn(Schema):
 
     name: Written = Field(min_length=1, max_length=100)
     description: Text = Field("", max_length=2000)
-    weight: Annotated[float, BeforeValidator(not_a_bool)] = Field(1.0, gt=0, le=100)
+    weight: Annotated[float, BeforeValidator(not_a_bool)] = Field(1.0, gt=0, le=100, strict=True)
 
 
 class RubricIn(Schema):

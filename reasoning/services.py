@@ -65,11 +65,21 @@ def price_models(primary, fallback):
     """The price of each model a session may call, as stored on it; a model litellm cannot place or nobody
     prices is refused now (422 naming the field), not failed or run uncounted later."""
     from .llm.gateway import provider_of  # litellm loads only where a model name is checked
-    from .llm.prices import Unpriced, price_of
+    from .llm.prices import Unpriced, is_allowed, named_models, price_of
 
     prices, errors = {}, []
     for field, name in (("model_primary", primary), ("model_fallback", fallback)):
         if not name:
+            continue
+        if not is_allowed(name):
+            allowed = ", ".join(sorted(named_models())) or "none"
+            errors.append(
+                {
+                    "field": field,
+                    "message": f"the model '{name}' is not one this server offers (REASONING_ALLOWED_MODELS); "
+                    f"allowed: {allowed}",
+                }
+            )
             continue
         if provider_of(name) is None:
             errors.append(

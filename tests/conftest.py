@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 # Inherited by every server a test starts (it reads its settings afresh).
 os.environ.setdefault("REASONING_FAST_PASSWORD_HASHER", "1")
+# Browser tests log the same user in many times against one server: its login throttle would refuse them.
+os.environ.setdefault("REASONING_LOGIN_RATE", "off")
+os.environ.setdefault("REASONING_LOGIN_IP_RATE", "off")
 
 
 def _hash_passwords_fast():
@@ -58,11 +61,18 @@ def make_party(slug, admin=False):
 
 @pytest.fixture(autouse=True)
 def healthy_models(settings):
-    """Every test starts with no model resting, and retries that wait a blink (tests of the waits set their own)."""
+    """Every test starts with no model resting, and retries that wait a blink (tests of the waits set their own).
+
+    Tests name any priced model they script (tests/reasoning/test_allowed_models.py tests the operator's list)."""
     from reasoning.llm.health import HEALTH
 
     HEALTH.reset()
-    settings.REASONING = {**settings.REASONING, "RETRY_BACKOFF_S": 0.01, "RETRY_BACKOFF_MAX_S": 0.05}
+    settings.REASONING = {
+        **settings.REASONING,
+        "RETRY_BACKOFF_S": 0.01,
+        "RETRY_BACKOFF_MAX_S": 0.05,
+        "ALLOWED_MODELS": ("*",),
+    }
     yield
     HEALTH.reset()
 

@@ -55,6 +55,10 @@ class Answer:
 
 FENCED = re.compile(r"\{.*\}", re.DOTALL)
 ROUTER_NOTE = re.compile(r"\s*(LiteLLM: model group|Received Model Group).*$")
+# litellm appends the traceback to the message of an error it does not map ("...\nTraceback (most recent call
+# last): File .../site-packages/litellm/main.py ..."): for the log, not for a tenant.
+TRACEBACK = re.compile(r"\s*Traceback \(most recent call last\).*$", re.DOTALL)
+SERVER_PATH = re.compile(r"""(File )?["']?(/[^\s"':]+)+\.py["']?(, line \d+)?(, in \S+)?""")
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,13 @@ def first_error(error):
 
 
 def one_line(error):
-    """What failed, in one plain line a person can read: no traceback, no server paths."""
-    name, text = type(error).__name__, " ".join(str(error).split()).replace("litellm.", "")
+    """What failed, in one plain line a person can read: the error's kind, the provider's HTTP status where it sent
+    one, and its reason; no traceback, no server paths (the caller logs those)."""
+    name = type(error).__name__
+    text = SERVER_PATH.sub("", TRACEBACK.sub("", str(error)))
+    text = " ".join(text.split()).replace("litellm.", "")
     text = ROUTER_NOTE.sub("", text)  # the gateway does its own fallback: litellm's note on it misleads
-    return (text if text.startswith(name) else f"{name}: {text}")[:300]
+    text = text.removeprefix(name).removeprefix(":").strip()
+    status = getattr(error, "status_code", None)
+    kind = f"{name} ({status})" if isinstance(status, int) and not isinstance(status, bool) else name
+    return (f"{kind}: {text}" if text else kind)[:300]

@@ -44,7 +44,7 @@ EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
 FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
-PROMPT_OVERHEAD_TOKENS = 64  # a chat template's role markers and the like, on top of the text itself
+PROMPT_OVERHEAD_TOKENS = 64  # a chat template's role markers and the like, on top of the counted messages
 # Failures worth another try on the same model; any other (a bad request, a refused key) goes to the fallback.
 TRANSIENT = (
     litellm.RateLimitError,
@@ -253,17 +253,21 @@ class ModelGateway:
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
 
-    def max_tokens(self, contract):
-        """The contract's reply limit, capped by REASONING_MAX_TOKENS."""
-        return min(contract.max_tokens, settings.REASONING["MAX_TOKENS"])
+    def max_tokens(self, contract, model):
+        """The reply limit a call to this model is capped at: the contract's, capped by REASONING_MAX_TOKENS and by
+        the most the model can write."""
+        limit = min(contract.max_tokens, settings.REASONING["MAX_TOKENS"])
+        most = reply_ceiling(model)[1]
+        return min(limit, most) if most else limit
 
-    def reservation_usd(self, contract, messages, price, samples=1):
-        """The most one attempt can cost at a model's price: the whole prompt plus a full reply per sample.
-
-        Two characters a token overcounts every common tokenizer on prose, numbers and JSON alike.
-        """
-        prompt_tokens = sum(len(m["content"]) for m in messages) // 2 + PROMPT_OVERHEAD_TOKENS
-        return price.cost(prompt_tokens, self.max_tokens(contract) * samples)
+    def reservation_usd(self, contract, messages, price, samples=1, model=None):
+        """The most one attempt can cost at a model's price: the prompt as the model's tokenizer counts it, plus a
+        full reply per sample, at the limit the call sends (or the most the model can write, where a request would
+        lose `max_tokens`: litellm drops a parameter its provider lacks)."""
+        model = model or self.routes[0][1]
+        takes_limit, most = reply_ceiling(model)
+        reply = self.max_tokens(contract, model) if takes_limit or not most else most
+        return price.cost(prompt_tokens(model, messages), reply * samples)
 
     async def _complete(self, contract, messages, node_id, first_attempt, expect=None, samples=1):
         """(reply texts, ledger row) from the first model that answers: the primary with its retries, then the
@@ -276,7 +280,7 @@ class ModelGateway:
                 continue
             for retry in range(1 + self.retries):
                 n = samples if self._takes_n(model) else 1
-                reserve = self.reservation_usd(contract, messages, price, n)
+                reserve = self.reservation_usd(contract, messages, price, n, model)
                 if not await self._take(reserve):
                     self._record(
                         contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
@@ -330,7 +334,7 @@ class ModelGateway:
         raise ModelError(f"every model failed ({len(failures)} attempts); last: {failures[-1]}"[:500])
 
     def _call_options(self, contract, model, expect, n=1):
-        options = {"max_tokens": self.max_tokens(contract), "max_retries": 0}  # the SDK's own retries stay off
+        options = {"max_tokens": self.max_tokens(contract, model), "max_retries": 0}  # the SDK's own retries stay off
         if n > 1:
             options["n"] = n
         key = (contract.name, model, expect)
@@ -346,6 +350,8 @@ class ModelGateway:
         tokens_in = getattr(usage, "prompt_tokens", 0) or estimate_tokens(messages)
         tokens_out = getattr(usage, "completion_tokens", 0) or estimate_tokens([{"content": t} for t in texts])
         cost = response_cost(response, price, tokens_in, tokens_out)
+        if cost > reserve + EPSILON:  # a provider that ignored max_tokens, or a tokenizer litellm does not know
+            log.warning("%s cost %.6f USD, over the %.6f USD reserved for it", model, cost, reserve)
         self.spent, self.calls = self.spent + cost, self.calls + 1
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
         outcome = LLMCall.Outcome.OK if role == "primary" else LLMCall.Outcome.FALLBACK
@@ -446,6 +452,49 @@ def response_cost(response, price, tokens_in, tokens_out):
         if cost:
             return float(cost)
     return price.cost(tokens_in, tokens_out)
+
+
+def prompt_tokens(model, messages):
+    """The prompt's tokens as the model's tokenizer counts them (litellm's `token_counter`: the model's own where
+    litellm knows it, else OpenAI's), plus a chat template's overhead. Dense text (emoji, mathematical letters, CJK)
+    takes a token or more a character, which no characters-per-token rule can promise."""
+    return (
+        sum(_counted(model, m.get("role") or "user", m.get("content") or "") for m in messages) + PROMPT_OVERHEAD_TOKENS
+    )
+
+
+@functools.lru_cache(maxsize=256)  # prompts of at most some tens of kB each: a few MB at most
+def _counted(model, role, content):
+    """One message's tokens, remembered: a retry, a re-ask and the fallback count the same prompt again."""
+    try:
+        counted = litellm.token_counter(model=model, messages=[{"role": role, "content": content}])
+    except Exception:  # a tokenizer that cannot load: every UTF-8 byte a token is the most any byte-level BPE takes
+        log.warning("no tokenizer for %s: counting the prompt's bytes", model, exc_info=True)
+        counted = len(content.encode())
+    if offline.is_offline(model):  # the offline model charges its own count: reserve whichever is more
+        counted = max(counted, offline.count_tokens(content))
+    return counted
+
+
+@functools.lru_cache(maxsize=256)
+def reply_ceiling(model):
+    """(whether a request to this model keeps `max_tokens`, the most it can write or None): from litellm's map.
+
+    A provider that lacks the parameter has it dropped (`drop_params`), so its reply is bounded only by the model.
+    """
+    offline.register_with(settings.REASONING)
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # a model the map does not hold (a local server's alias): nothing known of its ceiling
+        info = {}
+    most = info.get("max_output_tokens") or info.get("max_tokens")
+    if offline.is_offline(model):
+        return True, most
+    try:
+        supported = litellm.get_supported_openai_params(model=model) or []
+    except Exception:
+        supported = []
+    return bool({"max_tokens", "max_completion_tokens"} & set(supported)), most
 
 
 def estimate_tokens(messages):

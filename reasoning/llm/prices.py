@@ -3,7 +3,11 @@
 A price comes from the operator's REASONING_MODELS setting, from the model's registered deployment
 (`input_cost_per_token` in its litellm params), or from litellm's model map, in that order. A model
 with none is unpriced: refused, unless the operator allows unpriced models, which are then counted
-at REASONING_DEFAULT_PRICE. Prices are USD per million tokens, the unit providers publish.
+at REASONING_DEFAULT_PRICE. litellm's map prices some models at 0 (local and free tiers): such a price counts
+as none unless the operator names the model. Prices are USD per million tokens, the unit providers publish.
+
+Which models tenants may use at all is the operator's list, REASONING_ALLOWED_MODELS; by default the
+configured primary and fallback, the models REASONING_MODELS prices, and the offline models.
 """
 
 import os
@@ -56,6 +60,8 @@ def known_price(model, deployment=None):
         return None
     if info.get("input_cost_per_token") is None or info.get("output_cost_per_token") is None:
         return None
+    if not (info["input_cost_per_token"] or info["output_cost_per_token"]) and model not in named_models():
+        return None  # free by the map: a tenant would use the operator's key (or a host) unmetered
     return Price(info["input_cost_per_token"] * MILLION, info["output_cost_per_token"] * MILLION, "litellm")
 
 
@@ -72,6 +78,23 @@ def price_of(model, deployment=None):
         )
     default = engine["DEFAULT_PRICE"]
     return Price(float(default["input"]), float(default["output"]), "default")
+
+
+def named_models():
+    """The models the operator named: REASONING_ALLOWED_MODELS as given, else the configured primary and fallback,
+    the models REASONING_MODELS prices, and the offline models."""
+    engine = settings.REASONING
+    listed = engine.get("ALLOWED_MODELS")
+    if listed is not None:
+        return set(listed) - {"*"}
+    return {engine["MODEL_PRIMARY"], engine["MODEL_FALLBACK"], *engine["MODELS"], *offline.MODELS} - {""}
+
+
+def is_allowed(model):
+    """Whether tenants may ask for this model: the offline models always (no key, no host, priced by us); "*" in
+    REASONING_ALLOWED_MODELS lets any priced model through."""
+    listed = settings.REASONING.get("ALLOWED_MODELS")
+    return offline.is_offline(model) or model in named_models() or (listed is not None and "*" in listed)
 
 
 def response_format(model, schema, name, expect=None):

@@ -171,7 +171,8 @@ class Control(Protocol):
 
 
 class StrictParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict: a count is a JSON integer, not "3", 3.0 or true; a weight a number, not a string.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 @dataclass
@@ -291,7 +292,9 @@ class Strategy(ABC):
         if "eval_score" in fields:
             fields["state"] = {**fields.get("state", node.state), "verified": VERIFY_SAMPLES}
         elif fields:  # the verification itself failed: the node keeps its score, unverified (0), and what it cost
-            fields = {"state": {**node.state, "verified": 0}} | ({"spent": fields["spent"]} if "spent" in fields else {})
+            fields = {"state": {**node.state, "verified": 0}} | (
+                {"spent": fields["spent"]} if "spent" in fields else {}
+            )
         if fields:
             await self.ctx.store.update(node, **fields)
         return self.ctx.store.get(node.id)

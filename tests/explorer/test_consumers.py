@@ -218,3 +218,147 @@ async def test_a_key_opening_a_socket_is_marked_used(alice):
     await ws.receive_json_from()
     assert (await ApiKey.objects.aget(tenant=alice.tenant)).last_used_at is not None
     await ws.disconnect()
+
+
+# ---- rights checked at each action (issue 14, item 7) ---------------------------------------
+
+
+async def browser_socket(party, session, client):
+    await sync_to_async(client.force_login)(party.user)
+    cookie = f"sessionid={client.cookies['sessionid'].value}".encode()
+    ws = connect(session.id, headers=[*ORIGIN, (b"cookie", cookie)])
+    assert (await ws.connect())[0]
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    return ws
+
+
+async def test_a_key_revoked_while_its_socket_is_open_can_no_longer_act(alice):
+    from django.utils import timezone
+
+    from reasoning.models import ApiKey
+
+    session = await new_session(alice)
+    ws = connect(session.id, token=alice.key)
+    assert (await ws.connect())[0]
+    await ws.receive_json_from()
+    await ApiKey.objects.filter(tenant=alice.tenant).aupdate(revoked_at=timezone.now())
+    await ws.send_json_to({"action": "cancel"})
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and "no longer valid" in reply["detail"]
+    assert (await ws.receive_output())["code"] == 4401
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    await ws.disconnect()
+
+
+async def test_a_member_demoted_to_viewer_while_watching_can_no_longer_act(alice, client):
+    from reasoning.models import Membership, Role
+
+    session = await new_session(alice)
+    ws = await browser_socket(alice, session, client)
+    await Membership.objects.filter(user=alice.user).aupdate(role=Role.VIEWER)
+    await ws.send_json_to({"action": "pause"})
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and "not act" in reply["detail"]
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    await ws.send_json_to({"action": "snapshot"})  # a viewer still watches
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.disconnect()
+
+
+async def test_a_user_logged_out_or_deactivated_while_watching_is_closed_at_the_next_action(alice, client):
+    session = await new_session(alice)
+    ws = await browser_socket(alice, session, client)
+    await sync_to_async(client.logout)()
+    await ws.send_json_to({"action": "cancel"})
+    assert "no longer valid" in (await ws.receive_json_from())["detail"]
+    assert (await ws.receive_output())["code"] == 4401
+    await ws.disconnect()
+    ws = await browser_socket(alice, session, client)
+    alice.user.is_active = False
+    await alice.user.asave()
+    await ws.send_json_to({"action": "cancel"})
+    assert "no longer valid" in (await ws.receive_json_from())["detail"]
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    await ws.disconnect()
+
+
+# ---- floods and malformed messages (issue 14, items 8 and 9) ---------------------------------
+
+
+async def open_socket(party, session):
+    ws = connect(session.id, token=party.key)
+    assert (await ws.connect())[0]
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    return ws
+
+
+async def test_a_snapshot_flood_closes_the_socket_with_4429(alice, settings):
+    settings.REASONING = {**settings.REASONING, "SOCKET_SNAPSHOT_RATE": (3, 60)}
+    session = await new_session(alice)
+    ws = await open_socket(alice, session)
+    for _ in range(3):
+        await ws.send_json_to({"action": "snapshot"})
+        assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.send_json_to({"action": "snapshot"})
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and "too many snapshots" in reply["detail"]
+    assert (await ws.receive_output())["code"] == 4429
+    await ws.disconnect()
+
+
+async def test_an_action_flood_closes_the_socket_before_it_writes_the_audit_log_full(alice, settings):
+    from reasoning.models import OverseerAction
+
+    settings.REASONING = {**settings.REASONING, "SOCKET_RATE": (5, 60)}
+    session = await new_session(alice)
+    ws = await open_socket(alice, session)
+    for _ in range(5):
+        await ws.send_json_to({"action": "resume"})  # refused (queued): each still counts
+        assert (await ws.receive_json_from())["type"] == "error"
+    await ws.send_json_to({"action": "cancel"})
+    assert "too many messages" in (await ws.receive_json_from())["detail"]
+    assert (await ws.receive_output())["code"] == 4429
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    assert await OverseerAction.objects.filter(session_id=session.id).acount() == 0
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        json.dumps({"action": ["pause"]}),
+        json.dumps({"action": {"a": 1}}),
+        json.dumps({"action": None}),
+        json.dumps({"action": 3}),
+        '{"action": "snapshot", "x": ' + "[" * 20_000 + "]" * 20_000 + "}",
+        "[" * 5_000 + "]" * 5_000,
+        '{"action": "prune", "node_id": ' + "[" * 20 + "]" * 20 + "}",
+    ],
+    ids=["list", "object", "null", "number", "deep-20k", "deep-array", "deep-node-id"],
+)
+async def test_a_malformed_message_gets_an_error_and_the_socket_stays_open(alice, message):
+    session = await new_session(alice)
+    ws = await open_socket(alice, session)
+    await ws.send_to(text_data=message)
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error"
+    await ws.send_json_to({"action": "snapshot"})
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await ws.disconnect()
+
+
+async def test_a_watcher_whose_key_is_revoked_stops_receiving_events(alice, monkeypatch):
+    from django.utils import timezone
+
+    from explorer import consumers
+    from reasoning.models import ApiKey
+
+    monkeypatch.setattr(consumers, "RIGHTS_RECHECK_S", 0)  # checked at every event, not every 30 s
+    session = await new_session(alice)
+    ws = await open_socket(alice, session)
+    await ApiKey.objects.filter(tenant=alice.tenant).aupdate(revoked_at=timezone.now())
+    await sync_to_async(services.pause_session)(alice.tenant, session.id, "user:tester")
+    reply = await ws.receive_json_from(timeout=5)
+    assert reply["type"] == "error" and "no longer valid" in reply["detail"]
+    assert (await ws.receive_output(timeout=5))["code"] == 4401
+    await ws.disconnect()

@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 
 from reasoning import selectors, services
 from reasoning.engine import run_session
-from reasoning.llm.gateway import PROMPT_OVERHEAD_TOKENS
+from reasoning.llm.gateway import prompt_tokens
 from reasoning.llm.prices import Price
 from reasoning.models import LLMCall, ReasoningNode
 from reasoning.prompts import format_path, render
@@ -92,7 +92,7 @@ async def test_a_small_budget_is_exhausted_and_never_passed(alice, real_model):
     first = render(
         PROPOSE.name, problem=PROBLEM, kind="general", rubric=rubric, path=format_path([]), k=3, step=1, depth=4
     )
-    budget = 1.2 * price.cost(len(first) // 2 + PROMPT_OVERHEAD_TOKENS, PROPOSE.max_tokens)
+    budget = 1.2 * price.cost(prompt_tokens(real_model, [{"role": "user", "content": first}]), PROPOSE.max_tokens)
     session, calls, nodes = await run(alice, real_model, "tot", {"depth": 4, "branching": 3, "keep": 2}, budget)
     assert session.status == "exhausted", session.error
     assert any(c.outcome == "budget" for c in calls) and any(c.outcome == "ok" for c in calls)

@@ -169,7 +169,7 @@ def test_the_openapi_document_gives_params_a_schema_per_mode(client, alice):
     [
         ({**GOOD, "problem_text": "Plan the sale\x00 of CHF 2m of shares."}, "problem_text"),
         ({**GOOD, "budget_usd": True}, "budget_usd"),
-        ({**GOOD, "budget_usd": "0.5"}, None),  # a numeric string is still a number
+        ({**GOOD, "budget_usd": "0.5"}, "budget_usd"),  # strict: a number is a JSON number (issue 14, item 12)
     ],
 )
 def test_nul_characters_and_booleans_are_refused_by_name(client, alice, body, field):

@@ -171,6 +171,7 @@ def test_solve_with_the_model_down_prints_one_line_per_attempt_and_no_traceback(
         **os.environ,
         "DATABASE_URL": f"sqlite:///{tmp_path}/solve.sqlite3",
         "OPENAI_API_KEY": "sk-test-nope",
+        "SECRET_KEY": "a-secret-for-this-test-only",  # a real model is configured: the demo's key will not do
         "REASONING_MODELS": f'{{"openai/nope": {{"input": 1, "output": 1, "api_base": "http://127.0.0.1:{port}/v1"}}}}',
         "REASONING_LLM_RETRIES": "1",
         "REASONING_RETRY_BACKOFF_S": "0.05",

@@ -71,3 +71,110 @@ def test_reads_are_not_limited_and_off_means_no_limit(client, alice, now, settin
 def test_the_openapi_document_names_the_429(client):
     responses = client.get("/api/openapi.json").json()["paths"]["/api/sessions"]["post"]["responses"]
     assert "429" in responses
+
+
+# ---- one limit for every way a session is made (issue 14, item 10) ---------------------------
+
+
+def fork(client, auth, session):
+    node = session.nodes.order_by("depth").first()
+    body = json.dumps({"node_id": str(node.id)})
+    return client.post(f"/api/sessions/{session.id}/fork", data=body, content_type="application/json", **auth)
+
+
+def solved_session(alice):
+    from reasoning import services
+    from reasoning.models import ReasoningNode
+    from reasoning.schemas import SessionIn
+
+    session = services.create_session(alice.tenant, SessionIn(**GOOD), submit=False)
+    root = ReasoningNode.objects.create(session=session, tenant=alice.tenant, depth=0, thought=GOOD["problem_text"])
+    ReasoningSession.objects.filter(pk=session.pk).update(root_node=root, status="solved")
+    return session
+
+
+def test_forks_count_against_the_creation_limit(client, alice, now, monkeypatch):
+    from reasoning import services
+
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    source = solved_session(alice)
+    assert create(client, alice.auth).status_code == 201
+    assert fork(client, alice.auth, source).status_code == 201
+    refused = fork(client, alice.auth, source)
+    assert refused.status_code == 429 and refused["Retry-After"] == "50"
+    assert create(client, alice.auth).status_code == 429
+    assert ReasoningSession.objects.count() == 3  # the source, one created, one forked
+
+
+def test_the_page_form_shares_the_limit_with_the_api(client, alice, now, monkeypatch):
+    from reasoning import services
+    from tests.explorer.test_views import NEW, valid_form
+
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    client.force_login(alice.user)
+    assert create(client, {}).status_code == 201  # the same user, by the API
+    assert client.post(NEW, valid_form()).status_code == 302
+    refused = client.post(NEW, valid_form())
+    assert refused.status_code == 429 and b"Too many new sessions" in refused.content
+    assert create(client, {}).status_code == 429
+    assert ReasoningSession.objects.count() == 2
+
+
+def test_the_openapi_document_names_the_fork_429(client):
+    responses = client.get("/api/openapi.json").json()["paths"]["/api/sessions/{session_id}/fork"]["post"]["responses"]
+    assert "429" in responses
+
+
+# ---- oversight actions: one allowance per caller, through the API and the socket (issue 14, item 8) ----
+
+
+def child_of(session):
+    from reasoning.models import ReasoningNode
+
+    root = session.nodes.get(depth=0)
+    return ReasoningNode.objects.create(
+        session=session, tenant=session.tenant, parent=root, depth=1, thought="Sell the stake in two tranches."
+    )
+
+
+def test_a_prune_unprune_loop_is_stopped_before_it_fills_the_audit_log(client, alice, settings, monkeypatch):
+    from reasoning import services
+    from reasoning.models import OverseerAction
+
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    settings.REASONING = {**settings.REASONING, "ACTION_RATE": (6, 60)}
+    node = child_of(solved_session(alice))
+    codes = [
+        client.post(
+            f"/api/nodes/{node.id}/{'prune' if i % 2 == 0 else 'unprune'}",
+            content_type="application/json",
+            **alice.auth,
+        ).status_code
+        for i in range(10)
+    ]
+    assert codes == [200] * 6 + [429] * 4
+    assert OverseerAction.objects.filter(node_id=node.id).count() == 6
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_socket_actions_share_the_callers_allowance_with_the_api(alice, settings):
+    from asgiref.sync import sync_to_async
+
+    from tests.explorer.test_consumers import connect
+
+    settings.REASONING = {**settings.REASONING, "ACTION_RATE": (2, 60)}
+    session = await sync_to_async(solved_session)(alice)
+    node = (await sync_to_async(child_of)(session)).id
+    ws = connect(session.id, token=alice.key)
+    assert (await ws.connect())[0]
+    await ws.receive_json_from()
+    for action in ("prune", "unprune", "prune"):
+        await ws.send_json_to({"action": action, "node_id": str(node)})
+    messages = []
+    while not any(m["type"] == "error" for m in messages):
+        messages.append(await ws.receive_json_from(timeout=5))
+    assert "too many actions" in messages[-1]["detail"]
+    await ws.disconnect()
+    from reasoning.models import OverseerAction
+
+    assert await OverseerAction.objects.filter(node_id=node).acount() == 2
