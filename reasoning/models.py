@@ -191,7 +191,9 @@ class ReasoningSession(models.Model):
     )
     # The claim: which run holds the session, and when it last said it was alive.
     run_owner = models.CharField(max_length=120, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Written on the database's clock.")
+    # The fencing token's epoch: bumped at each claim and take-over; a run's writes carry (run_owner, run_epoch).
+    run_epoch = models.BigIntegerField(default=0)
     # The price of each model the session may call, fixed at creation: {model: {input, output, source}} in USD
     # per million tokens; `source` says where it came from (litellm, setting, deployment, default).
     prices = models.JSONField(default=dict, blank=True)
