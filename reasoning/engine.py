@@ -27,6 +27,7 @@ from .strategies.base import Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
+NOT_CLAIMED = "not_claimed"  # another run holds the session, or it wants no run (recovery.adopt tells which)
 SYNTHESIS_FAILED = "synthesis_failed"
 NO_ANSWER = {
     "no_thoughts": "the strategy ended without an answer (no_thoughts): no step could be proposed and scored",
@@ -37,7 +38,8 @@ NO_ANSWER = {
 async def run_session(session_id, gateway=None, owner=None):
     """Run a queued session to a resting status; never raises for the session's own failures.
 
-    Returns REQUEUED when the session wants another turn at once (a command arrived as this one ended).
+    Returns REQUEUED when the session wants another turn at once (a command arrived as this one ended), and
+    NOT_CLAIMED when this run could not claim it.
     """
     events.bind_loop(asyncio.get_running_loop())
     try:
@@ -49,7 +51,7 @@ async def run_session(session_id, gateway=None, owner=None):
 async def _run(session_id, gateway, owner):
     fence = await sync_to_async(states.claim)(session_id, owner)
     if fence is None:
-        return None
+        return NOT_CLAIMED
     began = time.monotonic()
     await sync_to_async(turn_started)(session_id)
     control = SessionControl(session_id, owner, fence)

@@ -69,7 +69,10 @@ def send(session_id, messages):
         return
     layer = get_channel_layer()
     if layer is not None:
-        async_to_sync(_group_send)(layer, group_name(session_id), messages)
+        try:
+            async_to_sync(_group_send)(layer, group_name(session_id), messages)
+        except Exception:  # the database has the change; a client that misses it re-syncs on the seq gap
+            log.warning("could not publish %d event(s) to %s", len(messages), group_name(session_id), exc_info=True)
 
 
 async def flush():

@@ -68,6 +68,7 @@ def claim(session_id, owner):
             run_owner=owner,
             run_epoch=F("run_epoch") + 1,
             heartbeat_at=Now(),
+            dispatched_at=None,
             started_at=timezone.now(),
             finished_at=None,
         )
