@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 # Inherited by every server a test starts (it reads its settings afresh).
 os.environ.setdefault("REASONING_FAST_PASSWORD_HASHER", "1")
+# The chaos test starts the scaled profile and kills its processes: `make test-chaos` runs it, a plain pytest not.
+collect_ignore = [] if os.environ.get("REASONING_CHAOS") else ["chaos"]
 
 
 def _hash_passwords_fast():
