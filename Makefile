@@ -14,7 +14,7 @@ SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
 SCALE_TESTS := tests/reasoning tests/api tests/explorer/test_consumers.py tests/explorer/test_snapshot.py tests/test_walking_skeleton.py tests/test_restart.py
 
-.PHONY: run test test-scale test-real-model install browser migrate seed bench clean
+.PHONY: run run-scaled test test-scale test-chaos test-real-model install browser migrate seed bench clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -49,6 +49,10 @@ run: seed
 	@echo ""
 	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) $(DAPHNE_FLAGS) config.asgi:application
 
+# The scaled profile on this machine: two Daphne servers (PORT, PORT + 1) and two Celery workers on PostgreSQL + Redis.
+run-scaled: install
+	DATABASE_URL="$(SCALE_DATABASE_URL)" REDIS_URL="$(SCALE_REDIS_URL)" PORT=$(PORT) $(BIN)/python scripts/scaled.py
+
 test: install browser
 	$(BIN)/pytest
 	$(MAKE) --no-print-directory test-scale
@@ -59,6 +63,14 @@ test-scale: install
 	  DATABASE_URL="$(SCALE_DATABASE_URL)" REDIS_URL="$(SCALE_REDIS_URL)" $(BIN)/pytest -p no:cacheprovider $(SCALE_TESTS); \
 	elif [ -n "$$CI" ]; then echo "scale-out services are not reachable" >&2; exit 1; \
 	else echo "scale-out tests skipped: PostgreSQL or Redis is not reachable (CI starts them)"; fi
+
+# The chaos test: 20 sessions on the scaled profile while a pool child, Redis (its own, on CHAOS_REDIS_PORT) and a
+# server are killed. PostgreSQL and redis-server must be installed; CI runs it after `make test`.
+test-chaos: install
+	@if $(BIN)/python tests/services_up.py "$(SCALE_DATABASE_URL)" "$(SCALE_REDIS_URL)" && command -v redis-server >/dev/null; then \
+	  REASONING_CHAOS=1 DATABASE_URL="$(SCALE_DATABASE_URL)" $(BIN)/pytest -p no:cacheprovider tests/chaos; \
+	elif [ -n "$$CI" ]; then echo "the chaos test needs PostgreSQL and redis-server" >&2; exit 1; \
+	else echo "chaos test skipped: PostgreSQL or redis-server is not available (CI starts them)"; fi
 
 # Tests against a real model: SmolLM2-135M served by llama-cpp-python on loopback (scripts/real_model.sh). Separate
 # from `test`: the first run builds llama-cpp-python into ~/.cache/reasoning-wheels (about 15 minutes on two cores).

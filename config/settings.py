@@ -130,6 +130,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "reasoning.middleware.ApiBodyGuard",
+    "reasoning.outages.DependencyOutage",  # an API request meeting a dependency that is down: 503 JSON
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
@@ -284,6 +285,10 @@ REASONING = {
     "HEARTBEAT_S": envfloat("REASONING_HEARTBEAT_S", 2.0),
     # A run whose heartbeat is older than this is taken for dead and its session resumed elsewhere.
     "HEARTBEAT_STALE_S": envfloat("REASONING_HEARTBEAT_STALE_S", 15.0),
+    # Every runner sweeps this often: dead runs are taken over and resumed (servers and Celery workers alike).
+    "SWEEP_S": envfloat("REASONING_SWEEP_S", 5.0),
+    # A queued session no run has claimed for this long is dispatched again (its start message may be lost).
+    "REDISPATCH_S": envfloat("REASONING_REDISPATCH_S", 30.0),
     # On SIGTERM, running sessions get this long to finish the model calls in flight before they are cut.
     "SHUTDOWN_GRACE_S": envfloat("REASONING_SHUTDOWN_GRACE_S", 3.0),
     # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts

@@ -12,7 +12,7 @@ from ninja.pagination import LimitOffsetPagination, paginate
 from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
-from . import access, selectors, services
+from . import access, idempotency, selectors, services
 from .models import Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import (
     KIND,
@@ -78,6 +78,12 @@ def conflict(request, exc):
     return api.create_response(request, {"detail": str(exc)}, status=409)
 
 
+@api.exception_handler(idempotency.InvalidKey)
+def invalid_idempotency_key(request, exc):
+    detail = [{"field": idempotency.HEADER, "message": str(exc)}]
+    return api.create_response(request, {"detail": detail}, status=422)
+
+
 @api.exception_handler(AuthenticationError)
 def unauthorized(request, exc):
     return api.create_response(
@@ -103,7 +109,7 @@ class CallFilters(Schema):
 
 
 # What any call may answer, and what a call with a body may answer besides: documented on every operation.
-READ = {401: ErrorOut, 422: ErrorOut}
+READ = {401: ErrorOut, 422: ErrorOut, 503: ErrorOut}
 WRITE = {**READ, 400: ErrorOut, 413: ErrorOut, 415: ErrorOut}
 
 
@@ -128,16 +134,19 @@ class DictPages(LimitOffsetPagination):
 
 @api.post(
     "/sessions",
-    response={201: SessionOut, 403: ErrorOut, 429: ErrorOut, **WRITE},
+    response={201: SessionOut, 200: SessionOut, 403: ErrorOut, 429: ErrorOut, **WRITE},
     throttle=CallerRate("CREATE_RATE"),
     tags=["sessions"],
 )
 def create_session(request, data: SessionIn):
     """At most REASONING_CREATE_RATE per API key or user; beyond it, a 429 with Retry-After (seconds). A viewer
-    may not start sessions (403)."""
+    may not start sessions (403). With an `Idempotency-Key` header (1 to 200 visible ASCII characters), a retry
+    of the same request returns the session the first one made (200, same id) instead of making another."""
     tenant, actor = overseer(request)
-    session = services.create_session(tenant, data, triggered_by=actor)
-    return Reply(201, session.to_dict())
+    session, made = idempotency.make_once(
+        request, tenant, lambda: services.create_session(tenant, data, triggered_by=actor)
+    )
+    return Reply(201 if made else 200, session.to_dict())
 
 
 @api.get("/sessions", response={200: list[SessionOut], **READ}, tags=["sessions"])
@@ -206,16 +215,19 @@ def cancel_session(request, session_id: str):
 
 @api.post(
     "/sessions/{session_id}/fork",
-    response={201: SessionOut, 429: ErrorOut, **ACTED},
+    response={201: SessionOut, 200: SessionOut, 429: ErrorOut, **ACTED},
     throttle=CallerRate("CREATE_RATE"),
     tags=["oversight"],
 )
 def fork_session(request, session_id: str, data: ForkIn):
     """A new session holding a copy of the path to node_id, continuing with the same or another mode. A fork is a new
-    session: it counts against REASONING_CREATE_RATE with every other creation (429 with Retry-After beyond it)."""
+    session: it counts against REASONING_CREATE_RATE with every other creation (429 with Retry-After beyond it). An
+    `Idempotency-Key` header makes a retry return the fork the first request made (200, same id)."""
     tenant, actor = overseer(request)
-    fork = services.fork_session(tenant, session_id, actor, **data.dict())
-    return Reply(201, fork.to_dict(with_forks=True))
+    fork, made = idempotency.make_once(
+        request, tenant, lambda: services.fork_session(tenant, session_id, actor, **data.dict())
+    )
+    return Reply(201 if made else 200, fork.to_dict(with_forks=True))
 
 
 @api.post("/nodes/{node_id}/prune", response={200: dict, **ACTED}, throttle=ACTING, tags=["oversight"])

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists
 from django.utils import timezone
 
-from . import events, states
+from . import events, ledger, states
 from .models import OverseerAction, ReasoningSession, Status
 from .strategies.base import Command, StopRequested
 
@@ -45,8 +45,9 @@ def stop_all(status="interrupted"):
 
 
 class SessionControl:
-    def __init__(self, session_id, owner):
+    def __init__(self, session_id, owner, fence=None):
         self.session_id, self.owner = session_id, owner
+        self.fence = fence  # the run's token: its heartbeat and reads count only while it holds the session
         self.stop_status = None
         self.handed = set()  # commands given to the strategy already
         self.task = None
@@ -84,9 +85,7 @@ class SessionControl:
             # Reads a few times a second; writes the heartbeat only every few seconds.
             beating = self.loop.time() - beaten >= engine["HEARTBEAT_S"]
             try:
-                status = await sync_to_async(states.beat if beating else states.held_status)(
-                    self.session_id, self.owner
-                )
+                status = await sync_to_async(states.beat if beating else states.held_status)(self.fence)
             except Exception:  # a busy database must not kill the run; the next poll tries again
                 log.warning("could not check session %s", self.session_id, exc_info=True)
                 continue
@@ -122,19 +121,21 @@ class SessionControl:
         row = (
             ReasoningSession.objects.filter(pk=self.session_id)
             .annotate(commands=Exists(pending))
-            .values_list("status", "run_owner", "commands")
+            .values_list("status", "run_owner", "run_epoch", "commands")
             .first()
         )
-        if row is None or row[1] != self.owner:
+        if row is None or row[1] != self.owner or (self.fence is not None and row[2] != self.fence.epoch):
             return None, []
-        return row[0], list(pending.order_by("id")) if row[2] else []
+        return row[0], list(pending.order_by("id")) if row[3] else []
 
     async def done(self, command, applied, detail="", after=None):
-        await sync_to_async(record_outcome)(command.id, applied, detail, after)
+        await sync_to_async(record_outcome)(command.id, applied, detail, after, self.fence)
 
 
-def record_outcome(action_id, applied, detail="", after=None):
+def record_outcome(action_id, applied, detail="", after=None, fence=None):
     with transaction.atomic():
+        if fence is not None:
+            ledger.settle(fence.session_id, fence=fence)  # only while the run holds the session (RunLost if not)
         action = OverseerAction.objects.get(pk=action_id)
         action.state = OverseerAction.State.APPLIED if applied else OverseerAction.State.REFUSED
         action.detail, action.applied_at = detail[:2000], timezone.now()

@@ -3,6 +3,8 @@
 A turn rebuilds the strategy from the stored tree, applies the overseers' commands, continues the
 search unless it ended before, and finishes. Every status change goes through states.transition,
 so a session finished by its strategy and cancelled by an overseer at the same moment ends once.
+Every write of a run carries its fence (the claim's owner and epoch): a run that was taken over while
+it stalled writes nothing more and ends quietly (RunLost), leaving the session to the run holding it.
 """
 
 import asyncio
@@ -17,6 +19,7 @@ from django.utils import timezone
 
 from . import events, selectors, states
 from .control import GuardedGateway, SessionControl, refuse_pending
+from .fence import RunLost
 from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
@@ -25,6 +28,7 @@ from .strategies.base import Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
+NOT_CLAIMED = "not_claimed"  # another run holds the session, or it wants no run (recovery.adopt tells which)
 SYNTHESIS_FAILED = "synthesis_failed"
 NO_ANSWER = {
     "no_thoughts": "the strategy ended without an answer (no_thoughts): no step could be proposed and scored",
@@ -35,7 +39,8 @@ NO_ANSWER = {
 async def run_session(session_id, gateway=None, owner=None):
     """Run a queued session to a resting status; never raises for the session's own failures.
 
-    Returns REQUEUED when the session wants another turn at once (a command arrived as this one ended).
+    Returns REQUEUED when the session wants another turn at once (a command arrived as this one ended), and
+    NOT_CLAIMED when this run could not claim it.
     """
     events.bind_loop(asyncio.get_running_loop())
     try:
@@ -45,35 +50,46 @@ async def run_session(session_id, gateway=None, owner=None):
 
 
 async def _run(session_id, gateway, owner):
-    if not await sync_to_async(states.claim)(session_id, owner):
-        return None
+    fence = await sync_to_async(states.claim)(session_id, owner)
+    if fence is None:
+        return NOT_CLAIMED
     began = time.monotonic()
     await sync_to_async(turn_started)(session_id)
-    control = SessionControl(session_id, owner)
+    control = SessionControl(session_id, owner, fence)
     strategy = None
     try:
         control.start()
         session = await ReasoningSession.objects.select_related("tenant").aget(pk=session_id)
         strategy = await sync_to_async(build_strategy)(session, gateway, control)
         outcome = await strategy.run()
+    except RunLost as lost:
+        log.warning("%s: this run ends, the run holding it now continues", lost)
     except StopRequested as stop:
         log.info("session %s stopped: %s", session_id, stop.status)
-        await sync_to_async(stopped)(session_id, stop.status, strategy)
+        await as_owner(stopped, session_id, stop.status, strategy, fence)
     except asyncio.CancelledError:
-        await sync_to_async(stopped)(session_id, "interrupted", strategy)
+        await as_owner(stopped, session_id, "interrupted", strategy, fence)
         raise
     except Exception as error:
         log.exception("session %s failed", session_id)
-        await sync_to_async(failed)(session_id, error)
+        await as_owner(failed, session_id, error, fence)
     else:
-        await sync_to_async(finish)(session_id, outcome)
+        await as_owner(finish, session_id, outcome, fence)
     finally:
         await control.stop()
         if strategy is not None:
-            await strategy.ctx.gateway.close()
-        await sync_to_async(turn_ended)(session_id, time.monotonic() - began)
-        status = await sync_to_async(states.release)(session_id, owner)
+            await as_owner(strategy.ctx.gateway.close)
+        await sync_to_async(turn_ended)(session_id, time.monotonic() - began, fence)
+        status = await sync_to_async(states.release)(fence)
     return REQUEUED if status == Status.QUEUED else None
+
+
+async def as_owner(write, *args):
+    """One of the run's own writes (sync or async); a run that lost its session writes nothing and ends quietly."""
+    try:
+        return await (write(*args) if asyncio.iscoroutinefunction(write) else sync_to_async(write)(*args))
+    except RunLost as lost:
+        log.warning("%s: its write was refused", lost)
 
 
 def build_strategy(session, gateway=None, control=None):
@@ -82,13 +98,16 @@ def build_strategy(session, gateway=None, control=None):
     strategy_class = get_strategy(session.mode)
     rubric = selectors.rubric_for(session.tenant, session.problem_kind)
     control = control or SessionControl(session.id, states.owner_id())
+    gateway = gateway or ModelGateway(session)
+    if getattr(gateway, "fence", False) is None:
+        gateway.fence = control.fence  # the gateway's leases and settlements carry the run's fence too
     ctx = Context(
         problem=session.problem_text,
         kind=session.problem_kind,
         rubric=rubric.as_prompt() if rubric else "(no rubric: judge soundness, specificity and risk)",
         params=strategy_class.Params.model_validate(session.params),
-        store=DjangoStore(session),
-        gateway=GuardedGateway(gateway or ModelGateway(session), control),
+        store=DjangoStore(session, fence=control.fence),
+        gateway=GuardedGateway(gateway, control),
         control=control,
         prior=Prior(
             search_done=session.search_done,
@@ -110,9 +129,10 @@ def turn_started(session_id):
     ReasoningSession.objects.filter(pk=session_id, first_started_at=None).update(first_started_at=F("started_at"))
 
 
-def turn_ended(session_id, seconds):
-    """A run ended: its time counts in the session's active time."""
-    ReasoningSession.objects.filter(pk=session_id).update(active_seconds=F("active_seconds") + max(0.0, seconds))
+def turn_ended(session_id, seconds, fence=None):
+    """A run ended: its time counts in the session's active time (a run that lost the session adds nothing)."""
+    rows = fence.rows() if fence is not None else ReasoningSession.objects.filter(pk=session_id)
+    rows.update(active_seconds=F("active_seconds") + max(0.0, seconds))
 
 
 def search_ended(session_id, status):
@@ -144,7 +164,7 @@ def ending_of(outcome, ended):
     return Status.SOLVED, outcome.reason
 
 
-def finish(session_id, outcome):
+def finish(session_id, outcome, fence=None):
     """The run's end. Solved only when the answer passed its contract: a synthesis that failed leaves the best line
     so far as a partial answer of a failed session (as budget exhaustion leaves one of an exhausted session)."""
     with transaction.atomic():
@@ -166,10 +186,13 @@ def finish(session_id, outcome):
             answer_note=outcome.note,
             search_done=True,
             error="" if status != Status.FAILED else no_answer(outcome),
+            fence=fence,
         )
         if not moved and ReasoningSession.objects.filter(pk=session_id, status=Status.CANCELLED).exists():
             # Cancelled as it finished: keep what it found, as the partial answer of a cancelled session.
-            ReasoningSession.objects.filter(pk=session_id).update(
+            write_owned(
+                session_id,
+                fence,
                 final_answer=outcome.final_answer,
                 final_node_id=outcome.final_node.id if outcome.final_node else None,
                 answer_partial=True,
@@ -182,7 +205,7 @@ def finish(session_id, outcome):
         # the session takes another turn, which writes the answer again from the best live line.
         pending = OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING)
         if moved and (pending.exists() or in_pruned_branch(session_id, outcome.final_node)):
-            states.transition(session_id, Status.QUEUED, [status])
+            states.transition(session_id, Status.QUEUED, [status], fence=fence)
 
 
 def in_pruned_branch(session_id, node):
@@ -199,7 +222,14 @@ def in_pruned_branch(session_id, node):
     return False
 
 
-def failed(session_id, error):
+def write_owned(session_id, fence, **fields):
+    """Write fields of the session's row as the run: only while the run holds it, in the statement (else RunLost)."""
+    rows = fence.rows() if fence is not None else ReasoningSession.objects.filter(pk=session_id)
+    if not rows.update(**fields) and fence is not None:
+        raise fence.lost()
+
+
+def failed(session_id, error, fence=None):
     ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
     with transaction.atomic():
         moved = states.transition(
@@ -211,6 +241,7 @@ def failed(session_id, error):
             error=describe(error),
             search_done=True,
             **ending_fields(ended, Status.FAILED),
+            fence=fence,
         )
         if moved:  # a command the run never applied gets its outcome (one saved after this reopens the session)
             refuse_pending(session_id, f"the run failed before applying it: {describe(error)}")
@@ -223,16 +254,18 @@ def no_answer(outcome):
     return f"{why}; first failure: {outcome.detail}" if outcome.detail else why
 
 
-def stopped(session_id, status, strategy):
+def stopped(session_id, status, strategy, fence=None):
     """A run stopped early: cancelled sessions keep their best line as a partial answer; a stopping server
     leaves its sessions interrupted, to be resumed from the stored tree."""
     if status == Status.CANCELLED:
-        write_partial_answer(session_id, strategy, "cancelled")
+        write_partial_answer(session_id, strategy, "cancelled", fence)
     elif status in ("interrupted", Status.RUNNING):
-        states.transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="server_stopped")
+        states.transition(
+            session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason="server_stopped", fence=fence
+        )
 
 
-def write_partial_answer(session_id, strategy, why):
+def write_partial_answer(session_id, strategy, why, fence=None):
     """The best node so far, as the answer, without a model call (the session is ending: nothing more is spent)."""
     if strategy is None:
         session = ReasoningSession.objects.get(pk=session_id)
@@ -242,13 +275,11 @@ def write_partial_answer(session_id, strategy, why):
         store = strategy.ctx.store
         node = strategy.best_node(store)
     if node is None:
-        ReasoningSession.objects.filter(pk=session_id).update(search_done=True)
+        write_owned(session_id, fence, search_done=True)
         return
     text = best_line_text(store.path(node), f"partial: {why}")
     with transaction.atomic():
-        ReasoningSession.objects.filter(pk=session_id).update(
-            final_answer=text, final_node_id=node.id, answer_partial=True, search_done=True
-        )
+        write_owned(session_id, fence, final_answer=text, final_node_id=node.id, answer_partial=True, search_done=True)
         session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
         events.publish(session_id, [events.session_updated(session)])
 

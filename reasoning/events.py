@@ -28,35 +28,27 @@ def group_name(session_id):
     return f"session.{session_id}"
 
 
-def publish(session_id, events, spent_usd=0.0):
+def publish(session_id, events):
     """Number events [(type, payload), ...] in this transaction; send them once it commits.
 
-    spent_usd moves that much of the session's budget from reserved to used in the same statement:
-    the ledger rows of a model call are written with the node they produced, on the hot path.
+    Money is not moved here: the writer settles spend with ledger.settle() in the same transaction.
     """
-    if not events and not spent_usd:
-        return
-    last = _advance_seq(session_id, len(events), spent_usd)
     if not events:
         return
+    last = _advance_seq(session_id, len(events))
     first = last - len(events) + 1
     messages = [{"type": kind, "seq": first + i, **payload} for i, (kind, payload) in enumerate(events)]
     transaction.on_commit(lambda: send(session_id, messages))
 
 
-def _advance_seq(session_id, count, spent_usd=0.0):
-    """Add count to the session's seq (and settle spend) and return the new seq, in one statement."""
+def _advance_seq(session_id, count):
+    """Add count to the session's seq and return the new seq, in one statement."""
     alias = router.db_for_write(ReasoningSession)
     connection = connections[alias]
     table = connection.ops.quote_name(ReasoningSession._meta.db_table)
     pk = ReasoningSession._meta.pk.get_db_prep_value(session_id, connection)
-    sql = f"UPDATE {table} SET seq = seq + %s"
-    params = [count]
-    if spent_usd:
-        sql += ", budget_used_usd = budget_used_usd + %s, budget_reserved_usd = budget_reserved_usd - %s"
-        params += [spent_usd, spent_usd]
     with transaction.atomic(using=alias), connection.cursor() as cursor:
-        cursor.execute(f"{sql} WHERE id = %s RETURNING seq", [*params, pk])
+        cursor.execute(f"UPDATE {table} SET seq = seq + %s WHERE id = %s RETURNING seq", [count, pk])
         return cursor.fetchone()[0]
 
 
@@ -77,7 +69,10 @@ def send(session_id, messages):
         return
     layer = get_channel_layer()
     if layer is not None:
-        async_to_sync(_group_send)(layer, group_name(session_id), messages)
+        try:
+            async_to_sync(_group_send)(layer, group_name(session_id), messages)
+        except Exception:  # the database has the change; a client that misses it re-syncs on the seq gap
+            log.warning("could not publish %d event(s) to %s", len(messages), group_name(session_id), exc_info=True)
 
 
 async def flush():

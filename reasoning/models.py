@@ -191,7 +191,12 @@ class ReasoningSession(models.Model):
     )
     # The claim: which run holds the session, and when it last said it was alive.
     run_owner = models.CharField(max_length=120, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Written on the database's clock.")
+    # The fencing token's epoch: bumped at each claim and take-over; a run's writes carry (run_owner, run_epoch).
+    run_epoch = models.BigIntegerField(default=0)
+    # When a sweep last found it queued with no run (first sight), or dispatched it again: a start message lost
+    # with the broker is sent again a while later (REASONING_REDISPATCH_S). Cleared by a claim. Database clock.
+    dispatched_at = models.DateTimeField(null=True, blank=True)
     # The price of each model the session may call, fixed at creation: {model: {input, output, source}} in USD
     # per million tokens; `source` says where it came from (litellm, setting, deployment, default).
     prices = models.JSONField(default=dict, blank=True)
@@ -560,6 +565,25 @@ class OverseerAction(models.Model):
             "created_at": self.created_at.isoformat(),
             "applied_at": self.applied_at.isoformat() if self.applied_at else None,
         }
+
+
+class IdempotencyKey(models.Model):
+    """A client's Idempotency-Key on a request that makes a session (create, fork): a retry gets the same session.
+
+    Keys are the tenant's own (two tenants may use the same key); the request's fingerprint (method, path, body)
+    tells a retry from another request reusing the key.
+    """
+
+    MAX_LENGTH = 200
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=MAX_LENGTH)
+    fingerprint = models.CharField(max_length=64)
+    session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant", "key"], name="idempotency_key_per_tenant")]
 
 
 def is_offline(model_name):

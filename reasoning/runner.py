@@ -59,6 +59,10 @@ class InProcessRunner:
         else:
             self.loop.call_soon_threadsafe(self._start, session_id, context=contextvars.Context())
 
+    def holds(self, session_id):
+        """The session was submitted here and has not ended: it runs or waits for a slot on this loop."""
+        return str(session_id) in self.sessions
+
     def _start(self, session_id):
         if str(session_id) in self.sessions:
             self.again.add(str(session_id))  # already here: its run looks now, and one more turn follows it

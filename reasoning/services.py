@@ -7,6 +7,7 @@ is reopened for it. Dependencies point one way: services -> runner -> engine -> 
 """
 
 import asyncio
+import logging
 import uuid
 
 from django.conf import settings
@@ -23,6 +24,7 @@ from .store import DjangoStore, view
 from .strategies import available_modes, get_strategy
 from .strategies.auto import pick_mode
 
+log = logging.getLogger(__name__)
 transition = states.transition  # the one state move, here for callers that write through services
 ACTIVE = {Status.QUEUED, Status.RUNNING}
 
@@ -138,7 +140,12 @@ def solve(tenant, data, triggered_by="solve"):
 
 
 def submit_to_runner(session_id):
-    get_runner().submit(session_id)
+    """Hand a committed session to the runner. A broker that is down now does not fail the request that made or
+    resumed the session: the session rests queued and the sweeper dispatches it again (recovery.dispatch_waiting)."""
+    try:
+        get_runner().submit(session_id)
+    except Exception:
+        log.warning("could not dispatch session %s now; the sweeper will", session_id, exc_info=True)
 
 
 # ---- session actions --------------------------------------------------------------------

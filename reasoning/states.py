@@ -1,8 +1,10 @@
 """Session status moves and the run claim: the one place a session's status or owner changes.
 
-A run claims a queued session with its owner id (host, pid, a per-process token) and keeps a
-heartbeat; another process can then tell a live run from one whose process is gone, and take
-over only the dead one. Engine, services and runner all move sessions through here.
+A run claims a queued session with its owner id (host, pid, a per-process token) and a new epoch, its
+fencing token (fence.Fence), and keeps a heartbeat written on the database's clock; another process can
+then tell a live run from one whose process is gone or whose heartbeat went stale (compared on the same
+clock), and take over only the dead one. Every write of a run carries its fence, so a run that was taken
+over writes nothing more. Engine, services and runner all move sessions through here.
 """
 
 import os
@@ -12,11 +14,15 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import DateTimeField, ExpressionWrapper, F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from . import events
+from .fence import Fence, RunLost
 from .models import LLMCall, ReasoningSession, Status
+
+__all__ = ["Fence", "RunLost"]
 
 PROCESS_TOKEN = secrets.token_hex(4)
 HOST = socket.gethostname()[:60]
@@ -27,81 +33,130 @@ def owner_id():
     return f"{HOST}:{os.getpid()}:{PROCESS_TOKEN}"
 
 
-def transition(session_id, to, sources=None, when=None, **fields):
+def transition(session_id, to, sources=None, when=None, fence=None, **fields):
     """Move a session to a status from one of the sources (by default, every status the state machine allows),
-    as one atomic claim; publish the change. True if it moved."""
+    as one atomic claim; publish the change. True if it moved.
+
+    With a run's fence, the move happens only while that run holds the session (in the same statement); if it
+    did not move because the run lost the session, RunLost is raised.
+    """
     allowed = {source for source, targets in ReasoningSession.TRANSITIONS.items() if to in targets}
     sources = allowed if sources is None else set(sources) & allowed
     with transaction.atomic():
         rows = ReasoningSession.objects.filter(pk=session_id, status__in=sources)
-        moved = (rows.filter(when) if when is not None else rows).update(status=to, **fields)
+        rows = rows.filter(when) if when is not None else rows
+        moved = (rows.filter(fence.q()) if fence is not None else rows).update(status=to, **fields)
         if moved:
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
+    if not moved and fence is not None and not fence.held():
+        raise fence.lost()
     return bool(moved)
 
 
 def claim(session_id, owner):
-    """Take a queued session for a run; only when no live run holds it. True if this run has it now."""
-    return transition(
-        session_id,
-        Status.RUNNING,
-        [Status.QUEUED],
-        when=Q(run_owner=""),
-        run_owner=owner,
-        heartbeat_at=timezone.now(),
-        started_at=timezone.now(),
-        finished_at=None,
-    )
+    """Take a queued session for a run; only when no live run holds it. The run's Fence if it has it now, else None.
 
-
-def release(session_id, owner):
-    """Give the session back; returns its status then (a queued one wants another run)."""
-    ReasoningSession.objects.filter(pk=session_id, run_owner=owner).update(run_owner="", heartbeat_at=None)
-    return ReasoningSession.objects.filter(pk=session_id).values_list("status", flat=True).first()
-
-
-def beat(session_id, owner):
-    """The run is alive; returns the session's status, or None if this run no longer holds it."""
+    The claim bumps the session's epoch: a run that held it before (even under the same owner id) is fenced out.
+    """
     with transaction.atomic():
-        held = ReasoningSession.objects.filter(pk=session_id, run_owner=owner).update(heartbeat_at=timezone.now())
-        if not held:
+        moved = transition(
+            session_id,
+            Status.RUNNING,
+            [Status.QUEUED],
+            when=Q(run_owner=""),
+            run_owner=owner,
+            run_epoch=F("run_epoch") + 1,
+            heartbeat_at=Now(),
+            dispatched_at=None,
+            started_at=timezone.now(),
+            finished_at=None,
+        )
+        if not moved:
             return None
-        return ReasoningSession.objects.filter(pk=session_id).values_list("status", flat=True).first()
+        epoch = ReasoningSession.objects.filter(pk=session_id).values_list("run_epoch", flat=True).get()
+    return Fence(session_id, owner, epoch)
 
 
-def held_status(session_id, owner):
+def release(fence):
+    """Give the session back; returns its status then (a queued one wants another run), None if the run had lost it."""
+    if not fence.rows().update(run_owner="", heartbeat_at=None):
+        return None
+    return ReasoningSession.objects.filter(pk=fence.session_id).values_list("status", flat=True).first()
+
+
+def beat(fence):
+    """The run is alive (on the database's clock); returns the session's status, or None if this run no longer
+    holds it."""
+    with transaction.atomic():
+        if not fence.rows().update(heartbeat_at=Now()):
+            return None
+        return ReasoningSession.objects.filter(pk=fence.session_id).values_list("status", flat=True).first()
+
+
+def held_status(fence):
     """The session's status, or None if this run no longer holds it (a read: no heartbeat written)."""
-    row = ReasoningSession.objects.filter(pk=session_id).values_list("status", "run_owner").first()
-    return row[0] if row and row[1] == owner else None
+    return fence.rows().values_list("status", flat=True).first()
+
+
+def stale_before():
+    """The heartbeat older than which a run is taken for dead, on the database's clock (hosts' clocks differ)."""
+    stale = timedelta(seconds=settings.REASONING["HEARTBEAT_STALE_S"])
+    return ExpressionWrapper(Now() - stale, output_field=DateTimeField())
 
 
 def is_dead(session):
-    """True if the run holding the session is gone: its process ended on this host, or its heartbeat is stale."""
+    """True if the run holding the session is gone: its process ended on this host, or its heartbeat is stale
+    (compared with the database's clock, the one it was written with)."""
     if not session.run_owner:
         return True
-    host, _, rest = session.run_owner.partition(":")
+    gone = _gone(session.run_owner)
+    if gone is not None:
+        return gone
+    return not ReasoningSession.objects.filter(
+        pk=session.pk, run_owner=session.run_owner, heartbeat_at__gte=stale_before()
+    ).exists()
+
+
+def _gone(owner):
+    """True if the owner's process has ended, False if it is this very process, None if only its heartbeat can tell."""
+    host, _, rest = owner.partition(":")
     pid, _, token = rest.partition(":")
     if host == HOST and pid.isdigit():
         if int(pid) == os.getpid():
             return token != PROCESS_TOKEN
         if not _process_exists(int(pid)):
             return True
-    stale = timezone.now() - timedelta(seconds=settings.REASONING["HEARTBEAT_STALE_S"])
-    return session.heartbeat_at is None or session.heartbeat_at < stale
+    return None
 
 
 def take_over(session):
     """Free a dead run's session: record what it left reserved as unaccounted, release it, queue it again.
 
+    The release is one statement fenced by what was judged dead: the same owner and epoch, the same reservation,
+    and (when only the heartbeat could tell) a heartbeat still stale on the database's clock. A run that beat
+    meanwhile keeps its session and its lease. The epoch moves on, so the old run's later writes are refused.
     Returns True if the session is queued for a new run.
     """
     with transaction.atomic():
         fresh = ReasoningSession.objects.select_for_update().get(pk=session.pk)
         if fresh.status not in (Status.RUNNING, Status.INTERRUPTED, Status.QUEUED) or not is_dead(fresh):
             return False
+        judged = Q(
+            pk=fresh.pk,
+            run_owner=fresh.run_owner,
+            run_epoch=fresh.run_epoch,
+            budget_reserved_usd=fresh.budget_reserved_usd,
+        )
+        if fresh.run_owner and _gone(fresh.run_owner) is None:
+            judged &= Q(heartbeat_at=None) | Q(heartbeat_at__lt=stale_before())
+        taken = ReasoningSession.objects.filter(judged).update(
+            run_owner="", heartbeat_at=None, budget_reserved_usd=0.0, run_epoch=F("run_epoch") + 1
+        )
+        if not taken:
+            return False
         if fresh.budget_reserved_usd > 1e-12:
-            # A call in flight when the process died may have been paid for; its row never came back.
+            # A call in flight when the run stopped may have been paid for; its row never came back.
             LLMCall.objects.create(
                 tenant_id=fresh.tenant_id,
                 session_id=fresh.pk,
@@ -114,7 +169,6 @@ def take_over(session):
                     "may have been paid for and are not in this ledger"
                 ),
             )
-        ReasoningSession.objects.filter(pk=fresh.pk).update(run_owner="", heartbeat_at=None, budget_reserved_usd=0.0)
         if fresh.status == Status.QUEUED:
             return True
         if fresh.status == Status.RUNNING:

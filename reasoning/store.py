@@ -5,6 +5,9 @@ session's rows in memory and answers reads from there. Overseers change flags in
 (pruned, edited thoughts, stale marks); refresh() re-reads them at each step boundary, and
 add_children re-reads the parent's ancestry in its own transaction, so children that arrive under
 a branch pruned meanwhile are kept but known to be out of the search.
+
+Each write's transaction settles what its model calls spent through ledger.settle(), fenced by the
+run's token: a run that lost its session (fence.RunLost) writes no node, no score and no ledger row.
 """
 
 import uuid
@@ -12,7 +15,7 @@ import uuid
 from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
-from . import events
+from . import events, ledger
 from .models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from .strategies.base import Critique, Edge, Node
 
@@ -63,8 +66,9 @@ def view(row):
 
 
 class DjangoStore:
-    def __init__(self, session):
+    def __init__(self, session, fence=None):
         self.session_id = session.id
+        self.fence = fence  # the run's token: every write below checks it in the statement that settles its spend
         self.tenant_id = session.tenant_id
         self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")}
         self.kids = {}
@@ -160,8 +164,8 @@ class DjangoStore:
                 cost = sum(r.cost_usd for r in records)
                 self.rows[_uuid(node.id)].cost_usd += cost
                 write_columns([self.rows[_uuid(node.id)]], ["cost_usd"])
-            spent_usd = write_records(records)
-            events.publish(self.session_id, [("critique.created", {"critique": row.to_dict()})], spent_usd=spent_usd)
+            self._settle(write_records(records))
+            events.publish(self.session_id, [("critique.created", {"critique": row.to_dict()})])
         memory = Critique(_str(row.node_id), attempt_num, outcome_score, critique, False, str(row.id))
         self.critique_views.append(memory)
         return memory
@@ -169,6 +173,7 @@ class DjangoStore:
     def _mark_applied(self, critiques):
         ids = [c.id for c in critiques]
         with transaction.atomic():
+            self._settle()
             ReasoningCritique.objects.filter(pk__in=ids).update(applied_to_next=True)
             rows = list(ReasoningCritique.objects.filter(pk__in=ids))
             events.publish(self.session_id, [("critique.updated", {"critique": r.to_dict()}) for r in rows])
@@ -177,6 +182,7 @@ class DjangoStore:
 
     def _add_root(self, thought, state):
         with transaction.atomic():
+            self._settle()
             row = ReasoningNode.objects.create(
                 tenant_id=self.tenant_id, session_id=self.session_id, depth=0, thought=thought, state=state
             )
@@ -215,9 +221,10 @@ class DjangoStore:
             if item.get("action") or item.get("observation")
         ]
         with transaction.atomic():
+            self._settle(record_cost(answer.records if answer else []))
             ReasoningNode.objects.bulk_create(rows)
             ReasoningEdge.objects.bulk_create(edges)
-            spent = write_records(answer.records if answer else [])
+            write_records(answer.records if answer else [])
             # An overseer may have pruned this branch while the proposals were in flight.
             lineage = self._lineage(_uuid(parent.id))
             for node_id in ReasoningNode.objects.filter(pk__in=lineage, pruned=True).values_list("id", flat=True):
@@ -226,11 +233,14 @@ class DjangoStore:
                 self.session_id,
                 [events.node_event("node.created", row) for row in rows]
                 + [("edge.created", {"edge": edge.to_dict()}) for edge in edges],
-                spent_usd=spent,
             )
         self._remember(rows)
         self.edge_views += [Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation) for e in edges]
         return [view(row) for row in rows]
+
+    def _settle(self, spent=0.0):
+        """The fenced statement of every write: settle its spend, and refuse the write if the run lost the session."""
+        ledger.settle(self.session_id, spent, fence=self.fence)
 
     def _remember(self, rows):
         for row in rows:
@@ -244,12 +254,13 @@ class DjangoStore:
         columns = sorted(set().union(*(written for _, written, _ in applied)))
         records = [record for _, _, spent in applied for record in spent]
         with transaction.atomic():
+            self._settle(record_cost(records))
             if columns:
                 write_columns(rows, columns)
             if clears:  # judgements: an edit may have marked their nodes while they were asked
                 self._clear_stale(rows, [(row, seen) for row, seen in clears if seen is not None])
-            spent = write_records(records)
-            events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows], spent_usd=spent)
+            write_records(records)
+            events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
 
     def _clear_stale(self, rows, clears):
         """Clear the stale marks these judgements saw (and no later edit's), then read which of the rows an edit
@@ -288,6 +299,7 @@ class DjangoStore:
 
     def _prune(self, node_ids):
         with transaction.atomic():
+            self._settle()
             ReasoningNode.objects.filter(pk__in=node_ids, pruned=False).update(pruned=True, pruned_by="strategy")
             rows = [self.rows[i] for i in node_ids]
             for row in rows:
@@ -303,8 +315,13 @@ class DjangoStore:
                     setattr(row, name, value)
 
 
+def record_cost(records):
+    """What the ledger rows not written yet cost: the spend their write settles."""
+    return sum(r.cost_usd for r in records if r._state.adding)
+
+
 def write_records(records):
-    """Write the ledger rows not written yet, and move their cost from reserved to used; returns that cost."""
+    """Write the ledger rows not written yet (the caller settles their cost with ledger.settle); returns that cost."""
     fresh = [r for r in records if r._state.adding]
     if not fresh:
         return 0.0

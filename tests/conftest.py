@@ -9,6 +9,8 @@ os.environ.setdefault("REASONING_FAST_PASSWORD_HASHER", "1")
 # Browser tests log the same user in many times against one server: its login throttle would refuse them.
 os.environ.setdefault("REASONING_LOGIN_RATE", "off")
 os.environ.setdefault("REASONING_LOGIN_IP_RATE", "off")
+# The chaos test starts the scaled profile and kills its processes: `make test-chaos` runs it, a plain pytest not.
+collect_ignore = [] if os.environ.get("REASONING_CHAOS") else ["chaos"]
 
 
 def _hash_passwords_fast():

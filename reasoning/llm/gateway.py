@@ -26,7 +26,7 @@ from django.db import transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 
-from reasoning import events  # noqa: E402
+from reasoning import events, ledger  # noqa: E402
 from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable, one_line  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
@@ -121,6 +121,7 @@ class ModelGateway:
         self.published_spend = 0.0
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
+        self.fence = None  # the run's token (the engine sets it): leases and settlements only while the run holds it
 
     async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
         """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again
@@ -385,19 +386,12 @@ class ModelGateway:
             return True
 
     def _reserve(self, amount):
-        """Atomically reserve an amount; False if it would take the session past its budget."""
-        return (
-            ReasoningSession.objects.filter(
-                pk=self.session_id,
-                budget_used_usd__lte=F("budget_usd") - F("budget_reserved_usd") - amount + EPSILON,
-            ).update(budget_reserved_usd=F("budget_reserved_usd") + amount)
-            == 1
-        )
+        """Atomically reserve an amount; False if it would take the session past its budget (RunLost if the run
+        lost the session)."""
+        return ledger.reserve(self.session_id, amount, fence=self.fence)
 
     def _settle(self, released, cost):
-        ReasoningSession.objects.filter(pk=self.session_id).update(
-            budget_reserved_usd=F("budget_reserved_usd") - released, budget_used_usd=F("budget_used_usd") + cost
-        )
+        ledger.settle(self.session_id, cost, released, fence=self.fence)
 
     def _record(self, contract, node_id, outcome, model, messages, attempt, **fields):
         """A ledger row: a failed attempt's waits for the next flush, an answered one travels with its answer."""
