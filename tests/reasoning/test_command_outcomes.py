@@ -150,14 +150,14 @@ async def test_a_prune_after_the_strategys_last_look_still_moves_the_answer(alic
     session = await start_tot(alice, {"branching": 2, "depth": 2, "keep": 2})
     finish, pruned = engine.finish, {}
 
-    def prune_then_finish(session_id, outcome):
+    def prune_then_finish(session_id, outcome, fence=None):
         if outcome.final_node is not None and not pruned:
             node = ReasoningNode.objects.get(pk=outcome.final_node.id)
             while node.depth > 1:
                 node = node.parent
             pruned["node"] = node
             services.set_pruned(alice.tenant, node.id, "user:tester", pruned=True)
-        return finish(session_id, outcome)
+        return finish(session_id, outcome, fence)
 
     monkeypatch.setattr(engine, "finish", prune_then_finish)
     await run_to_rest(session)
