@@ -9,9 +9,10 @@ the node), never thoughts or answers:
   twelve or more of their words in a row;
 - a score off the scale.
 
-An answer a client reads must also say something about this problem: three words or numbers at least, no markup or
-JSON fragments, and (a first-pass relevance check) at least one content word or number shared with the problem or
-the steps it answers from. The check is lexical, so it has limits: an on-topic answer written only in synonyms is
+A thought or step must not be mostly punctuation. An answer a client reads must also say something about this
+problem: three words or numbers at least, no markup or JSON fragments, and (a first-pass relevance check) at least one
+content word or number shared with the problem itself, so a line of steps that drifted off the problem cannot carry
+its answer along. The check is lexical, so it has limits: an on-topic answer written only in synonyms is
 refused, and an off-topic one that reuses a single word of the problem passes; it catches what a weak model writes
 when it loses the thread, not a wrong recommendation. The checks read the prompt from pydantic's validation context.
 Fewer thoughts than asked for are fewer children, not a breach.
@@ -115,19 +116,28 @@ def content(text):
     return found
 
 
-def _off_topic(text, info):
-    """Why an answer says nothing about its problem, or None (no problem in the context: nothing to compare)."""
+def _off_topic(text, info, answer=False):
+    """Why a reply says nothing about its problem, or None (no problem in the context: nothing to compare).
+
+    A step may build on the steps before it; an answer must share something with the problem itself, so a line of
+    steps that drifted off the problem cannot carry its answer along."""
     if MARKUP.search(text):
-        return "holds markup or JSON fragments, not an answer in plain words"
-    subject = sections((info.context or {}).get("prompt") or "", SUBJECT)
+        return "holds markup or JSON fragments, not reasoning in plain words"
+    symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
+    if symbols * 2 > len(text) - sum(c.isspace() for c in text):
+        return "is mostly punctuation, not reasoning in plain words"
+    if not answer:
+        return None  # a step is judged by the evaluator; only its form is checked here
+    prompt = (info.context or {}).get("prompt") or ""
+    subject = sections(prompt, ("PROBLEM",)) or sections(prompt, SUBJECT)
     if subject.strip() and not content(text) & content(subject):
-        return "says nothing about the problem: it shares no word or figure with it or the steps it answers from"
+        return "says nothing about the problem: it shares no word or figure with it"
     return None
 
 
 def prose(min_words, answer=False, commentary=False):
-    """Text that says something: not empty, not a placeholder, template or echo, with words (or numbers) in it; an
-    `answer` must also be about its problem; `commentary` (a critique, a finding) may quote the rubric."""
+    """Text that says something: not empty, not a placeholder, template or echo, with words (or numbers) in it; a
+    step or an `answer` must also be about its problem; `commentary` (a critique, a finding) may quote the rubric."""
 
     def check(text: str, info: ValidationInfo) -> str:
         text = text.strip()
@@ -138,7 +148,7 @@ def prose(min_words, answer=False, commentary=False):
             raise ValueError(
                 f"is not prose: at least {min_words} word{'s' * (min_words > 1)} needed" if text else "is empty"
             )
-        problem = _off_topic(text, info) if answer else None
+        problem = None if commentary else _off_topic(text, info, answer)
         if problem:
             raise ValueError(problem)
         return text

@@ -31,6 +31,11 @@ THOUGHT_JUNK = [
     "Reply with JSON only, no prose around it",  # the prompt's output instructions
     "Realises as little gain as the target allows, using cash flows and losses first.",  # the rubric, copied
 ]
+FORM_JUNK = [  # what SmolLM2-135M proposed as steps in the real-model bench (docs/BENCHMARKS.md)
+    ",*.0,1,",
+    ".1,047 },\n3 of 3\nThis is the first step.",
+]
+DRIFTED = ["The new employee has just been hired.", "They will have to wait another month to build a new office."]
 ANSWER_JUNK = [
     ",.}, a JSON file ```json {",
     "]\n\n### CONTENTS\nThe code is ready to be used in the application.",
@@ -61,6 +66,23 @@ async def test_an_answer_that_says_nothing_about_the_problem_is_refused(alice, m
     models(**{"openai/primary": PRICES})
     with pytest.raises(Unparseable, match="markup|says nothing about the problem"):
         await asked(alice, SYNTHESIZE, SYNTHESIZE_PROMPT, [{"answer": junk}] * 2)
+
+
+@pytest.mark.parametrize("junk", FORM_JUNK)
+async def test_a_step_of_punctuation_or_json_fragments_is_refused(alice, models, junk):
+    models(**{"openai/primary": PRICES})
+    bad = {"thoughts": [{"thought": junk}]}
+    with pytest.raises(Unparseable, match="punctuation|markup"):
+        await asked(alice, PROPOSE, PROPOSE_PROMPT, [bad, bad], expect=1)
+
+
+async def test_an_answer_that_follows_steps_drifted_off_the_problem_is_refused(alice, models):
+    # The steps share the answer's words, the problem none: a line that lost the thread does not carry its answer.
+    models(**{"openai/primary": PRICES})
+    prompt = render(SYNTHESIZE, **FIELDS, path=format_path(DRIFTED))
+    junk = "The new employee has just been hired, they are to take 2 weeks off from work as a gift for their new boss."
+    with pytest.raises(Unparseable, match="says nothing about the problem"):
+        await asked(alice, SYNTHESIZE, prompt, [{"answer": junk}] * 2)
 
 
 async def test_junk_then_a_sound_reply_is_one_answer_with_both_attempts_in_the_ledger(alice, models):

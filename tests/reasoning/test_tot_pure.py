@@ -17,13 +17,17 @@ def evaluate(prompt):
     return {"score": SCORES[last], "reason": f"{last} scored"}
 
 
-SCRIPT = {"tot.propose": propose, "tot.evaluate": evaluate, "tot.synthesize": {"answer": "Sell, then sell."}}
+SCRIPT = {
+    "tot.propose": propose,
+    "tot.evaluate": evaluate,
+    "tot.synthesize": {"answer": "Sell equities, then sell again."},
+}
 
 
 async def test_the_beam_keeps_the_best_and_the_answer_follows_it():
     gateway, store = ScriptedGateway(SCRIPT), FakeStore()
     outcome = await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 2, "keep": 1})).run()
-    assert outcome.final_answer == "Sell, then sell." and outcome.final_node.thought == "Sell"
+    assert outcome.final_answer == "Sell equities, then sell again." and outcome.final_node.thought == "Sell"
     assert [n.thought for n in store.path(outcome.final_node)][1:] == ["Sell", "Sell"]
     assert gateway.count("tot.propose") == 2 and gateway.count("tot.evaluate") == 6
     dropped = [n for n in store.nodes() if n.pruned]
