@@ -142,6 +142,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
     }
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_SQLITE_NAME", str(DATA_DIR / "test.sqlite3"))}
+# PostgreSQL: each process opens at most DB_POOL_MAX_SIZE connections (psycopg_pool, Django's pool): a request takes
+# one for its duration and hands it back, and a request beyond the bound waits up to DB_POOL_TIMEOUT_S for one
+# instead of failing with "too many clients". Count it against max_connections: (Daphne processes + Celery pool
+# children) x DB_POOL_MAX_SIZE. DB_POOL_MAX_SIZE=0 turns the pool off (then DB_CONN_MAX_AGE applies).
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envint("DB_POOL_MAX_SIZE", 10) > 0:
+    pool_max = envint("DB_POOL_MAX_SIZE", 10)
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool when Django closes it
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(envint("DB_POOL_MIN_SIZE", 1), pool_max),
+        "max_size": pool_max,
+        "timeout": envfloat("DB_POOL_TIMEOUT_S", 30.0),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

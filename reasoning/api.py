@@ -5,6 +5,7 @@ import uuid
 from typing import Literal
 
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
@@ -152,9 +153,23 @@ def get_session(request, session_id: str):
     return {**session.to_dict(with_forks=True), "models_used": selectors.models_used(session)}
 
 
-@api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut, **READ}, tags=["sessions"])
-def get_tree(request, session_id: str):
-    return selectors.tree(selectors.get_session(request.tenant, session_id))
+@api.get("/sessions/{session_id}/tree", response={200: TreeOut, 304: None, 404: ErrorOut, **READ}, tags=["sessions"])
+def get_tree(request, session_id: str, response: HttpResponse):
+    """The whole tree, with an ETag that changes with every event of the session and every change to it. Sent back
+    in If-None-Match, an unchanged tree answers 304 with no body, and no node is read."""
+    session = selectors.get_session(request.tenant, session_id)
+    head = session.to_dict(with_forks=True)
+    response.headers["ETag"] = etag = selectors.tree_etag(head)
+    response.headers["Cache-Control"] = "private, no-cache"
+    if etag_matches(request.headers.get("If-None-Match", ""), etag):
+        return Reply(304, None)
+    return selectors.tree(session, head)
+
+
+def etag_matches(header, etag):
+    """If-None-Match's weak comparison: any listed tag (or *) equal to ours, W/ prefixes ignored."""
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return "*" in tags or etag.removeprefix("W/") in tags
 
 
 @api.get("/sessions/{session_id}/calls", response={200: list[CallOut], 404: ErrorOut, **READ}, tags=["sessions"])
