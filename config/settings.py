@@ -136,6 +136,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Each of the server's request threads (REQUEST_THREADS) keeps its connection instead of opening one per request.
+    DATABASES["default"]["CONN_MAX_AGE"] = envint("DB_CONN_MAX_AGE", 600)
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
@@ -156,6 +158,10 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envin
     }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Under Daphne, HTTP requests run their sync code on this many threads per process (config/asgi.py); more requests
+# wait their turn on the event loop. Keep it at or below DB_POOL_MAX_SIZE on PostgreSQL.
+REQUEST_THREADS = envint("REQUEST_THREADS", 8)
 
 # Channel layer: in-memory unless REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")
