@@ -6,6 +6,7 @@ solver (game24.py); wealth problems get text built from per-kind step banks (off
 with the amounts, ages, places and assets found in the problem.
 """
 
+import functools
 import hashlib
 import importlib
 import json
@@ -334,7 +335,16 @@ def in_scope(problem):
 
 
 def facts(problem, kind):
-    """Placeholder values for the step templates, from the problem text, with readable fallbacks."""
+    """Placeholder values for the step templates, from the problem text, with readable fallbacks.
+
+    Every call of a session asks again for the same problem: the reading is kept, and each caller gets its own copy.
+    """
+    found = _facts(problem, kind)
+    return Facts({name: set(value) if isinstance(value, set) else value for name, value in found.items()})
+
+
+@functools.lru_cache(maxsize=256)
+def _facts(problem, kind):
     found = in_scope(problem)
     written, value, code, derivation = found or (DEFAULT_AMOUNT[kind], 0.0, "CHF", "")
     places = jurisdictions(problem)
@@ -492,10 +502,15 @@ def keywords(text):
 
 def rubric_criteria(rubric):
     """(name, weight, name stems, description stems) for each `- Name (weight W): description` line."""
-    return [
+    return list(_rubric_criteria(rubric))
+
+
+@functools.lru_cache(maxsize=64)
+def _rubric_criteria(rubric):  # every evaluation of a session reads the same rubric; the stems are only read
+    return tuple(
         (name, float(weight), keywords(name), keywords(description))
         for name, weight, description in CRITERION.findall(rubric)
-    ]
+    )
 
 
 def meets(criterion, text):
