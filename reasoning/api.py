@@ -1,6 +1,8 @@
 """The JSON API (django-ninja): thin endpoints over selectors and services, scoped to the caller's tenant."""
 
+import collections
 import math
+import threading
 import uuid
 from typing import Literal
 
@@ -163,7 +165,40 @@ def get_tree(request, session_id: str, response: HttpResponse):
     response.headers["Cache-Control"] = "private, no-cache"
     if etag_matches(request.headers.get("If-None-Match", ""), etag):
         return Reply(304, None)
-    return selectors.tree(session, head)
+    body = rendered_trees.get((session.pk, etag))
+    if body is None:
+        tree = TreeOut.model_validate(selectors.tree(session, head)).model_dump()
+        body = rendered_trees.put((session.pk, etag), api.renderer.render(request, tree, response_status=200))
+    response.content = body
+    return response
+
+
+class RenderedTrees:
+    """The JSON of recently read trees by (session, ETag), a few MB at most: the readers of one live tree render
+    each of its versions once, not once each. The key comes after the tenant's check (get_session), never before."""
+
+    def __init__(self, max_bytes=32 * 1024 * 1024):
+        self.max_bytes, self.bytes = max_bytes, 0
+        self.bodies = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            body = self.bodies.get(key)
+            if body is not None:
+                self.bodies.move_to_end(key)
+            return body
+
+    def put(self, key, body):
+        with self.lock:
+            if key not in self.bodies and len(body) <= self.max_bytes // 4:
+                self.bodies[key], self.bytes = body, self.bytes + len(body)
+                while self.bytes > self.max_bytes:
+                    self.bytes -= len(self.bodies.popitem(last=False)[1])
+        return body
+
+
+rendered_trees = RenderedTrees()
 
 
 def etag_matches(header, etag):

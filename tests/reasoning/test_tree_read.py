@@ -1,5 +1,6 @@
 """GET /api/sessions/{id}/tree: cheap to read again (ETag, 304), a fixed number of queries whatever the tree's size."""
 
+import json
 import os
 import subprocess
 import sys
@@ -8,9 +9,11 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from reasoning import events, services
+from ninja.responses import NinjaJSONEncoder
+
+from reasoning import events, selectors, services
 from reasoning.models import ApiKey, ReasoningNode, ReasoningSession
-from reasoning.schemas import SessionIn
+from reasoning.schemas import SessionIn, TreeOut
 
 
 def grown_session(party, nodes):
@@ -69,7 +72,7 @@ def test_another_tenant_gets_404_whatever_etag_it_sends(client, alice, bob):
 
 def test_the_tree_is_read_in_the_same_queries_whatever_its_size(client, alice):
     small, large = grown_session(alice, 2), grown_session(alice, 40)
-    client.get(tree_url(small), **alice.auth)  # the key's use is stamped once; later reads do not write it again
+    client.get("/api/sessions", **alice.auth)  # the key's use is stamped once; later reads do not write it again
     counts = []
     for session in (small, large):
         with CaptureQueriesContext(connection) as queries:
@@ -87,6 +90,26 @@ def test_a_304_does_not_read_the_nodes(client, alice):
         assert client.get(tree_url(session), HTTP_IF_NONE_MATCH=etag, **alice.auth).status_code == 304
     assert not [q for q in queries if "reasoning_reasoningnode" in q["sql"]]
     assert not [q for q in queries if q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT"))]
+
+
+def test_readers_of_one_version_share_its_rendering(client, alice):
+    """200 readers of a live tree: the first read of a version reads its rows, the others only check the version."""
+    session = grown_session(alice, 5)
+    first = client.get(tree_url(session), **alice.auth)
+    with CaptureQueriesContext(connection) as queries:
+        second = client.get(tree_url(session), **alice.auth)  # no If-None-Match: a reader that just arrived
+    assert second.status_code == 200 and second.content == first.content
+    assert second.headers["ETag"] == first.headers["ETag"]
+    assert not [q for q in queries if "reasoning_reasoningnode" in q["sql"]]
+
+
+def test_the_body_is_the_documented_schema(client, alice):
+    session = grown_session(alice, 3)
+    body = client.get(tree_url(session), **alice.auth).json()
+    session.refresh_from_db()
+    expected = TreeOut.model_validate(selectors.tree(session)).model_dump()
+    assert body == json.loads(json.dumps(expected, cls=NinjaJSONEncoder))
+    assert set(body) == {"session", "nodes", "edges", "critiques", "actions"}
 
 
 def test_reading_with_a_key_writes_its_last_use_once_a_minute(client, alice):
@@ -119,8 +142,6 @@ def settings_in_a_fresh_process(**env):
         text=True,
         check=True,
     )
-    import json
-
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
