@@ -102,9 +102,11 @@ MIDDLEWARE = [
     "reasoning.middleware.ApiBodyGuard",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, being sync-only: the whole stack then runs in the request's thread in one pass, instead of crossing to
+    # the event loop and back around each of the async-capable middleware after it.
+    "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
 ]
 
 ROOT_URLCONF = "config.urls"
