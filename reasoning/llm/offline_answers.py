@@ -517,14 +517,21 @@ def meets(criterion, text):
     """A criterion counts as met if the step uses a word of its name, or two words of its description."""
     _, _, name_stems, description_stems = criterion
     low = text.lower()
-    words = re.findall(r"[a-z]+", low)
+    starts = _word_starts(low)
 
     def used(stem):  # a stem counts at the start of a word only: "gain" must not match "against"
-        return stem in low if " " in stem else any(w.startswith(stem) for w in words)
+        return stem in low if " " in stem else stem in starts
 
     if re.search(r"\d", text) and any(s.startswith(NUMERIC) for s in name_stems | description_stems):
         return True
     return any(map(used, name_stems)) or sum(map(used, description_stems)) >= 2
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_starts(low):
+    """Every beginning of every word of a text (each criterion of a rubric asks about the same step)."""
+    words = re.findall(r"[a-z]+", low)
+    return frozenset(w[:i] for w in words for i in range(len(w) + 1)) if words else frozenset()
 
 
 def tot_evaluate(p, rng):
