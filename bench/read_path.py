@@ -122,23 +122,38 @@ async def read_for(port, path, key, seconds, readers):
     return latencies, statuses, errors, elapsed, nodes_seen[0]
 
 
-def start_daphne(env, port):
-    server = subprocess.Popen(
-        [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+def start_daphne(env, port, processes=1):
+    """Daphne processes serving one listening socket (each accepts from it, as a multi-process deployment would)."""
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(1024)
+    servers = [
+        subprocess.Popen(
+            [PYTHON, "-m", "daphne", "--fd", str(listener.fileno()), "config.asgi:application"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            pass_fds=[listener.fileno()],
+        )
+        for _ in range(processes)
+    ]
+    listener.close()
     for _ in range(300):
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return server
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
+                probe.sendall(b"GET /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if probe.recv(12).startswith(b"HTTP/1.1"):
+                    return servers
         except OSError:
+            pass
+        for server in servers:
             if server.poll() is not None:
-                raise RuntimeError(f"daphne exited: {server.stderr.read().decode()[-2000:]}") from None
-            time.sleep(0.1)
-    server.kill()
+                raise RuntimeError(f"daphne exited: {server.stderr.read().decode()[-2000:]}")
+        time.sleep(0.2)
+    for server in servers:
+        server.kill()
     raise RuntimeError("daphne did not start")
 
 
@@ -154,23 +169,25 @@ def post_json(port, path, key, payload):
         return json.loads(response.read())
 
 
-def measure(database_url, readers, seconds, latency_ms):
+def measure(database_url, readers, seconds, latency_ms, processes=1):
     env = server_env(database_url, latency_ms)
     manage(env, "migrate", "--noinput")
     key = manage(env, "create_api_key", "bench-readers").strip().splitlines()[-1]
     port = free_port()
-    server = start_daphne(env, port)
+    servers = start_daphne(env, port, processes)
     try:
         session = post_json(port, "/api/sessions", key, {"problem_text": PROBLEM, "mode": "tot"})
         path = f"/api/sessions/{session['id']}/tree"
         load = os.getloadavg()[0]
         latencies, statuses, errors, elapsed, nodes = asyncio.run(read_for(port, path, key, seconds, readers))
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
     latencies.sort()
     return {
         "requests": len(latencies),
@@ -199,12 +216,13 @@ def main():
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--latency-ms", type=int, default=1000, help="per model call, so the session runs throughout")
     parser.add_argument("--postgres", default=DEFAULT_POSTGRES)
+    parser.add_argument("--processes", type=int, default=1, help="Daphne processes sharing the listening socket")
     args = parser.parse_args()
     results = {}
     sqlite_url = f"sqlite:///{tempfile.mkdtemp(prefix='bench-read-')}/read.sqlite3"
-    results["SQLite"] = measure(sqlite_url, args.readers, args.seconds, args.latency_ms)
+    results["SQLite"] = measure(sqlite_url, args.readers, args.seconds, args.latency_ms, args.processes)
     if postgres_reachable(args.postgres):
-        results["PostgreSQL"] = measure(args.postgres, args.readers, args.seconds, args.latency_ms)
+        results["PostgreSQL"] = measure(args.postgres, args.readers, args.seconds, args.latency_ms, args.processes)
     for name, r in results.items():
         for error in r["errors"][:5]:
             print(f"{name}: {error}", file=sys.stderr)
@@ -216,9 +234,9 @@ def main():
     rows = "\n".join(row(name, r, verdict(r) if name == "PostgreSQL" else "0 errors") for name, r in results.items())
     report = f"""## The read path: {args.readers} concurrent readers of a live session's tree
 
-Command: `make bench` (`.venv/bin/python bench/read_path.py --readers {args.readers} --seconds {args.seconds:g}`), {date.today()}, commit {commit()}.
+Command: `make bench` (`.venv/bin/python bench/read_path.py --readers {args.readers} --seconds {args.seconds:g} --processes {args.processes}`), {date.today()}, commit {commit()}.
 Machine: {machine().replace(", SQLite", "")}; PostgreSQL {"and SQLite" if "PostgreSQL" in results else "not reachable: SQLite only"}.
-One Daphne process (in-process runner) serving a fresh database; a Tree of Thoughts session runs on the offline
+{args.processes} Daphne process(es) (in-process runner) serving a fresh database; a Tree of Thoughts session runs on the offline
 model at {args.latency_ms} ms per call throughout. Each reader is one keep-alive connection asking for
 `GET /api/sessions/{{id}}/tree` in a loop with its API key and the last ETag it got (If-None-Match), for
 {args.seconds:g} s; the readers run in the bench's process on the same machine. Load: the 1-minute load average
