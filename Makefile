@@ -84,6 +84,8 @@ bench: migrate
 	$(BIN)/python bench/search_quality.py  # the reference code runs in var/tot-reference-venv, built on first use
 	$(BIN)/python bench/strategies.py
 	$(BIN)/python bench/sessions_list.py
+	$(BIN)/python bench/read_path.py  # PostgreSQL too when BENCH_POSTGRES_URL (or its default) is reachable
+	$(BIN)/python bench/concurrent_sessions.py
 	$(BIN)/python bench/explorer_browser.py
 	$(BIN)/python bench/real_model.py  # skipped unless REASONING_REAL_MODEL_BASE names a served model
 

@@ -11,10 +11,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "docs" / "BENCHMARKS.md"
+# The tree whose code is measured: this one, or another commit's unpacked beside it (a bench's --against).
+CODE = Path(os.environ.get("BENCH_CODE_ROOT") or ROOT)
 
 
 def setup_django():
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(CODE))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bench-')}/bench.sqlite3"
     import django
@@ -74,6 +76,14 @@ def commit():
         subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
         or "uncommitted"
     )
+
+
+def unpack(ref):
+    """Another commit's tree in a temporary directory (git archive: the repository is left as it is)."""
+    target = Path(tempfile.mkdtemp(prefix="bench-code-"))
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target
 
 
 def write_section(name, text, report=REPORT):

@@ -10,11 +10,15 @@ Run: make bench   (or: .venv/bin/python bench/tot_critical_path.py [--runs N])
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from datetime import date
 
-from common import commit, machine, setup_django, timed_gateway_class, write_section
+from common import commit, machine, setup_django, timed_gateway_class, unpack, write_section
 
 setup_django()
 
@@ -76,35 +80,73 @@ async def measure(runs):
         slow.append(await one_run(tenant, 200))
         calls += one_run.call_ms
     fast = [await one_run(tenant, 0) for _ in range(runs * 3)]
-    floor = {n: statistics.median(await litellm_alone(n)) for n in (1, 6)}
+    floor = {str(n): statistics.median(await litellm_alone(n)) for n in (1, 6)}
     return slow, fast, calls, floor
+
+
+def figures(runs):
+    slow, fast, calls, floor = asyncio.run(measure(runs))
+    nodes = fast[0][1]
+    return {
+        "load": os.getloadavg()[0],
+        "nodes": nodes,
+        "wall_ms": statistics.median(w for w, _, _ in slow) * 1000,
+        "ratio": statistics.median(w for w, _, _ in slow) / (CRITICAL_CALLS * 0.2),
+        "call_ms": statistics.median(calls),
+        "call_max_ms": max(calls),
+        "floor": floor,
+        "per_node_ms": statistics.median(w for w, _, _ in fast) / nodes * 1000,
+        "engine_ms": statistics.median(e for _, _, e in fast) / nodes * 1000,
+    }
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--against", help="also measure this commit's code, just before this tree's (before/after)")
+    parser.add_argument("--json", action="store_true", help="print the figures only (what --against runs)")
     args = parser.parse_args()
-    slow, fast, calls, floor = asyncio.run(measure(args.runs))
-    ratio = statistics.median(w for w, _, _ in slow) / (CRITICAL_CALLS * 0.2)
-    nodes = fast[0][1]
-    per_node_ms = statistics.median(w for w, _, _ in fast) / nodes * 1000
-    engine_ms = statistics.median(e for _, _, e in fast) / nodes * 1000
-    report = f"""## Tree of Thoughts on the offline model (defaults: branching 3, depth 4, keep 2; {nodes} nodes)
+    if args.json:
+        print(json.dumps(figures(args.runs)))
+        return
+    before = None
+    if args.against:
+        env = {**os.environ, "BENCH_CODE_ROOT": str(unpack(args.against))}
+        out = subprocess.run(
+            [sys.executable, __file__, "--runs", str(args.runs), "--json"], env=env, capture_output=True, text=True
+        )
+        if out.returncode:
+            raise SystemExit(out.stderr[-3000:])
+        before = json.loads(out.stdout.strip().splitlines()[-1])
+    f = figures(args.runs)
+    command = f"--runs {args.runs}" + (f" --against {args.against}" if args.against else "")
+    report = f"""## Tree of Thoughts on the offline model (defaults: branching 3, depth 4, keep 2; {f["nodes"]} nodes)
 
-Command: `make bench` (`.venv/bin/python bench/tot_critical_path.py --runs {args.runs}`), {date.today()}, commit {commit()}.
-Machine: {machine()}.
+Command: `make bench` (`.venv/bin/python bench/tot_critical_path.py {command}`), {date.today()}, commit {commit()}.
+Machine: {machine()}; load average {f["load"]:.1f} (2 cores, shared) when it ended.
 
-critical-path ratio: {ratio:.3f}
+critical-path ratio: {f["ratio"]:.3f}
 
-- Wall time at 200 ms per model call, median of {args.runs} runs: {statistics.median(w for w, _, _ in slow) * 1000:.0f} ms
+- Wall time at 200 ms per model call, median of {args.runs} runs: {f["wall_ms"]:.0f} ms
   against a critical path of {CRITICAL_CALLS} x 200 ms = {CRITICAL_CALLS * 200} ms (four levels of propose + evaluate, then the synthesis). Goal: at most 1.10.
-- One model call at 200 ms, as the engine sees it through litellm: median {statistics.median(calls):.0f} ms,
-  max {max(calls):.0f} ms. The same call through litellm's Router with no engine around it takes a median
-  {floor[1]:.0f} ms alone and {floor[6]:.0f} ms six at a time (a level's evaluations): litellm's own work per
+- One model call at 200 ms, as the engine sees it through litellm: median {f["call_ms"]:.0f} ms,
+  max {f["call_max_ms"]:.0f} ms. The same call through litellm's Router with no engine around it takes a median
+  {f["floor"]["1"]:.0f} ms alone and {f["floor"]["6"]:.0f} ms six at a time (a level's evaluations): litellm's own work per
   call is most of the gap to the critical path.
-- engine time per node at 0 ms: {engine_ms:.2f} ms (time with no model call in flight, median of {args.runs * 3} runs). Goal: under 2 ms.
-- wall time per node at 0 ms, litellm's own per-call overhead included: {per_node_ms:.2f} ms.
+- engine time per node at 0 ms: {f["engine_ms"]:.2f} ms (time with no model call in flight, median of {args.runs * 3} runs). Goal: under 2 ms.
+- wall time per node at 0 ms, litellm's own per-call overhead included: {f["per_node_ms"]:.2f} ms.
+"""
+    if before:
+        report += f"""
+Before and after, in this one run on this machine: the code of commit {args.against} measured first (load
+{before["load"]:.1f} when it ended), then this tree's.
 
+| | critical-path ratio (goal <= 1.10) | engine time per node (goal <= 2 ms) | wall time per node at 0 ms | one call at 200 ms |
+|---|---|---|---|---|
+| before ({args.against}) | {before["ratio"]:.3f} | {before["engine_ms"]:.2f} ms | {before["per_node_ms"]:.2f} ms | {before["call_ms"]:.0f} ms |
+| after ({commit()}) | {f["ratio"]:.3f} | {f["engine_ms"]:.2f} ms | {f["per_node_ms"]:.2f} ms | {f["call_ms"]:.0f} ms |
+"""
+    report += """
 For comparison (a figure from the issue, not measured here): the Tree of Thoughts reference code takes 7.9x
 its critical path when driven the same way, because it calls the model one request at a time. Here each
 level's proposals run concurrently and every child is scored as soon as its parent's proposals arrive.

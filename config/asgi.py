@@ -1,6 +1,8 @@
 """HTTP through Django, websockets through Channels; the in-process runner binds to this server's loop."""
 
+import asyncio
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -8,8 +10,10 @@ from django.core.asgi import get_asgi_application  # noqa: E402
 
 django_asgi_app = get_asgi_application()
 
+from asgiref.sync import ThreadSensitiveContext  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 
 import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import: pay it at startup, not in a session
 from explorer.middleware import TokenOrOriginValidator  # noqa: E402
@@ -28,6 +32,42 @@ router = ProtocolTypeRouter(
 )
 
 
+class RequestThreads:
+    """Every HTTP request's sync code (middleware, the view, the ORM) runs on one of a fixed set of threads.
+
+    Django under ASGI runs each request's sync code in a thread of its own, made for the request and ended after it
+    (a ThreadSensitiveContext per request): so 200 readers meant 200 threads and, with no pool, 200 database
+    connections, each opened and closed for one request. Here a request borrows one of REQUEST_THREADS single-thread
+    executors for its whole duration (Django's own context inside ours then uses it), waits on the event loop when
+    all are busy, and each thread keeps its connection (SQLite) or takes one from the pool (PostgreSQL). Neither
+    these threads nor Django's per-request ones are the process-wide thread that every other thread-sensitive
+    sync_to_async shares (the in-process runner's engine, the sockets' snapshot reads).
+    """
+
+    def __init__(self, size):
+        self.size = size
+        self.idle = {}  # loop -> asyncio.Queue of idle executors; a server has one loop, tests may start several
+
+    async def __call__(self, app, scope, receive, send):
+        loop = asyncio.get_running_loop()
+        idle = self.idle.get(loop)
+        if idle is None:
+            idle = self.idle[loop] = asyncio.Queue()
+            for i in range(self.size):
+                idle.put_nowait(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{i}"))
+        executor = await idle.get()
+        try:
+            async with ThreadSensitiveContext(executor=executor):
+                return await app(scope, receive, send)
+        finally:
+            idle.put_nowait(executor)
+
+
+request_threads = RequestThreads(settings.REQUEST_THREADS)
+
+
 async def application(scope, receive, send):
     bind_loop()
+    if scope["type"] == "http":
+        return await request_threads(router, scope, receive, send)
     return await router(scope, receive, send)

@@ -133,9 +133,11 @@ MIDDLEWARE = [
     "reasoning.outages.DependencyOutage",  # an API request meeting a dependency that is down: 503 JSON
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, being sync-only: the whole stack then runs in the request's thread in one pass, instead of crossing to
+    # the event loop and back around each of the async-capable middleware after it.
+    "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
 ]
 
 # Over HTTPS (as the request says, or a proxy's header: SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO): HSTS, and
@@ -174,14 +176,32 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Each of the server's request threads (REQUEST_THREADS) keeps its connection instead of opening one per request.
+    DATABASES["default"]["CONN_MAX_AGE"] = envint("DB_CONN_MAX_AGE", 600)
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
     }
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_SQLITE_NAME", str(DATA_DIR / "test.sqlite3"))}
+# PostgreSQL: each process opens at most DB_POOL_MAX_SIZE connections (psycopg_pool, Django's pool): a request takes
+# one for its duration and hands it back, and a request beyond the bound waits up to DB_POOL_TIMEOUT_S for one
+# instead of failing with "too many clients". Count it against max_connections: (Daphne processes + Celery pool
+# children) x DB_POOL_MAX_SIZE. DB_POOL_MAX_SIZE=0 turns the pool off (then DB_CONN_MAX_AGE applies).
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envint("DB_POOL_MAX_SIZE", 10) > 0:
+    pool_max = envint("DB_POOL_MAX_SIZE", 10)
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # a pooled connection goes back to the pool when Django closes it
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(envint("DB_POOL_MIN_SIZE", 1), pool_max),
+        "max_size": pool_max,
+        "timeout": envfloat("DB_POOL_TIMEOUT_S", 30.0),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Under Daphne, HTTP requests run their sync code on this many threads per process (config/asgi.py); more requests
+# wait their turn on the event loop. Keep it at or below DB_POOL_MAX_SIZE on PostgreSQL.
+REQUEST_THREADS = envint("REQUEST_THREADS", 8)
 
 # Channel layer: in-memory unless REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")

@@ -1,10 +1,13 @@
 """The JSON API (django-ninja): thin endpoints over selectors and services, scoped to the caller's tenant."""
 
+import collections
 import math
+import threading
 import uuid
 from typing import Literal
 
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
@@ -161,9 +164,56 @@ def get_session(request, session_id: str):
     return {**session.to_dict(with_forks=True), "models_used": selectors.models_used(session)}
 
 
-@api.get("/sessions/{session_id}/tree", response={200: TreeOut, 404: ErrorOut, **READ}, tags=["sessions"])
-def get_tree(request, session_id: str):
-    return selectors.tree(selectors.get_session(request.tenant, session_id))
+@api.get("/sessions/{session_id}/tree", response={200: TreeOut, 304: None, 404: ErrorOut, **READ}, tags=["sessions"])
+def get_tree(request, session_id: str, response: HttpResponse):
+    """The whole tree, with an ETag that changes with every event of the session and every change to it. Sent back
+    in If-None-Match, an unchanged tree answers 304 with no body, and no node is read."""
+    session = selectors.get_session(request.tenant, session_id)
+    head = session.to_dict(with_forks=True)
+    response.headers["ETag"] = etag = selectors.tree_etag(head)
+    response.headers["Cache-Control"] = "private, no-cache"
+    if etag_matches(request.headers.get("If-None-Match", ""), etag):
+        return Reply(304, None)
+    body = rendered_trees.get((session.pk, etag))
+    if body is None:
+        tree = TreeOut.model_validate(selectors.tree(session, head)).model_dump()
+        body = rendered_trees.put((session.pk, etag), api.renderer.render(request, tree, response_status=200))
+    response.content = body
+    return response
+
+
+class RenderedTrees:
+    """The JSON of recently read trees by (session, ETag), a few MB at most: the readers of one live tree render
+    each of its versions once, not once each. The key comes after the tenant's check (get_session), never before."""
+
+    def __init__(self, max_bytes=32 * 1024 * 1024):
+        self.max_bytes, self.bytes = max_bytes, 0
+        self.bodies = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key):
+        with self.lock:
+            body = self.bodies.get(key)
+            if body is not None:
+                self.bodies.move_to_end(key)
+            return body
+
+    def put(self, key, body):
+        with self.lock:
+            if key not in self.bodies and len(body) <= self.max_bytes // 4:
+                self.bodies[key], self.bytes = body, self.bytes + len(body)
+                while self.bytes > self.max_bytes:
+                    self.bytes -= len(self.bodies.popitem(last=False)[1])
+        return body
+
+
+rendered_trees = RenderedTrees()
+
+
+def etag_matches(header, etag):
+    """If-None-Match's weak comparison: any listed tag (or *) equal to ours, W/ prefixes ignored."""
+    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
+    return "*" in tags or etag.removeprefix("W/") in tags
 
 
 @api.get("/sessions/{session_id}/calls", response={200: list[CallOut], 404: ErrorOut, **READ}, tags=["sessions"])

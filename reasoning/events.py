@@ -47,7 +47,8 @@ def _advance_seq(session_id, count):
     connection = connections[alias]
     table = connection.ops.quote_name(ReasoningSession._meta.db_table)
     pk = ReasoningSession._meta.pk.get_db_prep_value(session_id, connection)
-    with transaction.atomic(using=alias), connection.cursor() as cursor:
+    # Inside the writer's transaction (every caller has one) a savepoint would add two statements to each write.
+    with transaction.atomic(using=alias, savepoint=False), connection.cursor() as cursor:
         cursor.execute(f"UPDATE {table} SET seq = seq + %s WHERE id = %s RETURNING seq", [count, pk])
         return cursor.fetchone()[0]
 

@@ -1,5 +1,7 @@
 """Reads, always scoped to a tenant: another tenant's rows are simply not there."""
 
+import hashlib
+import json
 import uuid
 
 from django.db import transaction
@@ -56,15 +58,24 @@ def tree_snapshot(tenant, session_id):
         return {"seq": session.seq, **tree(session)}
 
 
-def tree(session):
-    """The whole tree in the one format the API, the websocket snapshot and the page share."""
+def tree(session, head=None):
+    """The whole tree in the one format the API, the websocket snapshot and the page share (head: the session's
+    to_dict(with_forks=True), when the caller has it already). Each kind of row is one query, whatever the size."""
     return {
-        "session": session.to_dict(with_forks=True),
+        "session": head or session.to_dict(with_forks=True),
         "nodes": [n.to_dict() for n in session.nodes.order_by("created_at", "depth")],
         "edges": [e.to_dict() for e in session.edges.all()],
         "critiques": [c.to_dict() for c in session.critiques.all()],
         "actions": [a.to_dict() for a in actions_of(session)],
     }
+
+
+def tree_etag(head):
+    """The tree's version, from the session's to_dict(with_forks=True): its seq moves with every node, edge, critique
+    and action written (each is published), and a digest of the row covers what changes with no event (the budget
+    settled, a heartbeat's status, a fork). Weak: active_seconds, which grows while it runs, is left out."""
+    stable = json.dumps({k: v for k, v in head.items() if k != "active_seconds"}, sort_keys=True, default=str)
+    return f'W/"{head["seq"]}-{hashlib.blake2b(stable.encode(), digest_size=8).hexdigest()}"'
 
 
 def models_used(session):

@@ -6,6 +6,7 @@ solver (game24.py); wealth problems get text built from per-kind step banks (off
 with the amounts, ages, places and assets found in the problem.
 """
 
+import functools
 import hashlib
 import importlib
 import json
@@ -334,7 +335,16 @@ def in_scope(problem):
 
 
 def facts(problem, kind):
-    """Placeholder values for the step templates, from the problem text, with readable fallbacks."""
+    """Placeholder values for the step templates, from the problem text, with readable fallbacks.
+
+    Every call of a session asks again for the same problem: the reading is kept, and each caller gets its own copy.
+    """
+    found = _facts(problem, kind)
+    return Facts({name: set(value) if isinstance(value, set) else value for name, value in found.items()})
+
+
+@functools.lru_cache(maxsize=256)
+def _facts(problem, kind):
     found = in_scope(problem)
     written, value, code, derivation = found or (DEFAULT_AMOUNT[kind], 0.0, "CHF", "")
     places = jurisdictions(problem)
@@ -492,24 +502,36 @@ def keywords(text):
 
 def rubric_criteria(rubric):
     """(name, weight, name stems, description stems) for each `- Name (weight W): description` line."""
-    return [
+    return list(_rubric_criteria(rubric))
+
+
+@functools.lru_cache(maxsize=64)
+def _rubric_criteria(rubric):  # every evaluation of a session reads the same rubric; the stems are only read
+    return tuple(
         (name, float(weight), keywords(name), keywords(description))
         for name, weight, description in CRITERION.findall(rubric)
-    ]
+    )
 
 
 def meets(criterion, text):
     """A criterion counts as met if the step uses a word of its name, or two words of its description."""
     _, _, name_stems, description_stems = criterion
     low = text.lower()
-    words = re.findall(r"[a-z]+", low)
+    starts = _word_starts(low)
 
     def used(stem):  # a stem counts at the start of a word only: "gain" must not match "against"
-        return stem in low if " " in stem else any(w.startswith(stem) for w in words)
+        return stem in low if " " in stem else stem in starts
 
     if re.search(r"\d", text) and any(s.startswith(NUMERIC) for s in name_stems | description_stems):
         return True
     return any(map(used, name_stems)) or sum(map(used, description_stems)) >= 2
+
+
+@functools.lru_cache(maxsize=1024)
+def _word_starts(low):
+    """Every beginning of every word of a text (each criterion of a rubric asks about the same step)."""
+    words = re.findall(r"[a-z]+", low)
+    return frozenset(w[:i] for w in words for i in range(len(w) + 1)) if words else frozenset()
 
 
 def tot_evaluate(p, rng):
