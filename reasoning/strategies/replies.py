@@ -30,6 +30,7 @@ SECTION = re.compile(r"^### (.+)$", re.MULTILINE)
 # Phrases only our own refusals and re-asks use: a reply repeating one answers our error, not the problem.
 OWN_MESSAGES = (
     "your last reply was refused",
+    "last response was refused",
     "broke the output contract",
     "reply again with json",
     "value error",

@@ -28,6 +28,7 @@ PROPOSE_PROMPT = render(PROPOSE, **FIELDS, path=format_path(STEPS), k=2, step=2,
 SYNTHESIZE_PROMPT = render(SYNTHESIZE, **FIELDS, path=format_path(STEPS))
 THOUGHT_JUNK = [
     "2.thought: Value error, is template text,",  # our own re-ask message, echoed
+    "Your last response was refused.",  # our re-ask, in other words (the real-model bench)
     "Reply with JSON only, no prose around it",  # the prompt's output instructions
     "Realises as little gain as the target allows, using cash flows and losses first.",  # the rubric, copied
 ]
