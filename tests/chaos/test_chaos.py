@@ -10,7 +10,6 @@ Run by `make test-chaos` (REASONING_CHAOS=1), not by a plain `pytest`.
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from django.db import connections
 from django.db.models import Sum
 
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession
+from tests.test_restart import database_url, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from scaled import Scaled  # noqa: E402
@@ -36,18 +36,6 @@ PARAMS = {"branching": 2, "depth": 3, "keep": 1}
 NODES = 1 + 2 + 2 + 2  # the root, then each level's two children of the one node kept: what a clean run grows
 PROBLEM = "Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target, minimising realised gains."
 RESTING = {"solved", "failed", "exhausted", "cancelled"}
-
-
-def database_url():
-    db = connections["default"].settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Redis:

@@ -5,6 +5,7 @@ here is skipped at once.
 They run with exactly the settings the README's local-server recipe gives a user (read from that block), the
 server's address aside: no longer timeouts, no more retries than a user gets."""
 
+import importlib
 import os
 
 import pytest
@@ -37,4 +38,7 @@ def real_model():
 def the_local_model(settings, monkeypatch, real_model, real_model_base):
     """The README's recipe, pointed at this server."""
     monkeypatch.setenv("OPENAI_API_KEY", "dummy")  # litellm's OpenAI client wants a key; a local server reads none
-    settings.REASONING = {**settings.REASONING, **settings_for(real_model, real_model_base)}
+    # The waits between retries a user gets, not the blink tests/conftest.py gives the scripted tests.
+    configured = importlib.import_module(os.environ["DJANGO_SETTINGS_MODULE"]).REASONING
+    waits = {name: configured[name] for name in ("RETRY_BACKOFF_S", "RETRY_BACKOFF_MAX_S")}
+    settings.REASONING = {**settings.REASONING, **waits, **settings_for(real_model, real_model_base)}
