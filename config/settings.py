@@ -309,6 +309,8 @@ REASONING = {
     "SWEEP_S": envfloat("REASONING_SWEEP_S", 5.0),
     # A queued session no run has claimed for this long is dispatched again (its start message may be lost).
     "REDISPATCH_S": envfloat("REASONING_REDISPATCH_S", 30.0),
+    # An Idempotency-Key is honoured this long (a day: a client's retries, not a second request days later).
+    "IDEMPOTENCY_TTL_S": envfloat("REASONING_IDEMPOTENCY_TTL_S", 86400.0),
     # On SIGTERM, running sessions get this long to finish the model calls in flight before they are cut.
     "SHUTDOWN_GRACE_S": envfloat("REASONING_SHUTDOWN_GRACE_S", 3.0),
     # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts

@@ -2,13 +2,17 @@
 
 A client that lost the answer (a timeout, a 503 while a dependency was down) sends the same request with the same
 key and gets the session the first one made (200, same id) instead of a second session. The key and the session
-are written in one transaction, so two concurrent requests with one key make one session.
+are written in one transaction, so two concurrent requests with one key make one session. A key is honoured for
+REASONING_IDEMPOTENCY_TTL_S (a day); the tenant's older keys are deleted as it sends new ones, so they never pile up.
 """
 
 import hashlib
 import re
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from .models import IdempotencyKey
 
@@ -49,6 +53,8 @@ def make_once(request, tenant, make):
     if key is None:
         return make(), True
     print_ = fingerprint(request)
+    expired = timezone.now() - timedelta(seconds=settings.REASONING["IDEMPOTENCY_TTL_S"])
+    IdempotencyKey.objects.filter(tenant=tenant, created_at__lt=expired).delete()
     earlier = _earlier(tenant, key, print_)
     if earlier is not None:
         return earlier, False

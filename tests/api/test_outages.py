@@ -3,13 +3,16 @@ dependency that is down answers 503 JSON with Retry-After, and pause and resume 
 layer is down (the change is committed; the sweeper dispatches the session, watchers re-sync on the seq)."""
 
 import json
+import uuid
+from datetime import timedelta
 
 import pytest
 from channels.layers import channel_layers
+from django.utils import timezone
 
 from config import celery_app as app
 from reasoning import services
-from reasoning.models import ReasoningNode, ReasoningSession
+from reasoning.models import IdempotencyKey, ReasoningNode, ReasoningSession
 from reasoning.runner import CeleryRunner
 from reasoning.schemas import SessionIn
 
@@ -61,6 +64,14 @@ def test_a_key_reused_for_another_request_is_a_422(client, alice, no_runner):
     other = post(client, "/api/sessions", {**GOOD, "budget_usd": 0.2}, alice, key="k-1")
     assert other.status_code == 422 and other.json()["detail"][0]["field"] == "Idempotency-Key"
     assert "another request" in other.json()["detail"][0]["message"]
+
+
+def test_a_key_is_honoured_for_a_day_and_then_forgotten(client, alice, no_runner):
+    first = post(client, "/api/sessions", GOOD, alice, key="k-day")
+    IdempotencyKey.objects.filter(key="k-day").update(created_at=timezone.now() - timedelta(hours=25))
+    later = post(client, "/api/sessions", {**GOOD, "budget_usd": 0.2}, alice, key="k-day")
+    assert later.status_code == 201 and later.json()["id"] != first.json()["id"]  # a new request, not a retry
+    assert IdempotencyKey.objects.filter(key="k-day").get().session_id == uuid.UUID(later.json()["id"])
 
 
 def test_a_retried_fork_returns_the_same_fork(client, alice, no_runner):
