@@ -1,7 +1,7 @@
 /* The recommendation: its whole text (collapsible when long), Copy, a link to the printable report, and its
  * steps (the path from the root to the final node) as numbered buttons that select their node in the tree.
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, firstLine, setText, show, state, truncate } from "./util.js";
 import { model } from "./model.js";
 import { reveal, select } from "./tree.js";

@@ -1,7 +1,7 @@
 /* Compare two nodes side by side: "Compare with…" in the inspector arms it; the next node clicked opens a panel
  * with both (thought, score, evaluation, path as short thoughts). Escape or Close ends it.
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, firstLine, shortId, show, state, truncate } from "./util.js";
 import { model, selectedNode } from "./model.js";
 import { currentStrategy } from "./strategies.js";

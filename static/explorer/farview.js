@@ -4,7 +4,7 @@
  * keys work as before; a click on the canvas selects the nearest node. Search matches and the selected node are
  * ringed at a size that stays visible however far out.
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, state, UNSCORED } from "./util.js";
 import { byOverseer } from "./model.js";
 import { scoreColor } from "./strategies.js";

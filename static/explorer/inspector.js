@@ -1,7 +1,7 @@
 /* The inspector: the selected node's thought, flags, actions, and what its strategy says about it (facts such
  * as visits or confidence, critiques, the action and observation, findings), all written as text.
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, clock, setText, show, state, usd } from "./util.js";
 import { byOverseer, model, prunedText, pruneSource, selectedNode } from "./model.js";
 import { currentStrategy, fillOf, otherState } from "./strategies.js";

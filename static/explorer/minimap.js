@@ -1,7 +1,7 @@
 /* The minimap: the whole drawn tree in a corner, with the rectangle the main view shows; a click moves there.
  * Shown only for large trees. Nodes and links are one path each (a few elements, whatever the tree's size).
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { panTo, treeBounds, treeSize, zoomTransform } from "./tree.js";
 
 export const MINIMAP_ABOVE = 150; // drawn nodes: below this the tree fits the panel readably anyway

@@ -6,7 +6,7 @@
  * arrived before its parent, a new root) rebuilds it. Each node's `kids` are all its children; `children` is
  * what the view draws (view.js trims it), so passes over the whole tree walk `kids` (hierarchy().order).
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { clock, FINISHED, state } from "./util.js";
 import { scheduleUpdate, select, showLoading } from "./tree.js";
 import { searchAgain, searchRow } from "./view.js";

@@ -1,5 +1,5 @@
 /* The session header (status, mode, budget, offline), the final answer, lineage (forks), the status line. */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, OK_MESSAGE_MS, sessionUrl, setText, shortId, show, state, usd } from "./util.js";
 import { isFinished, model } from "./model.js";
 import { renderProgress } from "./progress.js";

@@ -2,7 +2,7 @@
  * event, so nothing is lost while the socket reconnects. Also the inspector's forms, keyboard shortcuts and
  * the audit trail (who did what, newest first).
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, clock, container, firstLine, sessionUrl, setText, shortId, show, state, truncate } from "./util.js";
 import { bestPath, hierarchy, isFinished, model, selectedNode } from "./model.js";
 import { afterUpdate, focusNode, reveal, select } from "./tree.js";

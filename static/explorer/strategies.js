@@ -14,7 +14,7 @@
  *   known                 state keys it renders itself; the rest show as a small key/value list
  *   scaleLabel            what the colour legend measures (null hides it)
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { firstLine, fixed, NODE_RADIUS, plain, truncate, UNSCORED } from "./util.js";
 import { critiquesOn, model, sessionMode } from "./model.js";
 

@@ -8,7 +8,7 @@
  * SVG keeps only the selected node and the keyboard's (farview.js). A node's rarely used parts (halo, marks,
  * tag, fold toggle, tooltip) are made when it first needs them. Everything the model wrote is set as text.
  */
-import d3 from "./d3.js";
+import d3 from "./d3-from-npm.js";
 import { $, DURATION, firstLine, NODE_RADIUS, READABLE_ZOOM, setText, show, state, truncate } from "./util.js";
 import { bestPath, byOverseer, hierarchy, markOutOfSearch, model, prunedText } from "./model.js";
 import { currentStrategy, fillOf } from "./strategies.js";
