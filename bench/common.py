@@ -3,6 +3,7 @@
 import os
 import platform
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -13,6 +14,13 @@ ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "docs" / "BENCHMARKS.md"
 # The tree whose code is measured: this one, or another commit's unpacked beside it (a bench's --against).
 CODE = Path(os.environ.get("BENCH_CODE_ROOT") or ROOT)
+
+
+def free_port():
+    """A loopback port nothing listens on now, for a server a bench starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def setup_django():

@@ -12,7 +12,6 @@ Run: make bench   (or: .venv/bin/python bench/explorer_browser.py [--nodes N] [-
 import argparse
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import uuid
 from datetime import date, timedelta
 from pathlib import Path
 
-from common import ROOT, commit, machine, setup_django, write_section
+from common import ROOT, commit, free_port, machine, setup_django, write_section
 
 setup_django()
 
@@ -125,12 +124,6 @@ def populate(total):
     session.finished_at = timezone.now()
     session.save()
     return session, final, depth
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(port):

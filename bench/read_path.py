@@ -23,17 +23,11 @@ import time
 from datetime import date
 from urllib.parse import urlsplit
 
-from common import ROOT, commit, machine, write_section
+from common import ROOT, commit, free_port, machine, write_section
 
 PYTHON = sys.executable
 DEFAULT_POSTGRES = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres:postgres@127.0.0.1:5432/reasoning_bench")
 PROBLEM = "Build an investment thesis for adding CHF 2.4m of European healthcare equities to a CHF 18m portfolio."
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def postgres_reachable(url):

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reasoning.models import ReasoningSession
+from tests.test_restart import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,12 +22,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def daphne_flags():
     return shlex.split(re.search(r"^DAPHNE_FLAGS \?= (.*)$", (ROOT / "Makefile").read_text(), re.M)[1])
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_make_run_pings_sockets_and_drops_a_silent_one_within_15_s():
