@@ -62,6 +62,13 @@ def test_login_page_renders(client):
     assert b'name="username"' in response.content
 
 
+def test_every_page_names_an_icon_that_is_served(client):
+    # Without one the browser asks for /favicon.ico, gets a 404 and logs an error in the console of every page.
+    page = client.get("/accounts/login/").content.decode()
+    icon = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert icon and client.get(icon[1]).status_code == 200
+
+
 def test_a_user_without_membership_gets_403(client, rubrics):
     loner = get_user_model().objects.create_user(username="loner", password="pw-for-tests")
     client.force_login(loner)
