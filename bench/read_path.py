@@ -1,13 +1,13 @@
 """Benchmark: 200 concurrent readers of a live session's tree, against a real Daphne, on SQLite and PostgreSQL.
 
-A fresh database (a throwaway SQLite file; on PostgreSQL the database named by --postgres, emptied first), one
-Daphne process with the in-process runner, one Tree of Thoughts session running on the offline model while the
+A fresh database (a throwaway SQLite file; on PostgreSQL the database named by --postgres, emptied first), served
+by one Daphne process and then by two on one port (--processes), with the in-process runner; one Tree of Thoughts session running on the offline model while the
 readers read. Each reader is one keep-alive HTTP/1.1 connection that asks for `GET /api/sessions/{id}/tree` over
 and over with its API key, sending back the last ETag it got (If-None-Match), as a polling client does. Measured:
 the latency of every request (p50, p95, max), requests a second, and errors (anything but 200 and 304, or a broken
 connection). PostgreSQL is skipped when the server is not reachable.
 
-Run: make bench   (or: .venv/bin/python bench/read_path.py [--readers 200] [--seconds 10] [--postgres URL])
+Run: make bench   (or: .venv/bin/python bench/read_path.py [--readers 200] [--seconds 10] [--processes 1,2] [--postgres URL])
 """
 
 import argparse
@@ -117,11 +117,17 @@ async def read_for(port, path, key, seconds, readers):
 
 
 def start_daphne(env, port, processes=1):
-    """Daphne processes serving one listening socket (each accepts from it, as a multi-process deployment would)."""
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", port))
-    listener.listen(1024)
+    """Daphne processes serving one port, each on its own listening socket bound with SO_REUSEPORT: the kernel spreads
+    new connections over them evenly, as a multi-process deployment behind one port does. (Processes accepting from
+    one shared socket take connections as they happen to wake: one of two took most of the 200 keep-alive readers.)"""
+    listeners = []
+    for _ in range(processes):
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(1024)
+        listeners.append(listener)
     servers = [
         subprocess.Popen(
             [PYTHON, "-m", "daphne", "--fd", str(listener.fileno()), "config.asgi:application"],
@@ -131,9 +137,10 @@ def start_daphne(env, port, processes=1):
             stderr=subprocess.PIPE,
             pass_fds=[listener.fileno()],
         )
-        for _ in range(processes)
+        for listener in listeners
     ]
-    listener.close()
+    for listener in listeners:
+        listener.close()
     for _ in range(300):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=5) as probe:
@@ -196,10 +203,10 @@ def measure(database_url, readers, seconds, latency_ms, processes=1):
     }
 
 
-def row(name, r, goal):
+def row(name, processes, r, goal):
     statuses = ", ".join(f"{n} x {s}" for s, n in sorted(r["statuses"].items()))
     return (
-        f"| {name} | {r['requests']:,} ({statuses}) | {len(r['errors'])} | {r['rate']:.0f} | {r['p50']:.0f} ms | "
+        f"| {name} | {processes} | {r['requests']:,} ({statuses}) | {len(r['errors'])} | {r['rate']:.0f} | {r['p50']:.0f} ms | "
         f"{r['p95']:.0f} ms | {r['max']:.0f} ms | {r['nodes']} | {r['load']:.1f} | {goal} |"
     )
 
@@ -210,34 +217,42 @@ def main():
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--latency-ms", type=int, default=1000, help="per model call, so the session runs throughout")
     parser.add_argument("--postgres", default=DEFAULT_POSTGRES)
-    parser.add_argument("--processes", type=int, default=1, help="Daphne processes sharing the listening socket")
+    parser.add_argument(
+        "--processes", default="1,2", help="Daphne processes on the port, one row per count (comma-separated)"
+    )
     args = parser.parse_args()
-    results = {}
-    sqlite_url = f"sqlite:///{tempfile.mkdtemp(prefix='bench-read-')}/read.sqlite3"
-    results["SQLite"] = measure(sqlite_url, args.readers, args.seconds, args.latency_ms, args.processes)
+    counts = [int(n) for n in args.processes.split(",")]
+    databases = {"SQLite": lambda: f"sqlite:///{tempfile.mkdtemp(prefix='bench-read-')}/read.sqlite3"}
     if postgres_reachable(args.postgres):
-        results["PostgreSQL"] = measure(args.postgres, args.readers, args.seconds, args.latency_ms, args.processes)
-    for name, r in results.items():
+        databases["PostgreSQL"] = lambda: args.postgres if postgres_reachable(args.postgres) else None
+    results = {}
+    for name, fresh in databases.items():
+        for count in counts:
+            results[(name, count)] = measure(fresh(), args.readers, args.seconds, args.latency_ms, count)
+    for (name, count), r in results.items():
         for error in r["errors"][:5]:
-            print(f"{name}: {error}", file=sys.stderr)
+            print(f"{name} x {count}: {error}", file=sys.stderr)
 
     def verdict(r):
         met = r["p95"] < 1000 and r["rate"] >= 300 and not r["errors"]
         return "p95 < 1 s at >= 300 req/s, 0 errors: " + ("met" if met else "missed")
 
-    rows = "\n".join(row(name, r, verdict(r) if name == "PostgreSQL" else "0 errors") for name, r in results.items())
+    rows = "\n".join(
+        row(name, count, r, verdict(r) if name == "PostgreSQL" else "0 errors") for (name, count), r in results.items()
+    )
     report = f"""## The read path: {args.readers} concurrent readers of a live session's tree
 
 Command: `make bench` (`.venv/bin/python bench/read_path.py --readers {args.readers} --seconds {args.seconds:g} --processes {args.processes}`), {date.today()}, commit {commit()}.
-Machine: {machine().replace(", SQLite", "")}; PostgreSQL {"and SQLite" if "PostgreSQL" in results else "not reachable: SQLite only"}.
-{args.processes} Daphne process(es) (in-process runner) serving a fresh database; a Tree of Thoughts session runs on the offline
-model at {args.latency_ms} ms per call throughout. Each reader is one keep-alive connection asking for
-`GET /api/sessions/{{id}}/tree` in a loop with its API key and the last ETag it got (If-None-Match), for
-{args.seconds:g} s; the readers run in the bench's process on the same machine. Load: the 1-minute load average
-when the readers started (2 cores, shared).
+Machine: {machine().replace(", SQLite", "")}; PostgreSQL {"and SQLite" if "PostgreSQL" in databases else "not reachable: SQLite only"}.
+Daphne serving a fresh database, with the in-process runner: one process, or two on one port (each its own
+listening socket with SO_REUSEPORT, so the kernel spreads the connections as a balancer in front of the scaled
+profile's two servers would). A Tree of Thoughts session runs on the offline model at {args.latency_ms} ms per call
+throughout. Each reader is one keep-alive connection asking for `GET /api/sessions/{{id}}/tree` in a loop with its
+API key and the last ETag it got (If-None-Match), for {args.seconds:g} s; the readers run in the bench's process on
+the same machine. Load: the 1-minute load average when the readers started (2 cores, shared).
 
-| database | requests (by status) | errors | req/s | p50 | p95 | max | nodes at the end | load | goal |
-|---|---|---|---|---|---|---|---|---|---|
+| database | Daphne processes | requests (by status) | errors | req/s | p50 | p95 | max | nodes at the end | load | goal |
+|---|---|---|---|---|---|---|---|---|---|---|
 {rows}
 """
     write_section("read_path", report)

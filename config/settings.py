@@ -135,8 +135,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Last, being sync-only: the whole stack then runs in the request's thread in one pass, instead of crossing to
-    # the event loop and back around each of the async-capable middleware after it.
+    # The whole stack runs as one sync call in the request's thread (config/asgi.py, OnePassASGIHandler).
     "explorer.timezones.TenantTimeZoneMiddleware",  # times in the member's tenant's zone (Tenant.time_zone)
 ]
 

@@ -232,8 +232,15 @@ class ReasoningSession(models.Model):
         """It runs on the simulator; which models actually wrote its nodes is `models_used` (selectors)."""
         return is_offline(self.model_primary)
 
+    def fork_ids(self):
+        """The ids of the sessions forked from this one; no query when the row was read knowing it has none
+        (selectors.get_session annotates has_forks)."""
+        if getattr(self, "has_forks", True) is False:
+            return []
+        return [str(pk) for pk in self.forks.values_list("pk", flat=True)]
+
     def to_dict(self, with_forks=False):
-        forks = {"forks": [str(pk) for pk in self.forks.values_list("pk", flat=True)]} if with_forks else {}
+        forks = {"forks": self.fork_ids()} if with_forks else {}
         return {
             **forks,
             "id": str(self.id),

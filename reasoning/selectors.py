@@ -5,7 +5,7 @@ import json
 import uuid
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 
 from .models import LLMCall, Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric, is_offline
 
@@ -39,7 +39,9 @@ def get_session(tenant, session_id):
         pk = uuid.UUID(str(session_id))
     except ValueError:
         raise ReasoningSession.DoesNotExist from None
-    return ReasoningSession.objects.select_related("tenant").get(tenant=tenant, pk=pk)
+    # Whether it has forks comes with the row: most sessions have none, and then to_dict(with_forks=True) asks no more.
+    forked = Exists(ReasoningSession.objects.filter(forked_from=OuterRef("pk")))
+    return ReasoningSession.objects.select_related("tenant").annotate(has_forks=forked).get(tenant=tenant, pk=pk)
 
 
 def get_node(tenant, node_id):

@@ -44,3 +44,28 @@ async def test_requests_run_on_a_bounded_set_of_threads_of_their_own(alice, monk
     assert shared not in seen and len(seen) <= settings.REQUEST_THREADS
     assert all(t.name.startswith("request-") for t in seen)
     assert SyncToAsync.single_thread_executor  # (the shared executor is still there for the engine and the sockets)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_request_runs_its_middleware_and_view_in_one_pass_without_going_back_to_the_loop(alice, monkeypatch):
+    """Django's async chain would hand a sync stack back to the event loop and out again around the view."""
+    from asgiref import sync
+
+    from config.asgi import application, request_threads
+
+    returns_to_loop, enter = [], sync.AsyncToSync.__call__
+
+    def counted(self, *args, **kwargs):
+        returns_to_loop.append(getattr(self.awaitable, "__qualname__", self.awaitable))
+        return enter(self, *args, **kwargs)
+
+    monkeypatch.setattr(sync.AsyncToSync, "__call__", counted)
+    headers = [(b"host", b"testserver"), (b"authorization", f"Bearer {alice.key}".encode())]
+    communicator = HttpCommunicator(application, "GET", "/api/sessions", headers=headers)
+    try:
+        assert (await communicator.get_response(timeout=30))["status"] == 200
+        await communicator.wait(timeout=30)
+    finally:
+        for executor in request_threads.idle[asyncio.get_running_loop()]._queue:
+            await asyncio.wrap_future(executor.submit(connections.close_all))
+    assert returns_to_loop == []
