@@ -7,9 +7,9 @@ again by the sweeper (recovery.dispatch_waiting) and watchers re-sync on the eve
 
 import logging
 
-from django.http import JsonResponse
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
+from django.http import JsonResponse
 
 try:  # the scale-out profile's clients (pip install -e ".[scale]")
     from kombu.exceptions import OperationalError as BrokerError

@@ -40,15 +40,20 @@ class OfflineModel(CustomLLM):
         self.seed = seed
         self.noise = noise  # offline/noisy's error rate; offline/sim is always exact
 
+    # The latency is the whole time a model takes to answer: the time spent writing the reply here is part of it.
     async def acompletion(self, model, messages, model_response, **kwargs):
+        started = time.monotonic()
+        reply = self._reply(model, messages, model_response, kwargs.get("optional_params"))
         if self.latency_ms:
-            await asyncio.sleep(self.latency_ms / 1000)
-        return self._reply(model, messages, model_response, kwargs.get("optional_params"))
+            await asyncio.sleep(max(0.0, self.latency_ms / 1000 - (time.monotonic() - started)))
+        return reply
 
     def completion(self, model, messages, model_response, **kwargs):
+        started = time.monotonic()
+        reply = self._reply(model, messages, model_response, kwargs.get("optional_params"))
         if self.latency_ms:
-            time.sleep(self.latency_ms / 1000)
-        return self._reply(model, messages, model_response, kwargs.get("optional_params"))
+            time.sleep(max(0.0, self.latency_ms / 1000 - (time.monotonic() - started)))
+        return reply
 
     def _reply(self, model, messages, model_response: ModelResponse, optional_params=None):
         prompt = str(next((m["content"] for m in reversed(messages) if m.get("role") == "user"), ""))

@@ -18,6 +18,7 @@ when it loses the thread, not a wrong recommendation. The checks read the prompt
 Fewer thoughts than asked for are fewer children, not a breach.
 """
 
+import functools
 import re
 from typing import Annotated
 
@@ -25,6 +26,8 @@ from pydantic import AfterValidator, BaseModel, Field, ValidationInfo
 
 PLACEHOLDER = re.compile(r"<[^<>\n]{3,}>")
 WORD = re.compile(r"\w+")
+SYMBOL = re.compile(r"[^\w\s]|_")  # what str.isalnum() and str.isspace() both refuse
+SPACE = re.compile(r"\s")
 TOKEN = re.compile(r"[a-z]+|\d+(?:[.,'’]\d+)*")
 SECTION = re.compile(r"^### (.+)$", re.MULTILINE)
 # Phrases only our own refusals and re-asks use: a reply repeating one answers our error, not the problem.
@@ -72,9 +75,19 @@ def tokens(text):
     return TOKEN.findall(text.lower().replace("’", "'"))
 
 
-def copied(text_words, source_words, run=ECHO_RUN):
-    """(share of the text's words inside runs of `run`+ words found in the source in order, the longest such run)."""
-    grams = {tuple(source_words[i : i + run]) for i in range(len(source_words) - run + 1)}
+@functools.lru_cache(maxsize=64)
+def instruction_grams(prompt, run=ECHO_RUN):
+    """The runs of `run` words in the prompt's instructions and rubric: read once per prompt, not once per item."""
+    return grams_of(tokens(sections(prompt, INSTRUCTIONS)), run)
+
+
+def grams_of(words, run=ECHO_RUN):
+    return frozenset(tuple(words[i : i + run]) for i in range(len(words) - run + 1))
+
+
+def copied(text_words, grams, run=ECHO_RUN):
+    """(share of the text's words inside runs of `run`+ words found in the source's `grams` (grams_of), the longest
+    such run)."""
     covered, longest, streak = [False] * len(text_words), 0, 0
     for i in range(len(text_words) - run + 1):
         if tuple(text_words[i : i + run]) in grams:
@@ -100,7 +113,7 @@ def _echo(text, info, instructions=True):
     own = next((m for m in OWN_MESSAGES if f" {m} " in f" {joined} "), None)
     if own:
         return f"echoes our own message ('{own}') instead of reasoning about the problem"
-    share, longest = copied(words, tokens(sections(prompt, INSTRUCTIONS))) if instructions else (0.0, 0)
+    share, longest = copied(words, instruction_grams(prompt)) if instructions else (0.0, 0)
     if (share >= ECHO_SHARE and len(words) >= ECHO_RUN) or longest >= ECHO_LONGEST:
         return "echoes the prompt's instructions or rubric instead of reasoning about the problem"
     return None
@@ -124,8 +137,8 @@ def _off_topic(text, info, answer=False):
     steps that drifted off the problem cannot carry its answer along."""
     if MARKUP.search(text):
         return "holds markup or JSON fragments, not reasoning in plain words"
-    symbols = sum(not (c.isalnum() or c.isspace()) for c in text)
-    if symbols * 2 > len(text) - sum(c.isspace() for c in text):
+    symbols, visible = len(SYMBOL.findall(text)), len(text) - len(SPACE.findall(text))
+    if symbols * 2 > visible:
         return "is mostly punctuation, not reasoning in plain words"
     if not answer:
         return None  # a step is judged by the evaluator; only its form is checked here

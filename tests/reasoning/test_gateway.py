@@ -144,3 +144,43 @@ async def test_parse_outcomes_survive_a_flush_between_calls(alice, monkeypatch):
     await gateway.close()
     calls = [c async for c in LLMCall.objects.filter(session=session)]
     assert [c.parse_ok for c in calls] == [False, False] and all("JSON" in c.error for c in calls)
+
+
+async def test_an_answer_does_not_wait_for_the_ledger_write_it_makes_due(alice, monkeypatch):
+    import threading
+
+    from reasoning.llm import gateway as gateway_module
+
+    monkeypatch.setattr(gateway_module, "PUBLISH_SPEND_EVERY_S", 0)  # every answer makes the spend's write due
+    session = await make_session_async(alice)
+    gateway = ModelGateway(session)
+    release, write = threading.Event(), ModelGateway._write
+
+    def slow_write(self, rows, unleased=0.0):
+        assert release.wait(10), "the answer waited for the write"
+        return write(self, rows, unleased)
+
+    monkeypatch.setattr(ModelGateway, "_write", slow_write)
+    answer = await gateway.ask(EVALUATE, PROMPT)  # returns while the write waits in the sync thread
+    assert answer.parsed is not None and gateway.flushing is not None and not gateway.flushing.done()
+    release.set()
+    await gateway.close()
+    await session.arefresh_from_db()
+    assert session.budget_used_usd == pytest.approx(answer.cost_usd) and session.budget_reserved_usd < 1e-12
+
+
+async def test_a_ledger_write_that_failed_in_the_background_is_raised_at_the_next_step_boundary(alice, monkeypatch):
+    from reasoning.fence import RunLost
+    from reasoning.llm import gateway as gateway_module
+
+    monkeypatch.setattr(gateway_module, "PUBLISH_SPEND_EVERY_S", 0)
+    session = await make_session_async(alice)
+    gateway = ModelGateway(session)
+
+    def lost(self, rows, unleased=0.0):
+        raise RunLost("taken over")
+
+    monkeypatch.setattr(ModelGateway, "_write", lost)
+    await gateway.ask(EVALUATE, PROMPT)
+    with pytest.raises(RunLost):
+        await gateway.remaining_usd()
