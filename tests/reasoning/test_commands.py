@@ -43,6 +43,7 @@ def test_seed_demo_loads_finished_sessions_and_calls_no_model(settings, monkeypa
     assert sessions.count() == 3 and ReasoningSession.objects.count() == 3
     for session in sessions:
         assert session.status == "solved" and session.final_answer and session.final_node.session_id == session.id
+        assert session.ended_status == "solved" and session.ended_at == session.finished_at  # the header says when
         assert session.model_primary == "offline/sim" and session.triggered_by == "seed_demo"
         assert session.nodes.count() > 1 and session.root_node.session_id == session.id
         ledger = list(session.llm_calls.values_list("cost_usd", flat=True))

@@ -44,6 +44,10 @@ def load_demo_sessions(tenant, path=DEMO_SESSIONS):
     for obj in objects:
         obj.tenant_id = tenant.pk
         by_model[type(obj)].append(obj)
+    for session in by_model[ReasoningSession]:
+        if not session.ended_status and session.status in ReasoningSession.FINISHED:
+            # Dumped before sessions recorded how their search first ended: it ended as it stands, when it finished.
+            session.ended_status, session.ended_at = session.status, session.finished_at
     with transaction.atomic():  # foreign keys are checked at commit, so the order of the models does not matter
         for model, rows in by_model.items():
             model.objects.bulk_create(rows)
