@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from reasoning import tools
 from reasoning.prompts import render
 
-from .base import Answer, BudgetExhausted, Contract, ModelError, Strategy, StrictParams, Unparseable, settle_all
+from .base import Answer, Contract, Strategy, StrictParams, settle_all
 from .replies import AnswerOut, Prose
 
 FINAL = tools.FINAL_ANSWER
@@ -114,16 +114,8 @@ class ReAct(Strategy):
     async def _take_step(self, parent, rank):
         """Ask for one thought and action after `parent`, run the action, store the step; None if no step came."""
         prompt = self._render(STEP, self.ctx.store.path(parent), **self._step_fields(parent, rank))
-        try:
-            answer = await self.ctx.gateway.ask(STEP, prompt, node_id=parent.id)
-        except BudgetExhausted:
-            self.exhausted = True
-            return None
-        except Unparseable as error:
-            await self.ctx.store.update(parent, parse_error=f"step unparseable: {error}", spent=error)
-            return None
-        except ModelError as error:
-            await self.ctx.store.update(parent, parse_error=f"model failed: {error}")
+        answer = await self.ask_about(STEP, prompt, parent, "step")  # a failure is written on the parent
+        if answer is None:
             return None
         item = await self._act(parent, answer.parsed)
         [step] = await self.ctx.store.add_children(parent, [item], answer)

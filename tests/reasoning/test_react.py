@@ -414,3 +414,18 @@ def test_the_answer_comes_from_the_live_final_step_else_the_deepest_live_step():
     b.pruned = True
     assert ReAct.best_node(Tree([root, a, done, b, c])).id == "a"
     assert ReAct.best_node(Tree([root])) is None
+
+
+async def test_a_step_the_model_failed_is_written_on_its_parent_as_every_strategy_writes_it():
+    from reasoning.llm.contracts import ModelError
+    from tests.fakes import FakeStore, ScriptedGateway, context
+
+    def down(prompt):
+        raise ModelError("every model failed (2 attempts); last: offline/sim: 503")
+
+    store = FakeStore()
+    strategy = ReAct(context(ReAct, ScriptedGateway({"react.step": down}), store))
+    await strategy.run()
+    root = store.nodes()[0]
+    assert store.get(root.id).parse_error.startswith("model failed on the step: every model failed")
+    assert isinstance(strategy.model_failure, ModelError)  # so a run without a single step fails saying why
