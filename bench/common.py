@@ -39,20 +39,25 @@ def timed_gateway_class():
     """The real gateway, recording when model calls are in flight (to split engine time from model time)."""
     from reasoning.llm.gateway import ModelGateway
 
+    class TimedRouter:
+        """The gateway's router, timing each call; one per gateway (sessions share the Router itself, which must not
+        be wrapped again by every gateway made)."""
+
+        def __init__(self, router, intervals):
+            self.router, self.intervals = router, intervals
+
+        async def acompletion(self, **kwargs):
+            started = time.perf_counter()
+            try:
+                return await self.router.acompletion(**kwargs)
+            finally:
+                self.intervals.append((started, time.perf_counter()))
+
     class TimedGateway(ModelGateway):
         def __init__(self, session):
             super().__init__(session)
             self.intervals = []
-            call = self.router.acompletion
-
-            async def timed(**kwargs):
-                started = time.perf_counter()
-                try:
-                    return await call(**kwargs)
-                finally:
-                    self.intervals.append((started, time.perf_counter()))
-
-            self.router.acompletion = timed
+            self.router = TimedRouter(self.router, self.intervals)
 
         def model_time(self):
             """Seconds with at least one model call in flight (the union of the call intervals)."""
