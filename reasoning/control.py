@@ -9,11 +9,13 @@ import asyncio
 import contextlib
 import logging
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import transaction
+from django.db.models import Exists
 from django.utils import timezone
 
-from . import events, handover, ledger, states
+from . import events, ledger, states
 from .models import OverseerAction, ReasoningSession, Status
 from .strategies.base import Command, StopRequested
 
@@ -83,7 +85,7 @@ class SessionControl:
             # Reads a few times a second; writes the heartbeat only every few seconds.
             beating = self.loop.time() - beaten >= engine["HEARTBEAT_S"]
             try:
-                status = await handover.run(states.beat if beating else states.held_status, self.fence)
+                status = await sync_to_async(states.beat if beating else states.held_status)(self.fence)
             except Exception:  # a busy database must not kill the run; the next poll tries again
                 log.warning("could not check session %s", self.session_id, exc_info=True)
                 continue
@@ -93,7 +95,7 @@ class SessionControl:
 
     async def checkpoint(self):
         self.check()
-        status, rows = await handover.run(self._read)
+        status, rows = await sync_to_async(self._read)()
         if status != Status.RUNNING:
             self.request_stop(status or "lost")
             self.check()
@@ -112,40 +114,22 @@ class SessionControl:
         return commands
 
     def _read(self):
-        """The status and the pending commands: one statement when there are none, the usual case."""
-        status, owner, epoch, commands = pending_status(self.session_id)
-        if status is None or owner != self.owner or (self.fence is not None and epoch != self.fence.epoch):
-            return None, []
-        if not commands:
-            return status, []
+        """The status and the pending commands: one query when there are none, the usual case."""
         pending = OverseerAction.objects.filter(
             session_id=self.session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
         )
-        return status, list(pending.order_by("id"))
+        row = (
+            ReasoningSession.objects.filter(pk=self.session_id)
+            .annotate(commands=Exists(pending))
+            .values_list("status", "run_owner", "run_epoch", "commands")
+            .first()
+        )
+        if row is None or row[1] != self.owner or (self.fence is not None and row[2] != self.fence.epoch):
+            return None, []
+        return row[0], list(pending.order_by("id")) if row[3] else []
 
     async def done(self, command, applied, detail="", after=None):
-        await handover.run(record_outcome, command.id, applied, detail, after, self.fence)
-
-
-def pending_status(session_id):
-    """(status, run owner, run epoch, whether a run command is pending) of a session, or Nones if it is gone.
-
-    Written by hand: every step boundary of every run asks it, and compiling the ORM's EXISTS subquery cost more than
-    running the statement.
-    """
-    connection = connections[router.db_for_read(ReasoningSession)]
-    quote = connection.ops.quote_name
-    pk = ReasoningSession._meta.pk.get_db_prep_value(session_id, connection)
-    actions = ", ".join(["%s"] * len(RUN_COMMANDS))
-    sql = (
-        f"SELECT {quote('status')}, {quote('run_owner')}, {quote('run_epoch')}, EXISTS(SELECT 1 FROM "
-        f"{quote(OverseerAction._meta.db_table)} WHERE {quote('session_id')} = %s AND {quote('state')} = %s AND "
-        f"{quote('action')} IN ({actions})) FROM {quote(ReasoningSession._meta.db_table)} WHERE {quote('id')} = %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [pk, OverseerAction.State.PENDING, *RUN_COMMANDS, pk])
-        row = cursor.fetchone()
-    return tuple(row) if row else (None, None, None, False)
+        await sync_to_async(record_outcome)(command.id, applied, detail, after, self.fence)
 
 
 def record_outcome(action_id, applied, detail="", after=None, fence=None):

@@ -12,11 +12,12 @@ import logging
 import time
 import uuid
 
+from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import events, handover, selectors, states
+from . import events, selectors, states
 from .control import GuardedGateway, SessionControl, refuse_pending
 from .fence import RunLost
 from .llm.contracts import one_line
@@ -49,15 +50,17 @@ async def run_session(session_id, gateway=None, owner=None):
 
 
 async def _run(session_id, gateway, owner):
-    fence = await handover.run(claim, session_id, owner)
+    fence = await sync_to_async(states.claim)(session_id, owner)
     if fence is None:
         return NOT_CLAIMED
     began = time.monotonic()
+    await sync_to_async(turn_started)(session_id)
     control = SessionControl(session_id, owner, fence)
     strategy = None
     try:
         control.start()
-        strategy = await handover.run(load_strategy, session_id, gateway, control)
+        session = await ReasoningSession.objects.select_related("tenant").aget(pk=session_id)
+        strategy = await sync_to_async(build_strategy)(session, gateway, control)
         outcome = await strategy.run()
     except RunLost as lost:
         log.warning("%s: this run ends, the run holding it now continues", lost)
@@ -76,26 +79,15 @@ async def _run(session_id, gateway, owner):
         await control.stop()
         if strategy is not None:
             await as_owner(strategy.ctx.gateway.close)
-        status = await handover.run(turn_ended, session_id, time.monotonic() - began, fence)
+        await sync_to_async(turn_ended)(session_id, time.monotonic() - began, fence)
+        status = await sync_to_async(states.release)(fence)
     return REQUEUED if status == Status.QUEUED else None
-
-
-def claim(session_id, owner):
-    """The run's claim of the session (its Fence, or None if another run holds it), its turn's start recorded."""
-    fence = states.claim(session_id, owner)
-    if fence is not None:
-        turn_started(session_id)
-    return fence
-
-
-def load_strategy(session_id, gateway, control):
-    return build_strategy(ReasoningSession.objects.select_related("tenant").get(pk=session_id), gateway, control)
 
 
 async def as_owner(write, *args):
     """One of the run's own writes (sync or async); a run that lost its session writes nothing and ends quietly."""
     try:
-        return await (write(*args) if asyncio.iscoroutinefunction(write) else handover.run(write, *args))
+        return await (write(*args) if asyncio.iscoroutinefunction(write) else sync_to_async(write)(*args))
     except RunLost as lost:
         log.warning("%s: its write was refused", lost)
 
@@ -137,12 +129,10 @@ def turn_started(session_id):
     ReasoningSession.objects.filter(pk=session_id, first_started_at=None).update(first_started_at=F("started_at"))
 
 
-def turn_ended(session_id, seconds, fence):
-    """A run ended: its time counts in the session's active time (a run that lost the session adds nothing), and it
-    gives the session back. Returns the session's status then (a queued one wants another run), or None if the run
-    had lost it."""
-    fence.rows().update(active_seconds=F("active_seconds") + max(0.0, seconds))
-    return states.release(fence)
+def turn_ended(session_id, seconds, fence=None):
+    """A run ended: its time counts in the session's active time (a run that lost the session adds nothing)."""
+    rows = fence.rows() if fence is not None else ReasoningSession.objects.filter(pk=session_id)
+    rows.update(active_seconds=F("active_seconds") + max(0.0, seconds))
 
 
 def search_ended(session_id, status):

@@ -12,9 +12,10 @@ run's token: a run that lost its session (fence.RunLost) writes no node, no scor
 
 import uuid
 
+from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
-from . import events, handover, ledger
+from . import events, ledger
 from .models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from .strategies.base import Critique, Edge, Node
 
@@ -117,10 +118,10 @@ class DjangoStore:
     # ---- writes ---------------------------------------------------------------------------
 
     async def add_root(self, thought, state):
-        return await handover.run(self._add_root, thought, state)
+        return await sync_to_async(self._add_root)(thought, state)
 
     async def add_children(self, parent, items, answer):
-        return await handover.run(self._add_children, parent, items, answer)
+        return await sync_to_async(self._add_children)(parent, items, answer)
 
     async def update(self, node, **fields):
         await self.update_many([(node, fields)])
@@ -128,23 +129,23 @@ class DjangoStore:
     async def update_many(self, changes):
         if changes:
             seen = [(_uuid(node.id), dict(fields), node.stale_mark if node.stale else None) for node, fields in changes]
-            await handover.run(self._update_many, seen)
+            await sync_to_async(self._update_many)(seen)
 
     async def prune(self, nodes):
         if nodes:
-            await handover.run(self._prune, [_uuid(n.id) for n in nodes])
+            await sync_to_async(self._prune)([_uuid(n.id) for n in nodes])
 
     async def refresh(self):
-        await handover.run(self._refresh)
+        await sync_to_async(self._refresh)()
 
     async def add_critique(self, node, attempt_num, outcome_score, critique, spent=None):
         """A reflection on an attempt, kept as memory; `spent` (an Answer) is the call that wrote it."""
-        return await handover.run(self._add_critique, node, attempt_num, outcome_score, critique, spent)
+        return await sync_to_async(self._add_critique)(node, attempt_num, outcome_score, critique, spent)
 
     async def mark_applied(self, critiques):
         """These critiques went into the next attempt's prompt."""
         if critiques:
-            await handover.run(self._mark_applied, critiques)
+            await sync_to_async(self._mark_applied)(critiques)
 
     def _add_critique(self, node, attempt_num, outcome_score, critique, spent):
         row = ReasoningCritique(

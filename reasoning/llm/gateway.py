@@ -20,12 +20,13 @@ import time
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm  # noqa: E402
+from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 
-from reasoning import events, handover, ledger  # noqa: E402
+from reasoning import events, ledger  # noqa: E402
 from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable, one_line  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
@@ -35,20 +36,14 @@ from .prices import Price, price_of, response_format  # noqa: E402
 
 litellm.drop_params = True  # a provider that lacks a parameter (e.g. max_tokens) ignores it instead of failing
 litellm.suppress_debug_info = True
-# The ledger keeps prompts, under the tenant's access rules; a logging callback need not see them. litellm redacts by
-# deep-copying every call's messages and reply (a third of its own work per call), which only a callback would read:
-# so it redacts when one is configured (none is, by default), and skips the copy otherwise.
-litellm.turn_off_message_logging = any((litellm.callbacks, litellm.success_callback, litellm.failure_callback))
+litellm.turn_off_message_logging = True  # the ledger keeps prompts, under the tenant's access rules; logs need not
 
 log = logging.getLogger(__name__)
 
 EPSILON = 1e-12
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
-FLUSH_EVERY_S = 0.25  # a failed attempt's ledger row is written within a quarter of a second
-# The budget bar needs the spend about once a second, not once per call: each update is a write and an event, and
-# the store's writes settle the spend in the database with the nodes anyway.
-PUBLISH_SPEND_EVERY_S = 1.0
+FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
 PROMPT_OVERHEAD_TOKENS = 64  # a chat template's role markers and the like, on top of the counted messages
 # Failures worth another try on the same model; any other (a bad request, a refused key) goes to the fallback.
 TRANSIENT = (
@@ -120,7 +115,6 @@ class ModelGateway:
         self.parallel = {m: models.get(m, {}).get("max_parallel_requests") for _, m, _ in self.routes}
         self.spent, self.calls = 0.0, 0
         self.flushed_at = time.monotonic()
-        self.flushing = None  # the background write of the ledger, while one runs (_flush_if_due)
         self.unwritten = []  # LLMCall rows of failed attempts not yet in the database
         # Rows of answered calls: the store writes them with the node they produced, their cost reserved till then.
         self.answered = []
@@ -158,7 +152,7 @@ class ModelGateway:
                 call.parse_ok = True
                 if errors:  # some samples of several broke the contract: the others stand, the ledger says which
                     call.error = f"{len(errors)} of {len(texts)} samples refused; first: {errors[0]}"[:2000]
-                self._flush_if_due()
+                await self._flush_if_due()
                 return Answer(
                     parsed=parsed[0],
                     model=call.model_used,
@@ -169,7 +163,7 @@ class ModelGateway:
                 )
             error = errors[0]
             call.parse_ok, call.error = False, str(error)[:2000]
-            self._flush_if_due()
+            await self._flush_if_due()
             # The prompt again with what was wrong, not the broken reply: a small model shown its own reply
             # copies it (SmolLM2 repeated one four times); the ledger keeps every reply anyway.
             again = "with JSON only, as described above." if contract.json else "in the format asked for above."
@@ -201,10 +195,9 @@ class ModelGateway:
 
     async def remaining_usd(self):
         """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
-        await self._flushed()
         rows, self.unwritten = self.unwritten, []
         self.flushed_at = time.monotonic()
-        row = await handover.run(self._write_and_read, rows)
+        row = await sync_to_async(self._write_and_read)(rows)
         return row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"] + self.lease
 
     def _write_and_read(self, rows):
@@ -217,43 +210,20 @@ class ModelGateway:
         )
 
     async def close(self):
-        """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease, in
-        one round trip."""
-        await self._flushed()
+        """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease."""
         orphans = [row for row in self.answered if row._state.adding]
-        rows, self.unwritten, self.answered = self.unwritten, [], []
+        self.answered = []
+        if orphans:
+            await sync_to_async(self._write_orphans)(orphans)
+        await self.flush()
         async with self.lease_lock:
-            lease, self.lease = self.lease, 0.0
-        if orphans or rows or lease or self.spent != self.published_spend:
-            self.published_spend = self.spent
-            await handover.run(self._close, orphans, rows, lease)
+            if self.lease:
+                amount, self.lease = self.lease, 0.0
+                await sync_to_async(self._settle)(amount, 0.0)
 
-    def _close(self, orphans, rows, lease):
-        with transaction.atomic():
-            self._write(orphans + rows, unleased=lease)
-            # Answers no node was written for (the run stopped first) are charged to the node each call was about,
-            # so the ledger and the nodes' costs still agree.
-            for row in orphans:
-                if row.node_id and row.cost_usd:
-                    ReasoningNode.objects.filter(pk=row.node_id).update(cost_usd=F("cost_usd") + row.cost_usd)
-
-    def _flush_if_due(self):
-        """Write the ledger in the background when it is due: an answer never waits for the budget bar's update."""
-        age = time.monotonic() - self.flushed_at
-        due = (
-            len(self.unwritten) >= FLUSH_EVERY_CALLS
-            or (self.unwritten and age >= FLUSH_EVERY_S)
-            or (self.spent != self.published_spend and age >= PUBLISH_SPEND_EVERY_S)
-        )
-        idle = self.flushing is None or (self.flushing.done() and not self.flushing.exception())
-        if due and idle:  # (a write that failed is kept, for _flushed to raise)
-            self.flushing = asyncio.get_running_loop().create_task(self.flush())
-
-    async def _flushed(self):
-        """Wait for the background write, if one was started; what it raised (RunLost, say) is raised here."""
-        task, self.flushing = self.flushing, None
-        if task is not None:
-            await task
+    async def _flush_if_due(self):
+        if len(self.unwritten) >= FLUSH_EVERY_CALLS or time.monotonic() - self.flushed_at >= FLUSH_EVERY_S:
+            await self.flush()
 
     async def flush(self):
         """Write the unwritten LLMCall rows, move their cost from reserved to used, publish the spend."""
@@ -261,18 +231,25 @@ class ModelGateway:
         if self.unwritten or self.spent != self.published_spend:
             rows, self.unwritten = self.unwritten, []
             self.flushed_at, self.published_spend = time.monotonic(), self.spent
-            await handover.run(self._write, rows)
+            await sync_to_async(self._write)(rows)
 
-    def _write(self, rows, unleased=0.0):
-        """Write these ledger rows, move their cost from reserved to used (and give back `unleased` of the lease),
-        and publish the session's spend."""
+    def _write(self, rows):
         rows = [row for row in rows if row._state.adding]
         spent = sum(row.cost_usd for row in rows)
         with transaction.atomic():
             LLMCall.objects.bulk_create(rows)
-            self._settle(spent + unleased, spent)
+            self._settle(spent, spent)
             session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
             events.publish(self.session_id, [events.session_updated(session)])
+
+    def _write_orphans(self, rows):
+        """Answers no node was written for (the run stopped first): charged to the node each call was about,
+        so the ledger and the nodes' costs still agree."""
+        with transaction.atomic():
+            self._write(rows)
+            for row in rows:
+                if row.node_id and row.cost_usd:
+                    ReasoningNode.objects.filter(pk=row.node_id).update(cost_usd=F("cost_usd") + row.cost_usd)
 
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
@@ -400,7 +377,7 @@ class ModelGateway:
         async with self.lease_lock:
             if self.lease < amount:
                 for wanted in (amount * LEASE_CALLS - self.lease, amount - self.lease):
-                    if await handover.run(self._reserve, wanted):
+                    if await sync_to_async(self._reserve)(wanted):
                         self.lease += wanted
                         break
                 else:
