@@ -118,8 +118,8 @@ async def read_for(port, path, key, seconds, readers):
 
 def start_daphne(env, port, processes=1):
     """Daphne processes serving one port, each on its own listening socket bound with SO_REUSEPORT: the kernel spreads
-    new connections over them evenly, as a multi-process deployment behind one port does. (Processes accepting from
-    one shared socket take connections as they happen to wake: one of two took most of the 200 keep-alive readers.)"""
+    new connections over them evenly, as a balancer in front of several servers does. (Processes accepting from one
+    shared socket take connections as they happen to wake, and keep-alive readers stay where they landed.)"""
     listeners = []
     for _ in range(processes):
         listener = socket.socket()
