@@ -204,8 +204,10 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envin
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Under Daphne, HTTP requests run their sync code on this many threads per process (config/asgi.py); more requests
-# wait their turn on the event loop. Keep it at or below DB_POOL_MAX_SIZE on PostgreSQL.
-REQUEST_THREADS = envint("REQUEST_THREADS", 8)
+# wait their turn on the event loop. Keep it at or below DB_POOL_MAX_SIZE on PostgreSQL. Four, not eight: the threads
+# share one GIL, and 200 readers on two server processes got about 5% more reads a second and a 10% lower p95 from 4
+# threads than from 8 (2 and 3 did better still, but leave fewer for a slow page); see docs/BENCHMARKS.md.
+REQUEST_THREADS = envint("REQUEST_THREADS", 4)
 
 # Channel layer: in-memory unless REDIS_URL is set.
 REDIS_URL = os.environ.get("REDIS_URL", "")
