@@ -18,7 +18,7 @@ import sys
 import time
 from datetime import date
 
-from common import commit, machine, setup_django, timed_gateway_class, unpack, write_section
+from common import ROOT, commit, machine, setup_django, timed_gateway_class, unpack, write_section
 
 setup_django()
 
@@ -100,10 +100,31 @@ def figures(runs):
     }
 
 
+def measured_in(tree, runs):
+    """This bench's figures for the code in `tree`, measured in a process of its own."""
+    env = {**os.environ, "BENCH_CODE_ROOT": str(tree)}
+    out = subprocess.run(
+        [sys.executable, __file__, "--runs", str(runs), "--json"], env=env, capture_output=True, text=True
+    )
+    if out.returncode:
+        raise SystemExit(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def combined(rounds):
+    """One set of figures from several rounds: the median of each (the last round's load and call floor)."""
+    figures = dict(rounds[-1])
+    for name in ("wall_ms", "ratio", "call_ms", "call_max_ms", "per_node_ms", "engine_ms"):
+        figures[name] = statistics.median(r[name] for r in rounds)
+    figures["rounds"] = [(r["ratio"], r["engine_ms"]) for r in rounds]
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--against", help="also measure this commit's code, just before this tree's (before/after)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against: alternating rounds of the two trees")
     parser.add_argument("--json", action="store_true", help="print the figures only (what --against runs)")
     args = parser.parse_args()
     if args.json:
@@ -111,15 +132,17 @@ def main():
         return
     before = None
     if args.against:
-        env = {**os.environ, "BENCH_CODE_ROOT": str(unpack(args.against))}
-        out = subprocess.run(
-            [sys.executable, __file__, "--runs", str(args.runs), "--json"], env=env, capture_output=True, text=True
-        )
-        if out.returncode:
-            raise SystemExit(out.stderr[-3000:])
-        before = json.loads(out.stdout.strip().splitlines()[-1])
-    f = figures(args.runs)
-    command = f"--runs {args.runs}" + (f" --against {args.against}" if args.against else "")
+        # This machine's speed drifts with its host within minutes: the two trees are measured in alternating rounds,
+        # each figure the median of its rounds, so a drift lands on both.
+        trees = {"before": unpack(args.against), "after": ROOT}
+        rounds = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                rounds[name].append(measured_in(tree, args.runs))
+        before, f = (combined(rounds[name]) for name in trees)
+    else:
+        f = figures(args.runs)
+    command = f"--runs {args.runs}" + (f" --against {args.against} --rounds {args.rounds}" if args.against else "")
     report = f"""## Tree of Thoughts on the offline model (defaults: branching 3, depth 4, keep 2; {f["nodes"]} nodes)
 
 Command: `make bench` (`.venv/bin/python bench/tot_critical_path.py {command}`), {date.today()}, commit {commit()}.
@@ -138,8 +161,11 @@ critical-path ratio: {f["ratio"]:.3f}
 """
     if before:
         report += f"""
-Before and after, in this one run on this machine: the code of commit {args.against} measured first (load
-{before["load"]:.1f} when it ended), then this tree's.
+Before and after, in this one run on this machine: the code of commit {args.against} and this tree's, measured in
+{args.rounds} alternating rounds (each figure the median of its rounds; this host's speed drifts within minutes, so
+runs one after the other are not compared). Per round, ratio and engine time per node: before
+{", ".join(f"{r:.3f} / {e:.2f} ms" for r, e in before["rounds"])}; after
+{", ".join(f"{r:.3f} / {e:.2f} ms" for r, e in f["rounds"])}.
 
 | | critical-path ratio (goal <= 1.10) | engine time per node (goal <= 2 ms) | wall time per node at 0 ms | one call at 200 ms |
 |---|---|---|---|---|
