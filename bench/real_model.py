@@ -41,8 +41,6 @@ if not BASE:
 os.environ.setdefault("OPENAI_API_KEY", "dummy")  # litellm's OpenAI client wants one; the local server reads none
 setup_django()
 
-from tests.real_model.recipe import settings_for  # noqa: E402
-
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
 
@@ -51,6 +49,7 @@ from reasoning.engine import run_session  # noqa: E402
 from reasoning.fixtures import load_rubrics  # noqa: E402
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession, Tenant  # noqa: E402
 from reasoning.schemas import SessionIn  # noqa: E402
+from tests.real_model.recipe import settings_for  # noqa: E402
 
 
 async def one_run(tenant, mode):

@@ -4,7 +4,6 @@ it derives computed right; no answer ending on a cut fragment; each Reflexion at
 critique. No Django and no network needed."""
 
 import itertools
-import json
 import random
 import re
 

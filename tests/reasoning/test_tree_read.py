@@ -8,7 +8,6 @@ import sys
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
-
 from ninja.responses import NinjaJSONEncoder
 
 from reasoning import events, selectors, services
