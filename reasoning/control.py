@@ -12,10 +12,9 @@ import logging
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists
 from django.utils import timezone
 
-from . import events, ledger, states
+from . import events, ledger, sql, states
 from .models import OverseerAction, ReasoningSession, Status
 from .strategies.base import Command, StopRequested
 
@@ -114,19 +113,32 @@ class SessionControl:
         return commands
 
     def _read(self):
-        """The status and the pending commands: one query when there are none, the usual case."""
+        """The status and the pending commands: one statement written by hand (sql.py says why) when there are none,
+        the usual case."""
+        connection = sql.connection_for(ReasoningSession)
+        q = connection.ops.quote_name
+        marks = ", ".join(["%s"] * len(RUN_COMMANDS))
+        statement = (
+            f"SELECT s.{q('status')}, s.{q('run_owner')}, s.{q('run_epoch')}, EXISTS(SELECT 1 FROM "
+            f"{q(OverseerAction._meta.db_table)} a WHERE a.{q('session_id')} = s.{q('id')} AND a.{q('state')} = %s "
+            f"AND a.{q('action')} IN ({marks})) FROM {q(ReasoningSession._meta.db_table)} s WHERE s.{q('id')} = %s"
+        )
+        params = [
+            OverseerAction.State.PENDING,
+            *RUN_COMMANDS,
+            sql.prep(ReasoningSession, "id", self.session_id, connection),
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(statement, params)
+            row = cursor.fetchone()
+        if row is None or row[1] != self.owner or (self.fence is not None and row[2] != self.fence.epoch):
+            return None, []
+        if not row[3]:
+            return row[0], []
         pending = OverseerAction.objects.filter(
             session_id=self.session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
         )
-        row = (
-            ReasoningSession.objects.filter(pk=self.session_id)
-            .annotate(commands=Exists(pending))
-            .values_list("status", "run_owner", "run_epoch", "commands")
-            .first()
-        )
-        if row is None or row[1] != self.owner or (self.fence is not None and row[2] != self.fence.epoch):
-            return None, []
-        return row[0], list(pending.order_by("id")) if row[3] else []
+        return row[0], list(pending.order_by("id"))
 
     async def done(self, command, applied, detail="", after=None):
         await sync_to_async(record_outcome)(command.id, applied, detail, after, self.fence)

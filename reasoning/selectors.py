@@ -5,7 +5,7 @@ import json
 import uuid
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q
 
 from .models import LLMCall, Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric, is_offline
 
@@ -118,4 +118,7 @@ def rubrics_for(tenant):
 
 
 def rubric_for(tenant, problem_kind):
-    return rubrics_for(tenant).filter(problem_kind=problem_kind).first()
+    """The rubric a session of this kind is scored by: the tenant's own active one, else the shared one (as
+    rubrics_for lists them, in one query rather than its three: every run starts with this)."""
+    rubrics = Rubric.objects.filter(Q(tenant=tenant) | Q(tenant=None), problem_kind=problem_kind, is_active=True)
+    return rubrics.order_by(F("tenant").asc(nulls_last=True)).prefetch_related("criteria").first()

@@ -28,7 +28,7 @@ from django.db.models import F  # noqa: E402
 from litellm import Router  # noqa: E402
 from litellm._internal_context import internal_sub_call  # noqa: E402
 
-from reasoning import events, ledger  # noqa: E402
+from reasoning import events, ledger, sql  # noqa: E402
 from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable, one_line  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
@@ -226,11 +226,7 @@ class ModelGateway:
     def _write_and_read(self, rows):
         if rows:
             self._write(rows)
-        return (
-            ReasoningSession.objects.filter(pk=self.session_id)
-            .values("budget_usd", "budget_used_usd", "budget_reserved_usd")
-            .get()
-        )
+        return sql.by_pk(ReasoningSession, ("budget_usd", "budget_used_usd", "budget_reserved_usd"), self.session_id)
 
     async def close(self):
         """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease."""
