@@ -54,14 +54,13 @@ async def _run(session_id, gateway, owner):
     if fence is None:
         return NOT_CLAIMED
     began = time.monotonic()
-    await sync_to_async(turn_started)(session_id)
     control = SessionControl(session_id, owner, fence)
     strategy = None
     try:
         control.start()
-        session = await ReasoningSession.objects.select_related("tenant").aget(pk=session_id)
-        strategy = await sync_to_async(build_strategy)(session, gateway, control)
+        strategy = await sync_to_async(start_turn)(session_id, gateway, control)
         outcome = await strategy.run()
+        await strategy.ctx.store.settled()  # the last children inserted before the session's ending is written
     except RunLost as lost:
         log.warning("%s: this run ends, the run holding it now continues", lost)
     except StopRequested as stop:
@@ -78,9 +77,9 @@ async def _run(session_id, gateway, owner):
     finally:
         await control.stop()
         if strategy is not None:
+            await settled_quietly(strategy.ctx.store)  # before the gateway writes the answers no node was made for
             await as_owner(strategy.ctx.gateway.close)
-        await sync_to_async(turn_ended)(session_id, time.monotonic() - began, fence)
-        status = await sync_to_async(states.release)(fence)
+        status = await sync_to_async(end_turn)(session_id, time.monotonic() - began, fence)
     return REQUEUED if status == Status.QUEUED else None
 
 
@@ -90,6 +89,16 @@ async def as_owner(write, *args):
         return await (write(*args) if asyncio.iscoroutinefunction(write) else sync_to_async(write)(*args))
     except RunLost as lost:
         log.warning("%s: its write was refused", lost)
+
+
+async def settled_quietly(store):
+    """The store's queued inserts, landed; on a path that is ending the run already, their error is only logged."""
+    try:
+        await store.settled()
+    except RunLost as lost:
+        log.warning("%s: its last insert was refused", lost)
+    except Exception:
+        log.exception("an insert of the run failed as it ended")
 
 
 def build_strategy(session, gateway=None, control=None):
@@ -122,6 +131,19 @@ def build_strategy(session, gateway=None, control=None):
 
 # An answer a later turn writes (a promote, an expand) keeps how the search itself ended; a failed search gets one.
 KEPT_ENDINGS = {Status.SOLVED, Status.CANCELLED, Status.EXHAUSTED}
+
+
+def start_turn(session_id, gateway, control):
+    """The turn's start recorded and its strategy built from the stored tree, in one hand-over to the ORM's thread."""
+    turn_started(session_id)
+    session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
+    return build_strategy(session, gateway, control)
+
+
+def end_turn(session_id, seconds, fence):
+    """The turn's time counted and the session given back, in one hand-over; the session's status then."""
+    turn_ended(session_id, seconds, fence)
+    return states.release(fence)
 
 
 def turn_started(session_id):

@@ -8,14 +8,21 @@ a branch pruned meanwhile are kept but known to be out of the search.
 
 Each write's transaction settles what its model calls spent through ledger.settle(), fenced by the
 run's token: a run that lost its session (fence.RunLost) writes no node, no score and no ledger row.
+
+New children are the one write not waited for: add_children returns them from memory once it has read whether their
+branch was pruned meanwhile, and their insert runs on the run's writer thread while their judgements are asked (it
+is on the critical path between a proposal and its evaluations otherwise). Every later write of the run is handed to
+that same thread after it, so it lands first; settled() waits for it and raises its error, and every other write of
+the store waits for it too, so an error reaches the strategy at its next write at the latest.
 """
 
+import asyncio
 import uuid
 
 from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
-from . import events, ledger
+from . import events, ledger, sql
 from .models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from .strategies.base import Critique, Edge, Node
 
@@ -70,17 +77,21 @@ class DjangoStore:
         self.session_id = session.id
         self.fence = fence  # the run's token: every write below checks it in the statement that settles its spend
         self.tenant_id = session.tenant_id
-        self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")}
-        self.kids = {}
+        self.rows, self.kids, self.edge_views, self.critique_views = {}, {}, [], []
+        self.queued = []  # inserts of children handed to the writer thread and not yet waited for
+        self._load(session.id)
+
+    def _load(self, session_id):
+        self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session_id).order_by("created_at")}
         for row in self.rows.values():
             self.kids.setdefault(row.parent_id, []).append(row.id)
         self.edge_views = [
             Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation)
-            for e in ReasoningEdge.objects.filter(session_id=session.id).order_by("created_at")
+            for e in ReasoningEdge.objects.filter(session_id=session_id).order_by("created_at")
         ]
         self.critique_views = [
             Critique(_str(c.node_id), c.attempt_num, c.outcome_score, c.critique, c.applied_to_next, str(c.id))
-            for c in ReasoningCritique.objects.filter(session_id=session.id).order_by("attempt_num", "created_at")
+            for c in ReasoningCritique.objects.filter(session_id=session_id).order_by("attempt_num", "created_at")
         ]
 
     # ---- reads, from memory ---------------------------------------------------------------
@@ -118,10 +129,30 @@ class DjangoStore:
     # ---- writes ---------------------------------------------------------------------------
 
     async def add_root(self, thought, state):
-        return await sync_to_async(self._add_root)(thought, state)
+        return await self._write(self._add_root, thought, state)
 
     async def add_children(self, parent, items, answer):
-        return await sync_to_async(self._add_children)(parent, items, answer)
+        """The children, from memory, once the branch's prune flags are read; their insert is queued (see above)."""
+        # Made (and timed) before the branch is read: a child made after a prune is always seen to be under it.
+        rows, edges = self._new_children(parent, items, answer)
+        for node_id in await self._write(self._pruned_lineage, _uuid(parent.id)):
+            self.rows[node_id].pruned = True  # an overseer pruned the branch while the proposals were in flight
+        self._remember(rows)
+        self.edge_views += [Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation) for e in edges]
+        self.queued.append(asyncio.ensure_future(sync_to_async(self._insert_children)(rows, edges, answer)))
+        await asyncio.sleep(
+            0
+        )  # the queued task's first step hands the insert to the writer thread, ahead of later writes
+        return [view(row) for row in rows]
+
+    async def settled(self):
+        """Wait for the queued inserts; raise the first one's error (to one waiter: the run then ends)."""
+        queued, self.queued = self.queued, []
+        # Shielded: a run cancelled while it waits must not cancel an insert the writer thread may not have begun.
+        results = await asyncio.gather(*(asyncio.shield(task) for task in queued), return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
     async def update(self, node, **fields):
         await self.update_many([(node, fields)])
@@ -129,23 +160,28 @@ class DjangoStore:
     async def update_many(self, changes):
         if changes:
             seen = [(_uuid(node.id), dict(fields), node.stale_mark if node.stale else None) for node, fields in changes]
-            await sync_to_async(self._update_many)(seen)
+            await self._write(self._update_many, seen)
 
     async def prune(self, nodes):
         if nodes:
-            await sync_to_async(self._prune)([_uuid(n.id) for n in nodes])
+            await self._write(self._prune, [_uuid(n.id) for n in nodes])
 
     async def refresh(self):
-        await sync_to_async(self._refresh)()
+        await self._write(self._refresh)
 
     async def add_critique(self, node, attempt_num, outcome_score, critique, spent=None):
         """A reflection on an attempt, kept as memory; `spent` (an Answer) is the call that wrote it."""
-        return await sync_to_async(self._add_critique)(node, attempt_num, outcome_score, critique, spent)
+        return await self._write(self._add_critique, node, attempt_num, outcome_score, critique, spent)
 
     async def mark_applied(self, critiques):
         """These critiques went into the next attempt's prompt."""
         if critiques:
-            await sync_to_async(self._mark_applied)(critiques)
+            await self._write(self._mark_applied, critiques)
+
+    async def _write(self, work, *args):
+        """A write (or read) of the store on the writer thread, after the queued inserts (their error first)."""
+        await self.settled()
+        return await sync_to_async(work)(*args)
 
     def _add_critique(self, node, attempt_num, outcome_score, critique, spent):
         row = ReasoningCritique(
@@ -191,7 +227,11 @@ class DjangoStore:
         self._remember([row])
         return view(row)
 
-    def _add_children(self, parent, items, answer):
+    def _pruned_lineage(self, parent_id):
+        """The node and its ancestors that an overseer has pruned (one statement)."""
+        return [node_id for (node_id,) in flagged(self._lineage(parent_id), "pruned", ["id"])]
+
+    def _new_children(self, parent, items, answer):
         share = answer.cost_usd / len(items) if answer and items else 0.0
         rows = [
             ReasoningNode(
@@ -220,23 +260,19 @@ class DjangoStore:
             for row, item in zip(rows, items, strict=True)
             if item.get("action") or item.get("observation")
         ]
+        return rows, edges
+
+    def _insert_children(self, rows, edges, answer):
         with transaction.atomic():
             self._settle(record_cost(answer.records if answer else []))
             ReasoningNode.objects.bulk_create(rows)
             ReasoningEdge.objects.bulk_create(edges)
             write_records(answer.records if answer else [])
-            # An overseer may have pruned this branch while the proposals were in flight.
-            lineage = self._lineage(_uuid(parent.id))
-            for node_id in ReasoningNode.objects.filter(pk__in=lineage, pruned=True).values_list("id", flat=True):
-                self.rows[node_id].pruned = True
             events.publish(
                 self.session_id,
                 [events.node_event("node.created", row) for row in rows]
                 + [("edge.created", {"edge": edge.to_dict()}) for edge in edges],
             )
-        self._remember(rows)
-        self.edge_views += [Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation) for e in edges]
-        return [view(row) for row in rows]
 
     def _settle(self, spent=0.0):
         """The fenced statement of every write: settle its spend, and refuse the write if the run lost the session."""
@@ -270,8 +306,8 @@ class DjangoStore:
             by_mark.setdefault(seen, []).append(row.id)
         for seen, ids in by_mark.items():
             ReasoningNode.objects.filter(pk__in=ids, stale_mark__lte=seen).update(stale=False, stale_reason="")
-        marked = ReasoningNode.objects.filter(pk__in=[row.id for row in rows], stale=True)
-        still = {i: (mark, why) for i, mark, why in marked.values_list("id", "stale_mark", "stale_reason")}
+        marked = flagged([row.id for row in rows], "stale", ["id", "stale_mark", "stale_reason"])
+        still = {i: (mark, why) for i, mark, why in marked}
         for row in rows:
             row.stale = row.id in still
             row.stale_mark, row.stale_reason = still.get(row.id, (row.stale_mark, ""))
@@ -300,15 +336,19 @@ class DjangoStore:
     def _prune(self, node_ids):
         with transaction.atomic():
             self._settle()
-            ReasoningNode.objects.filter(pk__in=node_ids, pruned=False).update(pruned=True, pruned_by="strategy")
+            mark_pruned(node_ids)
             rows = [self.rows[i] for i in node_ids]
             for row in rows:
                 row.pruned, row.pruned_by = True, row.pruned_by or "strategy"
             events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
 
     def _refresh(self):
-        """Re-read the columns overseers write, for every node of the session (one query)."""
-        for values in ReasoningNode.objects.filter(session_id=self.session_id).values_list(*OVERSEER_COLUMNS):
+        """Re-read the columns overseers write, for every node of the session (one statement, written by hand as
+        sql.py says why: this runs at every step boundary)."""
+        connection = sql.connection_for(ReasoningNode)
+        session = sql.prep(ReasoningNode, "session", self.session_id, connection)
+        where = f"{connection.ops.quote_name('session_id')} = %s"
+        for values in sql.select(ReasoningNode, OVERSEER_COLUMNS, where, [session]):
             row = self.rows.get(values[0])
             if row is not None:
                 for name, value in zip(OVERSEER_COLUMNS[1:], values[1:], strict=True):
@@ -327,6 +367,30 @@ def write_records(records):
         return 0.0
     LLMCall.objects.bulk_create(fresh)
     return sum(r.cost_usd for r in fresh)
+
+
+def flagged(ids, flag, names):
+    """The rows among these node ids whose boolean `flag` is set: their `names` (one statement, see sql.py)."""
+    if not ids:
+        return []
+    connection = sql.connection_for(ReasoningNode)
+    quote = connection.ops.quote_name
+    where = f"{quote('id')} IN ({', '.join(['%s'] * len(ids))}) AND {quote(flag)} = %s"
+    return sql.select(ReasoningNode, names, where, [*(sql.prep(ReasoningNode, "id", i, connection) for i in ids), True])
+
+
+def mark_pruned(ids):
+    """The strategy prunes these nodes (those no one pruned before): one statement, as flagged() reads."""
+    connection = connections[router.db_for_write(ReasoningNode)]
+    quote = connection.ops.quote_name
+    sql_text = (
+        f"UPDATE {quote(ReasoningNode._meta.db_table)} SET {quote('pruned')} = %s, {quote('pruned_by')} = %s "
+        f"WHERE {quote('id')} IN ({', '.join(['%s'] * len(ids))}) AND {quote('pruned')} = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql_text, [True, "strategy", *(sql.prep(ReasoningNode, "id", i, connection) for i in ids), False]
+        )
 
 
 def write_columns(rows, names):

@@ -56,6 +56,9 @@ class FakeStore:
     async def add_root(self, thought, state):
         return self._add(None, {"thought": thought, "state": state})
 
+    async def settled(self):
+        """Every write here lands as it is made."""
+
     async def add_children(self, parent, items, answer):
         children = [self._add(parent, item) for item in items]
         self.writes.append(("children", [c.id for c in children]))

@@ -101,7 +101,8 @@ class Prior:
 
 
 class Store(Protocol):
-    """The session's tree: reads answer from memory, writes persist (and publish) before they return."""
+    """The session's tree: reads answer from memory, writes persist (and publish) before they return, except that
+    new children may still be being inserted: every later write lands after them, and settled() waits for them."""
 
     def get(self, node_id: str) -> Node | None: ...
 
@@ -127,6 +128,9 @@ class Store(Protocol):
 
         If an overseer pruned the branch meanwhile, they are kept and is_pruned says so.
         """
+
+    async def settled(self) -> None:
+        """Every write so far has landed (raises the error of one that failed)."""
 
     async def add_critique(
         self, node: Node | None, attempt_num: int, outcome_score: float, critique: str, spent: Answer | None = None
@@ -346,6 +350,7 @@ class Strategy(ABC):
             refusal, after = "the session's budget is exhausted", None
         finally:
             self.ctx = ctx
+        await self.ctx.store.settled()  # the command's effect lands before its outcome is recorded
         await self.ctx.control.done(command, refusal is None, refusal or "", after)
 
     async def _apply_expand(self, node, command):

@@ -1,8 +1,14 @@
 """The store: the whole tree loaded for a strategy, pruning as a property of a subtree, ledger rows with their nodes."""
 
+import asyncio
+import threading
+
 import pytest
 from asgiref.sync import sync_to_async
+from django.db.models import F
 
+from reasoning import states
+from reasoning.fence import RunLost
 from reasoning.models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from reasoning.store import DjangoStore
 from reasoning.strategies.base import Answer
@@ -113,3 +119,39 @@ async def test_critiques_are_kept_as_memory_and_marked_when_applied(session):
     assert row.applied_to_next and row.attempt_num == 2 and row.node_id == a.id
     reloaded = await sync_to_async(DjangoStore)(session)
     assert reloaded.critiques()[-1].applied_to_next
+
+
+async def test_new_children_come_back_before_their_insert_lands_and_later_writes_land_after_it(session, monkeypatch):
+    root, *_ = await sync_to_async(grow)(session)
+    store = await sync_to_async(DjangoStore)(session)
+    held = threading.Event()
+    insert = DjangoStore._insert_children
+
+    def held_insert(self, *args):
+        assert held.wait(10), "the insert was never let go"
+        return insert(self, *args)
+
+    monkeypatch.setattr(DjangoStore, "_insert_children", held_insert)
+    # The children are back while their insert waits on the writer thread: their judgements could start now.
+    children = await asyncio.wait_for(
+        store.add_children(store.get(root.id), [{"thought": "x"}, {"thought": "y"}], None), 5
+    )
+    assert [c.thought for c in store.children(store.get(root.id))][-2:] == ["x", "y"]
+    held.set()
+    await store.update_many([(c, {"eval_score": 0.6}) for c in children])  # lands on the inserted rows
+    scores = [n.eval_score async for n in ReasoningNode.objects.filter(pk__in=[c.id for c in children])]
+    assert scores == [0.6, 0.6]
+
+
+async def test_a_refused_insert_reaches_the_strategy_at_its_next_write_and_leaves_no_node(session):
+    root, *_ = await sync_to_async(grow)(session)
+    session.status, session.run_owner = "queued", ""
+    await session.asave(update_fields=["status", "run_owner"])
+    fence = await sync_to_async(states.claim)(session.id, "old-run")
+    store = await sync_to_async(DjangoStore)(session, fence=fence)
+    await ReasoningSession.objects.filter(pk=session.id).aupdate(run_epoch=F("run_epoch") + 1)  # taken over
+    children = await store.add_children(store.get(root.id), [{"thought": "late"}], None)
+    with pytest.raises(RunLost):
+        await store.update(children[0], eval_score=0.9)
+    assert not await ReasoningNode.objects.filter(thought="late").aexists()
+    await store.settled()  # raised once: the run's ending path waits again without a second error
