@@ -8,7 +8,6 @@ cover from its lease and settle() for failed attempts and its unspent lease.
 """
 
 from django.db import connections, router
-from django.db.models import F
 
 from .models import ReasoningSession
 
@@ -29,10 +28,7 @@ def settle(session_id, cost=0.0, released=None, fence=None):
     quote = connection.ops.quote_name
     table = quote(ReasoningSession._meta.db_table)
     used, reserved = quote("budget_used_usd"), quote("budget_reserved_usd")
-    if fence is not None:
-        where, params = fence.where(connection)
-    else:
-        where, params = f"{quote('id')} = %s", [ReasoningSession._meta.pk.get_db_prep_value(session_id, connection)]
+    where, params = _target(session_id, fence, connection)
     sql = f"UPDATE {table} SET {used} = {used} + %s, {reserved} = {reserved} - %s WHERE {where}"
     with connection.cursor() as cursor:
         cursor.execute(sql, [cost, released, *params])
@@ -44,11 +40,25 @@ def reserve(session_id, amount, fence=None):
     """Atomically reserve an amount for a run's calls; False if it would take the session past its budget.
 
     Raises RunLost when the run no longer holds the session: its lease is refused whatever the budget.
+    Written by hand like settle(): a run leases budget every few calls, on the critical path before a call.
     """
-    rows = fence.rows() if fence is not None else ReasoningSession.objects.filter(pk=session_id)
-    taken = rows.filter(budget_used_usd__lte=F("budget_usd") - F("budget_reserved_usd") - amount + EPSILON).update(
-        budget_reserved_usd=F("budget_reserved_usd") + amount
-    )
+    connection = connections[router.db_for_write(ReasoningSession)]
+    quote = connection.ops.quote_name
+    table = quote(ReasoningSession._meta.db_table)
+    budget, used, reserved = quote("budget_usd"), quote("budget_used_usd"), quote("budget_reserved_usd")
+    where, params = _target(session_id, fence, connection)
+    sql = f"UPDATE {table} SET {reserved} = {reserved} + %s WHERE {where} AND {used} <= {budget} - {reserved} - %s + %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [amount, *params, amount, EPSILON])
+        taken = cursor.rowcount
     if not taken and fence is not None and not fence.held():
         raise fence.lost()
     return taken == 1
+
+
+def _target(session_id, fence, connection):
+    """The WHERE clause (and its parameters) naming the session's row: as the run's fence holds it, if it has one."""
+    if fence is not None:
+        return fence.where(connection)
+    pk = ReasoningSession._meta.pk.get_db_prep_value(session_id, connection)
+    return f"{connection.ops.quote_name('id')} = %s", [pk]

@@ -23,7 +23,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
 from . import events, ledger, sql
-from .models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
+from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from .strategies.base import Critique, Edge, Node
 
 UPDATABLE = {
@@ -265,7 +265,7 @@ class DjangoStore:
     def _insert_children(self, rows, edges, answer):
         with transaction.atomic():
             self._settle(record_cost(answer.records if answer else []))
-            ReasoningNode.objects.bulk_create(rows)
+            sql.insert(rows)
             ReasoningEdge.objects.bulk_create(edges)
             write_records(answer.records if answer else [])
             events.publish(
@@ -365,7 +365,7 @@ def write_records(records):
     fresh = [r for r in records if r._state.adding]
     if not fresh:
         return 0.0
-    LLMCall.objects.bulk_create(fresh)
+    sql.insert(fresh)
     return sum(r.cost_usd for r in fresh)
 
 
