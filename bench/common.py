@@ -30,6 +30,12 @@ def setup_django():
     import django
 
     django.setup()
+    import reasoning
+
+    # Celery puts the working directory first on sys.path as config/ loads: run from another tree, this process would
+    # measure that tree's code under this one's name. bench/tot_critical_path.py runs each tree from its own directory.
+    if not Path(reasoning.__file__).resolve().is_relative_to(CODE.resolve()):
+        raise SystemExit(f"measuring {reasoning.__file__}, not the code of {CODE}: run from {CODE}")
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)

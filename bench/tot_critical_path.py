@@ -104,7 +104,7 @@ def measured_in(tree, runs):
     """This bench's figures for the code in `tree`, measured in a process of its own."""
     env = {**os.environ, "BENCH_CODE_ROOT": str(tree)}
     out = subprocess.run(
-        [sys.executable, __file__, "--runs", str(runs), "--json"], env=env, capture_output=True, text=True
+        [sys.executable, __file__, "--runs", str(runs), "--json"], env=env, cwd=tree, capture_output=True, text=True
     )
     if out.returncode:
         raise SystemExit(out.stderr[-3000:])
