@@ -119,6 +119,6 @@ def rubrics_for(tenant):
 
 def rubric_for(tenant, problem_kind):
     """The rubric a session of this kind is scored by: the tenant's own active one, else the shared one (as
-    rubrics_for lists them, in one query rather than its three: every run starts with this)."""
+    rubrics_for lists them, in a plainer query than its subqueries: every run starts with this)."""
     rubrics = Rubric.objects.filter(Q(tenant=tenant) | Q(tenant=None), problem_kind=problem_kind, is_active=True)
     return rubrics.order_by(F("tenant").asc(nulls_last=True)).prefetch_related("criteria").first()

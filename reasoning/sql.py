@@ -18,6 +18,13 @@ def prep(model, name, value, connection):
     return model._meta.get_field(name).get_db_prep_value(value, connection)
 
 
+def pk_in(model, pks, connection):
+    """`pk IN (...)` for these primary keys, and its parameters."""
+    marks = ", ".join(["%s"] * len(pks))
+    params = [prep(model, model._meta.pk.name, pk, connection) for pk in pks]
+    return f"{connection.ops.quote_name(model._meta.pk.column)} IN ({marks})", params
+
+
 def columns(model, names, connection):
     """The quoted columns of these fields, for a SELECT list."""
     quote = connection.ops.quote_name

@@ -77,21 +77,18 @@ class DjangoStore:
         self.session_id = session.id
         self.fence = fence  # the run's token: every write below checks it in the statement that settles its spend
         self.tenant_id = session.tenant_id
-        self.rows, self.kids, self.edge_views, self.critique_views = {}, {}, [], []
         self.queued = []  # inserts of children handed to the writer thread and not yet waited for
-        self._load(session.id)
-
-    def _load(self, session_id):
-        self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session_id).order_by("created_at")}
+        self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")}
+        self.kids = {}
         for row in self.rows.values():
             self.kids.setdefault(row.parent_id, []).append(row.id)
         self.edge_views = [
             Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation)
-            for e in ReasoningEdge.objects.filter(session_id=session_id).order_by("created_at")
+            for e in ReasoningEdge.objects.filter(session_id=session.id).order_by("created_at")
         ]
         self.critique_views = [
             Critique(_str(c.node_id), c.attempt_num, c.outcome_score, c.critique, c.applied_to_next, str(c.id))
-            for c in ReasoningCritique.objects.filter(session_id=session_id).order_by("attempt_num", "created_at")
+            for c in ReasoningCritique.objects.filter(session_id=session.id).order_by("attempt_num", "created_at")
         ]
 
     # ---- reads, from memory ---------------------------------------------------------------
@@ -140,9 +137,8 @@ class DjangoStore:
         self._remember(rows)
         self.edge_views += [Edge(str(e.from_node_id), str(e.to_node_id), e.action, e.observation) for e in edges]
         self.queued.append(asyncio.ensure_future(sync_to_async(self._insert_children)(rows, edges, answer)))
-        await asyncio.sleep(
-            0
-        )  # the queued task's first step hands the insert to the writer thread, ahead of later writes
+        # One turn of the loop: the queued task's first step hands the insert to the writer thread, ahead of later writes.
+        await asyncio.sleep(0)
         return [view(row) for row in rows]
 
     async def settled(self):
@@ -374,23 +370,21 @@ def flagged(ids, flag, names):
     if not ids:
         return []
     connection = sql.connection_for(ReasoningNode)
-    quote = connection.ops.quote_name
-    where = f"{quote('id')} IN ({', '.join(['%s'] * len(ids))}) AND {quote(flag)} = %s"
-    return sql.select(ReasoningNode, names, where, [*(sql.prep(ReasoningNode, "id", i, connection) for i in ids), True])
+    among, params = sql.pk_in(ReasoningNode, ids, connection)
+    return sql.select(ReasoningNode, names, f"{among} AND {connection.ops.quote_name(flag)} = %s", [*params, True])
 
 
 def mark_pruned(ids):
     """The strategy prunes these nodes (those no one pruned before): one statement, as flagged() reads."""
     connection = connections[router.db_for_write(ReasoningNode)]
     quote = connection.ops.quote_name
-    sql_text = (
+    among, params = sql.pk_in(ReasoningNode, ids, connection)
+    statement = (
         f"UPDATE {quote(ReasoningNode._meta.db_table)} SET {quote('pruned')} = %s, {quote('pruned_by')} = %s "
-        f"WHERE {quote('id')} IN ({', '.join(['%s'] * len(ids))}) AND {quote('pruned')} = %s"
+        f"WHERE {among} AND {quote('pruned')} = %s"
     )
     with connection.cursor() as cursor:
-        cursor.execute(
-            sql_text, [True, "strategy", *(sql.prep(ReasoningNode, "id", i, connection) for i in ids), False]
-        )
+        cursor.execute(statement, [True, "strategy", *params, False])
 
 
 def write_columns(rows, names):
