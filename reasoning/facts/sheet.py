@@ -1,0 +1,156 @@
+"""The client's fact sheet: what the client told us, as facts a checker and a prompt can both read.
+
+A Fact is one figure, place or named thing from the problem text, labelled ("salary", "employer stock share"),
+of one kind, with its value normalised (an amount in base units with its ISO currency, a percent as a number of
+percent, a place as an ISO 3166 code or subdivision), the exact span it came from, and who stated it (read from
+the text, or an advisor). A Finding is one result of checking a text against the sheet.
+
+Nothing here imports Django or litellm: the offline model, the strategies' engine and the checker all read it.
+The sheet travels in every prompt as lines `render_sheet` writes and `read_sheet` reads back, so the offline model
+writes from the same sheet a real model is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+
+KINDS = ("amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint")
+NUMERIC = ("amount", "percent", "age", "year")
+SOURCES = ("extracted", "advisor")
+CHECK_KINDS = ("figure", "arithmetic", "currency", "jurisdiction", "label", "coverage")
+
+
+@dataclass
+class Fact:
+    label: str  # what the figure or thing is, in the client's terms: "salary", "employer stock share"
+    kind: str  # one of KINDS
+    value: float | str | None  # amount: base units; percent: 70.0; age/year: a number; place: "US-CA"; else a name
+    unit: str = ""  # amount: ISO 4217 code; percent: "%"; age: "years"; place: "ISO 3166"; else ""
+    text: str = ""  # the exact span of the problem text it came from ("" for an advisor's fact with none)
+    start: int = -1  # where that span starts in the problem text (-1: not from the text)
+    end: int = -1
+    source: str = "extracted"  # extracted | advisor
+    base: str = ""  # a percent's base: the label of the amount it is a share of ("" when the text gives none)
+    id: str = ""  # the stored fact's id, once stored
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        known = {name for name in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class Finding:
+    """One check of a text against the sheet: `ok` False is a failed check; `text` is the span it concerns."""
+
+    kind: str  # one of CHECK_KINDS
+    ok: bool
+    text: str  # the span of the checked text
+    detail: str  # what was found, in a sentence an advisor reads ("$450k is the salary, not NIIT")
+    start: int = -1  # where the span starts in the checked text
+    end: int = -1
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        known = {name for name in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class Sheet:
+    """The facts of one case, in the order the problem states them."""
+
+    facts: list[Fact] = field(default_factory=list)
+
+    def of_kind(self, *kinds):
+        return [f for f in self.facts if f.kind in kinds]
+
+    def labelled(self, label):
+        return next((f for f in self.facts if f.label == label), None)
+
+
+# ---- the sheet in a prompt ------------------------------------------------------------------------------------
+
+LINE = re.compile(r"^- (?P<label>.+?) \[(?P<kind>[a-z]+)\]: (?P<display>.*)$")
+EMPTY = "(no facts were read from the problem)"
+
+
+def display(fact):
+    """The value as the prompt shows it: an amount in full with its ISO code, a percent with its base, a place with
+    its code first; the shape read_sheet reads back."""
+    value = fact.value
+    if fact.kind == "amount" and isinstance(value, int | float):
+        return f"{fact.unit} {_figure(value)}".strip()
+    if fact.kind == "percent" and isinstance(value, int | float):
+        return f"{_figure(value)}%" + (f" of {fact.base}" if fact.base else "")
+    if fact.kind == "age" and isinstance(value, int | float):
+        return f"{_figure(value)} years"
+    if fact.kind == "year" and isinstance(value, int | float):
+        return _figure(value)
+    return str(value if value not in (None, "") else fact.text)
+
+
+def render_sheet(facts):
+    """The facts as prompt lines: `- label [kind]: value`, with the words they came from."""
+    if not facts:
+        return EMPTY
+    return "\n".join(
+        f"- {f.label} [{f.kind}]: {display(f)}" + (f'  (the client wrote "{_one_line(f.text)}")' if f.text else "")
+        for f in facts
+    )
+
+
+QUOTED = re.compile(r'\s+\(the client wrote "(?P<text>.*)"\)$')
+
+
+def read_sheet(text):
+    """The facts a prompt's sheet section lists (render_sheet's lines; other lines are ignored)."""
+    facts = []
+    for line in (text or "").splitlines():
+        quoted = QUOTED.search(line)
+        match = LINE.match(line[: quoted.start()] if quoted else line)
+        if not match or match["kind"] not in KINDS:
+            continue
+        kind, shown = match["kind"], match["display"].strip()
+        fact = Fact(label=match["label"], kind=kind, value=shown, text=quoted["text"] if quoted else "")
+        _read_value(fact, shown)
+        facts.append(fact)
+    return facts
+
+
+AMOUNT = re.compile(r"^(?P<unit>[A-Z]{3}) (?P<figure>-?[\d,]+(?:\.\d+)?)$")
+PERCENT = re.compile(r"^(?P<figure>-?[\d,]+(?:\.\d+)?)%(?: of (?P<base>.+))?$")
+NUMBER = re.compile(r"^(?P<figure>-?[\d,]+(?:\.\d+)?)(?: years)?$")
+
+
+def _read_value(fact, shown):
+    if fact.kind == "amount" and (m := AMOUNT.match(shown)):
+        fact.value, fact.unit = _number(m["figure"]), m["unit"]
+    elif fact.kind == "percent" and (m := PERCENT.match(shown)):
+        fact.value, fact.unit, fact.base = _number(m["figure"]), "%", m["base"] or ""
+    elif fact.kind in ("age", "year") and (m := NUMBER.match(shown)):
+        fact.value, fact.unit = _number(m["figure"]), "years" if fact.kind == "age" else ""
+    elif fact.kind == "place":
+        fact.value, fact.unit = shown.split(" ")[0], "ISO 3166"
+
+
+def _number(figure):
+    value = float(figure.replace(",", ""))
+    return int(value) if value.is_integer() else value
+
+
+def _figure(value):
+    """12,345.6 -> "12,345.6"; whole numbers without decimals."""
+    number = float(value)
+    return f"{int(number):,}" if number.is_integer() else f"{number:,.4f}".rstrip("0").rstrip(".")
+
+
+def _one_line(text):
+    return " ".join(str(text).split()).replace('"', "'")
