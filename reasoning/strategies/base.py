@@ -20,6 +20,7 @@ from typing import Callable, ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict
 
 # The model layer's types, here too because every strategy uses them.
+from reasoning.facts.sheet import render_sheet
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
 
 VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times before it is trusted
@@ -190,6 +191,9 @@ class Context:
     control: Control
     prior: Prior = field(default_factory=Prior)
     clock: Callable[[], float] = time.monotonic
+    facts: list = field(default_factory=list)  # the client's fact sheet (reasoning.facts.sheet.Fact), in every prompt
+    # The checker of the client's facts: (text, final) -> findings (reasoning.facts.sheet.Finding); none by default.
+    check: Callable[..., list] | None = None
 
 
 @dataclass
@@ -221,6 +225,7 @@ class Strategy(ABC):
         self.model_failure: ModelError | None = None  # the first call that failed on every model, if any
         self.promoted: tuple[Node, Command] | None = None
         self.resynthesize = False
+        self.findings_note = ""  # the checker's findings on the last answer, shown to the synthesis written again
 
     # ---- what each strategy writes -------------------------------------------------------
 
@@ -263,6 +268,18 @@ class Strategy(ABC):
         """The node the answer should come from, given the tree as it stands (pure: also used for idle sessions)."""
 
     # ---- asking the model ----------------------------------------------------------------
+
+    def case_fields(self, **fields):
+        """What every prompt of the session shows: the problem, its kind, its rubric, the client's fact sheet and
+        (for a synthesis written again) what the checker found in the last one; `fields` override."""
+        return {
+            "problem": self.ctx.problem,
+            "kind": self.ctx.kind,
+            "rubric": self.ctx.rubric,
+            "facts": render_sheet(self.ctx.facts),
+            "findings": self.findings_note or "(none)",
+            **fields,
+        }
 
     async def ask(self, contract, prompt, node, what, **options):
         """(answer, {}) or (None, the fields that record on the node why nothing came).

@@ -316,11 +316,10 @@ class LanguageAgentTreeSearch(Strategy):
     def _render(self, contract, path, **fields):
         return render(
             contract,
-            problem=self.ctx.problem,
-            kind=self.ctx.kind,
-            rubric=self.ctx.rubric,
-            path=format_path([n.thought for n in path[1:]]),
-            **fields,
+            **self.case_fields(
+                path=format_path([n.thought for n in path[1:]]),
+                **fields,
+            ),
         )
 
 

@@ -168,11 +168,10 @@ class ReAct(Strategy):
     def _render(self, contract, path, **fields):
         return render(
             contract,
-            problem=self.ctx.problem,
-            kind=self.ctx.kind,
-            rubric=self.ctx.rubric,
-            trajectory=self._trajectory(path),
-            **fields,
+            **self.case_fields(
+                trajectory=self._trajectory(path),
+                **fields,
+            ),
         )
 
     def _trajectory(self, path):

@@ -339,11 +339,10 @@ class Reflexion(Strategy):
     def _render(self, contract, memory=None, **fields):
         return render(
             contract,
-            problem=self.ctx.problem,
-            kind=self.ctx.kind,
-            rubric=self.ctx.rubric,
-            memory=format_memory(self._memory() if memory is None else memory),
-            **fields,
+            **self.case_fields(
+                memory=format_memory(self._memory() if memory is None else memory),
+                **fields,
+            ),
         )
 
 

@@ -163,11 +163,10 @@ class TreeOfThoughts(Strategy):
     def _render(self, contract, path, **fields):
         return render(
             contract,
-            problem=self.ctx.problem,
-            kind=self.ctx.kind,
-            rubric=self.ctx.rubric,
-            path=format_path([n.thought for n in path[1:]]),
-            **fields,
+            **self.case_fields(
+                path=format_path([n.thought for n in path[1:]]),
+                **fields,
+            ),
         )
 
 

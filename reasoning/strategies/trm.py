@@ -415,16 +415,15 @@ class RecursiveRefinement(Strategy):
         latent = node.state.get("latent", {})
         return render(
             contract,
-            problem=self.ctx.problem,
-            kind=self.ctx.kind,
-            rubric=self.ctx.rubric,
-            iteration=node.depth + 1,
-            max_steps=max(self.ctx.params.max_steps, node.depth + 1),
-            trace=format_path(latent.get("trace", [])),
-            latent=format_latent(latent),
-            answer=node.thought if node.depth else NO_ANSWER,
-            focus=fields.pop("focus", "none: the main line of refinement"),
-            **fields,
+            **self.case_fields(
+                iteration=node.depth + 1,
+                max_steps=max(self.ctx.params.max_steps, node.depth + 1),
+                trace=format_path(latent.get("trace", [])),
+                latent=format_latent(latent),
+                answer=node.thought if node.depth else NO_ANSWER,
+                focus=fields.pop("focus", "none: the main line of refinement"),
+                **fields,
+            ),
         )
 
 

@@ -18,6 +18,8 @@ def test_every_template_names_its_contract():
             depth=4,
             thought="T",
             proposed="(none)",
+            facts="(no facts were read from the problem)",
+            findings="(none)",
         )
         assert text.startswith(f"### CONTRACT\n{contract}\n") and "$" not in text
 

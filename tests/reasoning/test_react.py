@@ -378,7 +378,7 @@ def test_the_prompts_name_their_contract_and_fill_every_placeholder():
     from reasoning.prompts import render
     from reasoning.strategies.react import STEP, SYNTHESIZE
 
-    fields = dict(problem="P", kind="general", rubric="R", trajectory="(none yet)", tools=tools.catalogue())
+    fields = dict(problem="P", kind="general", rubric="R", trajectory="(none yet)", tools=tools.catalogue(), facts="-", findings="-")
     step_prompt = render(STEP, **fields, step=1, max_steps=6, k=1, tried="(none)")
     assert step_prompt.startswith("### CONTRACT\nreact.step\n") and "$" not in step_prompt
     assert "- swiss_tax: " in step_prompt and "- final_answer: " in step_prompt
