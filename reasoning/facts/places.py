@@ -1,0 +1,211 @@
+"""Places a text names, as ISO 3166 codes: countries ("CH"), and the subdivisions a tax regime follows ("US-CA",
+"CH-BS", "DE-BY", "GB-ENG").
+
+Names come from pycountry: every country (its name, common and official names, and its German and French names),
+and the subdivisions of SUBDIVIDED (US states and DC, Swiss cantons, German Länder, the UK's four nations) in their
+local forms and their English, German, French and Italian translations ("Zürich", "Genève", "Genf", "Bavaria",
+"Bâle-Ville"). Only what pycountry lacks is written here: English exonyms it does not give, a short table of big
+cities mapped to their subdivision, and demonyms.
+
+A name is matched only as written with its capital, on word boundaries, the longest first ("New Jersey" before
+"Jersey", "Basel-Stadt" before "Basel"). Two-letter codes are read only as "US", "UK" (and "USA", "U.S.", "U.K.").
+A name that is also a given name or a common word (AMBIGUOUS: "Georgia", "Jordan", "Washington", "Jersey", ...)
+counts only next to a place cue ("in Georgia", "moved to Washington", "Jersey-based", "Austin, Texas"). A demonym
+before a currency's name ("Swiss francs", "US dollars") is the currency, not a place.
+"""
+
+from __future__ import annotations
+
+import gettext
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pycountry
+
+SUBDIVIDED = {"US": ("State", "District"), "CH": ("Canton",), "DE": ("Land",), "GB": ("Country", "Province")}
+TRANSLATIONS = ("en", "de", "fr", "it")
+COUNTRY_TRANSLATIONS = ("de", "fr")
+
+
+@dataclass(frozen=True)
+class Place:
+    code: str  # "US-CA", "CH-BS", "CH", "DE", "GB"
+    name: str  # the code's English name: "California", "Basel-Stadt", "Switzerland"
+    start: int
+    end: int
+    text: str  # the words as written: "Californian", "Basel", "Zürich"
+
+
+# What pycountry lacks: English exonyms and spellings without accents, big cities, other names for a country.
+EXONYMS = {
+    "Zurich": "CH-ZH", "Geneva": "CH-GE", "Bern": "CH-BE", "Lucerne": "CH-LU", "St. Gallen": "CH-SG",
+    "St Gallen": "CH-SG", "Neuchatel": "CH-NE", "Grisons": "CH-GR", "Basel-City": "CH-BS", "Basel-Country": "CH-BL",
+    "Basle": "CH-BS", "Hesse": "DE-HE", "Lower Saxony": "DE-NI", "North Rhine-Westphalia": "DE-NW",
+    "Rhineland-Palatinate": "DE-RP", "Saxony": "DE-SN", "Saxony-Anhalt": "DE-ST", "Thuringia": "DE-TH",
+    "Baden-Wurttemberg": "DE-BW", "Mecklenburg-Western Pomerania": "DE-MV", "Cymru": "GB-WLS",
+    "Washington D.C.": "US-DC", "Washington, D.C.": "US-DC", "Washington DC": "US-DC", "D.C.": "US-DC",
+    "US": "US", "U.S.": "US", "USA": "US", "U.S.A.": "US", "America": "US", "the States": "US",
+    "UK": "GB", "U.K.": "GB", "Britain": "GB", "Great Britain": "GB", "Holland": "NL", "UAE": "AE",
+    "Czech Republic": "CZ", "Russia": "RU", "Vatican": "VA", "Ivory Coast": "CI",
+}  # fmt: skip
+CITIES = {
+    "Zurich": "CH-ZH", "Zürich": "CH-ZH", "Winterthur": "CH-ZH", "Geneva": "CH-GE", "Genève": "CH-GE",
+    "Genf": "CH-GE", "Basel": "CH-BS", "Bâle": "CH-BS", "Lausanne": "CH-VD", "Montreux": "CH-VD", "Lugano": "CH-TI",
+    "Locarno": "CH-TI", "Zug": "CH-ZG", "Baar": "CH-ZG", "Gstaad": "CH-BE", "Verbier": "CH-VS", "Zermatt": "CH-VS",
+    "St. Moritz": "CH-GR", "Davos": "CH-GR", "Munich": "DE-BY", "München": "DE-BY", "Nuremberg": "DE-BY",
+    "Frankfurt": "DE-HE", "Cologne": "DE-NW", "Köln": "DE-NW", "Düsseldorf": "DE-NW", "Dusseldorf": "DE-NW",
+    "Stuttgart": "DE-BW", "Heidelberg": "DE-BW", "Dresden": "DE-SN", "Leipzig": "DE-SN", "Hanover": "DE-NI",
+    "Hannover": "DE-NI", "Potsdam": "DE-BB",
+    "San Francisco": "US-CA", "Los Angeles": "US-CA", "San Diego": "US-CA", "San Jose": "US-CA",
+    "Silicon Valley": "US-CA", "Palo Alto": "US-CA", "Bay Area": "US-CA", "Seattle": "US-WA", "Miami": "US-FL",
+    "Palm Beach": "US-FL", "Tampa": "US-FL", "Boca Raton": "US-FL", "Boston": "US-MA", "Chicago": "US-IL",
+    "Houston": "US-TX", "Dallas": "US-TX", "Austin": "US-TX", "San Antonio": "US-TX", "New York City": "US-NY",
+    "NYC": "US-NY", "Manhattan": "US-NY", "Brooklyn": "US-NY", "Denver": "US-CO", "Las Vegas": "US-NV",
+    "Phoenix": "US-AZ", "Scottsdale": "US-AZ", "Atlanta": "US-GA", "Philadelphia": "US-PA", "Portland": "US-OR",
+    "Nashville": "US-TN", "Charlotte": "US-NC", "Greenwich": "US-CT", "Minneapolis": "US-MN", "Honolulu": "US-HI",
+    "London": "GB-ENG", "Manchester": "GB-ENG", "Birmingham": "GB-ENG", "Oxford": "GB-ENG", "Cambridge": "GB-ENG",
+    "Edinburgh": "GB-SCT", "Glasgow": "GB-SCT", "Cardiff": "GB-WLS", "Belfast": "GB-NIR",
+    "Paris": "FR", "Milan": "IT", "Vienna": "AT", "Wien": "AT", "Vaduz": "LI", "Dubai": "AE", "Abu Dhabi": "AE",
+    "Madrid": "ES", "Lisbon": "PT", "Amsterdam": "NL", "Brussels": "BE", "Stockholm": "SE", "Toronto": "CA",
+    "Vancouver": "CA", "Sydney": "AU", "Tokyo": "JP", "Tel Aviv": "IL",
+}  # fmt: skip
+DEMONYMS = {
+    "Californian": "US-CA", "Floridian": "US-FL", "Texan": "US-TX", "New Yorker": "US-NY", "Bavarian": "DE-BY",
+    "Zuricher": "CH-ZH", "Genevan": "CH-GE", "Scottish": "GB-SCT", "Scot": "GB-SCT", "Welsh": "GB-WLS",
+    "Swiss": "CH", "German": "DE", "American": "US", "British": "GB", "French": "FR", "Italian": "IT",
+    "Austrian": "AT", "Spanish": "ES", "Portuguese": "PT", "Dutch": "NL", "Belgian": "BE", "Canadian": "CA",
+    "Australian": "AU", "Irish": "IE", "Luxembourgish": "LU", "Monegasque": "MC", "Liechtensteiner": "LI",
+    "Singaporean": "SG", "Brazilian": "BR", "Mexican": "MX", "Indian": "IN", "Chinese": "CN", "Japanese": "JP",
+    "Israeli": "IL", "Swede": "SE", "Swedish": "SE", "Norwegian": "NO", "Danish": "DK",
+}  # fmt: skip
+# Names that are also given names, common words or another place's name: read only next to a place cue.
+AMBIGUOUS = {
+    "Georgia", "Jordan", "Chad", "Israel", "Jersey", "Guernsey", "Washington", "Virginia", "Montana", "Indiana",
+    "Uri", "Jura", "Island", "Maurice", "Victoria", "Austin", "Houston", "Dallas", "Phoenix", "Denver", "Charlotte",
+    "Portland", "Cambridge", "Birmingham", "Greenwich", "America", "Oxford", "Paris", "Scot", "Dominica", "Man",
+}  # fmt: skip
+# "Georgia" after a place cue is the US state unless the country is said ("the country of Georgia", "Tbilisi").
+PREFERRED = {"Georgia": "US-GA"}
+CURRENCY_AFTER = re.compile(r"\s*(?:[Ff]ranc|[Ff]ranken|[Dd]ollar|[Pp]ound|\$|[Ee]uro|[Kk]rona|[Kk]rone|[Yy]en)")
+LANGUAGE_AFTER = re.compile(r"[-\s]?(?:speaking|speaker|language)\b")
+CUE_BEFORE = re.compile(
+    r"(?:\b(?:in|from|to|of|near|at|across|outside|inside|throughout|within|into|between|and|or|based|"
+    r"live|lives|lived|living|resident|residents|domiciled|moved|moving|relocat\w*|state|country)\s+(?:the\s+)?|,\s*)$"
+)
+CUE_AFTER = re.compile(
+    r"^(?:-based|\s+(?:state|resident|residents|property|home|house|apartment|condo|estate|income|tax|law)\b|,\s*[A-Z])"
+)
+
+
+def _plain(name):
+    """pycountry's "Wales [Cymru GB-CYM]" -> ("Wales", "Cymru"); "Holy See (Vatican City State)" -> "Holy See"."""
+    name = re.sub(r"\s*\(.*?\)", "", name)
+    found = re.match(r"^(.*?)\s*\[(.*?)\s+[A-Z]{2}-[A-Z0-9]+\]$", name)
+    return [found[1], found[2]] if found else [name]
+
+
+@lru_cache(maxsize=1)
+def names():
+    """name as written -> code: pycountry's countries and subdivisions, then exonyms, cities and demonyms."""
+    table = {}
+
+    def put(name, code):
+        for plain in _plain(name):
+            if plain and "," not in plain and plain[0].isupper():
+                table.setdefault(plain, code)
+
+    translators = {lang: _translator("iso3166-2", lang) for lang in TRANSLATIONS}
+    for country, types in SUBDIVIDED.items():
+        for sub in pycountry.subdivisions.get(country_code=country):
+            if sub.type in types:
+                put(sub.name, sub.code)
+                for translate in translators.values():
+                    put(translate(sub.name), sub.code)
+    country_translators = [_translator("iso3166-1", lang) for lang in COUNTRY_TRANSLATIONS]
+    for country in pycountry.countries:
+        for attribute in ("common_name", "name", "official_name"):
+            if name := getattr(country, attribute, None):
+                put(name, country.alpha_2)
+        for translate in country_translators:
+            put(translate(country.name), country.alpha_2)
+    for extra in (EXONYMS, CITIES, DEMONYMS):
+        for name, code in extra.items():
+            table[name] = code
+    table.update(PREFERRED)
+    return table
+
+
+def _translator(domain, lang):
+    try:
+        return gettext.translation(domain, pycountry.LOCALES_DIR, languages=[lang]).gettext
+    except OSError:
+        return lambda name: name
+
+
+@lru_cache(maxsize=1)
+def _pattern():
+    ordered = sorted(names(), key=len, reverse=True)
+    return re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w]|\.\w)")
+
+
+def find_places(text: str) -> list[Place]:
+    """Every place the text names, in order: countries, subdivisions, big cities, demonyms ("Swiss-German" is
+    both CH and DE). The same code named twice is two Places."""
+    text = text or ""
+    table = names()
+    found = []
+    for m in _pattern().finditer(text):
+        written = m[0]
+        if written in DEMONYMS or written in ("US", "U.S.", "UK", "British"):
+            if CURRENCY_AFTER.match(text, m.end()) or text[m.end() : m.end() + 1] == "$":
+                continue
+            if LANGUAGE_AFTER.match(text, m.end()):  # "German-speaking": a language, not a place
+                continue
+        if written in AMBIGUOUS and not _cued(text, m.start(), m.end()):
+            continue
+        if written == "America" and re.search(r"(?:North|South|Latin|Central|of)\s+$", text[: m.start()]):
+            continue
+        code = table[written]
+        if written == "Georgia" and (re.search(r"(?:country|Republic) of\s+$", text[: m.start()]) or "Tbilisi" in text):
+            code = "GE"
+        found.append(Place(code, _english(code), m.start(), m.end(), written))
+    return found
+
+
+def _cued(text, start, end):
+    before = text[max(0, start - 40) : start]
+    return bool(CUE_BEFORE.search(before) or CUE_AFTER.match(text[end : end + 40]))
+
+
+def country_of(code: str) -> str:
+    """"US-CA" -> "US"; "CH" -> "CH"."""
+    return (code or "").split("-")[0]
+
+
+def within(code: str, other: str) -> bool:
+    """The place is the other or lies in it: "US-CA" within "US" and within "US-CA"; "US" not within "US-CA"."""
+    if not code or not other:
+        return False
+    return code == other or ("-" not in other and country_of(code) == other)
+
+
+@lru_cache(maxsize=None)
+def _english(code):
+    if "-" in code:
+        sub = pycountry.subdivisions.get(code=code)
+        if sub is None:
+            return code
+        translated = _translator("iso3166-2", "en")(sub.name)
+        return _plain(translated)[0]
+    country = pycountry.countries.get(alpha_2=code)
+    if country is None:
+        return code
+    return getattr(country, "common_name", None) or _plain(country.name)[0]
+
+
+def place_name(code: str) -> str:
+    """"US-CA" -> "California, United States"; "CH-BS" -> "Basel-Stadt, Switzerland"; "CH" -> "Switzerland"."""
+    if "-" in (code or ""):
+        return f"{_english(code)}, {_english(country_of(code))}"
+    return _english(code or "")

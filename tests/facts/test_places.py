@@ -1,0 +1,118 @@
+"""Places as ISO 3166 codes: countries, subdivisions in local and English forms, cities, demonyms; no false hits."""
+
+import pytest
+
+from reasoning.facts.places import Place, country_of, find_places, names, place_name, within
+
+
+def codes(text):
+    return [(p.code, p.text) for p in find_places(text)]
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("California", "US-CA"),
+        ("Florida", "US-FL"),
+        ("New York", "US-NY"),
+        ("New Jersey", "US-NJ"),
+        ("Zürich", "CH-ZH"),
+        ("Zurich", "CH-ZH"),
+        ("Genève", "CH-GE"),
+        ("Geneva", "CH-GE"),
+        ("Basel-Stadt", "CH-BS"),
+        ("Basel", "CH-BS"),
+        ("Zug", "CH-ZG"),
+        ("Bayern", "DE-BY"),
+        ("Bavaria", "DE-BY"),
+        ("Munich", "DE-BY"),
+        ("München", "DE-BY"),
+        ("San Francisco", "US-CA"),
+        ("Miami", "US-FL"),
+        ("London", "GB-ENG"),
+        ("Scotland", "GB-SCT"),
+        ("Switzerland", "CH"),
+        ("Schweiz", "CH"),
+        ("Germany", "DE"),
+        ("United Kingdom", "GB"),
+        ("United States", "US"),
+        ("Liechtenstein", "LI"),
+    ],
+)
+def test_it_reads_a_named_place(text, code):
+    found = find_places(f"She has a flat in {text}.")
+    assert [(p.code, p.text) for p in found] == [(code, text)]
+    assert all(isinstance(p, Place) for p in found)
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("Californian", "US-CA"),
+        ("Floridian", "US-FL"),
+        ("Swiss", "CH"),
+        ("German", "DE"),
+        ("American", "US"),
+        ("British", "GB"),
+    ],
+)
+def test_a_demonym_stands_for_its_place(text, code):
+    assert codes(f"A {text} client") == [(code, text)]
+
+
+def test_swiss_german_is_both():
+    assert codes("A Swiss-German cross-border family") == [("CH", "Swiss"), ("DE", "German")]
+
+
+def test_places_come_in_order_with_their_spans():
+    text = "A Californian, 58, lives in San Francisco and owns a cabin in Montana."
+    found = find_places(text)
+    assert [p.code for p in found] == ["US-CA", "US-CA", "US-MT"]
+    assert all(text[p.start : p.end] == p.text for p in found)
+    assert found[0].name == "California"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She pays in USD and her CA advisor agrees.",
+        "Georgia Smith and George Washington",
+        "Jordan bought more stock",
+        "Bath, Reading and Split are towns; Nice too.",
+        "paid in Swiss francs, US dollars and US$ 5",
+        "a German-speaking canton",
+        "Latin America",
+        "us and them",
+        "californian wines",  # not capitalised
+    ],
+)
+def test_no_false_hits(text):
+    assert codes(text) == []
+
+
+def test_an_ambiguous_name_counts_after_a_place_cue():
+    assert codes("He moved to Georgia last year") == [("US-GA", "Georgia")]
+    assert codes("She lives in Washington") == [("US-WA", "Washington")]
+    assert codes("a trust in Jersey") == [("JE", "Jersey")]
+    assert codes("moved from Austin, Texas") == [("US-TX", "Austin"), ("US-TX", "Texas")]
+    assert codes("a flat in the country of Georgia") == [("GE", "Georgia")]
+
+
+def test_two_letter_codes_only_as_us_uk_usa():
+    assert codes("the US, the UK and the USA") == [("US", "US"), ("GB", "UK"), ("US", "USA")]
+
+
+def test_names_come_from_pycountry():
+    table = names()
+    assert table["Basel-Landschaft"] == "CH-BL" and table["Genf"] == "CH-GE" and table["Bâle-Ville"] == "CH-BS"
+    assert table["Deutschland"] == "DE" and table["Suisse"] == "CH" and table["Wales"] == "GB-WLS"
+
+
+def test_country_of_place_name_within():
+    assert country_of("US-CA") == "US" and country_of("CH") == "CH"
+    assert place_name("US-CA") == "California, United States"
+    assert place_name("CH-BS") == "Basel-Stadt, Switzerland"
+    assert place_name("DE-BY") == "Bavaria, Germany"
+    assert place_name("CH") == "Switzerland"
+    assert within("US-CA", "US") and within("US-CA", "US-CA") and within("US", "US")
+    assert not within("US", "US-CA") and not within("CH-BS", "DE") and not within("US-CA", "US-NY")
