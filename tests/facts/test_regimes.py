@@ -1,0 +1,117 @@
+"""The tax regimes a text names, and whether each can apply to the client's places."""
+
+import pytest
+
+from reasoning.facts.regimes import REGIMES, find_regimes, tied
+
+
+def named(text):
+    return [(m.text, m.code) for m in find_regimes(text)]
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("the 3.8% NIIT on her gains", "US"),
+        ("the net investment income tax applies", "US"),
+        ("IRMAA surcharges at 65", "US"),
+        ("Medicare premiums rise", "US"),
+        ("the federal estate tax exemption", "US"),
+        ("max out the 401(k) first", "US"),
+        ("a Roth IRA conversion", "US"),
+        ("California income tax at 13.3%", "US-CA"),
+        ("a notice from the CA FTB", "US-CA"),
+        ("New York state tax on the bonus", "US-NY"),
+        ("state income tax on wages", "US"),
+        ("the Swiss wealth tax on the portfolio", "CH"),
+        ("Vermögenssteuer im Kanton", "CH"),
+        ("cantonal tax rates differ", "CH"),
+        ("AHV contributions", "CH"),
+        ("pay into pillar 3a each year", "CH"),
+        ("a BVG buy-in", "CH"),
+        ("the Eigenmietwert on her flat", "CH"),
+        ("German Erbschaftsteuer by class", "DE"),
+        ("inheritance tax in Germany", "DE"),
+        ("the Abgeltungsteuer of 25%", "DE"),
+        ("plus Solidaritätszuschlag", "DE"),
+        ("UK inheritance tax at 40%", "GB"),
+        ("IHT on the estate", "GB"),
+        ("fill the ISA allowance", "GB"),
+        ("a SIPP drawdown", "GB"),
+        ("the CGT annual exempt amount", "GB"),
+    ],
+)
+def test_it_ties_each_rule_to_its_jurisdiction(text, code):
+    assert code in [c for _, c in named(text)], named(text)
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("California taxes gains as ordinary income", "US-CA"),
+        ("Germany's inheritance tax reaches the heirs", "DE"),
+        ("gains are taxes in California too", "US-CA"),
+        ("under German tax rules", "DE"),
+        ("Swiss tax on the dividends", "CH"),
+        ("the estate is taxed in the UK", "GB"),
+    ],
+)
+def test_it_reads_place_tax_forms(text, code):
+    assert code in [c for _, c in named(text)], named(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "She moved from California to Florida in 2019.",
+        "Isabel and Ira own Amtrak bonds in Iran.",
+        "A Rothschild fund in Germany.",
+        "ISAAC holds AMTRAK paper.",
+        "Diversify the employer stock over three years.",
+    ],
+)
+def test_a_place_merely_named_or_a_lookalike_word_is_no_rule(text):
+    assert named(text) == []
+
+
+def test_a_rule_named_as_absent_is_negated():
+    mentions = find_regimes("Florida has no state income tax, and a move avoids California income tax.")
+    assert [m.negated for m in mentions] == [True, True]
+    assert not find_regimes("California taxes gains")[0].negated
+
+
+def test_a_table_name_wins_over_the_generic_form_it_contains():
+    mentions = find_regimes("California income tax")
+    assert [(m.name, m.code) for m in mentions] == [("California income tax", "US-CA")]
+
+
+def first(text):
+    return find_regimes(text)[0]
+
+
+@pytest.mark.parametrize(
+    "text, places, expected",
+    [
+        ("NIIT", ["US-FL"], True),  # federal rules reach every US place
+        ("NIIT", ["CH-ZH"], False),
+        ("California taxes gains", ["US-FL"], False),  # a state's rules only its own state
+        ("California taxes gains", ["US-CA"], True),
+        ("California taxes gains", ["US"], True),  # the facts cannot say which state: not flagged
+        ("California taxes gains", ["US", "US-FL"], False),
+        ("state income tax", ["US-FL"], False),  # Florida has none
+        ("state income tax", ["US-FL", "US-NY"], True),
+        ("state income tax", ["US"], True),
+        ("cantonal tax", ["CH-ZG"], True),  # Swiss federal and cantonal rules reach every Swiss place
+        ("pillar 3a", ["DE-BY"], False),
+        ("German inheritance tax", ["DE-BY"], True),  # a country's rules reach its subdivisions
+        ("Zurich tax", ["CH-ZG"], False),
+        ("IHT", ["GB-ENG", "CH-ZH"], True),
+    ],
+)
+def test_tied(text, places, expected):
+    assert tied(first(text), places) is expected
+
+
+def test_the_table_stays_small_and_documented():
+    assert len(REGIMES) < 60
+    assert all(r.names and r.code and r.what for r in REGIMES)
