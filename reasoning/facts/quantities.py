@@ -17,11 +17,14 @@ to a currency ("CHF 1 800 000").
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
+from babel import Locale, localedata
 from babel.core import get_global
+from babel.localedata import locale_identifiers
 from babel.numbers import get_currency_name, get_currency_symbol
 
 KINDS = ("amount", "percent", "age", "year")
@@ -45,8 +48,9 @@ class Quantity:
 # ---- currencies from CLDR ---------------------------------------------------------------------------------------
 
 CURRENCY_LOCALES = ("en_US", "en_GB", "de_CH", "fr_CH", "de_DE")
-# Symbols CLDR gives several currencies (or none): the reading a wealth problem in these markets means.
-SYMBOL_OVERRIDES = {"$": "USD", "Fr.": "CHF", "SFr.": "CHF", "SFr": "CHF", "Fr": "CHF", "sFr.": "CHF"}
+# Symbols CLDR gives several currencies (or none): the reading a wealth problem in these markets means. CLDR's
+# Singapore English writes a bare "$"; advisors write "S$".
+SYMBOL_OVERRIDES = {"$": "USD", "Fr.": "CHF", "SFr.": "CHF", "SFr": "CHF", "Fr": "CHF", "sFr.": "CHF", "S$": "SGD"}
 # Short names CLDR has only inside longer ones ("US dollars", "Swiss francs", "British pounds").
 NAME_OVERRIDES = {
     "dollar": "USD",
@@ -65,14 +69,18 @@ CODE_WORDS = {"ALL", "TOP", "CUP", "MOP", "BOB", "SOS", "GEL", "MAD", "PEN", "TR
 
 @lru_cache(maxsize=1)
 def currency_tables():
-    """(codes, symbols, names): the ISO codes in use as tender, and symbol -> code and lower-case name -> code
-    from CLDR over CURRENCY_LOCALES; a symbol or name two currencies share is dropped unless overridden."""
+    """(codes, symbols, names): the ISO codes in use as tender; symbol -> code and lower-case name -> code.
+
+    Symbols and names come from CLDR over CURRENCY_LOCALES; then the symbols English-speaking locales use at home
+    ("RM" for MYR in en_MY). A symbol or name two currencies share is dropped unless SYMBOL_OVERRIDES or
+    NAME_OVERRIDES say.
+    """
     codes = set()
     for entries in get_global("territory_currencies").values():
         codes.update(code for code, _start, end, tender in entries if end is None and tender)
     codes -= CODE_WORDS
     symbols, names = {}, {}
-    for locale in CURRENCY_LOCALES:
+    for locale in map(Locale.parse, CURRENCY_LOCALES):
         for code in sorted(codes):
             symbol = get_currency_symbol(code, locale)
             if symbol != code:
@@ -83,9 +91,28 @@ def currency_tables():
                     names.setdefault(name.lower(), set()).add(code)
     symbols = {s: next(iter(c)) for s, c in symbols.items() if len(c) == 1}
     names = {n: next(iter(c)) for n, c in names.items() if len(c) == 1}
+    for symbol, code in _local_symbols(codes).items():
+        symbols.setdefault(symbol, code)
     symbols.update(SYMBOL_OVERRIDES)
     names.update({n.lower(): c for n, c in NAME_OVERRIDES.items()})
     return frozenset(codes), symbols, names
+
+
+def _local_symbols(codes):
+    """Symbols English-speaking locales use at home that one currency alone has there: "RM" for MYR (en_MY),
+    "NZ$"; a letter symbol must be capitals or end in a dot, so "Le" or "Ar" is no currency."""
+    found = {}
+    for identifier in locale_identifiers():
+        if not identifier.startswith("en_"):
+            continue
+        for code, symbol in localedata.load(identifier, merge_inherited=False).get("currency_symbols", {}).items():
+            symbol = symbol.replace("\u200e", "")
+            if code not in codes or symbol == code or " " in symbol or "\u00a0" in symbol:
+                continue
+            signed = any(unicodedata.category(ch) == "Sc" for ch in symbol) and re.search(r"[A-Za-z]", symbol)
+            if signed or re.fullmatch(r"[A-Z]{2,}|[A-Za-z]+\.", symbol):
+                found.setdefault(symbol, set()).add(code)
+    return {s: next(iter(c)) for s, c in found.items() if len(c) == 1}
 
 
 def _alternation(words):
@@ -182,7 +209,9 @@ def _half_unit(decimals, exponent=0):
 def _patterns():
     codes, symbols, names = currency_tables()
     code = rf"(?<![A-Za-z])(?:{_alternation(codes)})(?![A-Za-z])"
-    symbol = rf"(?<![A-Za-z])(?:{_alternation(symbols)})"
+    lettered = [s for s in symbols if s[0].isalpha()]
+    signs = [s for s in symbols if not s[0].isalpha()]
+    symbol = rf"(?:(?<![A-Za-z])(?:{_alternation(lettered)})|{_alternation(signs)})"
     name = rf"(?i:(?<![A-Za-z])(?:{_alternation(names)})(?![A-Za-z]))"
     figure = rf"(?P<sign>[-−])?(?P<figure>{FIGURE_SPACED}|{FIGURE})"
     scale = rf"(?:\s?(?P<scale>{SCALE}))?"
@@ -214,22 +243,27 @@ PERCENT = re.compile(
     r"\s?(?P<unit>%|percent\b|per\s?cent\b|pct\b|Prozent\b)",
 )
 PERCENT_WORDS = re.compile(rf"(?<![\w-])(?P<words>{WORDS})\s?(?:percent|per\s?cent)\b", re.I)
-# Ages: "aged 58", "age 62", "at age 65", "58-year-old", "58 years old", "she is 61", "turns 65", "Anna (58)",
-# "A Californian, 58, holds", "retire at 62". The span is the figure with its cue when the cue is adjacent.
-AGE_NUMBER = r"(?P<figure>\d{1,3})"
-AGES = [
-    re.compile(rf"\b(?:[Aa]ged?|[Aa]ges)\s+{AGE_NUMBER}(?!\d|[.,]\d|\s*(?:%|percent))(?!\w)"),
-    re.compile(rf"(?<![\w.,]){AGE_NUMBER}(?:[- ]years?[- ]old|\s?y/o\b)(?![A-Za-z])"),
-    re.compile(rf"\b(?:turns|turned|turning|retir\w*\s+at)\s+(?P<bare>{AGE_NUMBER})(?![\w%])(?![.,]\d)"),
-    re.compile(
-        r"\b(?:[Ss]he|[Hh]e|[Tt]hey|[Ww]ho|I)\s+(?:is|was|are|'s|’s|am)\s+(?P<bare>(?P<figure>\d{2,3}))"
-        r"(?=\s*(?:[,.;:)!?]|$|\s+(?:and|with|but|who|has|next|this)\b))"
-    ),
-    re.compile(r"(?<=[A-Za-z]) \((?P<bare>(?P<figure>\d{2,3}))\)"),
-    re.compile(r"(?<=[A-Za-z]), (?P<bare>(?P<figure>\d{2,3}))(?=,| and \d{2}\b)"),
-    re.compile(r"(?<=\d{2}) and (?P<bare>(?P<figure>\d{2,3}))(?=,)"),  # "a couple, 62 and 60, ..."
+# Ages: "aged 58", "at age 65", "58-year-old", "58 years old", "63 ans", "she is 61", "both 68", "turns 65", "Anna (58)",
+# "A Californian, 58, holds", "a couple, 50 and 48.", "retire at 62", "Medicare at 65", "70½". The span is the number
+# alone. A cue-less reading ("is 61", ", 58,") needs an age a client can have (BARE_AGES) and the clause to end.
+AGE_NUMBER = r"(?P<figure>\d{1,3}(?:½|\.5(?!\d))?)"
+AGE_WORD_NUMBER = rf"(?P<figure>(?i:{WORDS}))"
+CLAUSE_END = r"(?=\s*(?:[,.;:)!?]|$)|\s+(?:and|with|but|who|has|have|in|next|this|or)\b)"
+BARE_AGES = (16, 105)
+AGES = [  # (pattern, a cue-less reading)
+    (rf"\b(?:[Aa]ged?|[Aa]ges)\s+{AGE_NUMBER}(?![\d%'’]|[.,]\d|\s*(?:percent|per cent))(?!\w)", False),
+    (rf"(?<![\w.,]){AGE_NUMBER}(?:[- ]years?[- ]old|\s?y/o\b|\s+ans\b|\s+Jahre\b|-jährig)", False),
+    (rf"\b(?:[Tt]urns|turned|turning|retir\w*\s+at|at)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d){CLAUSE_END}", True),
+    (rf"\b(?:is|was|are|am|'s|’s|[Bb]oth)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d){CLAUSE_END}", True),
+    (rf"(?<=[A-Za-z]) \({AGE_NUMBER}\)", True),
+    (rf"(?<=[A-Za-zé]), {AGE_NUMBER}(?=[,.;]| and \d{{2}}\b)", True),
+    (rf"(?<=\d\d) and {AGE_NUMBER}(?=[,.;])", True),
+    (rf"\b(?:[Aa]ged?)\s+{AGE_WORD_NUMBER}\b", False),
+    (rf"(?<![\w-]){AGE_WORD_NUMBER}[- ]years?[- ]old\b", False),
+    (rf"\b(?:is|was|[Bb]oth)\s+{AGE_WORD_NUMBER}(?![\w-]){CLAUSE_END}", True),
+    (rf"(?<=[A-Za-z]), {AGE_WORD_NUMBER}(?=[,.;])", True),
 ]
-AGE_WORDS = re.compile(rf"(?:\b(?:aged?)\s+(?P<w1>{WORDS})\b|(?P<w2>{WORDS})[- ]years?[- ]old\b)", re.I)
+AGES = [(re.compile(pattern), bare) for pattern, bare in AGES]
 YEAR = re.compile(
     r"(?<![\w.,'’/&$€£])(?<!§ )(?P<figure>(?:19[89]\d|20\d\d|2100))(?![\w%'’]|[.,]\d)"
     r"(?!\s*(?:shares|units|options|RSUs|employees|people|hours|days|miles|km|acres|sq|square|feet|ft|m2|m²)\b)"
@@ -347,20 +381,18 @@ def _percents(text):
 
 
 def _ages(text):
-    for pattern in AGES:
+    for pattern, bare in AGES:
         for m in pattern.finditer(text):
-            value = int(m["figure"])
-            if not 1 <= value <= 120:
+            figure = m["figure"]
+            if figure[0].isdigit():
+                value = float(figure.rstrip("½")) + (0.5 if figure.endswith("½") else 0)
+            else:
+                value = words_value(figure)
+            low, high = BARE_AGES if bare else (1, 120)
+            if value is None or not low <= value <= high:
                 continue
-            group = "bare" if "bare" in m.groupdict() and m["bare"] else 0
-            start, end = m.start(group), m.end(group)
-            if group == "bare" and not 16 <= value <= 105:  # "she is 12": a child's age only with a cue word
-                continue
+            start, end = m.start("figure"), m.end("figure")
             yield Quantity("age", float(value), "years", start, end, text[start:end], 0.5, False)
-    for m in AGE_WORDS.finditer(text):
-        value = words_value(m["w1"] or m["w2"])
-        if value is not None and 1 <= value <= 120:
-            yield Quantity("age", float(value), "years", m.start(), m.end(), m[0], 0.5, False)
 
 
 def _years(text):

@@ -78,20 +78,31 @@ def test_it_reads_percents(text, value, span, precision):
 @pytest.mark.parametrize(
     "text, value, span",
     [
-        ("aged 58", 58, "aged 58"),
-        ("a 58-year-old engineer", 58, "58-year-old"),
-        ("she is 58 years old", 58, "58 years old"),
-        ("retires at age 62", 62, "age 62"),
+        ("aged 58", 58, "58"),
+        ("a 58-year-old engineer", 58, "58"),
+        ("she is 58 years old", 58, "58"),
+        ("retires at age 62", 62, "62"),
         ("she is 61.", 61, "61"),
         ("A Californian, 58, holds", 58, "58"),
+        ("New client, Californian, 58.", 58, "58"),
         ("Anna (58) owns", 58, "58"),
-        ("a sixty-eight-year-old", 68, "sixty-eight-year-old"),
+        ("a sixty-eight-year-old", 68, "sixty-eight"),
+        ("he is seventy-four, she", 74, "seventy-four"),
+        ("NY client, seventy, widower", 70, "seventy"),
         ("she plans to retire at 62", 62, "62"),
+        ("Couple in Surrey, both 68, British", 68, "68"),
+        ("Cliente, 63 ans, veuve", 63, "63"),
+        ("RMDs start at 70½.", 70.5, "70½"),
     ],
 )
 def test_it_reads_ages(text, value, span):
     q = only(text)
-    assert (q.kind, q.value, q.unit, q.text, q.precision) == ("age", value, "years", span, 0.5)
+    assert (q.kind, q.value, q.unit, q.text) == ("age", value, "years", span)
+
+
+def test_two_ages_of_a_couple():
+    assert [q.value for q in find_quantities("Singapore-based couple, 50 and 48. Portfolio")] == [50, 48]
+    assert [q.value for q in find_quantities("A couple, 62 and 60, hold")] == [62, 60]
 
 
 @pytest.mark.parametrize("text", ["by 2031", "in 2029", "2031", "from 1995"])
@@ -117,6 +128,8 @@ def test_it_reads_years_from_1990_to_2100(text):
         "TOP 10 holdings",
         "he is 45 minutes away",
         "in 1850",
+        "she has 3 kids, 12, 14.",
+        "prices at 5.",
     ],
 )
 def test_a_bare_number_or_a_code_is_not_a_quantity(text):
