@@ -49,30 +49,54 @@ EXONYMS = {
     "UK": "GB", "U.K.": "GB", "Britain": "GB", "Great Britain": "GB", "Holland": "NL", "UAE": "AE",
     "Czech Republic": "CZ", "Russia": "RU", "Vatican": "VA", "Ivory Coast": "CI",
 }  # fmt: skip
+# Cities and towns: in the US, Switzerland and Germany coded to their state, canton or Land (their tax follows it);
+# elsewhere to the country ("London" GB, "Nice" FR).
 CITIES = {
-    "Zurich": "CH-ZH", "Zürich": "CH-ZH", "Winterthur": "CH-ZH", "Geneva": "CH-GE", "Genève": "CH-GE",
-    "Genf": "CH-GE", "Basel": "CH-BS", "Bâle": "CH-BS", "Lausanne": "CH-VD", "Montreux": "CH-VD", "Lugano": "CH-TI",
-    "Locarno": "CH-TI", "Zug": "CH-ZG", "Baar": "CH-ZG", "Gstaad": "CH-BE", "Verbier": "CH-VS", "Zermatt": "CH-VS",
-    "St. Moritz": "CH-GR", "Davos": "CH-GR", "Munich": "DE-BY", "München": "DE-BY", "Nuremberg": "DE-BY",
-    "Frankfurt": "DE-HE", "Cologne": "DE-NW", "Köln": "DE-NW", "Düsseldorf": "DE-NW", "Dusseldorf": "DE-NW",
-    "Stuttgart": "DE-BW", "Heidelberg": "DE-BW", "Dresden": "DE-SN", "Leipzig": "DE-SN", "Hanover": "DE-NI",
-    "Hannover": "DE-NI", "Potsdam": "DE-BB",
+    "Zurich": "CH-ZH", "Zürich": "CH-ZH", "Winterthur": "CH-ZH", "Küsnacht": "CH-ZH", "Kusnacht": "CH-ZH",
+    "Kilchberg": "CH-ZH", "Herrliberg": "CH-ZH", "Rüschlikon": "CH-ZH", "Thalwil": "CH-ZH", "Meilen": "CH-ZH",
+    "Zollikon": "CH-ZH", "Uster": "CH-ZH", "Wollerau": "CH-SZ", "Freienbach": "CH-SZ", "Pfäffikon": "CH-SZ",
+    "Geneva": "CH-GE", "Genève": "CH-GE", "Genf": "CH-GE", "Cologny": "CH-GE", "Basel": "CH-BS", "Bâle": "CH-BS",
+    "Riehen": "CH-BS", "Liestal": "CH-BL", "Lausanne": "CH-VD", "Montreux": "CH-VD", "Vevey": "CH-VD", "Nyon": "CH-VD",
+    "Pully": "CH-VD", "Morges": "CH-VD", "Lugano": "CH-TI", "Locarno": "CH-TI", "Ascona": "CH-TI",
+    "Bellinzona": "CH-TI", "Zug": "CH-ZG", "Baar": "CH-ZG", "Cham": "CH-ZG", "Gstaad": "CH-BE", "Thun": "CH-BE",
+    "Interlaken": "CH-BE", "Biel": "CH-BE", "Verbier": "CH-VS", "Zermatt": "CH-VS", "Sion": "CH-VS",
+    "Crans-Montana": "CH-VS", "St. Moritz": "CH-GR", "Davos": "CH-GR", "Chur": "CH-GR", "Klosters": "CH-GR",
+    "Aarau": "CH-AG", "Olten": "CH-SO",
+    "Munich": "DE-BY", "München": "DE-BY", "Nuremberg": "DE-BY", "Nürnberg": "DE-BY", "Augsburg": "DE-BY",
+    "Starnberg": "DE-BY", "Regensburg": "DE-BY", "Frankfurt": "DE-HE", "Wiesbaden": "DE-HE", "Cologne": "DE-NW",
+    "Köln": "DE-NW", "Düsseldorf": "DE-NW", "Dusseldorf": "DE-NW", "Essen": "DE-NW", "Dortmund": "DE-NW",
+    "Bonn": "DE-NW", "Stuttgart": "DE-BW", "Heidelberg": "DE-BW", "Mannheim": "DE-BW", "Karlsruhe": "DE-BW",
+    "Dresden": "DE-SN", "Leipzig": "DE-SN", "Hanover": "DE-NI", "Hannover": "DE-NI", "Potsdam": "DE-BB",
+    "Mainz": "DE-RP", "Kiel": "DE-SH", "Lübeck": "DE-SH", "Rostock": "DE-MV", "Erfurt": "DE-TH",
+    "Magdeburg": "DE-ST", "Saarbrücken": "DE-SL",
     "San Francisco": "US-CA", "Los Angeles": "US-CA", "San Diego": "US-CA", "San Jose": "US-CA",
-    "Silicon Valley": "US-CA", "Palo Alto": "US-CA", "Bay Area": "US-CA", "Seattle": "US-WA", "Miami": "US-FL",
-    "Palm Beach": "US-FL", "Tampa": "US-FL", "Boca Raton": "US-FL", "Boston": "US-MA", "Chicago": "US-IL",
-    "Houston": "US-TX", "Dallas": "US-TX", "Austin": "US-TX", "San Antonio": "US-TX", "New York City": "US-NY",
-    "NYC": "US-NY", "Manhattan": "US-NY", "Brooklyn": "US-NY", "Denver": "US-CO", "Las Vegas": "US-NV",
-    "Phoenix": "US-AZ", "Scottsdale": "US-AZ", "Atlanta": "US-GA", "Philadelphia": "US-PA", "Portland": "US-OR",
-    "Nashville": "US-TN", "Charlotte": "US-NC", "Greenwich": "US-CT", "Minneapolis": "US-MN", "Honolulu": "US-HI",
-    "London": "GB-ENG", "Manchester": "GB-ENG", "Birmingham": "GB-ENG", "Oxford": "GB-ENG", "Cambridge": "GB-ENG",
-    "Edinburgh": "GB-SCT", "Glasgow": "GB-SCT", "Cardiff": "GB-WLS", "Belfast": "GB-NIR",
-    "Paris": "FR", "Milan": "IT", "Vienna": "AT", "Wien": "AT", "Vaduz": "LI", "Dubai": "AE", "Abu Dhabi": "AE",
-    "Madrid": "ES", "Lisbon": "PT", "Amsterdam": "NL", "Brussels": "BE", "Stockholm": "SE", "Toronto": "CA",
-    "Vancouver": "CA", "Sydney": "AU", "Tokyo": "JP", "Tel Aviv": "IL",
+    "Silicon Valley": "US-CA", "Palo Alto": "US-CA", "Bay Area": "US-CA", "Beverly Hills": "US-CA",
+    "Santa Monica": "US-CA", "Malibu": "US-CA", "Sacramento": "US-CA", "Oakland": "US-CA", "Menlo Park": "US-CA",
+    "Seattle": "US-WA", "Bellevue": "US-WA", "Miami": "US-FL", "Palm Beach": "US-FL", "Tampa": "US-FL",
+    "Boca Raton": "US-FL", "Orlando": "US-FL", "Jacksonville": "US-FL", "Sarasota": "US-FL", "Boston": "US-MA",
+    "Chicago": "US-IL", "Houston": "US-TX", "Dallas": "US-TX", "Austin": "US-TX", "San Antonio": "US-TX",
+    "New York City": "US-NY", "NYC": "US-NY", "Manhattan": "US-NY", "Brooklyn": "US-NY", "Denver": "US-CO",
+    "Aspen": "US-CO", "Las Vegas": "US-NV", "Reno": "US-NV", "Phoenix": "US-AZ", "Scottsdale": "US-AZ",
+    "Atlanta": "US-GA", "Philadelphia": "US-PA", "Pittsburgh": "US-PA", "Portland": "US-OR", "Nashville": "US-TN",
+    "Charlotte": "US-NC", "Greenwich": "US-CT", "Minneapolis": "US-MN", "Honolulu": "US-HI", "Detroit": "US-MI",
+    "Salt Lake City": "US-UT", "Jackson Hole": "US-WY", "Princeton": "US-NJ",
+    "London": "GB", "Manchester": "GB", "Birmingham": "GB", "Oxford": "GB", "Cambridge": "GB", "Edinburgh": "GB",
+    "Glasgow": "GB", "Cardiff": "GB", "Belfast": "GB", "Bristol": "GB", "Leeds": "GB", "Liverpool": "GB",
+    "Paris": "FR", "Lyon": "FR", "Marseille": "FR", "Nice": "FR", "Cannes": "FR", "Bordeaux": "FR", "Milan": "IT",
+    "Rome": "IT", "Florence": "IT", "Vienna": "AT", "Wien": "AT", "Salzburg": "AT", "Innsbruck": "AT",
+    "Vaduz": "LI", "Dubai": "AE", "Abu Dhabi": "AE", "Doha": "QA", "Madrid": "ES", "Barcelona": "ES",
+    "Marbella": "ES", "Lisbon": "PT", "Amsterdam": "NL", "Brussels": "BE", "Stockholm": "SE", "Oslo": "NO",
+    "Copenhagen": "DK", "Helsinki": "FI", "Dublin": "IE", "Warsaw": "PL", "Prague": "CZ", "Athens": "GR",
+    "Istanbul": "TR", "Toronto": "CA", "Vancouver": "CA", "Montreal": "CA", "Sydney": "AU", "Melbourne": "AU",
+    "Tokyo": "JP", "Shanghai": "CN", "Beijing": "CN", "Kuala Lumpur": "MY", "Bangkok": "TH", "Mumbai": "IN",
+    "Tel Aviv": "IL", "São Paulo": "BR", "Mexico City": "MX", "Buenos Aires": "AR", "Johannesburg": "ZA",
+    "Cape Town": "ZA",
 }  # fmt: skip
 DEMONYMS = {
     "Californian": "US-CA", "Floridian": "US-FL", "Texan": "US-TX", "New Yorker": "US-NY", "Bavarian": "DE-BY",
-    "Zuricher": "CH-ZH", "Genevan": "CH-GE", "Scottish": "GB-SCT", "Scot": "GB-SCT", "Welsh": "GB-WLS",
+    "Zuricher": "CH-ZH", "Zürcher": "CH-ZH", "Genevan": "CH-GE", "Basler": "CH-BS", "Bernese": "CH-BE",
+    "Münchner": "DE-BY", "Londoner": "GB", "Parisian": "FR", "Bostonian": "US-MA", "Scottish": "GB-SCT",
+    "Scot": "GB-SCT", "Welsh": "GB-WLS",
     "Swiss": "CH", "German": "DE", "American": "US", "British": "GB", "French": "FR", "Italian": "IT",
     "Austrian": "AT", "Spanish": "ES", "Portuguese": "PT", "Dutch": "NL", "Belgian": "BE", "Canadian": "CA",
     "Australian": "AU", "Irish": "IE", "Luxembourgish": "LU", "Monegasque": "MC", "Liechtensteiner": "LI",
@@ -84,14 +108,23 @@ AMBIGUOUS = {
     "Georgia", "Jordan", "Chad", "Israel", "Jersey", "Guernsey", "Washington", "Virginia", "Montana", "Indiana",
     "Uri", "Jura", "Island", "Maurice", "Victoria", "Austin", "Houston", "Dallas", "Phoenix", "Denver", "Charlotte",
     "Portland", "Cambridge", "Birmingham", "Greenwich", "America", "Oxford", "Paris", "Scot", "Dominica", "Man",
+    "Nice", "Florence", "Cham", "Essen", "Reno", "Aspen", "Princeton", "Bellevue", "Sion", "Thun", "Bonn", "Jackson Hole",
 }  # fmt: skip
+# A US state's postal code ("NY", "NJ") counts before a word for a person or a home ("NJ couple", "TX resident") or
+# after a town and a comma ("Austin, TX"); never these, which are words or other codes.
+POSTAL_NOT = {"IN", "OR", "ME", "OK", "HI", "DE", "CO", "ID", "PA", "MA", "MD", "AL", "AS", "GU", "MP", "UM", "VI", "PR"}
+POSTAL_AFTER = re.compile(
+    r"[-\s](?:client|clients|couple|family|families|resident|residents|retiree|retirees|investor|exec|executive|"
+    r"founder|widow|widower|based|home|house|property|condo|native|doctor|physician|household|state|tax)\b"
+)
+POSTAL_BEFORE = re.compile(r"[A-Z][a-z]+,\s*$")
 # "Georgia" after a place cue is the US state unless the country is said ("the country of Georgia", "Tbilisi").
 PREFERRED = {"Georgia": "US-GA"}
 CURRENCY_AFTER = re.compile(r"\s*(?:[Ff]ranc|[Ff]ranken|[Dd]ollar|[Pp]ound|\$|[Ee]uro|[Kk]rona|[Kk]rone|[Yy]en)")
 LANGUAGE_AFTER = re.compile(r"[-\s]?(?:speaking|speaker|language)\b")
 CUE_BEFORE = re.compile(
-    r"(?:\b(?:in|from|to|of|near|at|across|outside|inside|throughout|within|into|between|and|or|based|"
-    r"live|lives|lived|living|resident|residents|domiciled|moved|moving|relocat\w*|state|country)\s+(?:the\s+)?|,\s*)$"
+    r"\b(?:in|from|to|of|near|at|across|outside|inside|throughout|within|into|between|based|"
+    r"live|lives|lived|living|resident|residents|domiciled|moved|moving|relocat\w*|state|country)\s+(?:the\s+)?$"
 )
 CUE_AFTER = re.compile(
     r"^(?:-based|\s+(?:state|resident|residents|property|home|house|apartment|condo|estate|income|tax|law)\b|,\s*[A-Z])"
@@ -116,6 +149,9 @@ def names():
                 table.setdefault(plain, code)
 
     translators = {lang: _translator("iso3166-2", lang) for lang in TRANSLATIONS}
+    for sub in pycountry.subdivisions.get(country_code="GB"):  # counties, districts, boroughs: the country
+        if sub.parent_code:
+            put(sub.name, "GB")
     for country, types in SUBDIVIDED.items():
         for sub in pycountry.subdivisions.get(country_code=country):
             if sub.type in types:
@@ -144,6 +180,19 @@ def _translator(domain, lang):
 
 
 @lru_cache(maxsize=1)
+def cue_required():
+    """The names read only next to a place cue: AMBIGUOUS, and the UK's counties and districts ("Reading")."""
+    local = {n for sub in pycountry.subdivisions.get(country_code="GB") if sub.parent_code for n in _plain(sub.name)}
+    return frozenset(AMBIGUOUS | local)
+
+
+@lru_cache(maxsize=1)
+def _postal():
+    codes = {s.code.split("-")[1]: s.code for s in pycountry.subdivisions.get(country_code="US")}
+    return codes, re.compile(r"(?<![\w.$-])(?:" + "|".join(sorted(set(codes) - POSTAL_NOT)) + r")(?![\w$])")
+
+
+@lru_cache(maxsize=1)
 def _pattern():
     ordered = sorted(names(), key=len, reverse=True)
     return re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w]|\.\w)")
@@ -162,7 +211,7 @@ def find_places(text: str) -> list[Place]:
                 continue
             if LANGUAGE_AFTER.match(text, m.end()):  # "German-speaking": a language, not a place
                 continue
-        if written in AMBIGUOUS and not _cued(text, m.start(), m.end()):
+        if written in cue_required() and written not in EXONYMS and not _cued(text, m.start(), m.end()):
             continue
         if written == "America" and re.search(r"(?:North|South|Latin|Central|of)\s+$", text[: m.start()]):
             continue
@@ -170,7 +219,12 @@ def find_places(text: str) -> list[Place]:
         if written == "Georgia" and (re.search(r"(?:country|Republic) of\s+$", text[: m.start()]) or "Tbilisi" in text):
             code = "GE"
         found.append(Place(code, _english(code), m.start(), m.end(), written))
-    return found
+    codes, postal = _postal()
+    for m in postal.finditer(text):
+        if POSTAL_AFTER.match(text, m.end()) or POSTAL_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
+            if not any(p.start < m.end() and m.start() < p.end for p in found):
+                found.append(Place(codes[m[0]], _english(codes[m[0]]), m.start(), m.end(), m[0]))
+    return sorted(found, key=lambda p: p.start)
 
 
 def _cued(text, start, end):

@@ -29,7 +29,12 @@ def codes(text):
         ("München", "DE-BY"),
         ("San Francisco", "US-CA"),
         ("Miami", "US-FL"),
-        ("London", "GB-ENG"),
+        ("London", "GB"),
+        ("Edinburgh", "GB"),
+        ("Nice", "FR"),
+        ("Kuala Lumpur", "MY"),
+        ("Verbier", "CH-VS"),
+        ("Düsseldorf", "DE-NW"),
         ("Scotland", "GB-SCT"),
         ("Switzerland", "CH"),
         ("Schweiz", "CH"),
@@ -78,7 +83,8 @@ def test_places_come_in_order_with_their_spans():
         "She pays in USD and her CA advisor agrees.",
         "Georgia Smith and George Washington",
         "Jordan bought more stock",
-        "Bath, Reading and Split are towns; Nice too.",
+        "Bath, Reading and Split are towns. Nice work.",
+        "Reading the report, Kent and Devon agreed.",
         "paid in Swiss francs, US dollars and US$ 5",
         "a German-speaking canton",
         "Latin America",
@@ -98,8 +104,17 @@ def test_an_ambiguous_name_counts_after_a_place_cue():
     assert codes("a flat in the country of Georgia") == [("GE", "Georgia")]
 
 
-def test_two_letter_codes_only_as_us_uk_usa():
+def test_two_letter_codes_only_as_us_uk_usa_and_a_states_postal_code_by_a_person_or_town():
     assert codes("the US, the UK and the USA") == [("US", "US"), ("GB", "UK"), ("US", "USA")]
+    assert codes("NY client, seventy") == [("US-NY", "NY")]
+    assert codes("NJ couple") == [("US-NJ", "NJ")]
+    assert codes("moved from Dallas, TX") == [("US-TX", "Dallas"), ("US-TX", "TX")]
+    assert codes("CA is a word here, and so are IN and OR") == []
+
+
+def test_a_uk_county_or_town_is_the_country_after_a_cue():
+    assert codes("Couple in Surrey, both 68") == [("GB", "Surrey")]
+    assert codes("a house in Reading") == [("GB", "Reading")]
 
 
 def test_names_come_from_pycountry():
