@@ -1,0 +1,1049 @@
+"""Every thought and answer checked against the client's fact sheet: figures, arithmetic, currencies, places, labels.
+
+`check(text, facts, final)` returns Findings of six kinds (sheet.CHECK_KINDS); ok=True findings too, for each
+figure and sum that checks out, so a badge can say "5 of 5".
+
+- figure: a money amount must be a fact (same currency, within the precision written: quantities.matches) or be
+  derived from facts: by arithmetic the text shows ("70% of USD 3.2M = USD 2.24M"), or, since advisors write
+  "the USD 2.24M in employer stock" without the sum, by one simple step the reader can redo: a fact times a percent
+  fact or its complement, a half/third/quarter/fifth/tenth/twentieth, a percent the same sentence names, or the sum
+  or difference of two known amounts. "$3.2" for "$3.2M" fails as a dropped scale. A percent is a client figure only
+  where the text presents it as the client's share ("70% of her portfolio", "a 70% concentration"); rates, returns,
+  drawdowns, fees, bands and the percents an advisor proposes ("cap at 10% of the portfolio") are never flagged.
+- statutory amounts: an amount the text ties to a rule's threshold, limit, exemption, allowance, bracket or band
+  ("the NIIT applies above USD 250k of MAGI", "a EUR 400,000 per child allowance") is the law's figure, not the
+  client's: it is not checked as a figure nor as a label.
+- arithmetic: "A% of B = C", "A / B = C%", "A + B = C", "A - B = C", "A x B = C", "C is A% of B", "a third of B (C)",
+  "A as a share of B is C%", and a conversion "A at EUR/CHF r is C"; recomputed over the range each figure as
+  written can mean (70% is 69.5-70.5%), so a result is flagged only when no reading of the operands gives it.
+  A conversion is accepted at the rate either way round, since quotes are written both ways.
+- currency: two currencies combined (in a sum, a ratio, "as a share of", "of", "plus", "a total of") with no rate in
+  the text or the facts. Two amounts listed side by side are fine.
+- jurisdiction: a rule (regimes.py) of a place the facts do not name or reach. No place facts: nothing flagged.
+- label: a fact's figure attached to another fact's label, a regime, or a role no fact has ("70% (the target)"),
+  or a percent fact applied to another base than its own ("70% of USD 450k" when it is 70% of the portfolio).
+  Anything the checker cannot tell apart is left alone.
+- coverage (final answers only): every instrument and goal the client listed is addressed.
+
+CAP: a node with a failed check scores at most 0.3. Evaluators score a sound but ordinary step about 0.4-0.6, so a
+step that misstates the client's figures or applies another country's law ranks below every sound sibling and is
+not chosen for the answer; it stays above zero so the tree still shows it and an advisor can correct it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from reasoning.facts import regimes
+from reasoning.facts.quantities import currency_tables, find_quantities, format_amount, format_percent, matches
+from reasoning.facts.sheet import Fact, Finding
+
+CAP = 0.3
+
+
+def check(text: str, facts: list[Fact], final: bool = False) -> list[Finding]:
+    """The findings of one text against the client's facts, in text order (coverage last)."""
+    doc = _read(text or "", facts)
+    found = _arithmetic(doc) + _currencies(doc) + _figures(doc) + _percents(doc) + _labels(doc)
+    found += _jurisdictions(doc)
+    found.sort(key=lambda f: (f.start, f.end))
+    return found + (_coverage(doc) if final else [])
+
+
+def failures(findings) -> list[Finding]:
+    return [f for f in findings if not f.ok]
+
+
+def capped(score: float | None, findings: list[Finding]) -> tuple[float | None, str]:
+    """The score a node's findings allow, and the reason to append to its judgement ("" when nothing failed)."""
+    failed = failures(findings)
+    if not failed:
+        return score, ""
+    reason = f"fact check: {failed[0].detail}" + (f" (+{len(failed) - 1} more)" if len(failed) > 1 else "")
+    if score is None or score <= CAP:
+        return score, reason
+    return CAP, f"capped at {CAP} by the {reason}"
+
+
+def badge(findings) -> str:
+    """'figures checked: 5 of 5', or 'figures checked: 3 of 5; 2 failed: USD 3.2 (scale dropped), ...'."""
+    items = {}
+    for f in findings:
+        key = (f.start, f.end, f.text) if f.start >= 0 else (f.kind, f.detail)
+        items[key] = items.get(key, True) and f.ok
+    failed = [f for f in failures(findings)]
+    total, passed = len(items), sum(items.values())
+    line = f"figures checked: {passed} of {total}"
+    if not failed:
+        return line
+    shown = list(dict.fromkeys(_short(f) for f in failed))
+    more = f", +{len(shown) - 3} more" if len(shown) > 3 else ""
+    return f"{line}; {total - passed} failed: " + ", ".join(shown[:3]) + more
+
+
+def _short(finding):
+    head = finding.text if finding.text else finding.kind
+    return f"{head} ({finding.kind})"
+
+
+# ---- reading the text ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Doc:
+    text: str
+    facts: list
+    quantities: list  # amounts and percents, outside exchange-rate quotes
+    rates: list
+    sentences: list  # (start, end)
+    mentions: list  # the rules the text names (regimes.find_regimes)
+    blocked: bytearray = field(default_factory=bytearray)
+    derived: dict = field(default_factory=dict)  # span of a result shown -> how it was derived
+    combined: list = field(default_factory=list)  # (q1, q2) in different currencies joined by an expression
+    statutory: set = field(default_factory=set)  # spans of amounts tied to a rule's threshold
+
+
+@dataclass(frozen=True)
+class Rate:
+    start: int
+    end: int
+    pair: frozenset  # {"EUR", "CHF"}, or empty when the text names no pair
+    value: float | None
+    precision: float = 0.0
+
+
+CODE = r"(?:[A-Z]{3}|\$|€|£)"
+SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
+NUMBER = r"(\d+(?:\.\d+)?)"
+RATES = [
+    re.compile(rf"\b(?P<a>{CODE})\s?/\s?(?P<b>{CODE})(?:\s+(?:rate\s+)?(?:of\s+|at\s+|=\s*|:\s*)?{NUMBER})?"),
+    re.compile(rf"{NUMBER}\s?(?P<b>{CODE})\s+(?:per|for each|to the|to one|/)\s+(?P<a>{CODE})\b"),
+    re.compile(rf"(?P<b>{CODE})\s?{NUMBER}\s+(?:per|for each|to the|to one)\s+(?P<a>{CODE})\b"),
+    re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*{NUMBER}\s?(?P<b>{CODE})"),
+    re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*(?P<b>{CODE})\s?{NUMBER}"),
+    re.compile(
+        rf"\b(?:(?:exchange|FX|fx|conversion|currency)\s+rates?|converted\s+at|convert(?:ing)?\s+at|at\s+a\s+rate)"
+        rf"(?:\s+(?:of|at|is|=))?(?:\s+{NUMBER})?",
+        re.IGNORECASE,
+    ),
+]
+
+
+def _rates(text):
+    found = []
+    for pattern in RATES:
+        for m in pattern.finditer(text):
+            if any(m.start() < r.end and r.start < m.end() for r in found):
+                continue
+            groups = m.groupdict()
+            pair = frozenset(SYMBOLS.get(c, c) for c in (groups.get("a"), groups.get("b")) if c)
+            number = next((g for g in m.groups() if g and re.fullmatch(NUMBER, g)), None)
+            value = float(number) if number else None
+            precision = 0.5 * 10 ** -len(number.split(".")[1]) if number and "." in number else 0.5
+            found.append(Rate(m.start(), m.end(), pair if len(pair) == 2 else frozenset(), value, precision))
+    return found
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*\-•\d])|\n\s*|;\s+")
+
+
+def _sentences(text):
+    spans, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if e > s]
+
+
+def _read(text, facts):
+    rates = _rates(text)
+    every = find_quantities(text)
+    quantities = [
+        q for q in every if q.kind in ("amount", "percent") and not any(r.start <= q.start < r.end for r in rates)
+    ]
+    doc = Doc(text, list(facts), quantities, rates, _sentences(text), regimes.find_regimes(text))
+    doc.blocked = bytearray(len(text))  # figures, ages, years and rate quotes: never read again as bare numbers
+    for x in [*every, *rates]:
+        doc.blocked[x.start : x.end] = b"\x01" * (x.end - x.start)
+    doc.statutory = {(q.start, q.end) for q in quantities if q.kind == "amount" and _is_statutory(doc, q)}
+    return doc
+
+
+def _sentence_of(doc, position):
+    for start, end in doc.sentences:
+        if start <= position < end:
+            return start, end
+    return 0, len(doc.text)
+
+
+def _has_rate(doc, a, b):
+    pair = frozenset((a, b))
+    rates = doc.rates + list(_fact_rates(tuple((f.label, str(f.value), f.text) for f in doc.facts)))
+    return any(not r.pair or r.pair == pair for r in rates)
+
+
+@lru_cache(maxsize=64)
+def _fact_rates(facts):
+    found = []
+    for label, value, text in facts:
+        if re.search(r"\b(?:exchange|fx|conversion)\s+rate\b", label, re.IGNORECASE):
+            found.append(Rate(-1, -1, frozenset(), None))
+        found += _rates(f"{value} {text}")
+    return tuple(found)
+
+
+# ---- statutory amounts ----------------------------------------------------------------------------------------------
+
+THRESHOLD_WORDS = re.compile(
+    r"\b(?:thresholds?|limits?|exemptions?|exempt|allowances?|brackets?|bands?|ceilings?|exclusions?|"
+    r"nil-rate|tax-free|deductible|per (?:child|person|heir|donee|spouse|recipient)|each child)\b",
+    re.IGNORECASE,
+)
+BOUND_BEFORE = re.compile(
+    r"\b(?:up to|above|below|over|under|exceeding|beyond|more than|less than|at most|at least|first)\s*$", re.I
+)
+YEARLY_AFTER = re.compile(r"^[^.;]{0,40}?\b(?:a|per|each|every) (?:year|annum)\b|^\s*(?:annually|yearly)\b", re.I)
+
+
+def _is_statutory(doc, q):
+    """An amount the text ties to a rule's threshold or limit: within six words of a threshold word, or after a
+    bound ("above", "up to") in a sentence that names a rule or says the amount is yearly."""
+    start, end = _sentence_of(doc, q.start)
+    before, after = doc.text[start : q.start], doc.text[q.end : end]
+    near = " ".join(before.split()[-6:]) + " # " + " ".join(after.split()[:6])
+    if THRESHOLD_WORDS.search(near):
+        return True
+    if BOUND_BEFORE.search(before):
+        sentence = doc.text[start:end]
+        return bool(YEARLY_AFTER.search(after)) or any(not m.negated and start <= m.start < end for m in doc.mentions)
+    return False
+
+
+# ---- arithmetic ------------------------------------------------------------------------------------------------------
+
+TOKEN = re.compile(
+    r"(?P<frac>\b(?:(?:a|one)\s+(?:third|quarter|fifth|tenth|twentieth|half)|(?:two|three|four)\s+"
+    r"(?:thirds|quarters|fifths|tenths)|half)\s+(?:of\s+)?)"
+    r"|(?P<share>\bas\s+an?\s+(?:share|percentage|proportion|fraction|percent)\s+of\b|\bout\s+of\b)"
+    r"|(?P<eq>=|≈|→|->|\b(?:is|are|was|equals?|gives|comes\s+to|amounts\s+to|leaves|makes\s+up|represents)\b)"
+    r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
+    r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
+    r"|[+×*÷/−]|(?<=\s)[-–](?=\s)|\bx\b)"
+    r"|(?P<num>(?<![\w.,])\d+(?:\.\d+)?(?![\w%]|[.,]\d))"
+    r"|(?P<lp>\()|(?P<rp>\))"
+    r"|(?P<word>[A-Za-z][\w'’-]*)"
+    r"|(?P<punct>[,;:!?.])"
+)
+FRACTIONS = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5, "tenth": 1 / 10, "twentieth": 1 / 20}
+COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+OPS = {"plus": "+", "minus": "-", "less": "-", "times": "*", "x": "*", "×": "*", "*": "*", "÷": "/", "/": "/",
+       "−": "-", "-": "-", "–": "-", "+": "+", "of": "of", "at": "at"}  # fmt: skip
+DETERMINERS = {"the", "her", "his", "their", "its", "your", "our", "a", "an", "this", "that", "total", "client's"}
+LABEL_BREAKS = set(
+    "and or but so then which that while if when to from for by with would could should will can may must has have "
+    "had not".split()
+)
+
+
+@dataclass
+class Token:
+    kind: str
+    start: int
+    end: int
+    text: str
+    q: object = None  # the Quantity, Rate or number it carries
+
+
+@dataclass
+class Value:
+    lo: float
+    hi: float
+    mid: float
+    unit: str  # an ISO code, "%", or "" for a pure number or ratio
+    start: int
+    end: int
+    quantities: list = field(default_factory=list)
+    ops: int = 0
+    mixed: tuple | None = None  # two quantities in different currencies that were combined
+
+
+def _tokens(doc, start, end):
+    taken = [q for q in doc.quantities if start <= q.start < end] + [r for r in doc.rates if start <= r.start < end]
+    tokens = [Token("q" if hasattr(x, "kind") else "rate", x.start, x.end, doc.text[x.start : x.end], x) for x in taken]
+    blocked = doc.blocked
+    tokens += [
+        Token(m.lastgroup, m.start(), m.end(), m[0], None)
+        for m in TOKEN.finditer(doc.text, start, end)
+        if not blocked[m.start()]
+    ]
+    tokens.sort(key=lambda t: t.start)
+    return tokens
+
+
+def _arithmetic(doc):
+    findings = []
+    for start, end in doc.sentences:
+        tokens = _tokens(doc, start, end)
+        i = 0
+        while i < len(tokens):
+            found, i = _statement(doc, tokens, i)
+            if found:
+                findings.append(found)
+    return findings
+
+
+def _statement(doc, tokens, i):
+    """One "expression = result" at tokens[i], as a finding, and where to go on reading."""
+    left, j = _expression(tokens, i)
+    if left is None:
+        return None, i + 1
+    while j < len(tokens) and (tokens[j].kind in ("rate", "approx") or tokens[j].text == "at"):
+        j += 1  # "EUR 650k at EUR/CHF 0.94 is ...": the rate is read by _conversion
+    if left.mixed:
+        return _mixed(doc, left, tokens, j)
+    if left.ops == 0 and j < len(tokens) and tokens[j].kind == "eq":
+        right, k = _expression(tokens, _skip(tokens, j + 1, "approx"))
+        if right is not None and right.ops and len(left.quantities) == 1 and left.quantities[0].kind == "amount":
+            if right.mixed:
+                return _mixed(doc, right, tokens, k)
+            return _verify(doc, right, left.quantities[0], tokens, j), k  # "C is A% of B"
+        if right is not None and right.ops == 0 and _is_conversion(left, right):
+            return _conversion(doc, left, right), k
+    result, k = _result(tokens, j)
+    if result is None:
+        return None, max(j, i + 1)
+    if left.ops == 0:
+        if result.kind == "amount" and _is_conversion(left, _value_of(result)):
+            return _conversion(doc, left, _value_of(result)), k
+        return None, max(j, i + 1)
+    return _verify(doc, left, result, tokens, j), k
+
+
+def _mixed(doc, value, tokens, j):
+    """Two currencies in one expression: recorded for the currency check (a rate makes it fine); its result is not
+    recomputed, and counts as derived so it is not flagged twice."""
+    doc.combined.append(value.mixed)
+    result, k = _result(tokens, j)
+    if result is not None:
+        doc.derived[(result.start, result.end)] = f"{doc.text[value.start : value.end]}, in two currencies"
+    return None, max(k, j)
+
+
+def _result(tokens, j):
+    """The result of "= C", "is about C" or "(C)" at tokens[j]: its Quantity, and the index after it."""
+    if j >= len(tokens):
+        return None, j
+    if tokens[j].kind == "eq":
+        k = _skip(tokens, j + 1, "approx")
+        if k < len(tokens) and tokens[k].kind == "q":
+            return tokens[k].q, k + 1
+    if tokens[j].kind == "lp":
+        k = _skip(tokens, _skip(tokens, j + 1, "eq"), "approx")
+        if k + 1 < len(tokens) and tokens[k].kind == "q" and tokens[k + 1].kind == "rp":
+            return tokens[k].q, k + 2
+    return None, j
+
+
+def _skip(tokens, j, kind):
+    while j < len(tokens) and tokens[j].kind == kind:
+        j += 1
+    return j
+
+
+def _expression(tokens, i):
+    """Sums of products, left to right: the Value and the index after it, or (None, i)."""
+    left, j = _product(tokens, i)
+    while left is not None and j < len(tokens) and tokens[j].kind == "op" and OPS.get(tokens[j].text) in "+-":
+        right, k = _product(tokens, j + 1)
+        if right is None:
+            break
+        left, j = _combine(left, OPS[tokens[j].text], right), k
+    return left, j
+
+
+def _product(tokens, i):
+    left, j = _operand(tokens, i)
+    while left is not None and not left.mixed and j < len(tokens):
+        t = tokens[j]
+        op = "share" if t.kind == "share" else OPS.get(t.text.lower()) if t.kind == "op" else None
+        if op in (None, "+", "-"):
+            break
+        if op == "of" and left.unit != "%":
+            break
+        if op == "at":
+            break  # a conversion: read by _is_conversion
+        right, k = _operand(tokens, j + 1)
+        if right is None:
+            break
+        left, j = _combine(left, op, right), k
+    return left, j
+
+
+def _operand(tokens, i):
+    """A figure (or "a third of" a figure), after determiners, with up to four label words and a parenthesis after."""
+    while i < len(tokens) and tokens[i].kind == "word" and tokens[i].text.lower() in DETERMINERS:
+        i += 1
+    if i >= len(tokens):
+        return None, i
+    t = tokens[i]
+    if t.kind == "frac":
+        inner, j = _operand(tokens, i + 1)
+        if inner is None:
+            return None, i
+        share = _fraction(t.text)
+        value = Value(inner.lo * share, inner.hi * share, inner.mid * share, inner.unit, t.start, inner.end,
+                      inner.quantities, inner.ops + 1)  # fmt: skip
+        return value, j
+    if t.kind == "q":
+        value = _value_of(t.q)
+    elif t.kind == "num":
+        value = _number(t)
+    else:
+        return None, i
+    j = i + 1
+    words = 0
+    while j < len(tokens) and tokens[j].kind == "word" and words < 4 and tokens[j].text.lower() not in LABEL_BREAKS:
+        j, words = j + 1, words + 1
+    if j < len(tokens) and tokens[j].kind == "lp":  # "(the target)": a parenthesis with no figure is skipped
+        k = j + 1
+        while k < len(tokens) and tokens[k].kind in ("word", "punct"):
+            k += 1
+        if k < len(tokens) and tokens[k].kind == "rp" and k > j + 1:
+            j = k + 1
+    return value, j
+
+
+def _fraction(text):
+    words = text.lower().replace(" of", "").split()
+    count = COUNTS.get(words[0], 1) if len(words) > 1 else 1
+    return count * FRACTIONS[words[-1].rstrip("s")]
+
+
+def _value_of(q):
+    return Value(q.value - q.precision, q.value + q.precision, q.value, q.unit, q.start, q.end, [q])
+
+
+def _number(token):
+    text = token.text
+    spread = 0.0 if "." not in text else 0.5 * 10 ** -len(text.split(".")[1])
+    value = float(text)
+    return Value(value - spread, value + spread, value, "", token.start, token.end, [])
+
+
+def _combine(a, op, b):
+    """a op b over the ranges the figures can mean; a mixed-currency step is recorded, not computed."""
+    merged = dict(start=a.start, end=b.end, quantities=a.quantities + b.quantities, ops=a.ops + b.ops + 1)
+    money = {a.unit, b.unit} - {"", "%"}
+    if len(money) == 2:
+        return Value(0, 0, 0, "?", mixed=(a.quantities[-1], b.quantities[0]), **merged)
+    if op == "of" or (op == "*" and "%" in (a.unit, b.unit) and money):
+        pa, pb = (a, b) if a.unit == "%" else (b, a)
+        lo, hi, mid = _times(pa.lo / 100, pa.hi / 100, pa.mid / 100, pb)
+        return Value(lo, hi, mid, pb.unit, **merged)
+    if op == "*":
+        if a.unit and b.unit:
+            return Value(0, 0, 0, "?", **merged)
+        lo, hi, mid = _times(a.lo, a.hi, a.mid, b)
+        return Value(lo, hi, mid, a.unit or b.unit, **merged)
+    if op in ("/", "share"):
+        if b.lo <= 0 <= b.hi:
+            return Value(0, 0, 0, "?", **merged)
+        lo, hi, mid = _times(a.lo, a.hi, a.mid, Value(1 / b.hi, 1 / b.lo, 1 / b.mid, "", 0, 0))
+        unit = "" if a.unit == b.unit else a.unit if not b.unit else "?"
+        if op == "share":
+            return Value(lo * 100, hi * 100, mid * 100, "%" if unit == "" else "?", **merged)
+        return Value(lo, hi, mid, unit, **merged)
+    if a.unit != b.unit:
+        return Value(0, 0, 0, "?", **merged)
+    sign = 1 if op == "+" else -1
+    ends = (a.lo + sign * b.lo, a.lo + sign * b.hi, a.hi + sign * b.lo, a.hi + sign * b.hi)
+    return Value(min(ends), max(ends), a.mid + sign * b.mid, a.unit, **merged)
+
+
+def _times(lo, hi, mid, b):
+    ends = (lo * b.lo, lo * b.hi, hi * b.lo, hi * b.hi)
+    return min(ends), max(ends), mid * b.mid
+
+
+APPROX_SLACK = 0.02  # "about USD 750k" for 746,667: a result the text calls approximate may be 2% off
+
+
+def _verify(doc, expression, result, tokens, eq_index):
+    """The arithmetic finding for an expression and its stated result; the result is marked as derived."""
+    approx = any(t.kind == "approx" or t.text == "≈" for t in tokens[eq_index : eq_index + 3])
+    lo, hi, mid, unit = expression.lo, expression.hi, expression.mid, expression.unit
+    if unit == "" and result.unit == "%":
+        lo, hi, mid, unit = lo * 100, hi * 100, mid * 100, "%"
+    span = (min(expression.start, result.start), max(expression.end, result.end))
+    shown = doc.text[span[0] : span[1]]
+    if unit == "?" or unit != result.unit:
+        if {unit, result.unit} - {"", "%", "?"} and len({unit, result.unit} - {"", "%", "?"}) == 2:
+            doc.combined.append((expression.quantities[-1], result))
+        return None
+    slack = result.precision + (APPROX_SLACK * abs(result.value) if approx else 0.0)
+    doc.derived[(result.start, result.end)] = shown
+    if lo - slack - 1e-9 <= result.value <= hi + slack + 1e-9:
+        return Finding("arithmetic", True, shown, f"{shown}: the arithmetic checks out", span[0], span[1])
+    right = format_percent(mid) if unit == "%" else format_amount(mid, unit) if unit else f"{mid:,.4g}"
+    detail = f"{shown}: the arithmetic gives {right}, not {result.text}"
+    return Finding("arithmetic", False, shown, detail, span[0], span[1])
+
+
+def _is_conversion(a, b):
+    return (
+        a.ops == 0
+        and len(a.quantities) == 1
+        and len(b.quantities) == 1
+        and a.quantities[0].kind == b.quantities[0].kind == "amount"
+        and a.unit != b.unit
+    )
+
+
+def _conversion(doc, a, b):
+    """"EUR 650k at EUR/CHF 0.94 is CHF 691k": checked at a rate the text or facts state (either way round); with
+    no rate stated, the two currencies were combined without one."""
+    qa, qb = a.quantities[0], b.quantities[0]
+    pair = frozenset((qa.unit, qb.unit))
+    rates = [r for r in doc.rates if (not r.pair or r.pair == pair)]
+    doc.derived[(qb.start, qb.end)] = f"{qa.text} converted"
+    if not rates and not _has_rate(doc, qa.unit, qb.unit):
+        doc.combined.append((qa, qb))
+        return None
+    valued = [r for r in rates if r.value]
+    if not valued:
+        return None
+    shown = doc.text[qa.start : qb.end]
+    for r in valued:
+        for factor in (r.value - r.precision, r.value + r.precision):
+            for converted in (qa.value * factor, qa.value / factor):
+                if abs(converted - qb.value) <= qb.precision + abs(converted) * (r.precision / r.value):
+                    return Finding("arithmetic", True, shown, f"{shown}: the conversion checks out", qa.start, qb.end)
+    r = valued[0]
+    options = f"{format_amount(qa.value * r.value, qb.unit)} or {format_amount(qa.value / r.value, qb.unit)}"
+    detail = f"{shown}: at {r.value} that is {options}, not {qb.text}"
+    return Finding("arithmetic", False, shown, detail, qa.start, qb.end)
+
+
+# ---- figures ---------------------------------------------------------------------------------------------------------
+
+PARTS = re.compile(
+    r"\b(?P<n>\d{1,2}|two|three|four|five|six|ten|twelve)\s+(?:equal\s+)?(?:tranches|instalments|installments|steps|"
+    r"parts|payments|slices|portions|gifts|sales|sells)\b",
+    re.IGNORECASE,
+)
+PART_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "twelve": 12}
+SIMPLE_SHARES = (1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4, 1 / 5, 1 / 10, 1 / 20)
+
+
+def _amount_facts(doc):
+    return [f for f in doc.facts if f.kind == "amount" and isinstance(f.value, int | float)]
+
+
+def _percent_facts(doc):
+    return [f for f in doc.facts if f.kind == "percent" and isinstance(f.value, int | float)]
+
+
+def _fact_of(q, facts):
+    return next((f for f in facts if matches(q, f.value, f.unit)), None)
+
+
+def _figures(doc):
+    findings = []
+    facts = _amount_facts(doc)
+    derived = [q for q in doc.quantities if (q.start, q.end) in doc.derived and q.kind == "amount"]
+    for q in doc.quantities:
+        if q.kind != "amount" or (q.start, q.end) in doc.statutory:
+            continue
+        fact = _fact_of(q, facts)
+        if fact:
+            findings.append(Finding("figure", True, q.text, f"{q.text} is the {fact.label}", q.start, q.end))
+            continue
+        how = doc.derived.get((q.start, q.end)) or _implicit(doc, q, facts, derived)
+        if how:
+            findings.append(Finding("figure", True, q.text, f"{q.text} is derived: {how}", q.start, q.end))
+            continue
+        findings.append(Finding("figure", False, q.text, _unknown(doc, q, facts, derived), q.start, q.end))
+    return findings
+
+
+def _implicit(doc, q, facts, derived):
+    """How q follows from the facts in one step the text need not show, or ""."""
+    known = _known(doc, facts) + [(d.value, d.unit, d.text, "derived in the text") for d in derived if d is not q]
+    values, names = _steps(tuple(known), tuple((f.value, f.label) for f in _percent_facts(doc)))
+    found = _near(values.get(q.unit, []), names.get(q.unit, []), q.value, q.precision)
+    if found:
+        return found
+    start, end = _sentence_of(doc, q.start)
+    shares = [(p.value / 100, p.text) for p in doc.quantities if p.kind == "percent" and start <= p.start < end]
+    sentence = doc.text[start:end]
+    for m in PARTS.finditer(sentence):
+        count = int(m["n"]) if m["n"].isdigit() else PART_WORDS[m["n"].lower()]
+        if count:
+            shares.append((1 / count, m[0]))
+    for value, unit, name, _role in known:
+        for share, text in shares:
+            if unit == q.unit and abs(value * share - q.value) <= q.precision + 1e-9:
+                return f"{text} of {name}"
+    return ""
+
+
+def _known(doc, facts):
+    """The fact amounts, and the positions a percent fact makes of them ("70% of USD 3.2M": the employer stock)."""
+    known = [(f.value, f.unit, format_amount(f.value, f.unit), f"the {f.label}") for f in facts]
+    for p in _percent_facts(doc):
+        base = _content(p.base)
+        for f in facts:
+            if not base or base & _content(f.label):
+                value = f.value * p.value / 100
+                role = f"{format_percent(p.value)} of the {f.label}"
+                known.append((value, f.unit, f"{format_amount(value, f.unit)} ({role})", role))
+    return known
+
+
+@lru_cache(maxsize=64)
+def _steps(known, percents):
+    """Per currency, the sorted values one step from the known amounts, and how each is reached."""
+    steps = {}
+    for value, unit, name, _role in known:
+        add = steps.setdefault(unit, []).append
+        for share in SIMPLE_SHARES:
+            add((value * share, f"{_fraction_name(share)} of {name}"))
+        for percent, label in percents:
+            add((value * percent / 100, f"{format_percent(percent)} ({label}) of {name}"))
+            add((value * (100 - percent) / 100, f"{format_percent(100 - percent)} (the rest after {label}) of {name}"))
+        for other, other_unit, other_name, _ in known:
+            if other_unit == unit and other != value:
+                add((value + other, f"{name} + {other_name}"))
+                if value > other:
+                    add((value - other, f"{name} - {other_name}"))
+    values, names = {}, {}
+    for unit, pairs in steps.items():
+        pairs.sort()
+        values[unit] = [v for v, _ in pairs]
+        names[unit] = [n for _, n in pairs]
+    return values, names
+
+
+def _fraction_name(share):
+    return {1 / 2: "half", 1 / 3: "a third", 2 / 3: "two thirds", 1 / 4: "a quarter", 3 / 4: "three quarters",
+            1 / 5: "a fifth", 1 / 10: "a tenth", 1 / 20: "a twentieth"}[share]  # fmt: skip
+
+
+def _near(values, names, value, precision):
+    at = bisect.bisect_left(values, value - precision - 1e-9)
+    if at < len(values) and values[at] <= value + precision + 1e-9:
+        return names[at]
+    return ""
+
+
+def _unknown(doc, q, facts, derived):
+    """Why an amount fails: a known amount with its scale dropped ("$3.2" for USD 3.2M), or neither."""
+    if not q.scaled and q.value < 1000:
+        known = _known(doc, facts) + [(d.value, d.unit, d.text, "derived in the text") for d in derived]
+        for exponent in (3, 6, 9):
+            scale = 10**exponent
+            for value, unit, _name, role in known:
+                if unit == q.unit and abs(q.value * scale - value) <= q.precision * scale:
+                    return f"{q.text} drops its scale: {role} is {format_amount(value, unit)}"
+    return f"{q.text} is neither on the fact sheet nor derived in the text"
+
+
+# ---- percents presented as the client's share ------------------------------------------------------------------------
+
+SHARE_AFTER = re.compile(
+    r"\s*(?:\([^()]{0,40}\)\s*)?(?:of\s+(?:(?:the|her|his|their|its|your|our|client['’]s|total|overall|whole|"
+    r"entire|investable|liquid|current)\s+)*(?P<base>portfolio|wealth|net worth|assets|holdings|investments)\b"
+    r"|(?:[\w'’-]+\s+){0,2}?(?:concentration|stake)\b|(?:is|are|sits?|held)\s+in\b)",
+    re.IGNORECASE,
+)
+PROPOSAL_BEFORE = re.compile(
+    r"\b(?:to|at|below|under|above|over|than|max(?:imum)?|most|up|cap\w*|limit\w*|target\w*|trim\w*|reduc\w*|"
+    r"sell\w*|sold|buy\w*|bought|build\w*|add\w*|keep\w*|hold\w*|aim\w*|by|within|from|each|per|every|another|"
+    r"further|extra|additional|new|only|just|around|about|roughly|approximately|some|if|say|like|allocat\w*|"
+    r"invest\w*|mov\w*|shift\w*|put|give|gift\w*|donat\w*|contribut\w*|rebalanc\w*|diversif\w*|exceed\w*|"
+    r"drop\w*|fall\w*|fell|ris\w*|rose|grow\w*|los\w*|lost|swap\w*|exchang\w*|hedg\w*|collar\w*)\s*$",
+    re.IGNORECASE,
+)
+RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to)\s*$")
+
+
+def _percents(doc):
+    findings = []
+    facts = _percent_facts(doc)
+    for q in doc.quantities:
+        if q.kind != "percent" or not _presented_as_share(doc, q):
+            continue
+        fact = _fact_of(q, facts)
+        how = doc.derived.get((q.start, q.end)) or _ratio_of_known(doc, q, facts)
+        how = f"the {fact.label}" if fact else f"derived: {how}" if how else ""
+        if how:
+            findings.append(Finding("figure", True, q.text, f"{q.text} is {how}", q.start, q.end))
+        else:
+            detail = f"{q.text} is given as the client's share but is neither on the fact sheet nor derived"
+            findings.append(Finding("figure", False, q.text, detail, q.start, q.end))
+    return findings
+
+
+def _presented_as_share(doc, q):
+    before = doc.text[max(0, q.start - 30) : q.start]
+    if not q.text.rstrip().endswith(("%", "percent", "per cent")) or RANGE_BEFORE.search(before):
+        return False
+    if PROPOSAL_BEFORE.search(before):
+        return False
+    if SHARE_AFTER.match(doc.text, q.end):
+        return True
+    after = re.match(r"\s*of\s+((?:[\w'’-]+\s*){1,3})", doc.text[q.end : q.end + 60])
+    if not after:
+        return False
+    words = _content(after[1])
+    return any(words & _content(f.label) for f in _amount_facts(doc))
+
+
+def _ratio_of_known(doc, q, facts):
+    for f in facts:
+        if abs(100 - f.value - q.value) <= q.precision:
+            return f"100% less the {f.label}"
+    derived = [d for d in doc.quantities if (d.start, d.end) in doc.derived and d.kind == "amount"]
+    known = _known(doc, _amount_facts(doc)) + [(d.value, d.unit, d.text, d.text) for d in derived]
+    for a, unit, name, _ in known:
+        for b, other_unit, other_name, _ in known:
+            if unit == other_unit and b and abs(a / b * 100 - q.value) <= q.precision:
+                return f"{name} as a share of {other_name}"
+    return ""
+
+
+# ---- currencies ------------------------------------------------------------------------------------------------------
+
+COMBINING = re.compile(
+    r"\s*(?:\([^()]{0,40}\)\s*)?(?:[+×*÷/=−]|[-–]\s|plus|minus|less|times|divided by|"
+    r"as an? (?:share|percentage|proportion|fraction|percent) of|out of|relative to|"
+    r"(?:(?:is|are|represents?|makes? up|equals?)\s+)?(?:\d+(?:\.\d+)?\s?%\s+)?of)\s+"
+    r"(?:(?:the|her|his|their|its|a|an|total|combined)\s+)*$",
+    re.IGNORECASE,
+)
+TOTAL_BEFORE = re.compile(
+    r"\b(?:total(?:s|ling|ing)?(?:\s+of)?|sum\s+of|combined|adds?\s+up\s+to|in\s+all)\s*:?\s*$", re.IGNORECASE
+)
+LIST_BETWEEN = re.compile(r"^\s*(?:,|\+|and|plus)\s*$")
+TOTAL_AFTER = re.compile(r"^\s*(?:in total|combined|together|altogether|in all)\b", re.IGNORECASE)
+
+
+def _currencies(doc):
+    """One finding per sentence that combines two currencies with no rate stated."""
+    pairs = list(doc.combined)
+    for start, end in doc.sentences:
+        amounts = [q for q in doc.quantities if q.kind == "amount" and start <= q.start < end]
+        percents = [q for q in doc.quantities if q.kind == "percent" and start <= q.start < end]
+        for a, b in zip(amounts, amounts[1:]):
+            if a.unit != b.unit and _joined(doc, a, b, start, end):
+                pairs.append((a, b))
+        pairs += _numerically_combined(doc, amounts, percents)
+    findings, seen = [], set()
+    for a, b in sorted(pairs, key=lambda pair: min(q.start for q in pair)):
+        a, b = sorted((a, b), key=lambda q: q.start)
+        sentence = _sentence_of(doc, a.start)
+        if a.unit == b.unit or sentence in seen or _has_rate(doc, a.unit, b.unit):
+            continue
+        seen.add(sentence)
+        detail = f"{a.text} and {b.text} are combined with no exchange rate stated"
+        findings.append(Finding("currency", False, doc.text[a.start : b.end], detail, a.start, b.end))
+    return findings
+
+
+def _joined(doc, a, b, start, end):
+    between = doc.text[a.end : b.start]
+    if COMBINING.fullmatch(between + " ") or COMBINING.fullmatch(between):
+        return True
+    if LIST_BETWEEN.match(between):
+        return bool(TOTAL_BEFORE.search(doc.text[start : a.start]) or TOTAL_AFTER.match(doc.text[b.end : end]))
+    return False
+
+
+def _numerically_combined(doc, amounts, percents):
+    """Two currencies whose sum, difference or ratio is written in the same sentence (that figure is then derived,
+    wrongly, and the currency finding says so)."""
+    found = []
+    for i, a in enumerate(amounts):
+        for b in amounts[i + 1 :]:
+            if a.unit == b.unit:
+                continue
+            sums = (a.value + b.value, abs(a.value - b.value))
+            ratios = (100 * a.value / b.value, 100 * b.value / a.value) if a.value and b.value else ()
+            for c in amounts + percents:
+                values = sums if c.kind == "amount" else ratios
+                if c is not a and c is not b and any(abs(c.value - v) <= c.precision for v in values):
+                    found.append((a, b))
+                    doc.derived.setdefault((c.start, c.end), f"{a.text} and {b.text} combined")
+    return found
+
+
+# ---- places ----------------------------------------------------------------------------------------------------------
+
+
+def _jurisdictions(doc):
+    places = [f.value for f in doc.facts if f.kind == "place" and isinstance(f.value, str) and f.value]
+    if not places:
+        return []
+    findings, seen = [], set()
+    for m in doc.mentions:
+        if m.negated or m.name in seen or regimes.tied(m, places):
+            continue
+        seen.add(m.name)
+        where = ", ".join(dict.fromkeys(_place_label(doc, p) for p in places))
+        detail = f"{m.text} is {m.what}, but the client's places are {where}"
+        findings.append(Finding("jurisdiction", False, m.text, detail, m.start, m.end))
+    return findings
+
+
+def _place_label(doc, code):
+    from reasoning.facts.places import place_name
+
+    return f"{(place_name(code) or code).split(',')[0]} ({code})"
+
+
+# ---- labels ----------------------------------------------------------------------------------------------------------
+
+STOPWORDS = set(
+    "the a an her his their its your our my client client's of in on at to for and or with by from as is are was "
+    "this that these those net total current overall whole entire about some all each per".split()
+)
+SYNONYMS = {
+    "wealth": "portfolio assets asset wealth worth holdings investments investable estate".split(),
+    "salary": "salary income wage wages pay compensation earnings paycheck".split(),
+    "share": "share stake concentration position weight allocation exposure percentage proportion holding".split(),
+    "basis": "basis cost".split(),
+    "employer": "employer company firm employer's company's".split(),
+    "stock": "stock stocks shares equity rsu rsus".split(),
+    "gain": "gain gains appreciation profit".split(),
+    "home": "home house property residence".split(),
+    "cash": "cash savings deposits liquidity".split(),
+    "mortgage": "mortgage loan debt liability liabilities".split(),
+    "spending": "spending expenses outgoings budget".split(),
+    "target": "target goal objective".split(),
+}
+GROUP = {word: group for group, words in SYNONYMS.items() for word in words}
+ROLES = {"target", "basis", "salary", "gain", "mortgage", "wealth", "spending", "bonus"}  # roles only a fact can fill
+PORTIONS = set("share portion part half third quarter fraction rest remainder sale tranche slice bulk majority".split())
+RATE_WORDS = set(
+    "rate rates tax taxes return returns drawdown fall drop decline loss yield fee fees bracket band threshold "
+    "inflation growth discount premium coupon surtax levy withholding correction crash pullback haircut spread "
+    "commission interest probability chance odds".split()
+)
+FUNCTION = STOPWORDS - {"net", "total", "current", "client", "client's"} | set(
+    "but so then which that while if when into over under than it we you she he they i be been were would could "
+    "should will can may must has have had not sell buy hold keep give gift move plus minus times less x".split()
+)
+LEADING = {"the", "her", "his", "their", "its", "your", "our", "a", "an", "this", "that"}
+WORDS = r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}"
+AFTER_OF = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:of|in)\s+")
+AFTER_PAREN = re.compile(r"\s*\(\s*([^()\d]{1,40})\)")
+AFTER_BARE = re.compile(rf"[ \t]+({WORDS})")
+BEFORE = re.compile(rf"({WORDS})\s*(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|:\s*|\(\s*)$")
+
+
+def _content(text):
+    words = set()
+    for word in re.findall(r"[a-z0-9][a-z0-9'’()-]*", text.lower().replace("’", "'")):
+        word = word.removesuffix("'s")
+        if word in STOPWORDS:
+            continue
+        if word not in GROUP and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            word = word[:-1]
+        words.add(GROUP.get(word, word))
+    return words
+
+
+def _term(text, from_end=False):
+    """The label words of a phrase: up to the first function word (or from the last one backwards)."""
+    words = text.split()
+    if not from_end:
+        while words and words[0].lower() in LEADING:
+            words = words[1:]
+    kept = []
+    for word in reversed(words) if from_end else words:
+        if word.lower().strip("'’") in FUNCTION or word in currency_tables()[0]:
+            break
+        kept.append(word)
+    kept = list(reversed(kept)) if from_end else kept
+    return " ".join(kept)
+
+
+def _labels(doc):
+    findings = []
+    mentions = doc.mentions
+    amounts, percents = _amount_facts(doc), _percent_facts(doc)
+    for q in doc.quantities:
+        if (q.start, q.end) in doc.statutory:
+            continue
+        owners = [f for f in (amounts if q.kind == "amount" else percents) if matches(q, f.value, f.unit)]
+        if owners:
+            for detail in _mislabels(doc, q, owners, mentions):
+                findings.append(Finding("label", False, q.text, detail, q.start, q.end))
+    return findings
+
+
+def _mislabels(doc, q, owners, mentions):
+    owner = owners[0]
+    mine = set().union(*(_content(f.label) for f in owners))
+    problems, fine = [], False
+    for form, term, start, end in _attached(doc, q):
+        words = _content(term)
+        if not words:
+            continue
+        if words & mine:
+            fine = True
+            continue
+        if q.kind == "percent" and (words & RATE_WORDS or form == "of"):
+            continue  # a rate, or a share of something else: the base is checked on figures below
+        regime = next((m for m in mentions if m.start < end and start < m.end), None)
+        if regime and q.kind == "amount":
+            if not any(_covers(_raw(" ".join(_regime_names(regime))), _raw(f.label)) for f in owners):
+                problems.append(f"{q.text} is the {owner.label}, not {regime.name}")
+            continue
+        if form == "of" or words <= PORTIONS:
+            continue  # "USD 450k of employer stock", "a share of USD 3.2M": a portion of a holding, not its label
+        other = next((f for f in doc.facts if f not in owners and _covers(_content(f.label), words)), None)
+        if other:
+            problems.append(f"{q.text} is the {owner.label}, not the {other.label}")
+        elif words & ROLES and not any(words & ROLES & _content(f.label) for f in doc.facts):
+            problems.append(f"{q.text} is the {owner.label}, not {_a(term)}")
+    if fine:
+        problems = []
+    problems = list(dict.fromkeys(problems))
+    if q.kind == "percent":
+        problems += _wrong_base(doc, q, owners)
+    return problems
+
+
+def _raw(text):
+    return {w.removesuffix("'s") for w in re.findall(r"[a-z0-9][a-z0-9'()-]*", text.lower()) if w not in STOPWORDS}
+
+
+def _regime_names(mention):
+    table = next((r for r in regimes.REGIMES if r.name == mention.name), None)
+    return table.names if table else (mention.name,)
+
+
+def _a(term):
+    words = DETERMINER.sub("", term.strip())
+    return f"{'an' if words[:1].lower() in 'aeiou' else 'a'} {words}"
+
+
+def _covers(label_words, words):
+    return bool(label_words) and len(words & label_words) * 2 >= len(words)
+
+
+def _attached(doc, q):
+    """(form, term, start, end) for each label the text attaches to the figure q."""
+    text, found = doc.text, []
+    m = AFTER_OF.match(text, q.end)
+    if m and not _figure_at(doc, m.end()):
+        words = re.match(WORDS, text[m.end() :])
+        if words:
+            term = _term(words[0])
+            found.append(("of", term, m.end(), m.end() + len(term)))
+    m = AFTER_PAREN.match(text, q.end)
+    if m:
+        found.append(("paren", m[1], m.start(1), m.end(1)))
+    m = AFTER_BARE.match(text, q.end)
+    if m:
+        term = _term(m[1])
+        found.append(("bare", term, m.start(1), m.start(1) + len(term)))
+    m = BEFORE.search(text[max(0, q.start - 60) : q.start])
+    if m:
+        term = _term(m[1], from_end=True)
+        end = q.start - (len(m[0]) - len(m[1]))
+        found.append(("before", term, end - len(term), end))
+    return found
+
+
+def _figure_at(doc, position):
+    skip = re.match(r"(?:(?:the|her|his|their|its|a|an)\s+)*", doc.text[position:])
+    at = position + skip.end()
+    return next((q for q in doc.quantities if q.start == at), None)
+
+
+def _wrong_base(doc, q, owners):
+    """"70% of USD 450k" when 70% is a share of the portfolio and USD 450k the salary."""
+    bases = [f for f in owners if f.base]
+    m = AFTER_OF.match(doc.text, q.end)
+    if not bases or not m:
+        return []
+    base_words = set().union(*(_content(f.base) | _content(f.label) for f in bases))
+    figure = _figure_at(doc, m.end())
+    if figure is not None:
+        if figure.kind != "amount":
+            return []
+        named = [f for f in _amount_facts(doc) if matches(figure, f.value, f.unit)]
+        if not named or any(_content(f.label) & base_words for f in named):
+            return []
+        return [f"{q.text} is the {bases[0].label} of the {bases[0].base}, not of the {named[0].label} ({figure.text})"]
+    words = re.match(WORDS, doc.text[m.end() :])
+    term = _content(_term(words[0])) if words else set()
+    if not term or term & base_words:
+        return []
+    other = next((f for f in doc.facts if f.kind == "amount" and _covers(_content(f.label), term)), None)
+    if other:
+        return [f"{q.text} is the {bases[0].label} of the {bases[0].base}, not of the {other.label}"]
+    return []
+
+
+# ---- coverage --------------------------------------------------------------------------------------------------------
+
+ABBREVIATIONS = {
+    "charitable remainder trust": "CRT",
+    "charitable remainder unitrust": "CRUT",
+    "charitable lead trust": "CLT",
+    "donor advised fund": "DAF",
+    "grantor retained annuity trust": "GRAT",
+    "exchange traded fund": "ETF",
+    "spousal lifetime access trust": "SLAT",
+    "intentionally defective grantor trust": "IDGT",
+    "qualified small business stock": "QSBS",
+}
+DETERMINER = re.compile(r"^(?:(?:a|an|the|her|his|their|its|some|one|two)\s+)+", re.IGNORECASE)
+
+
+def _plain(text):
+    return " ".join(re.sub(r"[-‐–’'/]", " ", str(text).lower()).split())
+
+
+def _coverage(doc):
+    plain = _plain(doc.text)
+    stems = {w[:5] for w in re.findall(r"[a-z0-9]+", plain)}
+    findings = []
+    for f in doc.facts:
+        if f.kind == "instrument":
+            name = str(f.value or f.text)
+            addressed = _names_instrument(doc.text, plain, f)
+            what = f"the {DETERMINER.sub('', name)} the client listed"
+        elif f.kind == "goal":
+            name = str(f.value or f.text)
+            words = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(name)) if w not in STOPWORDS}
+            addressed = not words or len(words & stems) * 2 >= len(words)
+            what = f"the client's goal: {name}"
+        else:
+            continue
+        detail = f"the answer addresses {what}" if addressed else f"the answer never addresses {what}"
+        findings.append(Finding("coverage", addressed, "", detail, -1, -1))
+    return findings
+
+
+def _names_instrument(text, plain, fact):
+    phrases = {_plain(DETERMINER.sub("", str(fact.value or "")))}
+    if fact.text and len(fact.text.split()) <= 6:
+        phrases.add(_plain(DETERMINER.sub("", fact.text)))
+    phrases.discard("")
+    for phrase in list(phrases):
+        abbreviation = ABBREVIATIONS.get(phrase) or (
+            "".join(w[0] for w in phrase.split()).upper() if len(phrase.split()) >= 3 else ""
+        )
+        if abbreviation and re.search(rf"(?<![\w]){abbreviation}s?(?![\w])", text):
+            return True
+        if phrase.upper() == phrase and re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", text):
+            return True
+    return any(re.search(rf"(?<![\w]){re.escape(p)}(?:e?s)?(?![\w])", plain) for p in phrases)

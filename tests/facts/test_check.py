@@ -1,0 +1,337 @@
+"""The checker of thoughts and answers against the client's fact sheet: what it catches, and what it leaves alone."""
+
+import time
+
+import pytest
+
+from reasoning.facts.check import CAP, badge, capped, check, failures
+from reasoning.facts.sheet import Fact, Finding
+
+# A Florida engineer: USD 3.2M portfolio, 70% of it in her employer's stock, a USD 450k salary.
+FLORIDA = [
+    Fact("portfolio", "amount", 3_200_000, "USD"),
+    Fact("salary", "amount", 450_000, "USD"),
+    Fact("employer stock share", "percent", 70, "%", base="portfolio"),
+    Fact("residence", "place", "US-FL", "ISO 3166"),
+    Fact("exchange fund", "instrument", "exchange fund", text="an exchange fund"),
+    Fact("charitable remainder trust", "instrument", "charitable remainder trust"),
+    Fact("donor-advised fund", "instrument", "donor-advised fund"),
+    Fact("collar", "instrument", "collar", text="a costless collar"),
+]
+# A Zurich client with a Munich flat: two currencies.
+ZURICH = [
+    Fact("portfolio", "amount", 1_800_000, "CHF"),
+    Fact("Munich flat", "amount", 650_000, "EUR"),
+    Fact("residence", "place", "CH-ZH", "ISO 3166"),
+]
+
+
+def failed(text, facts=FLORIDA, final=False, kind=None):
+    return [f for f in failures(check(text, facts, final=final)) if kind is None or f.kind == kind]
+
+
+def details(text, facts=FLORIDA, final=False):
+    return [f.detail for f in failed(text, facts, final)]
+
+
+# ---- the slips new users met, and their corrections ----------------------------------------------------------------
+
+
+def test_a_salary_figure_called_a_tax_is_a_label_slip():
+    found = failed("Recommendation: Sell $450k of NIIT in stages")
+    assert [(f.kind, f.text) for f in found] == [("label", "$450k")]
+    assert found[0].detail == "$450k is the salary, not NIIT"
+    assert "Recommendation: Sell $450k of NIIT"[found[0].start : found[0].end] == "$450k"
+
+
+def test_a_share_called_a_target_and_applied_to_the_salary_is_a_label_slip():
+    found = failed("70% (the target) of USD 450k = USD 315k")
+    assert {f.kind for f in found} == {"label"}
+    assert "70% is the employer stock share, not a target" in [f.detail for f in found]
+    assert any("of the portfolio, not of the salary" in f.detail for f in found)
+
+
+def test_the_corrected_recommendation_passes():
+    text = "Sell USD 1.6M of the USD 2.24M employer stock (70% of USD 3.2M = USD 2.24M)."
+    findings = check(text, FLORIDA)
+    assert failures(findings) == []
+    assert badge(findings) == "figures checked: 5 of 5"
+
+
+def test_a_figure_with_its_scale_dropped_fails():
+    found = failed("Key numbers: $3.2; $2.24")
+    assert [(f.kind, f.text) for f in found] == [("figure", "$3.2"), ("figure", "$2.24")]
+    assert found[0].detail == "$3.2 drops its scale: the portfolio is USD 3.2M"
+    assert "USD 2.24M" in found[1].detail
+    assert failed("Key numbers: $3.2M; $2.24M") == []
+
+
+def test_two_currencies_in_one_share_need_a_rate():
+    found = failed("EUR 650k as a share of CHF 1.8m is 36.11%", ZURICH)
+    assert [f.kind for f in found] == ["currency"]
+    assert found[0].detail == "EUR 650k and CHF 1.8m are combined with no exchange rate stated"
+    assert failed("EUR 650k at EUR/CHF 0.94 is CHF 691k", ZURICH) == []
+
+
+def test_another_states_tax_for_a_florida_retiree_is_a_jurisdiction_slip():
+    text = "Map the taxes: state tax (California taxes gains as ordinary income, up to 13.3%)."
+    found = failed(text)
+    assert [(f.kind, f.text) for f in found] == [("jurisdiction", "California taxes")]
+    assert "Florida (US-FL)" in found[0].detail
+
+
+def test_a_florida_answer_with_federal_rules_only_passes():
+    text = (
+        "Florida has no state income tax, so only federal rules apply: long-term gains at 20% plus the 3.8% NIIT, "
+        "IRMAA once she is on Medicare at 65, and the federal estate tax for her heirs. Her 401(k) and Roth IRA "
+        "stay as they are."
+    )
+    assert failed(text) == []
+
+
+def test_an_answer_that_skips_instruments_the_client_listed_fails_coverage():
+    answer = "Sell the employer stock in three tranches and give appreciated shares to a DAF."
+    found = failed(answer, final=True)
+    assert {f.detail for f in found} == {
+        "the answer never addresses the exchange fund the client listed",
+        "the answer never addresses the charitable remainder trust the client listed",
+        "the answer never addresses the costless collar the client listed",
+    } or {f.detail for f in found} == {
+        "the answer never addresses the exchange fund the client listed",
+        "the answer never addresses the charitable remainder trust the client listed",
+        "the answer never addresses the collar the client listed",
+    }
+    assert all(f.kind == "coverage" and f.text == "" and f.start == -1 for f in found)
+
+
+def test_an_answer_that_addresses_each_instrument_passes_coverage():
+    answer = (
+        "Contribute part of the stock to an exchange fund, fund a CRT with low-basis shares, give yearly through "
+        "the donor advised fund, and hedge the rest with a zero-cost collar."
+    )
+    findings = check(answer, FLORIDA, final=True)
+    assert failures(findings) == []
+    assert sum(f.kind == "coverage" and f.ok for f in findings) == 4
+
+
+def test_coverage_is_checked_on_final_answers_only():
+    assert failed("Sell in three tranches.", final=False) == []
+
+
+def test_goals_are_addressed_by_half_their_words():
+    facts = [Fact("goal", "goal", "retire at 60 with a steady income")]
+    assert failed("She can retire at 60 on the income the bonds pay.", facts, final=True) == []
+    assert details("Rebalance yearly.", facts, final=True) == [
+        "the answer never addresses the client's goal: retire at 60 with a steady income"
+    ]
+
+
+# ---- arithmetic ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "70% of USD 3.2M = USD 2.24M",
+        "70% of her USD 3.2M portfolio is USD 2.24M",
+        "USD 2.24M / 3 = USD 746,667",
+        "a third of USD 2.24M (USD 746,667)",
+        "USD 3.2M - USD 2.24M = USD 960k",
+        "USD 2.24M + USD 960k = USD 3.2M",
+        "USD 450k x 2 = USD 900k",
+        "USD 450k × 2 = USD 900k",
+        "USD 2.24M is 70% of USD 3.2M",
+        "USD 2.24M / USD 3.2M = 70%",
+        "USD 2.24M as a share of USD 3.2M is 70%",
+        "70% of USD 3.2M is about USD 2.2M",
+    ],
+)
+def test_shown_arithmetic_that_adds_up_passes(text):
+    findings = check(text, FLORIDA)
+    assert failures(findings) == []
+    assert any(f.kind == "arithmetic" and f.ok for f in findings)
+
+
+@pytest.mark.parametrize(
+    "text, right",
+    [
+        ("70% of USD 3.2M = USD 2.4M", "USD 2.24M"),
+        ("USD 2.24M / 3 = USD 700k", "USD 746,667"),
+        ("USD 3.2M - USD 2.24M = USD 1.06M", "USD 960k"),
+        ("USD 450k x 2 = USD 800k", "USD 900k"),
+        ("USD 2.24M / USD 3.2M = 60%", "70%"),
+        ("USD 2.24M is 60% of USD 3.2M", "USD 1.92M"),
+    ],
+)
+def test_wrong_arithmetic_is_flagged_with_the_right_result(text, right):
+    found = failed(text, kind="arithmetic")
+    assert len(found) == 1
+    assert f"gives {right}" in found[0].detail
+
+
+def test_an_operand_may_be_derived_earlier_in_the_text():
+    text = "70% of USD 3.2M = USD 2.24M. Selling a third: USD 2.24M / 3 = USD 746,667."
+    assert failed(text) == []
+
+
+def test_a_rounded_operand_is_read_over_the_range_it_can_mean():
+    assert failed("Three tranches of USD 747k: USD 747k x 3 = USD 2.24M") == []
+
+
+def test_a_conversion_is_checked_at_the_stated_rate():
+    assert failed("EUR 650k at EUR/CHF 0.94 is CHF 611k", ZURICH) == []
+    found = failed("EUR 650k at EUR/CHF 0.94 is CHF 800k", ZURICH)
+    assert [f.kind for f in found] == ["arithmetic"]
+
+
+# ---- figures ---------------------------------------------------------------------------------------------------------
+
+
+def test_an_invented_amount_fails_and_a_fact_passes():
+    findings = check("Her USD 3.2M portfolio could fund a USD 75k yearly gift.", FLORIDA)
+    assert [(f.text, f.ok) for f in findings if f.kind == "figure"] == [("USD 3.2M", True), ("USD 75k", False)]
+    assert badge(findings) == "figures checked: 1 of 2; 1 failed: USD 75k (figure)"
+
+
+def test_a_fact_written_another_way_passes():
+    assert failed("Her portfolio of $3,200,000 and salary of USD 0.45 million.") == []
+
+
+def test_one_step_figures_an_advisor_writes_without_the_sum_pass():
+    text = (
+        "The USD 2.24M in employer stock dominates; the other USD 960k is diversified. Cap the satellite at 5-10% "
+        "of wealth (USD 160k to USD 320k) and sell the stock in three tranches of about USD 747k."
+    )
+    assert failed(text) == []
+
+
+def test_a_share_presented_as_the_clients_must_be_a_fact():
+    assert [f.text for f in failed("Her 45% concentration in employer stock is the main risk.")] == ["45%"]
+    assert failed("Her 70% concentration in employer stock is the main risk.") == []
+    assert failed("The other 30% of the portfolio is diversified.") == []
+    assert failed("USD 400k / USD 900k = 44.4%", [Fact("NVDA", "amount", 400_000, "USD"),
+                                                   Fact("portfolio", "amount", 900_000, "USD")]) == []  # fmt: skip
+
+
+# ---- false alarms: ordinary advisor prose ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Size the position so she can hold through a 30% drawdown.",
+        "Long-term gains are taxed at the 20% long-term capital gains rate, plus the 3.8% NIIT.",
+        "The 3.8% NIIT applies above USD 250k of MAGI for a married couple.",
+        "The NIIT threshold of USD 200k for a single filer is below her salary.",
+        "Expect 6-8% a year from equities, net of a 0.2% fee, and rebalance 5 points outside the band.",
+        "Harvest losses before year end; up to USD 3,000 of any excess offsets ordinary income each year.",
+        "The federal estate tax exemption of USD 13.61M per person covers her estate.",
+        "Build a 5% position over six weeks and cap any single stock at 10% of the portfolio.",
+        "Keep 12 months of spending in cash and review in 2027 when she turns 60.",
+        "1. Sell in stages. 2. Reinvest in three funds. 3. Review the plan.",
+        "A 10% pullback would cost about as much as her salary.",
+        "Sell USD 450k of employer stock a year, about her salary.",
+        "Her USD 450k salary and USD 3.2M portfolio leave room for a 20% bond sleeve.",
+        "The employer stock is 70% of her portfolio, well above a 10% single-stock limit.",
+    ],
+)
+def test_ordinary_advisor_prose_is_not_flagged(text):
+    assert failed(text) == []
+
+
+def test_statutory_amounts_tied_to_a_rule_are_not_client_figures():
+    findings = check("The 3.8% NIIT applies above USD 250k of MAGI.", FLORIDA)
+    assert findings == []  # neither checked as a figure nor as a label
+
+
+def test_currencies_listed_side_by_side_are_fine():
+    assert failed("She holds CHF 1.8m in Zurich and EUR 650k in a Munich flat.", ZURICH) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "EUR 650k plus CHF 1.8m is her wealth.",
+        "A total of CHF 1.8m and EUR 650k is at stake.",
+        "The flat, EUR 650k (CHF 610k), is a third of her wealth.",
+        "CHF 1.8m and EUR 650k, CHF 2.45m in all, sit with one bank.",
+    ],
+)
+def test_currencies_combined_without_a_rate_are_flagged(text):
+    assert [f.kind for f in failed(text, ZURICH)] == ["currency"]
+
+
+def test_a_rate_in_the_text_or_the_facts_allows_combining():
+    assert failed("At 0.94 CHF per EUR, EUR 650k plus CHF 1.8m is CHF 2.41m.", ZURICH) == []
+    facts = ZURICH + [Fact("EUR/CHF exchange rate", "constraint", "EUR/CHF 0.94")]
+    assert failed("EUR 650k plus CHF 1.8m is her wealth.", facts) == []
+
+
+# ---- labels ----------------------------------------------------------------------------------------------------------
+
+BASIS = FLORIDA + [Fact("cost basis", "amount", 600_000, "USD")]
+
+
+def test_a_fact_under_another_facts_label_is_flagged():
+    assert details("The cost basis of USD 450k keeps the gain large.", BASIS) == [
+        "USD 450k is the salary, not the cost basis"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A salary of USD 450k puts her in the top bracket.",
+        "Her USD 450k salary covers spending.",
+        "Sell USD 450k of employer stock this year.",
+        "The cost basis of USD 600k keeps the gain large.",
+        "Salary: USD 450k.",
+        "Employer stock (70%) dominates.",
+        "70% of the portfolio is in employer stock.",
+        "70% of USD 3.2M = USD 2.24M",
+    ],
+)
+def test_labels_that_fit_pass(text):
+    assert failed(text, BASIS) == []
+
+
+def test_no_place_facts_means_no_jurisdiction_findings():
+    facts = [f for f in FLORIDA if f.kind != "place"]
+    assert failed("California taxes gains as ordinary income.", facts) == []
+
+
+def test_a_swiss_rule_for_a_florida_client_is_flagged_and_a_place_merely_named_is_not():
+    assert [f.text for f in failed("Use pillar 3a for the savings.")] == ["pillar 3a"]
+    assert failed("She moved from California to Florida in 2019.") == []
+
+
+# ---- scores and badges -----------------------------------------------------------------------------------------------
+
+
+def test_capped():
+    bad = [Finding("figure", False, "$3.2", "$3.2 drops its scale: the portfolio is USD 3.2M", 0, 4)]
+    good = [Finding("figure", True, "USD 3.2M", "USD 3.2M is the portfolio", 0, 8)]
+    assert capped(0.8, good) == (0.8, "")
+    score, reason = capped(0.8, bad)
+    assert score == CAP == 0.3 and "drops its scale" in reason
+    assert capped(0.2, bad)[0] == 0.2
+    assert capped(None, bad)[0] is None
+
+
+def test_badge_counts_each_figure_once():
+    assert badge([]) == "figures checked: 0 of 0"
+    findings = check("70% (the target) of USD 450k = USD 315k", FLORIDA)
+    assert badge(findings).startswith("figures checked: 3 of 4; 1 failed: 70% (label)")
+
+
+def test_a_thought_of_200_words_is_checked_in_a_few_milliseconds():
+    text = (
+        "The USD 3.2M portfolio holds 70% in employer stock, USD 2.24M (70% of USD 3.2M = USD 2.24M). Sell a third "
+        "each year: USD 2.24M / 3 = USD 746,667. Long-term gains are taxed at 20% plus the 3.8% NIIT above USD 250k "
+        "of MAGI; Florida has no state income tax. Keep 12 months of spending in cash and a 30% drawdown in mind. "
+    ) * 4
+    check(text, FLORIDA)
+    start = time.perf_counter()
+    for _ in range(10):
+        check(text, FLORIDA, final=True)
+    assert (time.perf_counter() - start) / 10 < 0.05
