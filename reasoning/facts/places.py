@@ -61,14 +61,20 @@ CITIES = {
     "Bellinzona": "CH-TI", "Zug": "CH-ZG", "Baar": "CH-ZG", "Cham": "CH-ZG", "Gstaad": "CH-BE", "Thun": "CH-BE",
     "Interlaken": "CH-BE", "Biel": "CH-BE", "Verbier": "CH-VS", "Zermatt": "CH-VS", "Sion": "CH-VS",
     "Crans-Montana": "CH-VS", "St. Moritz": "CH-GR", "Davos": "CH-GR", "Chur": "CH-GR", "Klosters": "CH-GR",
-    "Aarau": "CH-AG", "Olten": "CH-SO",
+    "Aarau": "CH-AG", "Baden": "CH-AG", "Olten": "CH-SO", "Kreuzlingen": "CH-TG", "Frauenfeld": "CH-TG",
+    "Rapperswil": "CH-SG", "Schwyz": "CH-SZ", "Sarnen": "CH-OW", "Stans": "CH-NW", "Altdorf": "CH-UR",
     "Munich": "DE-BY", "München": "DE-BY", "Nuremberg": "DE-BY", "Nürnberg": "DE-BY", "Augsburg": "DE-BY",
     "Starnberg": "DE-BY", "Regensburg": "DE-BY", "Frankfurt": "DE-HE", "Wiesbaden": "DE-HE", "Cologne": "DE-NW",
     "Köln": "DE-NW", "Düsseldorf": "DE-NW", "Dusseldorf": "DE-NW", "Essen": "DE-NW", "Dortmund": "DE-NW",
     "Bonn": "DE-NW", "Stuttgart": "DE-BW", "Heidelberg": "DE-BW", "Mannheim": "DE-BW", "Karlsruhe": "DE-BW",
     "Dresden": "DE-SN", "Leipzig": "DE-SN", "Hanover": "DE-NI", "Hannover": "DE-NI", "Potsdam": "DE-BB",
     "Mainz": "DE-RP", "Kiel": "DE-SH", "Lübeck": "DE-SH", "Rostock": "DE-MV", "Erfurt": "DE-TH",
-    "Magdeburg": "DE-ST", "Saarbrücken": "DE-SL",
+    "Magdeburg": "DE-ST", "Saarbrücken": "DE-SL", "Lörrach": "DE-BW", "Konstanz": "DE-BW", "Ulm": "DE-BW",
+    "Freiburg im Breisgau": "DE-BW", "Baden-Baden": "DE-BW", "Bad Homburg": "DE-HE", "Darmstadt": "DE-HE",
+    "Kassel": "DE-HE", "Münster": "DE-NW", "Aachen": "DE-NW", "Bielefeld": "DE-NW", "Würzburg": "DE-BY",
+    "Ingolstadt": "DE-BY", "Rosenheim": "DE-BY", "Garmisch-Partenkirchen": "DE-BY", "Braunschweig": "DE-NI",
+    "Osnabrück": "DE-NI", "Göttingen": "DE-NI", "Trier": "DE-RP", "Koblenz": "DE-RP", "Jena": "DE-TH",
+    "Halle": "DE-ST", "Chemnitz": "DE-SN", "Flensburg": "DE-SH", "Sylt": "DE-SH", "Schwerin": "DE-MV",
     "San Francisco": "US-CA", "Los Angeles": "US-CA", "San Diego": "US-CA", "San Jose": "US-CA",
     "Silicon Valley": "US-CA", "Palo Alto": "US-CA", "Bay Area": "US-CA", "Beverly Hills": "US-CA",
     "Santa Monica": "US-CA", "Malibu": "US-CA", "Sacramento": "US-CA", "Oakland": "US-CA", "Menlo Park": "US-CA",
@@ -79,10 +85,22 @@ CITIES = {
     "Aspen": "US-CO", "Las Vegas": "US-NV", "Reno": "US-NV", "Phoenix": "US-AZ", "Scottsdale": "US-AZ",
     "Atlanta": "US-GA", "Philadelphia": "US-PA", "Pittsburgh": "US-PA", "Portland": "US-OR", "Nashville": "US-TN",
     "Charlotte": "US-NC", "Greenwich": "US-CT", "Minneapolis": "US-MN", "Honolulu": "US-HI", "Detroit": "US-MI",
-    "Salt Lake City": "US-UT", "Jackson Hole": "US-WY", "Princeton": "US-NJ",
+    "Salt Lake City": "US-UT", "Jackson Hole": "US-WY", "Princeton": "US-NJ", "Amarillo": "US-TX",
+    "Fort Worth": "US-TX", "El Paso": "US-TX", "Naples, Florida": "US-FL", "Fort Lauderdale": "US-FL",
+    "St. Louis": "US-MO", "Kansas City": "US-MO", "Milwaukee": "US-WI", "Cleveland": "US-OH", "Columbus": "US-OH",
+    "Cincinnati": "US-OH", "Indianapolis": "US-IN", "Baltimore": "US-MD", "Raleigh": "US-NC", "Richmond": "US-VA",
+    "New Orleans": "US-LA", "Albuquerque": "US-NM", "Santa Fe": "US-NM", "Boise": "US-ID", "Anchorage": "US-AK",
+    "Tucson": "US-AZ", "Sedona": "US-AZ", "Napa": "US-CA", "Pasadena": "US-CA", "Irvine": "US-CA",
+    "Newport Beach": "US-CA", "Hartford": "US-CT", "Westchester": "US-NY", "Hamptons": "US-NY",
+    "Cape Cod": "US-MA", "Nantucket": "US-MA", "Cambridge, Massachusetts": "US-MA", "Scarsdale": "US-NY",
     "London": "GB", "Manchester": "GB", "Birmingham": "GB", "Oxford": "GB", "Cambridge": "GB", "Edinburgh": "GB",
     "Glasgow": "GB", "Cardiff": "GB", "Belfast": "GB", "Bristol": "GB", "Leeds": "GB", "Liverpool": "GB",
-    "Paris": "FR", "Lyon": "FR", "Marseille": "FR", "Nice": "FR", "Cannes": "FR", "Bordeaux": "FR", "Milan": "IT",
+    "Paris": "FR", "Lyon": "FR", "Marseille": "FR", "Nice": "FR", "Cannes": "FR", "Bordeaux": "FR", "Nantes": "FR",
+    "Lille": "FR", "Toulouse": "FR", "Strasbourg": "FR", "Montpellier": "FR", "Annecy": "FR", "Chamonix": "FR",
+    "Évian": "FR", "Mulhouse": "FR", "Saint-Tropez": "FR", "Biarritz": "FR", "Rennes": "FR", "Grenoble": "FR",
+    "Milan": "IT", "Turin": "IT", "Venice": "IT", "Naples": "IT", "Como": "IT", "Porto": "PT", "Faro": "PT",
+    "Algarve": "PT", "Valencia": "ES", "Málaga": "ES", "Mallorca": "ES", "Ibiza": "ES", "Rotterdam": "NL",
+    "Antwerp": "BE", "Luxembourg City": "LU", "Monte Carlo": "MC", "Gothenburg": "SE", "Zagreb": "HR",
     "Rome": "IT", "Florence": "IT", "Vienna": "AT", "Wien": "AT", "Salzburg": "AT", "Innsbruck": "AT",
     "Vaduz": "LI", "Dubai": "AE", "Abu Dhabi": "AE", "Doha": "QA", "Madrid": "ES", "Barcelona": "ES",
     "Marbella": "ES", "Lisbon": "PT", "Amsterdam": "NL", "Brussels": "BE", "Stockholm": "SE", "Oslo": "NO",
@@ -102,12 +120,35 @@ DEMONYMS = {
     "Australian": "AU", "Irish": "IE", "Luxembourgish": "LU", "Monegasque": "MC", "Liechtensteiner": "LI",
     "Singaporean": "SG", "Brazilian": "BR", "Mexican": "MX", "Indian": "IN", "Chinese": "CN", "Japanese": "JP",
     "Israeli": "IL", "Swede": "SE", "Swedish": "SE", "Norwegian": "NO", "Danish": "DK",
+    "Deutsche": "DE", "Deutscher": "DE", "Schweizer": "CH", "Schweizerin": "CH", "Franzose": "FR",
+    "Französin": "FR", "Italiener": "IT", "Italienerin": "IT", "Österreicher": "AT", "Österreicherin": "AT",
+    "Genfer": "CH-GE", "Berner": "CH-BE", "Luzerner": "CH-LU", "Zuger": "CH-ZG", "Tessiner": "CH-TI",
+    "Walliser": "CH-VS", "Bündner": "CH-GR", "Aargauer": "CH-AG", "Bayer": "DE-BY", "Hamburger": "DE-HH",
 }  # fmt: skip
+# Demonyms French writes in lower case: read only right after a word for a person ("Couple français").
+AFTER_PERSON = {
+    "français": "FR", "française": "FR", "suisse": "CH", "allemand": "DE", "allemande": "DE", "italien": "IT",
+    "italienne": "IT", "genevois": "CH-GE", "genevoise": "CH-GE", "vaudois": "CH-VD", "vaudoise": "CH-VD",
+    "zurichois": "CH-ZH", "zurichoise": "CH-ZH", "bâlois": "CH-BS", "bâloise": "CH-BS", "américain": "US",
+    "américaine": "US", "britannique": "GB", "belge": "BE", "espagnol": "ES", "espagnole": "ES",
+    "portugais": "PT", "portugaise": "PT", "luxembourgeois": "LU", "luxembourgeoise": "LU", "monégasque": "MC",
+    "neuchâtelois": "CH-NE", "neuchâteloise": "CH-NE", "valaisan": "CH-VS", "valaisanne": "CH-VS",
+}  # fmt: skip
+PERSON_WORDS = re.compile(
+    r"\b(?:[Cc]lient|[Cc]liente|[Cc]lients|[Cc]ouple|[Ff]amille|[Ff]amily|[Mm]andant|[Mm]andantin|[Kk]unde|[Kk]undin|"
+    r"[Rr]etraité|[Rr]etraitée|[Vv]euve|[Vv]euf|[Ii]nvestisseur|[Ee]ntrepreneur|[Mm]édecin|[Pp]ropriétaire)\s+$"
+)
+# A demonym that starts an organisation's name is no place: "Swiss Re", "Deutsche Bank", "British Columbia".
+ORGANISATION_WORDS = re.compile(
+    r"\s+(?:Bank|Re|Life|Express|Airways|Airlines|Columbia|National|Post|Telekom|Börse|Bahn|Rail|Petroleum|Steel|"
+    r"Telecom|Federal|Open|Grand Prix|Army|Navy|Embassy|Consulate)\b"
+)
 # Names that are also given names, common words or another place's name: read only next to a place cue.
 AMBIGUOUS = {
     "Georgia", "Jordan", "Chad", "Israel", "Jersey", "Guernsey", "Washington", "Virginia", "Montana", "Indiana",
     "Uri", "Jura", "Island", "Maurice", "Victoria", "Austin", "Houston", "Dallas", "Phoenix", "Denver", "Charlotte",
-    "Portland", "Cambridge", "Birmingham", "Greenwich", "America", "Oxford", "Paris", "Scot", "Dominica", "Man",
+    "Portland", "Birmingham", "Greenwich", "America", "Paris", "Scot", "Dominica", "Man", "Halle", "Columbus",
+    "Richmond", "Cleveland", "Bayer", "Hamburger", "Berner", "Monte Carlo",
     "Nice", "Florence", "Cham", "Essen", "Reno", "Aspen", "Princeton", "Bellevue", "Sion", "Thun", "Bonn", "Jackson Hole",
 }  # fmt: skip
 # A US state's postal code ("NY", "NJ") counts before a word for a person or a home ("NJ couple", "TX resident") or
@@ -127,7 +168,9 @@ CUE_BEFORE = re.compile(
     r"live|lives|lived|living|resident|residents|domiciled|moved|moving|relocat\w*|state|country)\s+(?:the\s+)?$"
 )
 CUE_AFTER = re.compile(
-    r"^(?:-based|\s+(?:state|resident|residents|property|home|house|apartment|condo|estate|income|tax|law)\b|,\s*[A-Z])"
+    r"^(?:-based|\s+(?:state|resident|residents|property|home|house|apartment|condo|estate|income|tax|law)\b|,\s*[A-Z]"
+    r"|\s+(?:[\w-]+\s+)?(?:client|couple|family|retiree|investor|exec|executive|founder|entrepreneur|physician|doctor|"
+    r"rancher|widow|widower|household)\b)"
 )
 
 
@@ -211,7 +254,10 @@ def find_places(text: str) -> list[Place]:
                 continue
             if LANGUAGE_AFTER.match(text, m.end()):  # "German-speaking": a language, not a place
                 continue
-        if written in cue_required() and written not in EXONYMS and not _cued(text, m.start(), m.end()):
+            if ORGANISATION_WORDS.match(text, m.end()):
+                continue
+        listed = written in EXONYMS or written in CITIES or written in DEMONYMS
+        if (written in AMBIGUOUS or (written in cue_required() and not listed)) and not _cued(text, m.start(), m.end()):
             continue
         if written == "America" and re.search(r"(?:North|South|Latin|Central|of)\s+$", text[: m.start()]):
             continue
@@ -219,6 +265,10 @@ def find_places(text: str) -> list[Place]:
         if written == "Georgia" and (re.search(r"(?:country|Republic) of\s+$", text[: m.start()]) or "Tbilisi" in text):
             code = "GE"
         found.append(Place(code, _english(code), m.start(), m.end(), written))
+    for m in re.finditer(r"(?<!\w)(?:" + "|".join(AFTER_PERSON) + r")(?!\w)", text):
+        if PERSON_WORDS.search(text[max(0, m.start() - 20) : m.start()]):
+            code = AFTER_PERSON[m[0]]
+            found.append(Place(code, _english(code), m.start(), m.end(), m[0]))
     codes, postal = _postal()
     for m in postal.finditer(text):
         if POSTAL_AFTER.match(text, m.end()) or POSTAL_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
@@ -230,6 +280,11 @@ def find_places(text: str) -> list[Place]:
 def _cued(text, start, end):
     before = text[max(0, start - 40) : start]
     return bool(CUE_BEFORE.search(before) or CUE_AFTER.match(text[end : end + 40]))
+
+
+def is_demonym(written: str) -> bool:
+    """The words name a people, not a place ("Californian", "Swiss", "genevoise")."""
+    return written in DEMONYMS or written in AFTER_PERSON
 
 
 def country_of(code: str) -> str:

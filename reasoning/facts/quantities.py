@@ -250,18 +250,22 @@ AGE_NUMBER = r"(?P<figure>\d{1,3}(?:½|\.5(?!\d))?)"
 AGE_WORD_NUMBER = rf"(?P<figure>(?i:{WORDS}))"
 CLAUSE_END = r"(?=\s*(?:[,.;:)!?]|$)|\s+(?:and|with|but|who|has|have|in|next|this|or)\b)"
 BARE_AGES = (16, 105)
+AND = r"\s+(?:and|und|et|&)\s+"
 AGES = [  # (pattern, a cue-less reading)
     (rf"\b(?:[Aa]ged?|[Aa]ges)\s+{AGE_NUMBER}(?![\d%'’]|[.,]\d|\s*(?:percent|per cent))(?!\w)", False),
     (rf"(?<![\w.,]){AGE_NUMBER}(?:[- ]years?[- ]old|\s?y/o\b|\s+ans\b|\s+Jahre\b|-jährig)", False),
-    (rf"\b(?:[Tt]urns|turned|turning|retir\w*\s+at|at)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d){CLAUSE_END}", True),
+    (r"(?<![\w.,])(?P<figure>\d{2}½)(?!\s*(?:years?|%|percent)\b)", True),
+    (rf"\b(?:[Tt]urns|turned|turning|retir\w*\s+at|at|by|after|before|until|from)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d)"
+     rf"{CLAUSE_END}", True),
     (rf"\b(?:is|was|are|am|'s|’s|[Bb]oth)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d){CLAUSE_END}", True),
     (rf"(?<=[A-Za-z]) \({AGE_NUMBER}\)", True),
-    (rf"(?<=[A-Za-zé]), {AGE_NUMBER}(?=[,.;]| and \d{{2}}\b)", True),
-    (rf"(?<=\d\d) and {AGE_NUMBER}(?=[,.;])", True),
+    (rf"(?:(?<=[A-Za-zé])|(?<=\b(?:19|20)\d\d)), {AGE_NUMBER}(?=[,.;:]|{AND}\d{{2}}\b)", True),
+    (rf"(?<=\d\d){AND}{AGE_NUMBER}(?=[,.;:])", True),
     (rf"\b(?:[Aa]ged?)\s+{AGE_WORD_NUMBER}\b", False),
     (rf"(?<![\w-]){AGE_WORD_NUMBER}[- ]years?[- ]old\b", False),
-    (rf"\b(?:is|was|[Bb]oth)\s+{AGE_WORD_NUMBER}(?![\w-]){CLAUSE_END}", True),
-    (rf"(?<=[A-Za-z]), {AGE_WORD_NUMBER}(?=[,.;])", True),
+    (rf"\b(?:is|was|[Bb]oth|[Tt]urns|turned|retir\w*\s+at|at|by|after|until)\s+{AGE_WORD_NUMBER}(?![\w-]){CLAUSE_END}",
+     True),
+    (rf"(?<=[A-Za-z]), {AGE_WORD_NUMBER}(?=[,.;:])", True),
 ]
 AGES = [(re.compile(pattern), bare) for pattern, bare in AGES]
 YEAR = re.compile(

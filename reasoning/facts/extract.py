@@ -1,0 +1,527 @@
+"""The client's facts read from a problem text, deterministically; and a model's facts checked against the text.
+
+extract(problem) reads, in the order the text states them:
+- amounts, percents, ages and years (quantities.py), each labelled from the words around it ("salary of $450k",
+  "$400k basis", "a $1.8M house in Zug"); a percent gets a `base` when the text ties it to an amount ("70% of her
+  $3.2M portfolio", "of which forty percent", "his $1.9M 401(k) is 80% equities");
+- places (places.py), one fact per code at its first mention, labelled by role there: residence, property
+  location, citizenship, asset location, else place;
+- accounts and instruments from two closed lists (ACCOUNTS, INSTRUMENTS), one fact per canonical name at its
+  first mention, value the canonical name and text the words as written ("IRAs", "Depot", "munis");
+- goals: the clause after "wants to", "would like to", "aims to", "plans to", "goal is to", "hopes to" (any person
+  or tense), trigger excluded; constraints: the clause from "must", "cannot", "can't", "without", "no more than",
+  "at least", "needs to keep", "may not", "is not allowed to", trigger included. A clause ends at a full stop,
+  semicolon, colon, question mark, ", ", " but ", or where another goal trigger starts (or, for a goal, a
+  constraint trigger); a bound inside a constraint ("must keep at least") does not start a second one.
+
+ground(facts, problem) keeps a model's fact only where the problem bears it out, with the problem's own span.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reasoning.facts import places as placelib
+from reasoning.facts.quantities import find_quantities, matches, parse_amount, parse_number
+from reasoning.facts.sheet import NUMERIC, Fact
+
+# ---- accounts and instruments -------------------------------------------------------------------------------------
+
+# canonical name -> how it is written (a regex; case-insensitive unless it starts with (?-i:...)).
+ACCOUNTS = {
+    "401(k)": r"401\(k\)s?",
+    "Roth IRA": r"(?-i:Roth IRAs?)",
+    "IRA": r"(?-i:(?<!Roth )\bIRAs?)\b",
+    "529 plan": r"529(?:\s+(?:college\s+)?(?:savings\s+)?plans?|\s+accounts?)",
+    "HSA": r"(?-i:\bHSAs?)\b",
+    "pillar 3a": r"pillar\s+3a|s[äa]ule\s+3a|pilier\s+3a|3rd\s+pillar|third\s+pillar|\b3a\b",
+    "pension fund": r"(?:(?-i:BVG|LPP)\s+)?pension\s+funds?|pensionskasse|caisse\s+de\s+pension|pillar\s+2\b|"
+    r"2nd\s+pillar|second\s+pillar|(?-i:\bBVG\b|\bLPP\b)",
+    "ISA": r"(?-i:\bISAs?)\b",
+    "SIPP": r"(?-i:\bSIPPs?)\b",
+    "brokerage account": r"brokerage\s+accounts?|(?-i:\bDepot\b)|compte-titres|securities\s+account|wertschriftendepot",
+}
+INSTRUMENTS = {
+    "exchange fund": r"exchange\s+funds?",
+    "charitable remainder trust": r"charitable\s+remainder\s+(?:uni)?trusts?|(?-i:\bCRU?Ts?\b)",
+    "donor-advised fund": r"donor[- ]advised\s+funds?|(?-i:\bDAFs?\b)",
+    "collar": r"(?:zero-cost\s+)?\bcollars?\b",
+    "prepaid variable forward": r"prepaid\s+variable\s+forwards?|(?-i:\bPVFs?\b)",
+    "covered calls": r"covered[- ]calls?",
+    "ETF": r"(?-i:\bETFs?)(?![A-Za-z])",
+    "municipal bonds": r"municipal\s+bonds?|\bmunis\b|\bmuni\s+bonds?",
+    "annuity": r"\bannuit(?:y|ies)\b",
+    "family foundation": r"family\s+foundations?|familienstiftung",
+    "GRAT": r"(?-i:\bGRATs?\b)",
+    "trust": r"\btrusts?\b",
+    "life insurance": r"life\s+insurance|lebensversicherung\w*|assurances?[- ]vie",
+    "mortgage": r"\bmortgages?\b|\bhypothek\w*|hypoth[èe]que",
+}
+
+# ---- goals and constraints -----------------------------------------------------------------------------------------
+
+GOAL = re.compile(
+    r"\b(?:(?:wants?|wanted|wanting|would\s+like|aims?|aimed|aiming|plans?|planned|planning|hopes?|hoped|hoping)"
+    r"|(?<=['’])d\s+like|(?:goal|aim|objective|plan)\s+(?:is|was)|(?:goals?|aims?|objectives?)\s*:)\s+to\b",
+    re.I,
+)
+CONSTRAINT = re.compile(
+    r"\b(?:must|cannot|can['’]t|can\s+not|without|no\s+more\s+than|at\s+least|needs?\s+to\s+keep|may\s+not|"
+    r"(?:is|are)\s+not\s+allowed\s+to|not\s+allowed\s+to)\b",
+    re.I,
+)
+NOT_A_PLAN = re.compile(r"\b(?:a|an|the|this|that|529|savings|pension|\w+-)\s*$", re.I)  # "a plan to", "529 plan to"
+ABBREVIATIONS = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|St|Fr|SFr|vs|No|approx|ca|Nr|e\.g|i\.e|etc|incl|Inc|Ltd|p\.a)|\b\w)$")
+TRAILING = re.compile(r"(?:[\s,;:]+|\s+(?:and|or|but|while|so|then)\s*)+$", re.I)
+
+
+def sentence_ends(text):
+    """Positions where a clause ends for good: . ? ! ; : followed by a space or the end (not "vs." or "Fr. 9")."""
+    ends = []
+    for m in re.finditer(r"[.?!;:](?=\s|$)", text):
+        if m[0] == "." and ABBREVIATIONS.search(text[: m.start()]):
+            following = text[m.end() :].lstrip()
+            if not following or not (following[0].isupper() and not text[: m.start()].endswith(("Fr", "SFr"))):
+                continue
+        if m[0] == "." and re.match(r"\s+[a-z]", text[m.end() :]):  # "Mio. in a Swiss portfolio"
+            continue
+        ends.append(m.start())
+    return ends + [len(text)]
+
+
+def clauses(problem):
+    """Goals and constraints as Facts (label and kind "goal" or "constraint", value the clause as written)."""
+    triggers = [(m.start(), m.end(), "goal") for m in GOAL.finditer(problem) if not _a_plan_noun(problem, m)]
+    triggers += [(m.start(), m.end(), "constraint") for m in CONSTRAINT.finditer(problem)]
+    triggers.sort()
+    ends = sentence_ends(problem)
+    facts, open_until = [], -1
+    for start, end, kind in triggers:
+        if start < open_until:
+            if kind == "constraint" or facts[-1].kind == "goal":
+                continue  # a bound inside a constraint, or a trigger already closed into a clause
+        clause_start = end if kind == "goal" else start
+        while clause_start < len(problem) and problem[clause_start].isspace():
+            clause_start += 1
+        stop = min(e for e in ends if e >= clause_start)
+        for later_start, _later_end, later_kind in triggers:
+            if clause_start < later_start < stop and (kind == "goal" or later_kind == "goal"):
+                stop = later_start
+                break
+        comma = re.search(r",\s|\s+but\s", problem[clause_start:stop])
+        if comma:
+            stop = clause_start + comma.start()
+        words = TRAILING.sub("", problem[clause_start:stop])
+        if not words.strip():
+            continue
+        stop = clause_start + len(words)
+        facts.append(Fact(kind, kind, words, "", words, clause_start, stop))
+        open_until = stop
+    return facts
+
+
+def _a_plan_noun(problem, m):
+    return m[0].lower().startswith("plan") and bool(NOT_A_PLAN.search(problem[: m.start()]))
+
+
+# ---- named things --------------------------------------------------------------------------------------------------
+
+
+def named(problem, table, kind):
+    """One fact per canonical name of `table`, at its first mention; the longest writing wins where two overlap."""
+    hits = []
+    for canonical, pattern in table.items():
+        for m in re.finditer(pattern, problem, re.I):
+            hits.append((m.start(), -(m.end() - m.start()), m.end(), canonical))
+    hits.sort()
+    taken, seen, facts = [], set(), []
+    for start, _length, end, canonical in hits:
+        if any(start < e and s < end for s, e in taken):
+            continue
+        taken.append((start, end))
+        if canonical in seen:
+            continue
+        seen.add(canonical)
+        facts.append(Fact(canonical, kind, canonical, "", problem[start:end], start, end))
+    return facts
+
+
+def named_things(problem):
+    """Accounts and instruments; an instrument overlapping an account ("pension fund") is the account."""
+    accounts = named(problem, ACCOUNTS, "account")
+    instruments = [
+        f
+        for f in named(problem, INSTRUMENTS, "instrument")
+        if not any(f.start < a.end and a.start < f.end for a in accounts)
+    ]
+    return accounts + instruments
+
+
+# ---- places ---------------------------------------------------------------------------------------------------------
+
+PERSON = (
+    r"client|clients|kunde|kundin|mandant|mandantin|cliente?|couple|family|retiree|retirees|grandparents|investor|"
+    r"widow|widower|founder|exec|executive|entrepreneur|household|doctor|physician|engineer|patriarch|matriarch|"
+    r"professional|owner|heir|heiress|banker|surgeon|lawyer|partner|he|she|they|we|i"
+)
+RELATIVE = r"son|sons|daughter|daughters|child|children|kids|brother|sister|mother|father|parents|nephew|niece|grandchild\w*|grandkids|eldest|youngest"
+HOME = r"apartment|flat|house|home|villa|chalet|condo|building|property|properties|real\s+estate|mehrfamilienhaus|haus|wohnung|immobilie|appartement|maison|estate|farm|ranch|cabin|residence"
+FINANCIAL = r"account|accounts|bank|broker|brokerage|custodian|portfolio|depot|securities|holdings|assets|equities|stocks|shares|bonds|fund|funds|custody"
+
+CITIZEN_BEFORE = re.compile(r"\b(?:is|are|am|was|both)\s+(?:a\s+|also\s+)?$|\b(?:citizen|national)s?\s+of\s+(?:the\s+)?$", re.I)
+CITIZEN_AFTER = re.compile(r"^\s+(?:passport|citizen|citizens|citizenship|national|nationality)\b", re.I)
+HOME_BEFORE = re.compile(rf"\b(?:{HOME})\b[^.;,]{{0,30}}?\b(?:in|near|at|on|outside)\s+(?:the\s+)?$", re.I)
+HOME_AFTER = re.compile(rf"^\s+(?:{HOME})\b", re.I)
+ASSET_BEFORE = re.compile(rf"\b(?:{FINANCIAL})\b[^.;,]{{0,30}}?\b(?:in|at|with)\s+(?:the\s+)?$", re.I)
+ASSET_AFTER = re.compile(rf"^\s+(?:\w+\s+)?(?:{FINANCIAL})\b", re.I)
+LIVES_BEFORE = re.compile(
+    r"\b(?:lives?|living|lived|resides?|residing|resident|based|domiciled|wohnt|lebt|wohnhaft|habite|domicilié\w*)"
+    r"\s+(?:in|at|à)\s+(?:the\s+)?$",
+    re.I,
+)
+RESIDENT_AFTER = re.compile(r"^(?:-based|\s+(?:resident|residents|based)\b)", re.I)
+PERSON_BEFORE = re.compile(rf"\b(?:{PERSON})\s+(?:in|from|de|aus|à)\s+(?:the\s+)?$", re.I)
+PERSON_AFTER = re.compile(rf"^\s+(?:[\w-]+\s+){{0,2}}?(?:{PERSON})\b", re.I)
+FIRST_WORDS = re.compile(r"(?:^|[.;:]\s*)(?:(?:A|An|Our|New|new|The)\s+)*(?:(?:client|Kunde|Kundin)\s*,\s*)?$")
+RELATIVE_IN_SENTENCE = re.compile(rf"\b(?:{RELATIVE})\b", re.I)
+
+
+def place_facts(problem):
+    """One place fact per code at its first mention, labelled by its role there."""
+    facts, seen = [], set()
+    ends = sentence_ends(problem)
+    for place in placelib.find_places(problem):
+        if place.code in seen:
+            continue
+        seen.add(place.code)
+        facts.append(
+            Fact(_role(problem, place, ends), "place", place.code, "ISO 3166", place.text, place.start, place.end)
+        )
+    return facts
+
+
+def _role(problem, place, ends):
+    sentence_start = max([e + 1 for e in ends if e < place.start], default=0)
+    sentence_end = min(e for e in ends if e >= place.end)
+    before = problem[sentence_start : place.start]
+    after = problem[place.end : sentence_end]
+    demonym = placelib.is_demonym(place.text)
+    if (demonym and CITIZEN_BEFORE.search(before)) or CITIZEN_AFTER.match(after):
+        return "citizenship"
+    # A people next to the client: a nation's is citizenship ("Deutsche Kundin"), a region's residence ("Zürcher").
+    next_to_person = PERSON_AFTER.match(after) or re.search(rf"\b(?:{PERSON})\s+$", before, re.I)
+    if demonym and (next_to_person or FIRST_WORDS.search(before)):
+        return "residence" if "-" in place.code else "citizenship"
+    if HOME_BEFORE.search(before) or HOME_AFTER.match(after):
+        return "property location"
+    amount_before = any(q.kind == "amount" and sentence_start <= q.start < place.start for q in _quantities(problem))
+    if amount_before and (ASSET_BEFORE.search(before) or ASSET_AFTER.match(after)):
+        return "asset location"
+    if LIVES_BEFORE.search(before):
+        return "place" if RELATIVE_IN_SENTENCE.search(before) else "residence"
+    if RESIDENT_AFTER.match(after) or PERSON_BEFORE.search(before) or PERSON_AFTER.match(after):
+        return "residence"
+    return "place"
+
+
+_CACHE = {}
+
+
+def _quantities(problem):
+    if _CACHE.get("text") != problem:
+        _CACHE.clear()
+        _CACHE.update(text=problem, found=find_quantities(problem))
+    return _CACHE["found"]
+
+
+# ---- labels for figures ---------------------------------------------------------------------------------------------
+
+# head words an amount is "of": the longest first; the label is the value.
+AMOUNT_NOUNS = {
+    "cost basis": "cost basis", "basis": "cost basis", "salary": "salary", "base salary": "salary",
+    "bonus": "bonus", "income": "income", "rental income": "rental income", "pension": "pension",
+    "social security": "Social Security benefit", "portfolio": "portfolio", "net worth": "net worth",
+    "estate": "estate", "house": "house", "home": "home", "main home": "main home", "apartment": "apartment",
+    "flat": "flat", "villa": "villa", "chalet": "chalet", "condo": "condo", "building": "building",
+    "property": "property", "real estate": "real estate", "securities": "securities", "cash": "cash",
+    "savings": "savings", "stake": "stake", "shares": "shares", "stock": "stock", "company stock": "company stock",
+    "employer stock": "employer stock", "business": "business", "proceeds": "proceeds", "gains": "gains",
+    "unrealized gains": "unrealized gains", "unrealised gains": "unrealised gains", "loan": "loan", "debt": "debt",
+    "gift": "gift", "gifts": "gifts", "inheritance": "inheritance", "assets": "assets", "free assets": "free assets",
+    "total assets": "total assets", "liquid assets": "liquid assets", "mandate": "mandate", "holdings": "holdings",
+    "spending": "spending", "expenses": "expenses", "living costs": "living costs", "contribution": "contribution",
+    "donation": "donation", "bonds": "bonds", "equities": "equities", "fund": "fund", "policy": "policy",
+    "death benefit": "death benefit", "rsus": "RSUs", "options": "options", "dividends": "dividends",
+    "rent": "rent", "allowance": "allowance", "exemption": "exemption", "deduction": "deduction",
+    "purchase price": "purchase price", "sale price": "sale price", "value": "value", "worth": "value",
+    "market value": "value", "verkehrswert": "value", "liquidity": "liquidity", "reserve": "reserve",
+    "family llc": "family LLC", "llc": "LLC", "company": "company", "gmbh": "GmbH", "trust": "trust",
+}  # fmt: skip
+VERBS = {
+    "earns": "salary", "earning": "salary", "makes": "salary", "spends": "spending", "spend": "spending", "spending": "spending",
+    "inherited": "inheritance", "sold": "sale price", "bought": "purchase price", "paid": "payment",
+    "gave": "gifts", "gifted": "gifts", "draw": "drawing", "withdraw": "withdrawal", "contributes": "contribution",
+    "invest": "investment", "brought": "proceeds", "brachte": "proceeds",
+}  # fmt: skip
+FILLER = r"(?:a|an|the|her|his|their|its|my|our|of|in|into|with|about|roughly|around|approximately|some|total|totalling|worth|near|nearly|almost|over|under|is|was|are|at|per|each|this|that|year|more|less|than|least|most|up|to|below|above|:)"
+_NOUNS = "|".join(re.escape(n) for n in sorted(AMOUNT_NOUNS, key=len, reverse=True))
+_NAMES = "|".join(f"(?:{p})" for p in list(ACCOUNTS.values()) + list(INSTRUMENTS.values()))
+NOUN_AFTER = re.compile(rf"^\s*(?:{FILLER}\s+){{0,3}}(?P<noun>{_NOUNS}|{_NAMES})(?!\w)", re.I)
+TOTAL_AFTER = re.compile(r"^\s*(?:across|in\s+total|total|combined|altogether|overall|split\s+between)\b", re.I)
+NOUN_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS}|{_NAMES})\s*(?:(?:{FILLER}|\(|this|year)\s*){{0,3}}$", re.I)
+VERB_BEFORE = re.compile(rf"\b(?P<verb>{'|'.join(VERBS)})\s+(?:(?:{FILLER})\s+){{0,2}}$", re.I)
+PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|annum|yr|mo)\b|^\s*(?P<pa>p\.a\.)", re.I)
+
+
+def _canonical(noun):
+    for canonical, pattern in list(ACCOUNTS.items()) + list(INSTRUMENTS.items()):
+        if re.fullmatch(pattern, noun, re.I):
+            return canonical, True
+    return AMOUNT_NOUNS.get(noun.lower(), noun.lower()), False
+
+
+def amount_label(problem, q, ends):
+    """The words an amount is of: the noun right after it, else the noun or verb just before it in its clause."""
+    sentence_start = max([e + 1 for e in ends if e < q.start], default=0)
+    before = problem[sentence_start : q.start]
+    before = before[max(before.rfind(","), before.rfind(";")) + 1 :]
+    after = problem[q.end : min(e for e in ends if e >= q.end)]
+    after_clause = re.split(r"[,;]", after)[0]
+    label = ""
+    if TOTAL_AFTER.match(after_clause):
+        label = "total assets"
+    elif m := NOUN_AFTER.match(after_clause):
+        noun, is_account = _canonical(m["noun"])
+        label = f"{noun} balance" if is_account else noun
+    elif m := NOUN_BEFORE.search(before):
+        noun, is_account = _canonical(m["noun"])
+        label = f"{noun} balance" if is_account else noun
+    elif m := VERB_BEFORE.search(before):
+        label = VERBS[m["verb"].lower()]
+    if not label:
+        return "amount"
+    if (p := PERIOD_AFTER.match(after)) and not label.startswith(("annual", "monthly")):
+        label = ("monthly " if (p["period"] or "").lower().startswith("mo") else "annual ") + label
+    return label
+
+
+RETIRE = re.compile(r"\bretir\w*\b[^.;,]{0,20}$", re.I)
+RELATIVE_BEFORE = re.compile(rf"\b(?P<who>{RELATIVE}|husband|wife|spouse|partner)\b[^.;,]{{0,20}}$", re.I)
+YEAR_WORDS = {
+    "retir": "retirement year", "mov": "move year", "relocat": "move year", "bought": "purchase year",
+    "purchas": "purchase year", "found": "founding year", "gift": "gift year", "sold": "sale year", "sale": "sale year",
+    "lockup": "lockup end", "vest": "vesting year", "inherit": "inheritance year", "born": "birth year",
+}  # fmt: skip
+
+
+def age_label(problem, q, ends, count):
+    sentence_start = max([e + 1 for e in ends if e < q.start], default=0)
+    before = problem[sentence_start : q.start]
+    if RETIRE.search(before):
+        return "retirement age"
+    if m := RELATIVE_BEFORE.search(before):
+        return f"{m['who'].lower()}'s age"
+    if re.search(r"\b(?:from|at)\s+age\s*$", before, re.I):
+        return "start age"
+    if re.search(r"\b\w+\s+at\s*$", before) and count:
+        return re.search(r"\b(\w+)\s+at\s*$", before)[1].lower() + " age"
+    if count and (m := re.search(r"\b(he|she)\s+(?:is|was|'s)\s*$", before, re.I)):
+        return "his age" if m[1].lower() == "he" else "her age"
+    return "age"
+
+
+def year_label(problem, q, ends):
+    sentence_start = max([e + 1 for e in ends if e < q.start], default=0)
+    before = problem[sentence_start : q.start].lower()
+    best, at = "year", -1
+    for stem, label in YEAR_WORDS.items():
+        position = before.rfind(stem)
+        if position > at:
+            best, at = label, position
+    return best
+
+
+PERCENT_OF = re.compile(r"^\s*of\s+(?:(?:her|his|their|the|its|our|my|this|that|these|those|total)\s+)?", re.I)
+OF_THAT = re.compile(r"^\s*of\s+(?:that|it|this|them|which)\b", re.I)
+OF_WHICH_BEFORE = re.compile(r"\bof\s+which\s+(?:\w+\s+)?$|\bdavon\s+$", re.I)
+IS_BEFORE = re.compile(r"\s(?:is|are|was|sits|invested)\s+(?:(?:about|roughly|around|already|now|still|only)\s+)?$", re.I)
+THING_AFTER = re.compile(
+    r"^\s*(?:(?:is|are|sits?|sit|was|invested|held)\s+)?(?:(?:in|of)\s+)?(?:(?:her|his|their|the|a|an|one|its|local|inherited|any|single|each|every|some)\s+)*"
+    r"(?!(?:after|before|over|for|from|since|until|by|to|and|or|in|of|is|are|overall|a|the|now|then)\b)"
+    r"(?P<thing>[A-Za-zÀ-ÿ&'’.-]+(?:\s+(?!in\b|of\b|and\b|with\b|for\b|to\b|by\b|is\b|are\b|on\b|at\b|a\b|the\b)[A-Za-zÀ-ÿ&'’.-]+){0,2})",
+)
+NOUN_JUST_BEFORE = re.compile(r"(?:^|\s)(\w+)\s+(?:of\s+)?$")
+NOT_A_THING = {"is", "at", "to", "of", "and", "about", "roughly", "around", "by", "than", "least", "most"}
+LIMIT_BEFORE = re.compile(r"\b(?:no\s+more\s+than|more\s+than|at\s+most|max(?:imum)?|cap|limit|up\s+to)\b[^.;,]{0,25}$", re.I)
+TARGET_BEFORE = re.compile(r"\btarget\w*\b[^.;]{0,40}$", re.I)
+
+
+def percent_label_and_base(problem, q, amounts, ends):
+    """(label, base) of a percent: its base is the amount the text ties it to, its label what it is a share of."""
+    sentence_start = max([e + 1 for e in ends if e < q.start], default=0)
+    sentence_end = min(e for e in ends if e >= q.end)
+    before, after = problem[sentence_start : q.start], problem[q.end : sentence_end]
+    earlier = [a for a in amounts if a.end <= q.start]
+    base, rest = "", after
+    if OF_THAT.match(after) or OF_WHICH_BEFORE.search(before):
+        base = earlier[-1].label if earlier else ""
+        rest = after[OF_THAT.match(after).end() :] if OF_THAT.match(after) else after
+    elif m := PERCENT_OF.match(after):
+        of = after[m.end() :]
+        inside = [a for a in amounts if q.end + m.end() <= a.start <= q.end + m.end() + 12]
+        if inside:
+            base, rest = inside[0].label, problem[inside[0].end : sentence_end]
+            rest = re.sub(rf"^\s*(?:{_NOUNS}|{_NAMES})\b", "", rest, flags=re.I)
+        else:
+            for amount in earlier[::-1]:
+                head = amount.label.replace(" balance", "")
+                if re.match(rf"{re.escape(head)}\b", of, re.I):
+                    base, rest = amount.label, of[len(head) :]
+                    break
+    elif IS_BEFORE.search(before):
+        clause = before[max(before.rfind(";"), before.rfind(",")) + 1 :]
+        mine = [a for a in earlier if a.start >= sentence_start + len(before) - len(clause)]
+        if len(mine) == 1:
+            base = mine[0].label
+    thing = ""
+    if m := THING_AFTER.match(rest):  # "70% of her portfolio in her employer's stock" -> "employer stock"
+        thing = " ".join(re.sub(r"['’]s$", "", w) for w in m["thing"].split()).strip(".")
+        thing = thing if len(thing) > 1 else ""
+    if not thing and (m := NOUN_JUST_BEFORE.search(before.rstrip(": "))) and m[1].lower() not in NOT_A_THING:
+        thing = m[1]  # "equities drifted to 58%" reads nothing after; "target 50%" the word before
+    kind = "share"
+    if TARGET_BEFORE.search(before):
+        kind = "target"
+    elif LIMIT_BEFORE.search(before):
+        kind = "limit"
+    thing = " ".join(w if w.isupper() else w.lower() for w in thing.split())
+    return (f"{thing} {kind}" if thing else kind if kind != "share" else "percent"), base
+
+
+# ---- extract -----------------------------------------------------------------------------------------------------
+
+
+def extract(problem: str) -> list[Fact]:
+    """The facts a problem states, in the order it states them."""
+    problem = problem or ""
+    ends = sentence_ends(problem)
+    quantities = _quantities(problem)
+    facts, amounts, labels, ages = [], [], {}, 0
+    for q in quantities:
+        if q.kind == "amount":
+            label = amount_label(problem, q, ends)
+        elif q.kind == "age":
+            label = age_label(problem, q, ends, ages)
+            ages += 1
+        elif q.kind == "year":
+            label = year_label(problem, q, ends)
+        else:
+            label = ""
+        fact = Fact(label, q.kind, q.value, q.unit, q.text, q.start, q.end)
+        facts.append(fact)
+        if q.kind == "amount":
+            amounts.append(fact)
+    for fact in facts:
+        if fact.kind == "percent":
+            fact.label, fact.base = percent_label_and_base(problem, fact, amounts, ends)
+    for fact in facts:  # labels unique within a case: "salary", "salary 2"
+        count = labels.get(fact.label, 0) + 1
+        labels[fact.label] = count
+        if count > 1:
+            fact.label = f"{fact.label} {count}"
+    facts += place_facts(problem) + named_things(problem) + clauses(problem)
+    return sorted(facts, key=lambda f: (f.start, -f.end))
+
+
+# ---- ground -------------------------------------------------------------------------------------------------------
+
+TEXT_KINDS = ("account", "instrument", "goal", "constraint")
+
+
+def ground(facts: list[Fact], problem: str) -> list[Fact]:
+    """The facts the problem bears out, each with the problem's own span; the rest dropped. Nothing is invented.
+
+    A numeric fact needs a quantity of its kind with its unit and value (quantities.matches); a place, a place
+    find_places reads with its code; an account, instrument, goal or constraint, its words in the problem
+    (case-insensitive, spacing aside).
+    """
+    problem = problem or ""
+    quantities = find_quantities(problem)
+    found_places = placelib.find_places(problem)
+    kept, used = [], set()
+    for fact in facts:
+        span = None
+        if fact.kind in NUMERIC:
+            value = _number(fact)
+            candidates = [
+                q
+                for q in quantities
+                if q.kind == fact.kind and value is not None and matches(q, value, _unit(fact, q))
+            ]
+            span = _pick(candidates, fact, used)
+            if span is not None:
+                fact.value, fact.unit = span.value, span.unit
+        elif fact.kind == "place":
+            code = str(fact.value or "").strip()
+            span = _pick([p for p in found_places if p.code == code], fact, used)
+            fact.unit = "ISO 3166"
+        elif fact.kind in TEXT_KINDS:
+            span = _find_words(problem, fact.text) or _find_words(problem, str(fact.value or ""))
+        if span is None:
+            continue
+        fact.text, fact.start, fact.end = problem[span.start : span.end], span.start, span.end
+        key = (fact.kind, fact.start, fact.end, str(fact.value))
+        if key in used:
+            continue
+        used.add(key)
+        used.add((fact.kind, fact.start, fact.end))
+        kept.append(fact)
+    return kept
+
+
+def _number(fact):
+    value = fact.value
+    if isinstance(value, int | float):
+        return float(value)
+    text = str(value or "").strip().replace("%", "").strip() if fact.kind == "percent" else str(value or "").strip()
+    if fact.kind == "amount" and (read := parse_amount(text)):
+        if not fact.unit:
+            fact.unit = read[1]
+        return read[0]
+    return parse_number(text)
+
+
+def _unit(fact, q):
+    if fact.kind == "amount":
+        return (fact.unit or "").upper()
+    return q.unit  # percent "%", age "years", year "": the kind says it
+
+
+def _pick(candidates, fact, used):
+    """The candidate the fact's own words point to (same text, then same span), else the first not yet used."""
+    free = [c for c in candidates if (fact.kind, c.start, c.end) not in used]
+    for test in (
+        lambda c: c.start == fact.start and c.end == fact.end,
+        lambda c: fact.text and c.text == fact.text,
+        lambda c: fact.text and fact.text in c.text or c.text in (fact.text or ""),
+        lambda c: True,
+    ):
+        for c in free:
+            if test(c):
+                return c
+    return None
+
+
+class _Span:
+    def __init__(self, start, end):
+        self.start, self.end = start, end
+
+
+def _find_words(problem, words):
+    """Where the words occur in the problem, case-insensitive and whatever the spacing; None if nowhere."""
+    words = " ".join((words or "").split())
+    if len(words) < 2:
+        return None
+    pattern = r"\s+".join(re.escape(w) for w in words.split(" "))
+    m = re.search(pattern, problem, re.I)
+    return _Span(m.start(), m.end()) if m else None

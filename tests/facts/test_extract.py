@@ -1,0 +1,199 @@
+"""The client's facts read from a problem, in order, with their spans; and a model's facts grounded in the text."""
+
+from reasoning.facts.extract import clauses, extract, ground
+from reasoning.facts.sheet import Fact
+
+
+def table(facts):
+    return [(f.kind, f.label, f.value, f.unit, f.text) for f in facts]
+
+
+def of_kind(facts, kind):
+    return [f for f in facts if f.kind == kind]
+
+
+def assert_spans(facts, problem):
+    assert all(problem[f.start : f.end] == f.text for f in facts)
+    assert [f.start for f in facts] == sorted(f.start for f in facts)
+
+
+CALIFORNIAN = (
+    "A Californian, 58, holds 70% of her $3.2M portfolio in her employer's stock, cost basis $400k. "
+    "She earns a salary of $450k. She wants to diversify over the next few years without a large tax bill in any "
+    "one year. Options on the table: an exchange fund, a charitable remainder trust, a donor-advised fund and a "
+    "collar."
+)
+
+
+def test_the_californian_concentrated_position():
+    facts = extract(CALIFORNIAN)
+    assert_spans(facts, CALIFORNIAN)
+    assert table([f for f in facts if f.kind not in ("goal", "constraint")]) == [
+        ("place", "residence", "US-CA", "ISO 3166", "Californian"),
+        ("age", "age", 58, "years", "58"),
+        ("percent", "employer stock share", 70, "%", "70%"),
+        ("amount", "portfolio", 3_200_000, "USD", "$3.2M"),
+        ("amount", "cost basis", 400_000, "USD", "$400k"),
+        ("amount", "salary", 450_000, "USD", "$450k"),
+        ("instrument", "exchange fund", "exchange fund", "", "exchange fund"),
+        ("instrument", "charitable remainder trust", "charitable remainder trust", "", "charitable remainder trust"),
+        ("instrument", "donor-advised fund", "donor-advised fund", "", "donor-advised fund"),
+        ("instrument", "collar", "collar", "", "collar"),
+    ]
+    share = next(f for f in facts if f.kind == "percent")
+    assert share.base == "portfolio"
+    assert [f.text for f in of_kind(facts, "goal")] == ["diversify over the next few years"]
+    assert [f.text for f in of_kind(facts, "constraint")] == ["without a large tax bill in any one year"]
+    assert all(f.source == "extracted" for f in facts)
+
+
+SWISS_GERMAN = (
+    "Swiss-German cross-border family resident in Basel, he is 64, she is 61. CHF 1'800'000 in securities at a "
+    "Basel bank, a EUR 650k apartment in Munich, and a 2,5 Mio. EUR stake in the family GmbH. Both pay into "
+    "pillar 3a. They would like to pass the business to their daughter by 2031. Must not sell the Munich "
+    "apartment."
+)
+
+
+def test_the_swiss_german_cross_border_family():
+    facts = extract(SWISS_GERMAN)
+    assert_spans(facts, SWISS_GERMAN)
+    places = [(f.value, f.label, f.text) for f in of_kind(facts, "place")]
+    assert places == [
+        ("CH", "citizenship", "Swiss"),
+        ("DE", "citizenship", "German"),
+        ("CH-BS", "residence", "Basel"),
+        ("DE-BY", "property location", "Munich"),
+    ]
+    amounts = [(f.label, f.value, f.unit, f.text) for f in of_kind(facts, "amount")]
+    assert amounts == [
+        ("securities", 1_800_000, "CHF", "CHF 1'800'000"),
+        ("apartment", 650_000, "EUR", "EUR 650k"),
+        ("stake", 2_500_000, "EUR", "2,5 Mio. EUR"),
+    ]
+    assert [(f.value, f.text) for f in of_kind(facts, "age")] == [(64, "64"), (61, "61")]
+    assert [(f.value, f.text) for f in of_kind(facts, "account")] == [("pillar 3a", "pillar 3a")]
+    assert [(f.label, f.value) for f in of_kind(facts, "year")] == [("year", 2031)]
+    assert [f.text for f in of_kind(facts, "goal")] == ["pass the business to their daughter by 2031"]
+    assert [f.text for f in of_kind(facts, "constraint")] == ["Must not sell the Munich apartment"]
+
+
+FLORIDA = (
+    "Florida retiree, 67, married. USD 2.4 million across a 401(k), a Roth IRA and a taxable brokerage account. "
+    "He wants to sequence withdrawals to stay under the IRMAA thresholds, and cannot spend more than $150,000 a "
+    "year."
+)
+
+
+def test_the_florida_retiree():
+    facts = extract(FLORIDA)
+    assert_spans(facts, FLORIDA)
+    assert table(facts) == [
+        ("place", "residence", "US-FL", "ISO 3166", "Florida"),
+        ("age", "age", 67, "years", "67"),
+        ("amount", "total assets", 2_400_000, "USD", "USD 2.4 million"),
+        ("account", "401(k)", "401(k)", "", "401(k)"),
+        ("account", "Roth IRA", "Roth IRA", "", "Roth IRA"),
+        ("account", "brokerage account", "brokerage account", "", "brokerage account"),
+        (
+            "goal",
+            "goal",
+            "sequence withdrawals to stay under the IRMAA thresholds",
+            "",
+            "sequence withdrawals to stay under the IRMAA thresholds",
+        ),
+        ("constraint", "constraint", "cannot spend more than $150,000 a year", "", "cannot spend more than $150,000 a year"),
+        ("amount", "annual spending", 150_000, "USD", "$150,000"),
+    ]
+
+
+def test_labels_come_from_the_words_around_the_figure():
+    labels = {f.text: f.label for f in extract("Salary of $450k; a $1.8M house in Zug; $400k basis; earns $90k.")}
+    assert labels["$450k"] == "salary"
+    assert labels["$1.8M"] == "house"
+    assert labels["$400k"] == "cost basis"
+    assert labels["$90k"] == "salary 2"  # labels stay unique within a case
+
+
+def test_percent_bases():
+    facts = extract("Portfolio of 4 500 000 €, of which 45 % is LVMH stock. His $1.9M 401(k) is 80% equities.")
+    percents = [(f.value, f.base) for f in of_kind(facts, "percent")]
+    assert percents == [(45, "portfolio"), (80, "401(k) balance")]
+    assert [f.base for f in of_kind(extract("Target 50% equities."), "percent")] == [""]
+
+
+def test_one_place_per_code_and_one_fact_per_canonical_name():
+    facts = extract("Lives in Zurich; a flat in Zürich too. IRAs and an IRA; munis and municipal bonds.")
+    assert [(f.value, f.text) for f in of_kind(facts, "place")] == [("CH-ZH", "Zurich")]
+    assert [(f.value, f.text) for f in of_kind(facts, "account")] == [("IRA", "IRAs")]
+    assert [(f.value, f.text) for f in of_kind(facts, "instrument")] == [("municipal bonds", "munis")]
+
+
+def test_goals_and_constraints_by_their_triggers():
+    text = (
+        "He wants to hedge the position before 2025 and may not sell during blackout windows. "
+        "Must keep at least CHF 300'000 in cash. She would like to retire at 60, but cannot stop working yet."
+    )
+    found = [(f.kind, f.text) for f in clauses(text)]
+    assert found == [
+        ("goal", "hedge the position before 2025"),
+        ("constraint", "may not sell during blackout windows"),
+        ("constraint", "Must keep at least CHF 300'000 in cash"),
+        ("goal", "retire at 60"),
+        ("constraint", "cannot stop working yet"),
+    ]
+    assert clauses("She wants data on yields. A 529 plan to fund college.") == []
+
+
+def test_nothing_from_a_puzzle_or_a_count():
+    assert extract("Use 4 9 10 13 to make 24.") == []
+    assert extract("She has two children and 14 funds.") == []
+
+
+# ---- ground ---------------------------------------------------------------------------------------------------
+
+
+def test_ground_drops_an_invented_figure_and_place_and_keeps_real_ones_with_the_problems_span():
+    invented = [
+        Fact("salary", "amount", 999_000, "USD", text="$999k"),
+        Fact("residence", "place", "US-NY", "ISO 3166", text="New York"),
+        Fact("goal", "goal", "buy a yacht", text="buy a yacht"),
+    ]
+    real = [
+        Fact("salary", "amount", 450_000, "USD", text="450k"),
+        Fact("portfolio", "amount", "3.2M", "USD"),
+        Fact("employer stock share", "percent", 70, "%", base="portfolio"),
+        Fact("residence", "place", "US-CA", text="California"),
+        Fact("exchange fund", "instrument", "exchange fund", text="Exchange Fund"),
+        Fact("goal", "goal", "diversify", text="diversify over the next few years"),
+    ]
+    kept = ground(invented + real, CALIFORNIAN)
+    assert [(f.label, f.value, f.text) for f in kept] == [
+        ("salary", 450_000, "$450k"),
+        ("portfolio", 3_200_000, "$3.2M"),
+        ("employer stock share", 70, "70%"),
+        ("residence", "US-CA", "Californian"),
+        ("exchange fund", "exchange fund", "exchange fund"),
+        ("goal", "diversify", "diversify over the next few years"),
+    ]
+    assert all(CALIFORNIAN[f.start : f.end] == f.text for f in kept)
+    assert kept[2].base == "portfolio"
+
+
+def test_ground_needs_the_unit_and_the_value_within_what_was_written():
+    assert ground([Fact("portfolio", "amount", 3_200_000, "EUR")], CALIFORNIAN) == []
+    assert ground([Fact("portfolio", "amount", 3_240_000, "USD")], CALIFORNIAN)[0].text == "$3.2M"
+    assert ground([Fact("age", "age", 59, "years")], CALIFORNIAN) == []
+
+
+def test_ground_matches_each_span_once():
+    problem = "Two gifts of $50k each: $50k to Ann and $50k to Ben."
+    kept = ground([Fact("gift", "amount", 50_000, "USD") for _ in range(4)], problem)
+    assert [f.start for f in kept] == [problem.index("$50k"), problem.index("$50k to Ann"), problem.index("$50k to Ben")]
+
+
+def test_extracted_facts_ground_to_themselves():
+    for problem in (CALIFORNIAN, SWISS_GERMAN, FLORIDA):
+        facts = extract(problem)
+        again = ground([Fact.from_dict(f.to_dict()) for f in facts], problem)
+        assert [(f.kind, f.start, f.end) for f in again] == [(f.kind, f.start, f.end) for f in facts]
