@@ -282,6 +282,17 @@ def _cued(text, start, end):
     return bool(CUE_BEFORE.search(before) or CUE_AFTER.match(text[end : end + 40]))
 
 
+def is_code(code: str) -> bool:
+    """An ISO 3166 country ("CH") or subdivision ("CH-BS") code pycountry knows."""
+    code = code or ""
+    try:
+        if "-" in code:
+            return pycountry.subdivisions.get(code=code) is not None
+        return len(code) == 2 and pycountry.countries.get(alpha_2=code) is not None
+    except (KeyError, LookupError):
+        return False
+
+
 def is_demonym(written: str) -> bool:
     """The words name a people, not a place ("Californian", "Swiss", "genevoise")."""
     return written in DEMONYMS or written in AFTER_PERSON
