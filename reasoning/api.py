@@ -16,7 +16,8 @@ from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
 from . import access, idempotency, selectors, services
-from .models import Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
+from .factsheet import FactError
+from .models import CaseFact, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import (
     KIND,
     ActionOut,
@@ -24,6 +25,9 @@ from .schemas import (
     EditIn,
     ErrorOut,
     ExpandIn,
+    FactIn,
+    FactOut,
+    FactPatch,
     ForkIn,
     PromoteIn,
     RubricIn,
@@ -149,7 +153,7 @@ def create_session(request, data: SessionIn):
     session, made = idempotency.make_once(
         request, tenant, lambda: services.create_session(tenant, data, triggered_by=actor)
     )
-    return Reply(201 if made else 200, session.to_dict())
+    return Reply(201 if made else 200, session.to_dict(with_forks=True))
 
 
 @api.get("/sessions", response={200: list[SessionOut], **READ}, tags=["sessions"])
@@ -314,6 +318,45 @@ def promote_node(request, node_id: str, data: PromoteIn = None):
     tenant, actor = overseer(request)
     note = data.note if data is not None else ""
     return Reply(202, services.promote_node(tenant, node_id, actor, note).to_dict())
+
+
+@api.get("/sessions/{session_id}/facts", response={200: list[FactOut], 404: ErrorOut, **READ}, tags=["facts"])
+def list_facts(request, session_id: str):
+    """The client's fact sheet: read from the problem when the session was created, and corrected by advisors."""
+    session = selectors.get_session(request.tenant, session_id)
+    return [f.to_dict() for f in session.facts.all()]
+
+
+@api.post("/sessions/{session_id}/facts", response={201: FactOut, **ACTED}, throttle=ACTING, tags=["facts"])
+def add_fact(request, session_id: str, data: FactIn):
+    """An advisor adds a fact. Audited; the steps it touches are marked stale with the reason, and a running search
+    uses the new sheet from its next step."""
+    tenant, actor = overseer(request)
+    return Reply(201, services.add_fact(tenant, session_id, actor, data.dict()).to_dict())
+
+
+@api.patch("/sessions/{session_id}/facts/{fact_id}", response={200: FactOut, **ACTED}, throttle=ACTING, tags=["facts"])
+def update_fact(request, session_id: str, fact_id: str, data: FactPatch):
+    """An advisor corrects a fact (only the fields sent change); as adding one, audited and re-checked."""
+    tenant, actor = overseer(request)
+    return services.update_fact(tenant, session_id, fact_id, actor, data.dict(exclude_unset=True)).to_dict()
+
+
+@api.delete("/sessions/{session_id}/facts/{fact_id}", response={204: None, **ACTED}, throttle=ACTING, tags=["facts"])
+def remove_fact(request, session_id: str, fact_id: str):
+    tenant, actor = overseer(request)
+    services.remove_fact(tenant, session_id, fact_id, actor)
+    return Reply(204, None)
+
+
+@api.exception_handler(FactError)
+def invalid_fact(request, exc):
+    return api.create_response(request, {"detail": exc.errors}, status=422)
+
+
+@api.exception_handler(CaseFact.DoesNotExist)
+def fact_not_found(request, exc):
+    return api.create_response(request, {"detail": "No such fact in this session."}, status=404)
 
 
 @api.get("/rubrics", response={200: list[dict], **READ}, tags=["rubrics"])

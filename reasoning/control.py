@@ -19,7 +19,7 @@ from .models import OverseerAction, ReasoningSession, Status
 from .strategies.base import Command, StopRequested
 
 log = logging.getLogger(__name__)
-RUN_COMMANDS = ("expand", "edit", "promote", "resynthesize")
+RUN_COMMANDS = ("expand", "edit", "promote", "resynthesize", "fact.add", "fact.edit", "fact.remove")
 _live = {}  # session id -> the SessionControl of the run this process has for it
 
 

@@ -17,14 +17,14 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import events, selectors, states
+from . import events, factsheet, selectors, states
 from .control import GuardedGateway, SessionControl, refuse_pending
 from .fence import RunLost
 from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import best_node_for, get_strategy
-from .strategies.base import Context, Prior, StopRequested, best_line_text
+from .strategies.base import FACTS_FAILED, Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
@@ -58,7 +58,9 @@ async def _run(session_id, gateway, owner):
     strategy = None
     try:
         control.start()
-        strategy = await sync_to_async(start_turn)(session_id, gateway, control)
+        strategy, session = await sync_to_async(start_turn)(session_id, gateway, control)
+        if factsheet.model_reads(session, strategy.ctx.case):
+            await factsheet.read_with_model(session, strategy.ctx)
         outcome = await strategy.run()
         await strategy.ctx.store.settled()  # the last children inserted before the session's ending is written
     except RunLost as lost:
@@ -110,12 +112,13 @@ def build_strategy(session, gateway=None, control=None):
     gateway = gateway or ModelGateway(session)
     if getattr(gateway, "fence", False) is None:
         gateway.fence = control.fence  # the gateway's leases and settlements carry the run's fence too
+    case = factsheet.case_of(session)  # one object: the prompts show its facts and the store checks against them
     ctx = Context(
         problem=session.problem_text,
         kind=session.problem_kind,
         rubric=rubric.as_prompt() if rubric else "(no rubric: judge soundness, specificity and risk)",
         params=strategy_class.Params.model_validate(session.params),
-        store=DjangoStore(session, fence=control.fence),
+        store=DjangoStore(session, fence=control.fence, case=case),
         gateway=GuardedGateway(gateway, control),
         control=control,
         prior=Prior(
@@ -125,6 +128,7 @@ def build_strategy(session, gateway=None, control=None):
             chosen_by=session.answer_chosen_by,
             note=session.answer_note,
         ),
+        case=case,
     )
     return strategy_class(ctx)
 
@@ -137,7 +141,7 @@ def start_turn(session_id, gateway, control):
     """The turn's start recorded and its strategy built from the stored tree, in one hand-over to the ORM's thread."""
     turn_started(session_id)
     session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
-    return build_strategy(session, gateway, control)
+    return build_strategy(session, gateway, control), session
 
 
 def end_turn(session_id, seconds, fence):
@@ -181,7 +185,9 @@ def ending_of(outcome, ended):
         return Status.FAILED, outcome.reason
     if ended in KEPT_ENDINGS:
         return ended, None
-    if outcome.reason == SYNTHESIS_FAILED:  # the best line so far stands as the partial answer of a failed search
+    if outcome.reason in (SYNTHESIS_FAILED, FACTS_FAILED):
+        # The best line so far stands as the partial answer of a failed search, or the answer that fails the fewest
+        # fact checks stands with its findings.
         return Status.FAILED, outcome.reason
     return Status.SOLVED, outcome.reason
 
@@ -190,7 +196,7 @@ def finish(session_id, outcome, fence=None):
     """The run's end. Solved only when the answer passed its contract: a synthesis that failed leaves the best line
     so far as a partial answer of a failed session (as budget exhaustion leaves one of an exhausted session)."""
     with transaction.atomic():
-        # Locked as services._command locks it to save a command: a command saved meanwhile is seen below.
+        # Locked as services.command locks it to save a command: a command saved meanwhile is seen below.
         ended = ReasoningSession.objects.select_for_update().filter(pk=session_id).values_list("ended_status").first()
         ended = ended[0] if ended else None
         status, reason = ending_of(outcome, ended)
@@ -206,6 +212,7 @@ def finish(session_id, outcome, fence=None):
             answer_partial=outcome.partial or (status == Status.EXHAUSTED and bool(outcome.final_answer)),
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
+            **({"answer_checks": [f.to_dict() for f in outcome.checks]} if outcome.checks is not None else {}),
             search_done=True,
             error="" if status != Status.FAILED else no_answer(outcome),
             fence=fence,
@@ -270,6 +277,8 @@ def failed(session_id, error, fence=None):
 
 
 def no_answer(outcome):
+    if outcome.reason == FACTS_FAILED:
+        return f"no answer passed the checks of the client's facts ({outcome.detail})"[:2000]
     if outcome.reason == SYNTHESIS_FAILED:
         return f"no answer passed its contract ({outcome.detail}); the answer shown is the best line so far"[:2000]
     why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")

@@ -14,6 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from .facts.sheet import Fact, Finding
+
 
 def sha256(text):
     return hashlib.sha256(text.encode()).hexdigest()
@@ -185,6 +187,9 @@ class ReasoningSession(models.Model):
         max_length=200, blank=True, help_text="Who promoted the final node, if a person did."
     )
     answer_note = models.TextField(blank=True)
+    answer_checks = models.JSONField(
+        default=list, blank=True, help_text="What the fact checker found in the final answer's figures and places."
+    )
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
     forked_from_node = models.ForeignKey(
         "ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -240,9 +245,10 @@ class ReasoningSession(models.Model):
         return [str(pk) for pk in self.forks.values_list("pk", flat=True)]
 
     def to_dict(self, with_forks=False):
-        forks = {"forks": self.fork_ids()} if with_forks else {}
+        """The session as the API, the socket and the page read it; with_forks (the detail): its forks and facts."""
+        detail = {"forks": self.fork_ids(), "facts": [f.to_dict() for f in self.facts.all()]} if with_forks else {}
         return {
-            **forks,
+            **detail,
             "id": str(self.id),
             "status": self.status,
             "problem_kind": self.problem_kind,
@@ -272,6 +278,8 @@ class ReasoningSession(models.Model):
             "answer_partial": self.answer_partial,
             "answer_chosen_by": self.answer_chosen_by or None,
             "answer_note": self.answer_note or None,
+            "answer_checks": self.answer_checks or [],
+            "answer_badge": answer_badge(self.answer_checks) if self.final_answer else None,
             "forked_from_session_id": _str_or_none(self.forked_from_id),
             "forked_from_node_id": _str_or_none(self.forked_from_node_id),
             "seq": self.seq,
@@ -311,6 +319,9 @@ class ReasoningNode(models.Model):
     model_used = models.CharField(max_length=200, blank=True)
     latency_ms = models.PositiveIntegerField(default=0)
     cost_usd = models.FloatField(default=0.0)
+    checks = models.JSONField(
+        default=list, blank=True, help_text="What the fact checker found in the thought's figures and places."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -347,6 +358,7 @@ class ReasoningNode(models.Model):
             "offline": is_offline(self.model_used),
             "latency_ms": self.latency_ms,
             "cost_usd": round(self.cost_usd, 8),
+            "checks": self.checks or [],
             "created_at": self.created_at.isoformat(),
         }
 
@@ -470,6 +482,102 @@ class RubricCriterion(models.Model):
         return {"name": self.name, "description": self.description, "weight": self.weight}
 
 
+class CaseFact(models.Model):
+    """One fact of the client's fact sheet: read from the problem when the session was created, or an advisor's."""
+
+    class Kind(models.TextChoices):
+        AMOUNT = "amount"
+        PERCENT = "percent"
+        AGE = "age"
+        YEAR = "year"
+        PLACE = "place"
+        ACCOUNT = "account"
+        INSTRUMENT = "instrument"
+        GOAL = "goal"
+        CONSTRAINT = "constraint"
+
+    class Source(models.TextChoices):
+        EXTRACTED = "extracted"
+        ADVISOR = "advisor"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(ReasoningSession, on_delete=models.CASCADE, related_name="facts")
+    position = models.PositiveIntegerField(default=0, help_text="Its place in the sheet: the problem's order.")
+    label = models.CharField(max_length=120)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # A number (an amount in base units, a percent, an age, a year) or a name (a place's ISO 3166 code, an account).
+    number = models.FloatField(null=True, blank=True)
+    name = models.CharField(max_length=300, blank=True)
+    unit = models.CharField(max_length=16, blank=True, help_text="ISO 4217 code, %, years or ISO 3166.")
+    base = models.CharField(max_length=120, blank=True, help_text="A percent's base: the label of its amount.")
+    text = models.TextField(blank=True, help_text="The exact words of the problem it was read from.")
+    start = models.IntegerField(default=-1)
+    end = models.IntegerField(default=-1)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.EXTRACTED)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["session", "position"])]
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return f"{self.label}: {self.value}"
+
+    @property
+    def value(self):
+        if self.number is None:
+            return self.name
+        return int(self.number) if float(self.number).is_integer() else self.number
+
+    def as_fact(self):
+        return Fact(
+            label=self.label,
+            kind=self.kind,
+            value=self.value,
+            unit=self.unit,
+            text=self.text,
+            start=self.start,
+            end=self.end,
+            source=self.source,
+            base=self.base,
+            id=str(self.pk or ""),
+        )
+
+    @classmethod
+    def from_fact(cls, session, fact, position):
+        number = isinstance(fact.value, int | float) and not isinstance(fact.value, bool)
+        return cls(
+            tenant_id=session.tenant_id,
+            session=session,
+            position=position,
+            label=fact.label[:120],
+            kind=fact.kind,
+            number=float(fact.value) if number else None,
+            name="" if number else str(fact.value or "")[:300],
+            unit=fact.unit[:16],
+            base=fact.base[:120],
+            text=fact.text,
+            start=fact.start,
+            end=fact.end,
+            source=fact.source,
+        )
+
+    def to_dict(self):
+        return {
+            "id": self.pk,
+            "label": self.label,
+            "kind": self.kind,
+            "value": self.value,
+            "unit": self.unit,
+            "base": self.base or None,
+            "text": self.text,
+            "start": self.start if self.start >= 0 else None,
+            "end": self.end if self.end >= 0 else None,
+            "source": self.source,
+        }
+
+
 class LLMCall(models.Model):
     """The ledger: one row per model call, whatever its outcome."""
 
@@ -591,6 +699,12 @@ class IdempotencyKey(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["tenant", "key"], name="idempotency_key_per_tenant")]
+
+
+def answer_badge(checks):
+    from .facts.check import badge  # the checker's patterns compile only where a badge is shown
+
+    return badge([Finding.from_dict(c) for c in checks])
 
 
 def is_offline(model_name):

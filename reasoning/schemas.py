@@ -7,6 +7,7 @@ from django.conf import settings
 from ninja import Schema
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, field_validator
 
+from .facts.sheet import CHECK_KINDS, KINDS
 from .models import LLMCall, Mode
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
@@ -146,6 +147,56 @@ class ModelUseOut(Schema):
     offline: bool
 
 
+class FindingOut(Schema):
+    kind: Literal[CHECK_KINDS]
+    ok: bool
+    text: str = Field(description="The span of the checked text the finding is about ('' for coverage).")
+    detail: str
+    start: int = Field(-1, description="Where the span starts in the checked text (-1: no span).")
+    end: int = -1
+
+
+class FactOut(Schema):
+    id: int
+    label: str
+    kind: Literal[KINDS]
+    value: float | str | None = Field(
+        description="An amount in base units (unit: ISO 4217), a percent (70 for 70%), an age, a year; a place as "
+        "its ISO 3166 code or subdivision (US-CA); an account, instrument, goal or constraint by name."
+    )
+    unit: str
+    base: str | None = Field(None, description="A percent's base: the label of the amount it is a share of.")
+    text: str = Field(description="The exact words of the problem it was read from ('' for an advisor's own).")
+    start: int | None
+    end: int | None
+    source: Literal["extracted", "advisor"]
+
+
+class FactIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    label: Written = Field(min_length=1, max_length=120)
+    kind: Literal[KINDS]
+    value: Annotated[float | str, BeforeValidator(not_a_bool)] = Field(
+        description="A number (an amount in base units, a percent, an age, a year) or, for an amount, as written "
+        "('$450k'); a place's ISO 3166 code (US-FL); a name for the other kinds."
+    )
+    unit: Text = Field("", max_length=16, description="An amount's ISO 4217 code (USD).")
+    base: Text = Field("", max_length=120, description="A percent's base: the label of its amount.")
+    text: Text = Field("", max_length=2000, description="The words the client used, if any.")
+
+
+class FactPatch(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    label: Written | None = Field(None, min_length=1, max_length=120)
+    kind: Literal[KINDS] | None = None
+    value: Annotated[float | str | None, BeforeValidator(not_a_bool)] = None
+    unit: Text | None = Field(None, max_length=16)
+    base: Text | None = Field(None, max_length=120)
+    text: Text | None = Field(None, max_length=2000)
+
+
 class SessionOut(Schema):
     id: str
     status: str
@@ -172,6 +223,13 @@ class SessionOut(Schema):
     answer_partial: bool
     answer_chosen_by: str | None
     answer_note: str | None
+    answer_checks: list[FindingOut] = Field(
+        default_factory=list, description="What the fact checker found in the final answer's figures and places."
+    )
+    answer_badge: str | None = Field(None, description="'figures checked: n of n', or the failures.")
+    facts: list[FactOut] = Field(
+        default_factory=list, description="The client's fact sheet (session detail and tree only)."
+    )
     forked_from_session_id: str | None
     forked_from_node_id: str | None
     forks: list[str] = []

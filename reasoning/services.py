@@ -16,9 +16,9 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError
 
-from . import control, events, selectors, states
+from . import control, events, factsheet, selectors, states
 from .engine import ending_fields, run_session, write_partial_answer
-from .models import Mode, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
+from .models import CaseFact, Mode, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
 from .runner import get_runner
 from .store import DjangoStore, view
 from .strategies import available_modes, get_strategy
@@ -127,6 +127,7 @@ def create_session(tenant, data, triggered_by="", submit=True):
             params=params,
             triggered_by=triggered_by,
         )
+        factsheet.read_problem(session)
         if submit:
             transaction.on_commit(lambda: submit_to_runner(session.id))
     return session
@@ -157,7 +158,7 @@ def pause_session(tenant, session_id, actor):
     with transaction.atomic():
         if not transition(session.id, Status.PAUSED, [Status.RUNNING, Status.QUEUED], termination_reason="paused"):
             raise Conflict(f"a {session.status} session cannot be paused")
-        _audit(session, None, actor, "pause", before={"status": session.status}, after={"status": Status.PAUSED})
+        audit(session, None, actor, "pause", before={"status": session.status}, after={"status": Status.PAUSED})
     control.stop(session.id, Status.PAUSED)  # a run in another process sees it at its next status poll
     return selectors.get_session(tenant, session_id)
 
@@ -168,7 +169,7 @@ def resume_session(tenant, session_id, actor):
     with transaction.atomic():
         if not transition(session.id, Status.QUEUED, [Status.PAUSED, Status.INTERRUPTED], termination_reason=""):
             raise Conflict(f"a {session.status} session cannot be resumed; only paused or interrupted ones can")
-        _audit(session, None, actor, "resume", before={"status": session.status}, after={"status": Status.QUEUED})
+        audit(session, None, actor, "resume", before={"status": session.status}, after={"status": Status.QUEUED})
         transaction.on_commit(lambda: submit_to_runner(session.id))
     return selectors.get_session(tenant, session_id)
 
@@ -182,7 +183,7 @@ def cancel_session(tenant, session_id, actor):
             session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled", **ended
         ):
             raise Conflict(f"a {session.status} session cannot be cancelled")
-        _audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
+        audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
         control.refuse_pending(session.id, f"the session was cancelled by {actor} before it was applied")
     if session.status == Status.RUNNING:
         control.stop(session.id, Status.CANCELLED)  # its run writes the partial answer as it stops
@@ -218,7 +219,8 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
         # Reflexion scores a line on its last node only: a path of another mode comes with its end's score alone.
         copies = _copy_path(fork, path, line_scored=mode == Mode.REFLEXION and source.mode != Mode.REFLEXION)
         ReasoningSession.objects.filter(pk=fork.pk).update(root_node=copies[0])
-        _audit(source, node, actor, "fork", payload={"mode": mode}, after={"session_id": str(fork.id)})
+        factsheet.copy_sheet(source, fork)
+        audit(source, node, actor, "fork", payload={"mode": mode}, after={"session_id": str(fork.id)})
         transaction.on_commit(lambda: submit_to_runner(fork.id))
     return selectors.get_session(tenant, fork.id)
 
@@ -238,6 +240,7 @@ COPIED_FIELDS = (
     "stale_reason",
     "original_thought",
     "edited_at",
+    "checks",
 )
 
 
@@ -317,10 +320,10 @@ def set_pruned(tenant, node_id, actor, pruned):
         # this prune on its answer's branch, or has ended when this looks, and the answer is written again.
         session = lock_session(node.session_id)
         node.refresh_from_db()
-        _audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
+        audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
         events.publish(session.id, [events.node_event("node.updated", node)])
         if pruned and _answer_runs_through(session, node):
-            _command(session, node, actor, "resynthesize", audit=False)
+            command(session, node, actor, "resynthesize", audit=False)
     control.wake(session.id)
     return node
 
@@ -330,7 +333,7 @@ def expand_node(tenant, node_id, actor, k):
     node = selectors.get_node(tenant, node_id)
     if DjangoStore(node.session).is_pruned(view(node)):
         raise Conflict("the node is in a pruned branch; unprune it first")
-    return _command(node.session, node, actor, "expand", payload={"k": k})
+    return command(node.session, node, actor, "expand", payload={"k": k})
 
 
 def edit_node(tenant, node_id, actor, thought):
@@ -345,6 +348,7 @@ def edit_node(tenant, node_id, actor, thought):
         # The stale mark is the overseer's: each edit bumps it, so a judgement already in flight cannot clear it.
         ReasoningNode.objects.filter(pk=node.pk).update(
             thought=thought,
+            checks=[f.to_dict() for f in factsheet.case_of(session)(thought)],
             original_thought=node.original_thought or node.thought,
             stale=True,
             stale_mark=F("stale_mark") + 1,
@@ -358,7 +362,7 @@ def edit_node(tenant, node_id, actor, thought):
         )
         changed = ReasoningNode.objects.filter(pk__in=[node.pk, *descendants]).order_by("depth", "created_at")
         events.publish(session.id, [events.node_event("node.updated", row) for row in changed])
-        action = _command(session, node, actor, "edit", payload={"thought": thought}, before=before)
+        action = command(session, node, actor, "edit", payload={"thought": thought}, before=before)
     return action
 
 
@@ -369,10 +373,10 @@ def promote_node(tenant, node_id, actor, note):
         raise Conflict("the root holds the problem; promote a step below it")
     if DjangoStore(node.session).is_pruned(view(node)):
         raise Conflict("the node is in a pruned branch; unprune it first")
-    return _command(node.session, node, actor, "promote", payload={"note": note})
+    return command(node.session, node, actor, "promote", payload={"note": note})
 
 
-def _command(session, node, actor, action, payload=None, before=None, audit=True):
+def command(session, node, actor, action, payload=None, before=None, audit=True):
     """Save a command for the session's one writer; reopen a finished session for it.
 
     The session's row is locked while the command is saved, as engine.finish locks it to end a run: either the run
@@ -404,7 +408,7 @@ def lock_session(session_id):
     return ReasoningSession.objects.select_for_update().get(pk=session_id)
 
 
-def _audit(session, node, actor, action, payload=None, before=None, after=None):
+def audit(session, node, actor, action, payload=None, before=None, after=None):
     row = OverseerAction.objects.create(
         tenant_id=session.tenant_id,
         session=session,
@@ -452,6 +456,51 @@ def _node_in(session, node_id, field):
     if node is None or node.session_id != session.id:
         raise InvalidInput([{"field": field, "message": "no such node in this session"}])
     return node
+
+
+# ---- the client's fact sheet ---------------------------------------------------------------------------------------
+
+
+def add_fact(tenant, session_id, actor, data):
+    """An advisor adds a fact to the client's sheet; see fact_changed."""
+    session = selectors.get_session(tenant, session_id)
+    fact = factsheet.validated(data)
+    with transaction.atomic():
+        row = CaseFact.from_fact(session, fact, factsheet.next_position(session))
+        row.save()
+        fact_changed(session, actor, "fact.add", {}, row.to_dict())
+    return row
+
+
+def update_fact(tenant, session_id, fact_id, actor, data):
+    session = selectors.get_session(tenant, session_id)
+    with transaction.atomic():
+        row = factsheet.fact_in(session, fact_id)
+        before = row.to_dict()
+        factsheet.apply_fields(row, factsheet.validated(data, current=row.as_fact())).save()
+        fact_changed(session, actor, "fact.edit", before, row.to_dict())
+    return row
+
+
+def remove_fact(tenant, session_id, fact_id, actor):
+    session = selectors.get_session(tenant, session_id)
+    with transaction.atomic():
+        row = factsheet.fact_in(session, fact_id)
+        before = row.to_dict()
+        row.delete()
+        fact_changed(session, actor, "fact.remove", before, {})
+
+
+def fact_changed(session, actor, action, before, after):
+    """Audited like any action; the tree and the answer checked again, the steps it touches marked stale. A search
+    under way gets the new sheet as a command at its next step boundary (that command is the audit's row)."""
+    what = factsheet.describe(before, after)
+    factsheet.recheck(session, actor, what, [before, after])
+    if session.status in ACTIVE:
+        sheet = factsheet.sheet_dicts(session)
+        command(session, None, actor, action, payload={"fact": after or before, "facts": sheet}, before=before)
+    else:
+        audit(session, None, actor, action, payload=after or before, before=before, after=after)
 
 
 def interrupt_running(reason="server_restarted"):

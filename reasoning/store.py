@@ -23,6 +23,9 @@ from asgiref.sync import sync_to_async
 from django.db import connections, router, transaction
 
 from . import events, ledger, sql
+from .facts.case import CaseCheck
+from .facts.check import capped
+from .facts.sheet import Finding
 from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from .strategies.base import Critique, Edge, Node
 
@@ -73,9 +76,11 @@ def view(row):
 
 
 class DjangoStore:
-    def __init__(self, session, fence=None):
+    def __init__(self, session, fence=None, case=None):
         self.session_id = session.id
         self.fence = fence  # the run's token: every write below checks it in the statement that settles its spend
+        # The client's facts: each new thought is checked against them, and a failed check caps the node's score.
+        self.case = case if case is not None else CaseCheck(enabled=False)
         self.tenant_id = session.tenant_id
         self.queued = []  # inserts of children handed to the writer thread and not yet waited for
         self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")}
@@ -240,6 +245,7 @@ class DjangoStore:
                 model_used=answer.model if answer else "",
                 latency_ms=answer.latency_ms if answer else 0,
                 cost_usd=share,
+                checks=[f.to_dict() for f in self.case(item["thought"])],
             )
             for item in items
         ]
@@ -325,6 +331,10 @@ class DjangoStore:
             fields["cost_usd"] = row.cost_usd + cost  # only the strategy writes costs
         if fields.pop("stale", False):
             raise ValueError("only an overseer's edit marks a node stale")
+        if fields.get("eval_score") is not None and row.checks:
+            fields["eval_score"], why = capped(fields["eval_score"], [Finding.from_dict(c) for c in row.checks])
+            if why:
+                fields["eval_reason"] = f"{fields.get('eval_reason', row.eval_reason)} {why}".strip()
         for name, value in fields.items():
             setattr(row, name, value)
         return row, fields, records

@@ -17,15 +17,18 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Callable, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # The model layer's types, here too because every strategy uses them.
-from reasoning.facts.sheet import render_sheet
+from reasoning.facts.case import CaseCheck
+from reasoning.facts.sheet import Fact, render_sheet
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
 
 VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times before it is trusted
 VERIFY_TOP = 3  # of several final candidates, at most this many are verified, the best-scored first
 ANSWER_TRIES = 3  # an answer pruned while it is written is written again from the best live line, this often
+FACT_TRIES = 4  # an answer failing a fact check: written again once with the findings, then from the next-best lines
+FACTS_FAILED = "fact_check_failed"
 
 
 class StopRequested(Exception):
@@ -179,6 +182,11 @@ class StrictParams(BaseModel):
     # Strict: a count is a JSON integer, not "3", 3.0 or true; a weight a number, not a string.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
+    check_facts: bool = Field(
+        True,
+        description="Check every step and the answer against the client's facts (off: to measure what the checks buy).",
+    )
+
 
 @dataclass
 class Context:
@@ -191,9 +199,8 @@ class Context:
     control: Control
     prior: Prior = field(default_factory=Prior)
     clock: Callable[[], float] = time.monotonic
-    facts: list = field(default_factory=list)  # the client's fact sheet (reasoning.facts.sheet.Fact), in every prompt
-    # The checker of the client's facts: (text, final) -> findings (reasoning.facts.sheet.Finding); none by default.
-    check: Callable[..., list] | None = None
+    # The client's fact sheet, shown in every prompt, and the checker of every answer against it (off by default).
+    case: CaseCheck = field(default_factory=lambda: CaseCheck(enabled=False))
 
 
 @dataclass
@@ -205,6 +212,7 @@ class Outcome:
     chosen_by: str = ""
     note: str = ""
     detail: str = ""  # why there is no answer (or only a partial one), in the words of the failure
+    checks: list | None = None  # the fact checker's findings on the answer (None: the answer is the one stored)
 
     @property
     def exhausted(self):
@@ -276,7 +284,7 @@ class Strategy(ABC):
             "problem": self.ctx.problem,
             "kind": self.ctx.kind,
             "rubric": self.ctx.rubric,
-            "facts": render_sheet(self.ctx.facts),
+            "facts": render_sheet(self.ctx.case.facts),
             "findings": self.findings_note or "(none)",
             **fields,
         }
@@ -353,7 +361,7 @@ class Strategy(ABC):
 
     async def apply(self, command: Command):
         node = self.ctx.store.get(command.node_id) if command.node_id else None
-        handler = getattr(self, f"_apply_{command.action}", None)
+        handler = getattr(self, f"_apply_{command.action.partition('.')[0]}", None)  # fact.add, fact.edit: _apply_fact
         if handler is None or (command.node_id and node is None):
             await self.ctx.control.done(command, False, f"cannot apply '{command.action}' here")
             return
@@ -397,6 +405,13 @@ class Strategy(ABC):
             return "the node is in a pruned branch", None
         self.promoted = (node, command)
         return None, {"final_node_id": node.id}
+
+    async def _apply_fact(self, node, command):
+        """An advisor changed the client's facts: later prompts show, and later checks read, the sheet as it now is
+        (the steps it touched were marked stale when it changed, and are rescored as stale steps are)."""
+        sheet = command.payload.get("facts") or []
+        self.ctx.case.facts = [Fact.from_dict({k: v for k, v in f.items() if v is not None}) for f in sheet]
+        return None, {"facts": len(self.ctx.case.facts)}
 
     async def _apply_resynthesize(self, node, command):
         self.resynthesize = True
@@ -445,15 +460,22 @@ class Strategy(ABC):
             note = str(command.payload.get("note", ""))
         elif (chosen := self._standing_choice()) is not None:
             node, chosen_by, note = chosen, self.ctx.prior.chosen_by, self.ctx.prior.note
-        reason = "budget" if self.exhausted else "solved"
         if node is None or node.depth == 0:
             why = "budget" if self.exhausted else "no_live_line" if self.ctx.prior.search_done else "no_thoughts"
-            failures = [n.parse_error for n in self.ctx.store.nodes() if n.parse_error]
-            return Outcome(final_answer="", final_node=None, reason=why, detail=failures[0] if failures else "")
+            errors = [n.parse_error for n in self.ctx.store.nodes() if n.parse_error]
+            return Outcome(final_answer="", final_node=None, reason=why, detail=errors[0] if errors else "")
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
             reason = "unchanged" if not self.exhausted else "budget"
             return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note)
+        outcome = await self._synthesized(node, chosen_by, note)
+        if chosen_by:  # a person's choice stands as it is; its findings are shown with it
+            return self._checked(outcome)
+        return await self._true_to_facts(outcome)
+
+    async def _synthesized(self, node, chosen_by="", note="") -> Outcome:
+        """The answer written from the path to a node; a synthesis that fails leaves the line itself, partial."""
+        reason = "budget" if self.exhausted else "solved"
         path = self.ctx.store.path(node)
         marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
         try:
@@ -473,6 +495,61 @@ class Strategy(ABC):
         finally:
             await marking
         return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note, detail=detail)
+
+    def _checked(self, outcome: Outcome) -> Outcome:
+        outcome.checks = self.ctx.case(outcome.final_answer, final=True) if outcome.final_answer else []
+        return outcome
+
+    async def _true_to_facts(self, outcome: Outcome) -> Outcome:
+        """An answer that fails a check of the client's facts is not returned as it stands: it is written once more
+        with the findings, then from the next-best lines (FACT_TRIES in all); if none passes, the answer with the
+        fewest failures stands with its findings, and the search fails (`fact_check_failed`)."""
+        tried = [self._checked(outcome)]
+        while failures(tried[-1].checks) and not tried[-1].partial and len(tried) < FACT_TRIES and not self.exhausted:
+            if len(tried) == 1:  # the same line, told what the checker found
+                self.findings_note = findings_note(tried[0].checks)
+                node = tried[0].final_node
+            else:
+                node = self.best_node(Without(self.ctx.store, {o.final_node.id for o in tried}))
+                if node is None or node.depth == 0:
+                    break
+            try:
+                tried.append(self._checked(await self._synthesized(node)))
+            finally:
+                self.findings_note = ""
+        passed = [o for o in tried if not o.partial and not failures(o.checks)]
+        if passed:
+            return passed[0]
+        whole = [o for o in tried if not o.partial] or tried
+        best = min(whole, key=lambda o: len(failures(o.checks)))
+        if failures(best.checks) and best.reason == "solved":
+            best.reason = FACTS_FAILED
+            best.detail = "; ".join(f.detail for f in failures(best.checks))[:1000]
+        return best
+
+
+class Without:
+    """The store with some nodes' lines taken out of the search: a strategy's best_node then names the next best."""
+
+    def __init__(self, store, node_ids):
+        self.inner, self.out = store, set(node_ids)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def is_pruned(self, node):
+        return node.id in self.out or self.inner.is_pruned(node)
+
+
+def failures(findings):
+    return [f for f in findings or [] if not f.ok]
+
+
+def findings_note(findings):
+    """What the checker found, for the synthesis written again: each failure, with what the client's facts say."""
+    lines = [f'- your answer says "{f.text}": {f.detail}' if f.text else f"- {f.detail}" for f in failures(findings)]
+    head = "Your last answer failed these checks against the client's facts; write it again without them:"
+    return "\n".join([head, *lines])
 
 
 class CommandStore:

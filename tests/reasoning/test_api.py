@@ -25,7 +25,14 @@ def test_it_creates_a_queued_session_with_defaults(client, alice):
     assert body["status"] == "queued" and body["problem_kind"] == "general"
     assert body["mode"] == "tot" and body["requested_mode"] == "auto" and "auto" in body["mode_reason"]
     assert body["budget_usd"] == 0.5 and body["model_primary"] == "offline/sim" and body["offline"] is True
-    assert body["params"] == {"branching": 3, "depth": 4, "keep": 2, "value_samples": 3, "value_mode": "score"}
+    assert body["params"] == {
+        "branching": 3,
+        "depth": 4,
+        "keep": 2,
+        "value_samples": 3,
+        "value_mode": "score",
+        "check_facts": True,
+    }
     assert ReasoningSession.objects.get(pk=body["id"]).tenant == alice.tenant
 
 

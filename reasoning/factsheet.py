@@ -1,0 +1,255 @@
+"""The client's fact sheet, stored: read from the problem when a session is created, read again by a real model at
+the first run (and grounded in the text), corrected by advisors, and every node and answer checked against it.
+
+An advisor's change is audited like any other action. The steps it touches (those whose checks change under the new
+sheet, or that state the fact's old value) are marked stale with the reason, as an edit marks them; a running search
+gets the new sheet as a command at its next step boundary, so its later prompts and checks use it.
+"""
+
+import logging
+
+from asgiref.sync import sync_to_async
+from django.db import transaction
+from django.db.models import F, Max
+
+from . import events
+from .facts.case import CaseCheck
+from .facts.extract import extract
+from .facts.quantities import find_quantities, matches
+from .facts.sheet import KINDS, NUMERIC, Fact, display
+from .llm.contracts import BudgetExhausted, ModelError, Unparseable, one_line
+from .models import CaseFact, ReasoningNode, ReasoningSession, is_offline
+
+log = logging.getLogger(__name__)
+
+
+class FactError(ValueError):
+    """A fact an advisor sent that cannot stand: [{"field", "message"}] as the API answers them."""
+
+    def __init__(self, errors):
+        super().__init__("; ".join(f"{e['field']}: {e['message']}" for e in errors))
+        self.errors = errors
+
+
+# ---- reading -------------------------------------------------------------------------------------------------------
+
+
+def read_problem(session):
+    """The facts the deterministic reader finds in the problem, stored in the problem's order."""
+    rows = [CaseFact.from_fact(session, fact, i) for i, fact in enumerate(extract(session.problem_text))]
+    CaseFact.objects.bulk_create(rows)
+    return rows
+
+
+def facts_of(session):
+    return [row.as_fact() for row in CaseFact.objects.filter(session=session).order_by("position", "id")]
+
+
+def case_of(session, facts=None):
+    """The session's sheet and its checker (off when the session's params say check_facts: false)."""
+    enabled = (session.params or {}).get("check_facts", True) is not False
+    return CaseCheck(facts_of(session) if facts is None else facts, enabled=enabled)
+
+
+def copy_sheet(source, fork):
+    """A fork starts from its parent's sheet as the advisors left it."""
+    rows = CaseFact.objects.filter(session=source).order_by("position", "id")
+    CaseFact.objects.bulk_create(CaseFact.from_fact(fork, row.as_fact(), row.position) for row in rows)
+
+
+def merge_model_facts(session, facts):
+    """Facts a real model read (already grounded) that the deterministic reader missed: added after its own."""
+    have = CaseFact.objects.filter(session=session)
+    known = [(row.kind, row.start, row.end) for row in have]
+    new = [f for f in facts if not any(k == f.kind and _overlap((s, e), (f.start, f.end)) for k, s, e in known)]
+    position = (have.aggregate(top=Max("position"))["top"] or 0) + 1
+    CaseFact.objects.bulk_create(CaseFact.from_fact(session, f, position + i) for i, f in enumerate(new))
+    return new
+
+
+def _overlap(a, b):
+    return a[0] < b[1] and b[0] < a[1]
+
+
+# ---- an advisor's changes ------------------------------------------------------------------------------------------
+
+
+def validated(data, current=None):
+    """A Fact from an advisor's fields (a PATCH names only what changes); FactError names each bad field."""
+    merged = {**(current.to_dict() if current else {}), **{k: v for k, v in data.items() if v is not None}}
+    errors = []
+    label = str(merged.get("label") or "").strip()
+    kind = merged.get("kind")
+    if not label:
+        errors.append({"field": "label", "message": "a fact needs a label, such as 'salary'"})
+    if kind not in KINDS:
+        errors.append({"field": "kind", "message": f"one of {', '.join(KINDS)}"})
+    fact = Fact(label=label[:120], kind=kind or "", value=merged.get("value"), unit=str(merged.get("unit") or ""))
+    fact.base = str(merged.get("base") or "")[:120]
+    fact.text = str(merged.get("text") or "")
+    fact.source = "advisor"
+    if not errors:
+        errors += _value_errors(fact)
+    if errors:
+        raise FactError(errors)
+    return fact
+
+
+def _value_errors(fact):
+    value = fact.value
+    if fact.kind in NUMERIC:
+        if isinstance(value, str):
+            read = [q for q in find_quantities(value) if q.kind == fact.kind]
+            if len(read) == 1:
+                fact.value, fact.unit = read[0].value, fact.unit or read[0].unit
+            else:
+                return [{"field": "value", "message": f"a {fact.kind} as a number (or as written, like '$450k')"}]
+        elif not isinstance(value, int | float) or isinstance(value, bool):
+            return [{"field": "value", "message": f"a {fact.kind} is a number"}]
+        if fact.kind == "amount" and not (len(fact.unit) == 3 and fact.unit.isalpha() and fact.unit.isupper()):
+            return [{"field": "unit", "message": "an amount's currency as an ISO 4217 code, such as USD or CHF"}]
+        fact.unit = {"percent": "%", "age": "years", "year": ""}.get(fact.kind, fact.unit)
+        return []
+    if not isinstance(value, str) or not value.strip():
+        return [{"field": "value", "message": f"a {fact.kind} is a name or a sentence"}]
+    fact.value = value.strip()[:300]
+    if fact.kind == "place":
+        fact.value, fact.unit = place_code(fact.value), "ISO 3166"
+        if fact.value is None:
+            return [{"field": "value", "message": "a place as an ISO 3166 code or subdivision (US-FL), or its name"}]
+    return []
+
+
+def place_code(value):
+    """An ISO 3166 code as given (US-FL, CH), or the one place a name names (Florida); None for anything else."""
+    import pycountry
+
+    from .facts.places import find_places
+
+    code = value.strip().upper()
+    if pycountry.countries.get(alpha_2=code) or (len(code) > 3 and pycountry.subdivisions.get(code=code)):
+        return code
+    places = {p.code for p in find_places(value)}
+    return places.pop() if len(places) == 1 else None
+
+
+def fact_in(session, fact_id):
+    """The session's fact, locked for the change; CaseFact.DoesNotExist (also for a malformed id)."""
+    try:
+        return CaseFact.objects.select_for_update().get(session=session, pk=int(fact_id))
+    except (CaseFact.DoesNotExist, TypeError, ValueError):
+        raise CaseFact.DoesNotExist from None
+
+
+def next_position(session):
+    top = CaseFact.objects.filter(session=session).aggregate(top=Max("position"))["top"]
+    return 0 if top is None else top + 1
+
+
+def apply_fields(row, fact):
+    """An advisor's corrected fact written over a stored one (its place in the sheet kept)."""
+    fresh = CaseFact.from_fact(row.session, fact, row.position)
+    for name in ("label", "kind", "number", "name", "unit", "base", "text", "source"):
+        setattr(row, name, getattr(fresh, name))
+    return row
+
+
+def sheet_dicts(session):
+    return [row.to_dict() for row in CaseFact.objects.filter(session=session).order_by("position", "id")]
+
+
+def describe(before, after):
+    """The change in a line: the stale steps' reason and the audit's detail."""
+    label = (after or before).get("label", "a fact")
+    if before and after:
+        return f"the client's fact '{label}' was changed ({_shown(before)} -> {_shown(after)})"
+    return f"the client's fact '{label}' was {'added' if after else 'removed'}"
+
+
+def _shown(data):
+    return display(Fact.from_dict({**data, "base": data.get("base") or ""}))
+
+
+def recheck(session, actor, what, changed):
+    """Every node and the answer checked again under the session's sheet as it now stands; a node whose findings
+    changed, or that states a changed fact's figure or label, is stale until rescored (as an edit above it makes it),
+    saying why. The watchers are told."""
+    _recheck(session, case_of(session), actor, what, changed)
+    events.publish(session.id, [("facts.updated", {"facts": sheet_dicts(session)})])
+
+
+def _recheck(session, case, actor, what, changed):
+    """Every node checked again under the new sheet; a node whose findings changed, or that states a changed fact's
+    figure or label, is stale until rescored (as an edit above it makes it), saying why."""
+    nodes = list(ReasoningNode.objects.filter(session=session, depth__gt=0).order_by("depth", "created_at"))
+    stale, touched = [], []
+    for node in nodes:
+        checks = [f.to_dict() for f in case(node.thought)]
+        if checks != (node.checks or []):
+            node.checks = checks
+            touched.append(node)
+            stale.append(node.pk)
+        elif any(_states(node.thought, fact) for fact in changed if fact):
+            stale.append(node.pk)
+    ReasoningNode.objects.bulk_update(touched, ["checks"])
+    if stale:
+        ReasoningNode.objects.filter(pk__in=stale).update(
+            stale=True, stale_mark=F("stale_mark") + 1, stale_reason=f"{what} by {actor}"[:300]
+        )
+    if session.final_answer:
+        answer = [f.to_dict() for f in case(session.final_answer, final=True)]
+        ReasoningSession.objects.filter(pk=session.pk).update(answer_checks=answer)
+    changed_ids = {n.pk for n in touched} | set(stale)
+    rows = ReasoningNode.objects.filter(pk__in=changed_ids).order_by("depth", "created_at")
+    fresh = ReasoningSession.objects.select_related("tenant").get(pk=session.pk)
+    events.publish(session.id, [events.node_event("node.updated", r) for r in rows] + [events.session_updated(fresh)])
+
+
+def _states(text, fact):
+    """True if the text states this fact: its figure (as any quantity matching it) or its label."""
+    if fact.get("kind") in NUMERIC and isinstance(fact.get("value"), int | float):
+        unit = fact.get("unit") or ""
+        return any(matches(q, float(fact["value"]), unit) for q in find_quantities(text) if q.kind == fact["kind"])
+    label = str(fact.get("label") or "").lower()
+    return bool(label) and label in text.lower()
+
+
+# ---- a real model reads the facts too ------------------------------------------------------------------------------
+
+
+def model_reads(session, case):
+    """A real model reads the facts once, at the session's first run; the offline model's reading is the
+    deterministic one, stored already (the same reader answers its case.facts contract)."""
+    return case.enabled and not is_offline(session.model_primary) and "facts_read" not in (session.meta or {})
+
+
+async def read_with_model(session, ctx):
+    """Ask the model for the facts (its own contract, case.facts), keep only those the text bears out (ground), add
+    the ones the deterministic reader missed, and record what was kept. A failed call leaves the sheet as it is."""
+    from .facts.contract import CASE_FACTS, facts_from_reply
+    from .prompts import render
+
+    try:
+        answer = await ctx.gateway.ask(CASE_FACTS, render(CASE_FACTS, problem=session.problem_text))
+    except (BudgetExhausted, Unparseable, ModelError) as error:
+        log.warning("session %s: the model did not read the facts: %s", session.id, one_line(error))
+        await sync_to_async(_mark_read)(session, {"error": one_line(error)})
+        return
+    facts = facts_from_reply(answer.parsed, session.problem_text)
+    added = await sync_to_async(_merge_and_mark)(session, facts, len(answer.parsed.facts), answer.model)
+    if added:
+        ctx.case.facts = await sync_to_async(facts_of)(session)
+
+
+def _merge_and_mark(session, facts, asked, model):
+    with transaction.atomic():
+        added = merge_model_facts(session, facts)
+        _mark_read(session, {"model": model, "returned": asked, "grounded": len(facts), "added": len(added)})
+        if added:
+            events.publish(session.id, [("facts.updated", {"facts": sheet_dicts(session)})])
+    return added
+
+
+def _mark_read(session, what):
+    meta = ReasoningSession.objects.filter(pk=session.pk).values_list("meta", flat=True).first() or {}
+    ReasoningSession.objects.filter(pk=session.pk).update(meta={**meta, "facts_read": what})
