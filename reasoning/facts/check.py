@@ -32,7 +32,6 @@ not chosen for the answer; it stays above zero so the tree still shows it and an
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -198,28 +197,31 @@ def _fact_rates(facts):
 
 # ---- statutory amounts ----------------------------------------------------------------------------------------------
 
-THRESHOLD_WORDS = re.compile(
-    r"\b(?:thresholds?|limits?|exemptions?|exempt|allowances?|brackets?|bands?|ceilings?|exclusions?|"
-    r"nil-rate|tax-free|deductible|per (?:child|person|heir|donee|spouse|recipient)|each child)\b",
+# Words of tax law: an amount next to one is the law's. A limit or threshold may be the client's own ("annual draw
+# limit: SGD 240k"), so it, like a bound ("above USD 250k"), counts only in a sentence that names a rule.
+LAW_WORDS = re.compile(
+    r"\b(?:exemptions?|exempt|exclusions?|allowances?|nil-rate|brackets?|tax-free|annual exempt amount|"
+    r"per (?:child|person|heir|donee|spouse|recipient)|each child)\b",
     re.IGNORECASE,
 )
+LIMIT_WORDS = re.compile(r"\b(?:thresholds?|limits?|caps?|ceilings?|bands?)\b", re.IGNORECASE)
 BOUND_BEFORE = re.compile(
     r"\b(?:up to|above|below|over|under|exceeding|beyond|more than|less than|at most|at least|first)\s*$", re.I
 )
-YEARLY_AFTER = re.compile(r"^[^.;]{0,40}?\b(?:a|per|each|every) (?:year|annum)\b|^\s*(?:annually|yearly)\b", re.I)
+CLAUSE_BREAK = re.compile(r"\b(?:while|and|but|so|when|if|because|since|whereas|then|which|who|with|without)\b|[,;:(]")
 
 
 def _is_statutory(doc, q):
-    """An amount the text ties to a rule's threshold or limit: within six words of a threshold word, or after a
-    bound ("above", "up to") in a sentence that names a rule or says the amount is yearly."""
+    """An amount the text ties to a rule's threshold, limit or exemption (within three words, in the same clause)."""
     start, end = _sentence_of(doc, q.start)
-    before, after = doc.text[start : q.start], doc.text[q.end : end]
-    near = " ".join(before.split()[-6:]) + " # " + " ".join(after.split()[:6])
-    if THRESHOLD_WORDS.search(near):
+    before = " ".join(doc.text[start : q.start].split()[-3:])
+    before = CLAUSE_BREAK.split(before)[-1]
+    after = CLAUSE_BREAK.split(" ".join(doc.text[q.end : end].split()[:3]))[0]
+    near = f"{before} # {after}"
+    if LAW_WORDS.search(near):
         return True
-    if BOUND_BEFORE.search(before):
-        sentence = doc.text[start:end]
-        return bool(YEARLY_AFTER.search(after)) or any(not m.negated and start <= m.start < end for m in doc.mentions)
+    if LIMIT_WORDS.search(near) or BOUND_BEFORE.search(doc.text[start : q.start]):
+        return any(not m.negated and start <= m.start < end for m in doc.mentions)
     return False
 
 
@@ -287,6 +289,8 @@ def _tokens(doc, start, end):
 def _arithmetic(doc):
     findings = []
     for start, end in doc.sentences:
+        if sum(start <= q.start < end for q in doc.quantities) < 2:
+            continue  # a sum needs an operand and a result
         tokens = _tokens(doc, start, end)
         i = 0
         while i < len(tokens):
@@ -571,28 +575,42 @@ def _figures(doc):
 
 
 def _implicit(doc, q, facts, derived):
-    """How q follows from the facts in one step the text need not show, or ""."""
+    """How q follows from the known amounts in one step the text need not show, or "": a known position (70% of the
+    portfolio); a share the sentence names ("three tranches", "5-10% of wealth") of any known amount; or a simple
+    share, sum or difference of a known amount the sentence itself names. Steps from amounts the sentence does not
+    name are not tried: over every pair of facts, a wrong figure would meet one by chance."""
     known = _known(doc, facts) + [(d.value, d.unit, d.text, "derived in the text") for d in derived if d is not q]
-    values, names = _steps(tuple(known), tuple((f.value, f.label) for f in _percent_facts(doc)))
-    found = _near(values.get(q.unit, []), names.get(q.unit, []), q.value, q.precision)
-    if found:
-        return found
+    known = [k for k in known if k[1] == q.unit]
+    for value, _unit, name, role in known:
+        if _close(q, value):
+            return name if role in name else f"{name}, {role}"
     start, end = _sentence_of(doc, q.start)
     shares = [(p.value / 100, p.text) for p in doc.quantities if p.kind == "percent" and start <= p.start < end]
-    sentence = doc.text[start:end]
-    for m in PARTS.finditer(sentence):
+    for m in PARTS.finditer(doc.text, start, end):
         count = int(m["n"]) if m["n"].isdigit() else PART_WORDS[m["n"].lower()]
         if count:
             shares.append((1 / count, m[0]))
-    for value, unit, name, _role in known:
+    for value, _unit, name, _role in known:
         for share, text in shares:
-            if unit == q.unit and abs(value * share - q.value) <= q.precision + 1e-9:
+            if _close(q, value * share):
                 return f"{text} of {name}"
+    named = [k for k in known if any(x is not q and x.kind == "amount" and _close(x, k[0]) for x in
+                                     doc.quantities if start <= x.start < end)]  # fmt: skip
+    for value, _unit, name, _role in named:
+        for share in SIMPLE_SHARES:
+            if _close(q, value * share):
+                return f"{_fraction_name(share)} of {name}"
+        for other, _other_unit, other_name, _ in known:
+            if other != value and _close(q, value + other):
+                return f"{name} + {other_name}"
+            if other != value and _close(q, abs(value - other)):
+                return f"{name} - {other_name}" if value > other else f"{other_name} - {name}"
     return ""
 
 
 def _known(doc, facts):
-    """The fact amounts, and the positions a percent fact makes of them ("70% of USD 3.2M": the employer stock)."""
+    """(value, unit, name, role) of each fact amount, and of each position a percent fact makes of one ("70% of the
+    portfolio": the employer stock)."""
     known = [(f.value, f.unit, format_amount(f.value, f.unit), f"the {f.label}") for f in facts]
     for p in _percent_facts(doc):
         base = _content(p.base)
@@ -601,43 +619,18 @@ def _known(doc, facts):
                 value = f.value * p.value / 100
                 role = f"{format_percent(p.value)} of the {f.label}"
                 known.append((value, f.unit, f"{format_amount(value, f.unit)} ({role})", role))
+                rest, role = f.value - value, f"the {f.label} outside the {p.label}"
+                known.append((rest, f.unit, f"{format_amount(rest, f.unit)} ({role})", role))
     return known
 
 
-@lru_cache(maxsize=64)
-def _steps(known, percents):
-    """Per currency, the sorted values one step from the known amounts, and how each is reached."""
-    steps = {}
-    for value, unit, name, _role in known:
-        add = steps.setdefault(unit, []).append
-        for share in SIMPLE_SHARES:
-            add((value * share, f"{_fraction_name(share)} of {name}"))
-        for percent, label in percents:
-            add((value * percent / 100, f"{format_percent(percent)} ({label}) of {name}"))
-            add((value * (100 - percent) / 100, f"{format_percent(100 - percent)} (the rest after {label}) of {name}"))
-        for other, other_unit, other_name, _ in known:
-            if other_unit == unit and other != value:
-                add((value + other, f"{name} + {other_name}"))
-                if value > other:
-                    add((value - other, f"{name} - {other_name}"))
-    values, names = {}, {}
-    for unit, pairs in steps.items():
-        pairs.sort()
-        values[unit] = [v for v, _ in pairs]
-        names[unit] = [n for _, n in pairs]
-    return values, names
+def _close(q, value):
+    return abs(q.value - value) <= q.precision + 1e-9 * max(1.0, abs(value))
 
 
 def _fraction_name(share):
     return {1 / 2: "half", 1 / 3: "a third", 2 / 3: "two thirds", 1 / 4: "a quarter", 3 / 4: "three quarters",
             1 / 5: "a fifth", 1 / 10: "a tenth", 1 / 20: "a twentieth"}[share]  # fmt: skip
-
-
-def _near(values, names, value, precision):
-    at = bisect.bisect_left(values, value - precision - 1e-9)
-    if at < len(values) and values[at] <= value + precision + 1e-9:
-        return names[at]
-    return ""
 
 
 def _unknown(doc, q, facts, derived):
@@ -649,6 +642,9 @@ def _unknown(doc, q, facts, derived):
             for value, unit, _name, role in known:
                 if unit == q.unit and abs(q.value * scale - value) <= q.precision * scale:
                     return f"{q.text} drops its scale: {role} is {format_amount(value, unit)}"
+    named = _named_fact(doc, q, facts)
+    if named:
+        return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
     return f"{q.text} is neither on the fact sheet nor derived in the text"
 
 
@@ -675,7 +671,10 @@ def _percents(doc):
     findings = []
     facts = _percent_facts(doc)
     for q in doc.quantities:
-        if q.kind != "percent" or not _presented_as_share(doc, q):
+        if q.kind != "percent":
+            continue
+        named = _named_fact(doc, q, facts)
+        if not named and not _presented_as_share(doc, q):
             continue
         fact = _fact_of(q, facts)
         how = doc.derived.get((q.start, q.end)) or _ratio_of_known(doc, q, facts)
@@ -683,9 +682,23 @@ def _percents(doc):
         if how:
             findings.append(Finding("figure", True, q.text, f"{q.text} is {how}", q.start, q.end))
         else:
-            detail = f"{q.text} is given as the client's share but is neither on the fact sheet nor derived"
+            detail = (
+                f"{q.text} is given as the {named.label}, which is {format_percent(named.value)}"
+                if named
+                else f"{q.text} is given as the client's share but is neither on the fact sheet nor derived"
+            )
             findings.append(Finding("figure", False, q.text, detail, q.start, q.end))
     return findings
+
+
+def _named_fact(doc, q, facts):
+    """The fact whose whole label the text attaches to the figure ("SGD target: 45%", "the cost basis of USD 400k")."""
+    for _form, term, _start, _end in _attached(doc, q):
+        words = _content(term)
+        fact = next((f for f in facts if _content(f.label) and _content(f.label) <= words), None)
+        if fact and _form != "of":
+            return fact
+    return None
 
 
 def _presented_as_share(doc, q):
@@ -696,7 +709,7 @@ def _presented_as_share(doc, q):
         return False
     if SHARE_AFTER.match(doc.text, q.end):
         return True
-    after = re.match(r"\s*of\s+((?:[\w'’-]+\s*){1,3})", doc.text[q.end : q.end + 60])
+    after = OF_WORDS.match(doc.text, q.end, q.end + 60)
     if not after:
         return False
     words = _content(after[1])
@@ -775,7 +788,10 @@ def _numerically_combined(doc, amounts, percents):
             ratios = (100 * a.value / b.value, 100 * b.value / a.value) if a.value and b.value else ()
             for c in amounts + percents:
                 values = sums if c.kind == "amount" else ratios
-                if c is not a and c is not b and any(abs(c.value - v) <= c.precision for v in values):
+                coarse = c.precision > (0.005 * abs(c.value) if c.kind == "amount" else 0.05)
+                if c is a or c is b or coarse or _fact_of(c, doc.facts):
+                    continue  # a coarse figure meets a sum by chance; a fact is not the text's own sum
+                if any(abs(c.value - v) <= c.precision for v in values):
                     found.append((a, b))
                     doc.derived.setdefault((c.start, c.end), f"{a.text} and {b.text} combined")
     return found
@@ -809,7 +825,8 @@ def _place_label(doc, code):
 
 STOPWORDS = set(
     "the a an her his their its your our my client client's of in on at to for and or with by from as is are was "
-    "this that these those net total current overall whole entire about some all each per".split()
+    "this that these those net total current overall whole entire about some all each per year years month months "
+    "annual annually yearly monthly today now".split()
 )
 SYNONYMS = {
     "wealth": "portfolio assets asset wealth worth holdings investments investable estate".split(),
@@ -835,26 +852,33 @@ RATE_WORDS = set(
 )
 FUNCTION = STOPWORDS - {"net", "total", "current", "client", "client's"} | set(
     "but so then which that while if when into over under than it we you she he they i be been were would could "
-    "should will can may must has have had not sell buy hold keep give gift move plus minus times less x".split()
+    "should will can may must has have had not sell buy hold keep give gift move plus minus times less x below above "
+    "under over beyond within between against after before since until around".split()
 )
 LEADING = {"the", "her", "his", "their", "its", "your", "our", "a", "an", "this", "that"}
 WORDS = r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}"
+WORDS_AT = re.compile(WORDS)
+OF_WORDS = re.compile(r"\s*of\s+((?:[\w'’-]+\s*){1,3})")
+ARTICLES = re.compile(r"(?:(?:the|her|his|their|its|a|an)\s+)*")
+CONTENT_WORD = re.compile(r"[a-z0-9][a-z0-9'’()-]*")
 AFTER_OF = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:of|in)\s+")
 AFTER_PAREN = re.compile(r"\s*\(\s*([^()\d]{1,40})\)")
 AFTER_BARE = re.compile(rf"[ \t]+({WORDS})")
-BEFORE = re.compile(rf"({WORDS})\s*(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|:\s*|\(\s*)$")
+TERM_BEFORE = re.compile(r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}$")
+MARKER_BEFORE = re.compile(r"(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|\s*:\s*|\s*\(\s*)$")
 
 
+@lru_cache(maxsize=4096)
 def _content(text):
     words = set()
-    for word in re.findall(r"[a-z0-9][a-z0-9'’()-]*", text.lower().replace("’", "'")):
+    for word in CONTENT_WORD.findall(text.lower().replace("’", "'")):
         word = word.removesuffix("'s")
         if word in STOPWORDS:
             continue
         if word not in GROUP and len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             word = word[:-1]
         words.add(GROUP.get(word, word))
-    return words
+    return frozenset(words)
 
 
 def _term(text, from_end=False):
@@ -906,7 +930,8 @@ def _mislabels(doc, q, owners, mentions):
             continue
         if form == "of" or words <= PORTIONS:
             continue  # "USD 450k of employer stock", "a share of USD 3.2M": a portion of a holding, not its label
-        other = next((f for f in doc.facts if f not in owners and _covers(_content(f.label), words)), None)
+        others = (f for f in doc.facts if f.kind == q.kind and f not in owners)
+        other = next((f for f in others if _covers(_content(f.label), words)), None)
         if other:
             problems.append(f"{q.text} is the {owner.label}, not the {other.label}")
         elif words & ROLES and not any(words & ROLES & _content(f.label) for f in doc.facts):
@@ -919,8 +944,9 @@ def _mislabels(doc, q, owners, mentions):
     return problems
 
 
+@lru_cache(maxsize=1024)
 def _raw(text):
-    return {w.removesuffix("'s") for w in re.findall(r"[a-z0-9][a-z0-9'()-]*", text.lower()) if w not in STOPWORDS}
+    return {w.removesuffix("'s") for w in CONTENT_WORD.findall(text.lower()) if w not in STOPWORDS}
 
 
 def _regime_names(mention):
@@ -942,7 +968,7 @@ def _attached(doc, q):
     text, found = doc.text, []
     m = AFTER_OF.match(text, q.end)
     if m and not _figure_at(doc, m.end()):
-        words = re.match(WORDS, text[m.end() :])
+        words = WORDS_AT.match(text, m.end())
         if words:
             term = _term(words[0])
             found.append(("of", term, m.end(), m.end() + len(term)))
@@ -953,17 +979,26 @@ def _attached(doc, q):
     if m:
         term = _term(m[1])
         found.append(("bare", term, m.start(1), m.start(1) + len(term)))
-    m = BEFORE.search(text[max(0, q.start - 60) : q.start])
-    if m:
-        term = _term(m[1], from_end=True)
-        end = q.start - (len(m[0]) - len(m[1]))
-        found.append(("before", term, end - len(term), end))
+    before = _before(text, q.start)
+    if before:
+        term = _term(before[0], from_end=True)
+        found.append(("before", term, before[1] - len(term), before[1]))
     return found
 
 
+def _before(text, start):
+    """The words of "<term> of <fig>", "<term>: <fig>" or "<term> (<fig>)" before a figure, and where they end."""
+    tail = text[max(0, start - 24) : start]
+    marker = MARKER_BEFORE.search(tail)
+    if not marker:
+        return None
+    end = start - len(tail) + marker.start()
+    words = TERM_BEFORE.search(text, max(0, end - 50), end)
+    return (words[0], end) if words else None
+
+
 def _figure_at(doc, position):
-    skip = re.match(r"(?:(?:the|her|his|their|its|a|an)\s+)*", doc.text[position:])
-    at = position + skip.end()
+    at = ARTICLES.match(doc.text, position).end()
     return next((q for q in doc.quantities if q.start == at), None)
 
 
@@ -982,7 +1017,7 @@ def _wrong_base(doc, q, owners):
         if not named or any(_content(f.label) & base_words for f in named):
             return []
         return [f"{q.text} is the {bases[0].label} of the {bases[0].base}, not of the {named[0].label} ({figure.text})"]
-    words = re.match(WORDS, doc.text[m.end() :])
+    words = WORDS_AT.match(doc.text, m.end())
     term = _content(_term(words[0])) if words else set()
     if not term or term & base_words:
         return []
