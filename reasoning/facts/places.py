@@ -23,6 +23,8 @@ from functools import lru_cache
 
 import pycountry
 
+from reasoning.facts.quantities import alternation  # one trie regex for a thousand names
+
 SUBDIVIDED = {"US": ("State", "District"), "CH": ("Canton",), "DE": ("Land",), "GB": ("Country", "Province")}
 TRANSLATIONS = ("en", "de", "fr", "it")
 COUNTRY_TRANSLATIONS = ("de", "fr")
@@ -237,8 +239,8 @@ def _postal():
 
 @lru_cache(maxsize=1)
 def _pattern():
-    ordered = sorted(names(), key=len, reverse=True)
-    return re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in ordered) + r")(?![\w]|\.\w)")
+    starts = "".join(sorted({re.escape(n[0]) for n in names()}))
+    return re.compile(rf"(?=[{starts}])(?<![\w.])(?:{alternation(names())})(?![\w]|\.\w)")
 
 
 def find_places(text: str) -> list[Place]:

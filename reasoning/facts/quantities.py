@@ -115,8 +115,24 @@ def _local_symbols(codes):
     return {s: next(iter(c)) for s, c in found.items() if len(c) == 1}
 
 
-def _alternation(words):
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+def alternation(words):
+    """One regex for a set of literal words, as a trie ("US$|USD" -> "US(?:\\$|D)"): the longest writing wins and a
+    failed position costs one branch per character, not one per word (the currency names are 780)."""
+    trie = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    return _trie_pattern(trie)
+
+
+def _trie_pattern(node):
+    branches = [re.escape(ch) + _trie_pattern(child) for ch, child in sorted(node.items()) if ch]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if "" in node else body
 
 
 # ---- numbers -----------------------------------------------------------------------------------------------------
@@ -139,7 +155,7 @@ SCALES = {
     "millions": 6, "Million": 6, "Millionen": 6, "Mill.": 6,
     "bn": 9, "b": 9, "B": 9, "billion": 9, "billions": 9, "Mrd.": 9, "Mrd": 9, "Milliarden": 9,
 }  # fmt: skip
-SCALE = r"(?:" + _alternation(SCALES) + r")(?:(?<=\.)|(?![A-Za-z]))"
+SCALE = r"(?:" + alternation(SCALES) + r")(?:(?<=\.)|(?![A-Za-z]))"
 
 ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
@@ -148,7 +164,7 @@ ONES = (
 TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 NUMBER_WORDS = {w: i for i, w in enumerate(ONES)} | {w: 10 * (i + 2) for i, w in enumerate(TENS)}
 MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-_WORD = _alternation(list(NUMBER_WORDS) + list(MULTIPLIERS))
+_WORD = alternation(list(NUMBER_WORDS) + list(MULTIPLIERS))
 # "two", "twenty-five", "two hundred and fifty thousand", "a million", "half a million"
 WORDS = (
     rf"(?:half\s+an?\s+(?:million|billion|thousand)|an?\s+(?:million|billion|thousand|hundred)"
@@ -208,21 +224,22 @@ def _half_unit(decimals, exponent=0):
 @lru_cache(maxsize=1)
 def _patterns():
     codes, symbols, names = currency_tables()
-    code = rf"(?<![A-Za-z])(?:{_alternation(codes)})(?![A-Za-z])"
+    code = rf"(?<![A-Za-z])(?:{alternation(codes)})(?![A-Za-z])"
     lettered = [s for s in symbols if s[0].isalpha()]
     signs = [s for s in symbols if not s[0].isalpha()]
-    symbol = rf"(?:(?<![A-Za-z])(?:{_alternation(lettered)})|{_alternation(signs)})"
-    name = rf"(?i:(?<![A-Za-z])(?:{_alternation(names)})(?![A-Za-z]))"
+    symbol = rf"(?:(?<![A-Za-z])(?:{alternation(lettered)})|{alternation(signs)})"
+    name = rf"(?i:(?<![A-Za-z])(?:{alternation(names)})(?![A-Za-z]))"
     figure = rf"(?P<sign>[-−])?(?P<figure>{FIGURE_SPACED}|{FIGURE})"
     scale = rf"(?:\s?(?P<scale>{SCALE}))?"
     second = rf"(?:\s*(?:-|–|—|to)\s*(?P<figure2>{FIGURE}))?"  # a range: "$1-2M", "CHF 1–2 Mio."
+    starts = "".join(sorted({re.escape(w[0]) for w in list(codes) + list(symbols)}))
     before = re.compile(
-        rf"(?P<currency>{code}|{symbol})\s?{figure}(?![\d'’]|[.,]\d){second}{scale}(?![A-Za-z\d])"
+        rf"(?=[{starts}])(?P<currency>{code}|{symbol})\s?{figure}(?![\d'’]|[.,]\d){second}{scale}(?![A-Za-z\d])"
         rf"(?:\s+(?P<named>{name}))?"  # "$3 million dollars": the name is part of the span
     )
-    words_before = re.compile(rf"(?P<currency>{code}|{symbol})\s?(?P<words>(?i:{WORDS}))(?![A-Za-z])")
+    words_before = re.compile(rf"(?=[{starts}])(?P<currency>{code}|{symbol})\s?(?P<words>(?i:{WORDS}))(?![A-Za-z])")
     after = re.compile(
-        rf"{EDGE_BEFORE}{figure}(?![\d'’]|[.,]\d){second}{scale}\s?(?P<currency>{code}|{symbol}|{name})"
+        rf"(?=[-−\d]){EDGE_BEFORE}{figure}(?![\d'’]|[.,]\d){second}{scale}\s?(?P<currency>{code}|{symbol}|{name})"
         r"(?![A-Za-z$€£¥])"
     )
     words_after = re.compile(
@@ -238,7 +255,7 @@ def _currency(token):
 
 
 PERCENT = re.compile(
-    rf"{EDGE_BEFORE}(?P<sign>[-−])?(?P<figure>{FIGURE}){EDGE_AFTER}"
+    rf"(?=[-−\d]){EDGE_BEFORE}(?P<sign>[-−])?(?P<figure>{FIGURE}){EDGE_AFTER}"
     rf"(?:\s*(?:-|–|—|to)\s*(?P<figure2>{FIGURE}))?"
     r"\s?(?P<unit>%|percent\b|per\s?cent\b|pct\b|Prozent\b)",
 )
@@ -253,16 +270,16 @@ BARE_AGES = (16, 105)
 AND = r"\s+(?:and|und|et|&)\s+"
 AGES = [  # (pattern, a cue-less reading)
     (rf"\b(?:[Aa]ged?|[Aa]ges)\s+{AGE_NUMBER}(?![\d%'’]|[.,]\d|\s*(?:percent|per cent))(?!\w)", False),
-    (rf"(?<![\w.,]){AGE_NUMBER}(?:[- ]years?[- ]old|\s?y/o\b|\s+ans\b|\s+Jahre\b|-jährig)", False),
+    (rf"(?=\d)(?<![\w.,]){AGE_NUMBER}(?:[- ]years?[- ]old|\s?y/o\b|\s+ans\b|\s+Jahre\b|-jährig)", False),
     (r"(?<![\w.,])(?P<figure>\d{2}½)(?!\s*(?:years?|%|percent)\b)", True),
     (rf"\b(?:[Tt]urns|turned|turning|retir\w*\s+at|at|by|after|before|until|from)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d)"
      rf"{CLAUSE_END}", True),
     (rf"\b(?:is|was|are|am|'s|’s|[Bb]oth)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d){CLAUSE_END}", True),
     (rf"(?<=[A-Za-z]) \({AGE_NUMBER}\)", True),
-    (rf"(?:(?<=[A-Za-zé])|(?<=\b(?:19|20)\d\d)), {AGE_NUMBER}(?=[,.;:]|{AND}\d{{2}}\b)", True),
+    (rf"(?=, \d)(?:(?<=[A-Za-zé])|(?<=\b(?:19|20)\d\d)), {AGE_NUMBER}(?=[,.;:]|{AND}\d{{2}}\b)", True),
     (rf"(?<=\d\d){AND}{AGE_NUMBER}(?=[,.;:])", True),
     (rf"\b(?:[Aa]ged?)\s+{AGE_WORD_NUMBER}\b", False),
-    (rf"(?<![\w-]){AGE_WORD_NUMBER}[- ]years?[- ]old\b", False),
+    (rf"(?<![\w-])(?=[A-Za-z]+(?:[- ][a-z]+)?[- ]years?[- ]old){AGE_WORD_NUMBER}[- ]years?[- ]old\b", False),
     (rf"\b(?:is|was|[Bb]oth|[Tt]urns|turned|retir\w*\s+at|at|by|after|until)\s+{AGE_WORD_NUMBER}(?![\w-]){CLAUSE_END}",
      True),
     (rf"(?<=[A-Za-z]), {AGE_WORD_NUMBER}(?=[,.;:])", True),
