@@ -1,10 +1,12 @@
-/* The recommendation: its whole text (collapsible when long), Copy, a link to the printable report, and its
- * steps (the path from the root to the final node) as numbered buttons that select their node in the tree.
+/* The recommendation: its whole text (collapsible when long), Copy, a link to the printable report, its steps (the
+ * path from the root to the final node) as numbered buttons that select their node in the tree, and its figure
+ * badge: what the checker found in it against the client's facts, the failed spans marked in its text.
  */
 import d3 from "./d3-from-npm.js";
 import { $, firstLine, setText, show, state, truncate } from "./util.js";
 import { model } from "./model.js";
 import { reveal, select } from "./tree.js";
+import { failedOf, renderCheckList, renderMarkedText } from "./checks.js";
 
 const LONG_PX = 240; // taller than this, the answer offers Collapse
 const STEP_CHARS = 110;
@@ -22,6 +24,33 @@ function measure() {
   text.classList.toggle("collapsed", long && collapsed);
   setText("answer-toggle", collapsed ? "Expand" : "Collapse");
   $("answer-toggle").setAttribute("aria-expanded", String(!collapsed));
+}
+
+/* The badge ("figures checked: 5 of 5", or the failures) in green or red, the failures listed, the passed ones
+ * folded. A person's promote stands whatever the checker found: the findings are shown, not acted on. */
+export function renderAnswerChecks(s) {
+  const checks = s.final_answer && Array.isArray(s.answer_checks) ? s.answer_checks : [];
+  renderMarkedText($("final-answer"), s.final_answer, checks);
+  const failed = failedOf(checks);
+  const badge = s.final_answer ? s.answer_badge || badgeText(checks) : "";
+  show("answer-checks", !!badge);
+  setText("answer-badge", badge);
+  $("answer-badge").dataset.tone = failed.length ? "bad" : "ok";
+  $("answer-checks").classList.toggle("failed", failed.length > 0);
+  renderCheckList($("answer-checks"), checks, $("final-answer"));
+  const stands = s.answer_chosen_by && failed.length;
+  show("answer-checks-note", !!stands);
+  setText("answer-checks-note", stands
+    ? `${s.answer_chosen_by} chose this answer, and a person's choice stands: the checker's findings are shown, not acted on.`
+    : "");
+}
+
+// The server writes the badge (reasoning/facts/check.py badge()); its wording, for an answer sent without one.
+function badgeText(checks) {
+  if (!checks.length) return "";
+  const failed = failedOf(checks);
+  const line = `figures checked: ${checks.length - failed.length} of ${checks.length}`;
+  return failed.length ? `${line}; ${failed.length} failed` : line;
 }
 
 // Root -> final node, from the model's rows (a step whose parent has not arrived ends the walk).

@@ -1,11 +1,13 @@
-/* The inspector: the selected node's thought, flags, actions, and what its strategy says about it (facts such
- * as visits or confidence, critiques, the action and observation, findings), all written as text.
+/* The inspector: the selected node's thought, flags, actions, its fact checks (failed spans marked in the thought),
+ * and what its strategy says about it (facts such as visits or confidence, critiques, the action and observation,
+ * findings), all written as text.
  */
 import d3 from "./d3-from-npm.js";
 import { $, clock, setText, show, state, usd } from "./util.js";
 import { byOverseer, model, prunedText, pruneSource, selectedNode } from "./model.js";
 import { currentStrategy, fillOf, otherState } from "./strategies.js";
 import { request } from "./steering.js";
+import { renderCheckList, renderMarkedText } from "./checks.js";
 
 export function renderInspector() {
   const n = selectedNode();
@@ -24,7 +26,9 @@ export function renderInspector() {
   show("insp-offline", !!n.offline);
   renderNodeActions(n);
   renderFacts("insp-mode-facts", s.facts(n, look.ctx));
-  setText("inspector-thought", n.thought);
+  const checks = Array.isArray(n.checks) ? n.checks : [];
+  renderMarkedText($("inspector-thought"), n.thought, checks);
+  show("insp-checks", renderCheckList($("insp-checks"), checks, $("inspector-thought")) > 0);
   show("insp-original-block", n.original_thought != null);
   setText("insp-original", n.original_thought);
   setText("insp-edited-at", n.edited_at ? `· edited at ${clock(n.edited_at)}` : "");

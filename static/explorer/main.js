@@ -8,6 +8,7 @@ import "./export.js";
 import "./answer.js";
 import "./compare.js";
 import "./progress.js";
+import "./facts.js";
 
 onNextUpdate(openPermalink);
 const initial = JSON.parse(document.getElementById("tree-data").textContent);

@@ -13,6 +13,7 @@ import { searchAgain, searchRow } from "./view.js";
 import { renderInspector } from "./inspector.js";
 import { renderLineage, renderSession } from "./session.js";
 import { loadActionsOnce, renderAudit } from "./steering.js";
+import { renderFacts } from "./facts.js";
 
 const model = {
   session: null,
@@ -68,9 +69,13 @@ export function applyDelta(msg) {
       scheduleUpdate(); // the node's mark, and the inspector
       break;
     case "session.updated":
-      model.session = keepForks(msg.session, model.session);
+      model.session = keepDetail(msg.session, model.session);
       renderSession();
       scheduleUpdate(); // the final node changes the best path
+      break;
+    case "facts.updated": // an advisor changed the client's fact sheet; the nodes it touched follow as node.updated
+      model.session = { ...model.session, facts: Array.isArray(msg.facts) ? msg.facts : [] };
+      renderFacts();
       break;
     case "action.created":
     case "action.updated":
@@ -84,10 +89,13 @@ export function applyDelta(msg) {
   }
 };
 
-// Session events do not repeat the list of forks the snapshot carried; fork actions add to it.
-function keepForks(session, previous) {
-  if (session && !("forks" in session) && previous && previous.forks) return { ...session, forks: previous.forks };
-  return session;
+// Session events do not repeat what only the detail carries: the forks (fork actions add to them) and the client's
+// facts (facts.updated replaces them).
+function keepDetail(session, previous) {
+  if (!session || !previous) return session;
+  const kept = { ...session };
+  for (const key of ["forks", "facts"]) if (!(key in session) && key in previous) kept[key] = previous[key];
+  return kept;
 }
 
 function noteFork(action) {

@@ -3,9 +3,10 @@ import d3 from "./d3-from-npm.js";
 import { $, OK_MESSAGE_MS, sessionUrl, setText, shortId, show, state, usd } from "./util.js";
 import { isFinished, model } from "./model.js";
 import { renderProgress } from "./progress.js";
-import { renderAnswerExtras } from "./answer.js";
+import { renderAnswerChecks, renderAnswerExtras } from "./answer.js";
 import { renderConnection } from "./socket.js";
 import { renderTabs } from "./sidetabs.js";
+import { renderFacts } from "./facts.js";
 
 export function renderSession() {
   const s = model.session;
@@ -32,6 +33,7 @@ export function renderSession() {
   renderConnection();
   renderProgress();
   renderAnswerExtras(s);
+  renderFacts();
 };
 
 /* Which models wrote the nodes, from the nodes themselves (a session on a real model whose fallback is the
@@ -58,7 +60,7 @@ function renderAnswer(s) {
   renderTabs();
   show("answer-offline", !!s.offline);
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
-  setText("final-answer", s.final_answer);
+  renderAnswerChecks(s);
   show("answer-partial", !!s.answer_partial);
   show("answer-chosen", !!s.answer_chosen_by);
   const note = s.answer_note ? ": " + s.answer_note : "";

@@ -8,6 +8,8 @@ import { bestPath, hierarchy, isFinished, model, selectedNode } from "./model.js
 import { afterUpdate, focusNode, reveal, select } from "./tree.js";
 import { renderInspector } from "./inspector.js";
 import { renderSessionActions, setStatusLine } from "./session.js";
+import { renderFacts } from "./facts.js";
+import { exactValue } from "./factvalues.js";
 
 // ---- the audit trail ---------------------------------------------------------------------
 
@@ -59,7 +61,23 @@ function actionSummary(a) {
 
 function auditDetail(a) {
   const forked = a.action === "fork" && a.after && a.after.session_id;
-  return [a.detail, forked ? `new session ${shortId(a.after.session_id)}` : ""].filter(Boolean).join(" · ");
+  return [a.detail, forked ? `new session ${shortId(a.after.session_id)}` : "", factChange(a)].filter(Boolean).join(" · ");
+}
+
+// A change to the client's facts, in a line: "salary: USD 450,000 → USD 475,000".
+function factChange(a) {
+  if (!String(a.action).startsWith("fact.")) return "";
+  const payload = a.payload || {};
+  const known = (f) => f && typeof f === "object" && "label" in f;
+  const before = known(a.before) ? a.before : null;
+  // A command (the session was running) carries the new fact in its payload; an audit row, in `after`.
+  const after = a.action === "fact.remove" ? null : [a.after, payload.fact, payload].find(known) || null;
+  if (a.action === "fact.edit" && before && after) {
+    const label = before.label === after.label ? before.label : `${before.label} → ${after.label}`;
+    return `${label}: ${exactValue(before)} → ${exactValue(after)}`;
+  }
+  const f = after || before;
+  return f ? `${f.label}: ${exactValue(f)}` : "";
 }
 
 function nodeRef(id) {
@@ -140,7 +158,7 @@ async function perform(button, path, body, pendingText, doneText) {
   return result.ok ? result : null;
 }
 
-function refused(result) {
+export function refused(result) {
   setStatusLine(result.message, "error");
   if (result.status === 403) { state.canAct = false; closeForms(); renderControls(); }
 }
@@ -148,6 +166,7 @@ function refused(result) {
 function renderControls() {
   if (model.session) renderSessionActions(model.session);
   renderInspector();
+  renderFacts();
 }
 
 function nodePath(n, verb) {

@@ -11,9 +11,12 @@
  *   treetools.js   the tree's toolbar and keys: search, best path, collapse, arrows; the #node= permalink
  *   export.js      the tree as JSON (the API's format), SVG and PNG
  *   inspector.js   the selected node's side panel
+ *   facts.js       the client's fact sheet above the tree, and the advisor's form to correct, add or remove a fact
+ *   factvalues.js  a fact's value as people read it ("USD 3.2M", "70% of portfolio", "California (US-CA)")
+ *   checks.js      fact-check findings: listed failed first, their spans marked in a thought or the answer
  *   session.js     the session header, the final answer, lineage, the status line
  *   progress.js    the header's status sentence and progress (depth, nodes, elapsed, spend rate), ticking
- *   answer.js      the recommendation: collapse, copy, its steps linked to their nodes
+ *   answer.js      the recommendation: collapse, copy, its steps linked to their nodes, its figure badge
  *   compare.js     two nodes side by side ("Compare with…" in the inspector)
  *   steering.js    every overseer action over HTTP, the inspector's forms, shortcuts, the audit trail
  *   socket.js      the websocket: receive only, seq-checked, re-synced by snapshot
