@@ -16,13 +16,14 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from reasoning import access, selectors, services, throttles
-from reasoning.models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status, is_offline
+from reasoning.models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status, answer_badge, is_offline
 from reasoning.schemas import SessionIn
 from reasoning.strategies.auto import pick_mode
 
 from . import presenters
 from .forms import SessionForm
 
+REPORT_CHECKED_NODES = 60  # steps with a failed check the report lists by name; more are counted
 PAGE_SIZE = 25
 MAX_QUERY = 200  # characters of a search; more is cut, not refused
 MAX_POLLED = 100  # ids one status poll may ask about
@@ -230,13 +231,18 @@ def session_report(request, session_id):
     """One printable page an advisor can file: the problem, the status, the answer and the path that led to it."""
     session = session_or_404(request, session_id)
     cancel = OverseerAction.objects.filter(session=session, action="cancel").order_by("-created_at").first()
+    path = presenters.answer_path(session)
     return render(
         request,
         "explorer/session_report.html",
         {
             "session": session,
             "status_sentence": presenters.status_sentence(session, cancel.actor if cancel else ""),
-            "path": presenters.answer_path(session),
+            "path": [_with_failures(node) for node in path],
+            "facts": [_fact_row(fact) for fact in session.facts.all()],
+            "answer_findings": _failed_first(session.answer_checks) if session.final_answer else [],
+            "answer_badge": answer_badge(session.answer_checks) if session.final_answer else None,
+            **_failed_steps(session, {node.pk for node in path}),
             "spent": presenters.usd(session.budget_used_usd),
             "budget": presenters.usd(session.budget_usd),
             "active": presenters.duration_text(session.active_time()),
@@ -245,6 +251,45 @@ def session_report(request, session_id):
             "printed_at": timezone.now(),
         },
     )
+
+
+# ---- the report's fact sheet and findings ----------------------------------------------------------------------
+
+
+def _fact_row(fact):
+    """A fact as the report prints it: the value in full ("USD 3,200,000", "70% of portfolio", "US-CA, California")."""
+    from reasoning.facts.sheet import display
+
+    value = display(fact.as_fact())
+    if fact.kind == "place":
+        try:
+            from reasoning.facts.places import place_name
+
+            name = place_name(str(fact.value))
+        except (ImportError, LookupError, KeyError, AttributeError):
+            name = ""
+        value = f"{value} ({name})" if name and name != value else value
+    return {"label": fact.label, "kind": fact.kind, "value": value, "text": fact.text, "source": fact.source}
+
+
+def _failed_first(checks):
+    return sorted(checks or [], key=lambda c: bool(c.get("ok")))
+
+
+def _with_failures(node):
+    node.failed_checks = [c for c in node.checks or [] if not c.get("ok")]
+    node.passed_checks = len(node.checks or []) - len(node.failed_checks)
+    return node
+
+
+def _failed_steps(session, on_path):
+    """The steps whose thought failed a check, the answer's path first, then by depth: {failed_steps, more}."""
+    steps = session.nodes.filter(depth__gt=0).only("id", "depth", "thought", "checks", "eval_score", "created_at")
+    nodes = [n for n in steps.order_by("depth", "created_at") if _with_failures(n).failed_checks]
+    nodes.sort(key=lambda n: n.pk not in on_path)  # stable: by depth within each group
+    for n in nodes:
+        n.on_path = n.pk in on_path
+    return {"failed_steps": nodes[:REPORT_CHECKED_NODES], "failed_steps_more": max(0, len(nodes) - REPORT_CHECKED_NODES)}
 
 
 def _create_session(request, form):
