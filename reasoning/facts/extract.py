@@ -194,9 +194,12 @@ def place_facts(problem):
         if place.code in seen:
             continue
         seen.add(place.code)
-        facts.append(
-            Fact(_role(problem, place, ends), "place", place.code, "ISO 3166", place.text, place.start, place.end)
-        )
+        role = _role(problem, place, ends)
+        opening = problem[: place.start]
+        if role == "place" and not facts and place.start < ends[0] and not RELATIVE_IN_SENTENCE.search(opening):
+            if re.search(rf"\b(?:{PERSON})\b", opening, re.I):
+                role = "residence"  # an advisor's note opens with the client: "Widow, 81, Geneva."
+        facts.append(Fact(role, "place", place.code, "ISO 3166", place.text, place.start, place.end))
     return facts
 
 
@@ -256,6 +259,7 @@ AMOUNT_NOUNS = {
     "purchase price": "purchase price", "sale price": "sale price", "value": "value", "worth": "value",
     "market value": "value", "verkehrswert": "value", "liquidity": "liquidity", "reserve": "reserve",
     "family llc": "family LLC", "llc": "LLC", "company": "company", "gmbh": "GmbH", "trust": "trust",
+    "account": "account balance",
 }  # fmt: skip
 VERBS = {
     "earns": "salary", "earning": "salary", "makes": "salary", "spends": "spending", "spend": "spending", "spending": "spending",
@@ -266,7 +270,8 @@ VERBS = {
 FILLER = r"(?:a|an|the|her|his|their|its|my|our|of|in|into|with|about|roughly|around|approximately|some|total|totalling|worth|near|nearly|almost|over|under|is|was|are|at|per|each|this|that|year|more|less|than|least|most|up|to|below|above|:)"
 _NOUNS = "|".join(re.escape(n) for n in sorted(AMOUNT_NOUNS, key=len, reverse=True))
 _NAMES = "|".join(f"(?:{p})" for p in list(ACCOUNTS.values()) + list(INSTRUMENTS.values()))
-NOUN_AFTER = re.compile(rf"^\s*(?:{FILLER}\s+){{0,3}}(?P<noun>{_NOUNS}|{_NAMES})(?!\w)", re.I)
+ADJECTIVE = r"(?:(?:taxable|joint|private|local|global|liquid|index|tax-free|personal|listed|main|holiday|second|vacation|rental|traditional|general|current)\s+)?"
+NOUN_AFTER = re.compile(rf"^\s*(?:{FILLER}\s+){{0,3}}{ADJECTIVE}(?P<noun>{_NOUNS}|{_NAMES})(?!\w)", re.I)
 TOTAL_AFTER = re.compile(r"^\s*(?:across|in\s+total|total|combined|altogether|overall|split\s+between)\b", re.I)
 NOUN_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS}|{_NAMES})\s*(?:(?:{FILLER}|\(|this|year)\s*){{0,3}}$", re.I)
 VERB_BEFORE = re.compile(rf"\b(?P<verb>{'|'.join(VERBS)})\s+(?:(?:{FILLER})\s+){{0,2}}$", re.I)

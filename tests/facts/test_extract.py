@@ -197,3 +197,11 @@ def test_extracted_facts_ground_to_themselves():
         facts = extract(problem)
         again = ground([Fact.from_dict(f.to_dict()) for f in facts], problem)
         assert [(f.kind, f.start, f.end) for f in again] == [(f.kind, f.start, f.end) for f in facts]
+
+
+def test_an_opening_place_next_to_the_client_is_the_residence_and_a_market_is_a_place():
+    assert [(f.label, f.value) for f in of_kind(extract("Widow, 81, Geneva. CHF 12 Mio."), "place")] == [
+        ("residence", "CH-GE")
+    ]
+    found = of_kind(extract("US-listed shares worth $3M; she lives in Zug."), "place")
+    assert [(f.label, f.value) for f in found] == [("place", "US"), ("residence", "CH-ZG")]
