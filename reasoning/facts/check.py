@@ -677,7 +677,7 @@ def _percents(doc):
         if not named and not _presented_as_share(doc, q):
             continue
         fact = _fact_of(q, facts)
-        how = doc.derived.get((q.start, q.end)) or _ratio_of_known(doc, q, facts)
+        how = doc.derived.get((q.start, q.end)) or ("" if named else _ratio_of_known(doc, q, facts))
         how = f"the {fact.label}" if fact else f"derived: {how}" if how else ""
         if how:
             findings.append(Finding("figure", True, q.text, f"{q.text} is {how}", q.start, q.end))
@@ -717,14 +717,16 @@ def _presented_as_share(doc, q):
 
 
 def _ratio_of_known(doc, q, facts):
+    """How a share follows in one step: the rest of a percent fact with a base (30% beside 70% of the portfolio),
+    or one fact amount (or amount derived in the text) as a share of a larger one."""
     for f in facts:
-        if abs(100 - f.value - q.value) <= q.precision:
-            return f"100% less the {f.label}"
+        if f.base and abs(100 - f.value - q.value) <= q.precision:
+            return f"the rest of the {f.base} beside the {f.label}"
     derived = [d for d in doc.quantities if (d.start, d.end) in doc.derived and d.kind == "amount"]
-    known = _known(doc, _amount_facts(doc)) + [(d.value, d.unit, d.text, d.text) for d in derived]
-    for a, unit, name, _ in known:
-        for b, other_unit, other_name, _ in known:
-            if unit == other_unit and b and abs(a / b * 100 - q.value) <= q.precision:
+    known = [(f.value, f.unit, f.label) for f in _amount_facts(doc)] + [(d.value, d.unit, d.text) for d in derived]
+    for a, unit, name in known:
+        for b, other_unit, other_name in known:
+            if unit == other_unit and 0 < a < b and abs(a / b * 100 - q.value) <= q.precision:
                 return f"{name} as a share of {other_name}"
     return ""
 
@@ -850,7 +852,8 @@ RATE_WORDS = set(
     "inflation growth discount premium coupon surtax levy withholding correction crash pullback haircut spread "
     "commission interest probability chance odds".split()
 )
-FUNCTION = STOPWORDS - {"net", "total", "current", "client", "client's"} | set(
+TIME_WORDS = set("year years month months annual annually yearly monthly today now".split())
+FUNCTION = STOPWORDS - {"net", "total", "current", "client", "client's"} - TIME_WORDS | set(
     "but so then which that while if when into over under than it we you she he they i be been were would could "
     "should will can may must has have had not sell buy hold keep give gift move plus minus times less x below above "
     "under over beyond within between against after before since until around".split()
@@ -864,6 +867,7 @@ CONTENT_WORD = re.compile(r"[a-z0-9][a-z0-9'’()-]*")
 AFTER_OF = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:of|in)\s+")
 AFTER_PAREN = re.compile(r"\s*\(\s*([^()\d]{1,40})\)")
 AFTER_BARE = re.compile(rf"[ \t]+({WORDS})")
+PREFIX = re.compile(r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2})[ \t]+$")
 TERM_BEFORE = re.compile(r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}$")
 MARKER_BEFORE = re.compile(r"(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|\s*:\s*|\s*\(\s*)$")
 
@@ -882,18 +886,28 @@ def _content(text):
 
 
 def _term(text, from_end=False):
-    """The label words of a phrase: up to the first function word (or from the last one backwards)."""
+    """The label words of a phrase: up to the first function word (or from the last one backwards). "worth" and
+    "valued" are verbs ("a flat worth CHF 1.4M") except in "net worth"; a currency code ends a term read forwards
+    ("USD 450k plus CHF ...") but belongs to one read backwards ("SGD target: 40%")."""
     words = text.split()
     if not from_end:
         while words and words[0].lower() in LEADING:
             words = words[1:]
+    order = list(reversed(words)) if from_end else words
     kept = []
-    for word in reversed(words) if from_end else words:
-        if word.lower().strip("'’") in FUNCTION or word in currency_tables()[0]:
+    for i, word in enumerate(order):
+        low = word.lower().strip("'’")
+        verb = low in ("worth", "valued") and not _after_net(order, i, from_end)
+        if low in FUNCTION or verb or (not from_end and word in currency_tables()[0]):
             break
         kept.append(word)
     kept = list(reversed(kept)) if from_end else kept
     return " ".join(kept)
+
+
+def _after_net(order, i, from_end):
+    before = i + 1 if from_end else i - 1  # the word written just before order[i]
+    return 0 <= before < len(order) and order[before].lower() == "net"
 
 
 def _labels(doc):
@@ -983,6 +997,11 @@ def _attached(doc, q):
     if before:
         term = _term(before[0], from_end=True)
         found.append(("before", term, before[1] - len(term), before[1]))
+    else:
+        m = PREFIX.search(text, max(0, q.start - 40), q.start)  # "the equity target 50%"
+        term = _term(m[1], from_end=True) if m else ""
+        if term:
+            found.append(("prefix", term, q.start - len(m[0]) + len(m[1]) - len(term), q.start - len(m[0]) + len(m[1])))
     return found
 
 

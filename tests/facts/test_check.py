@@ -295,6 +295,27 @@ def test_labels_that_fit_pass(text):
     assert failed(text, BASIS) == []
 
 
+TARGETS = [
+    Fact("SGD target", "percent", 40, "%"),
+    Fact("equity target", "percent", 50, "%"),
+    Fact("holiday flat", "amount", 1_400_000, "CHF"),
+    Fact("portfolio", "amount", 9_200_000, "SGD"),
+    Fact("net worth", "amount", 12_000_000, "SGD"),
+]
+
+
+def test_a_figure_given_under_a_facts_label_must_be_that_fact():
+    assert details("Key numbers: SGD target: 45%; equity target 50%.", TARGETS) == [
+        "45% is given as the SGD target, which is 40%"
+    ]
+    assert details("The portfolio: SGD 9.5M.", TARGETS) == ["SGD 9.5M is given as the portfolio, which is SGD 9.2M"]
+    assert failed("Key numbers: SGD target: 40%; the equity target (50%); net worth: SGD 12M.", TARGETS) == []
+
+
+def test_worth_as_a_verb_is_no_label():
+    assert failed("A holiday flat in Ascona worth CHF 1'400'000 stays in the family.", TARGETS) == []
+
+
 def test_no_place_facts_means_no_jurisdiction_findings():
     facts = [f for f in FLORIDA if f.kind != "place"]
     assert failed("California taxes gains as ordinary income.", facts) == []
