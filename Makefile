@@ -83,6 +83,7 @@ bench: migrate
 	$(BIN)/python bench/game24.py
 	$(BIN)/python bench/search_quality.py  # the reference code runs in var/tot-reference-venv, built on first use
 	$(BIN)/python bench/strategies.py
+	$(BIN)/python bench/fact_fidelity.py
 	$(BIN)/python bench/sessions_list.py
 	$(BIN)/python bench/read_path.py  # PostgreSQL too when BENCH_POSTGRES_URL (or its default) is reachable
 	$(BIN)/python bench/concurrent_sessions.py
