@@ -20,6 +20,7 @@ ground(facts, problem) keeps a model's fact only where the problem bears it out,
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from reasoning.facts import places as placelib
 from reasoning.facts.quantities import find_quantities, matches, parse_amount, parse_number
@@ -227,14 +228,10 @@ def _role(problem, place, ends):
     return "place"
 
 
-_CACHE = {}
-
-
+@lru_cache(maxsize=16)
 def _quantities(problem):
-    if _CACHE.get("text") != problem:
-        _CACHE.clear()
-        _CACHE.update(text=problem, found=find_quantities(problem))
-    return _CACHE["found"]
+    """The problem's quantities, read once for its figures and its places' roles (a tuple: never changed)."""
+    return tuple(find_quantities(problem))
 
 
 # ---- labels for figures ---------------------------------------------------------------------------------------------
