@@ -203,3 +203,35 @@ async def test_a_server_stopped_mid_run_and_started_again_3_s_later_is_waited_fo
     # And it was used again once back.
     why = f"server back after {back or 'never'} s; its log ends: {log.read_text()[-600:]}"
     assert errors and any(c.outcome == "ok" for c in calls[errors[-1] :]), why
+
+
+WEALTH = (
+    "A Californian, 58, holds 70% of her $3.2M portfolio in her employer's stock (cost basis $400k). Her salary is "
+    "$450k. She is considering an exchange fund, a charitable remainder trust, a donor-advised fund and a collar."
+)
+
+
+async def test_the_checker_reads_a_real_model_s_steps_and_answer_against_the_client_s_facts(alice, real_model, capsys):
+    """The sheet is read (deterministically, then by the model, grounded), every node of the model's carries its
+    checks, and the answer's findings are stored; `make test-real-model` prints them."""
+    data = SessionIn(problem_text=WEALTH, mode="tot", params=SMALL["tot"], model_primary=real_model, budget_usd=0.5)
+    session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    from reasoning.models import CaseFact
+
+    facts = [f async for f in CaseFact.objects.filter(session=session)]
+    nodes = [n async for n in ReasoningNode.objects.filter(session=session, depth__gt=0)]
+    assert any(f.kind == "amount" and f.number == 3_200_000 for f in facts)
+    assert not any(f.start >= 0 and WEALTH[f.start : f.end] != f.text for f in facts)  # nothing the text lacks
+    assert "facts_read" in session.meta  # the model was asked too
+    assert session.status in DEFINED_ENDS and all(isinstance(n.checks, list) for n in nodes)
+    assert session.final_answer and isinstance(session.answer_checks, list)
+    failed = [c for n in nodes for c in n.checks if not c["ok"]]
+    assert all(n.eval_score is None or n.eval_score <= 0.3 for n in nodes if any(not c["ok"] for c in n.checks))
+    with capsys.disabled():
+        print(f"\nSmolLM2 on the Californian case: {session.status}, {len(nodes)} nodes, {len(failed)} failed checks")
+        for c in failed[:8]:
+            print(f"  node  {c['kind']}: {c['detail']}")
+        for c in session.answer_checks:
+            print(f"  answer {'ok' if c['ok'] else 'FAILED'} {c['kind']}: {c['detail']}")
