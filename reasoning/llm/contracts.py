@@ -93,11 +93,15 @@ class Contract:
         replies that are valid JSON but no answer.
         """
         if self.parser is not None:
-            parsed = self.parser(text or "")
-            try:
+            try:  # a parser meeting a fragment it cannot read is a broken reply, asked again like any other
+                parsed = self.parser(text or "")
                 return self.schema.model_validate(parsed.model_dump(), context=context), "lines"
             except ValidationError as error:
                 raise ParseError(first_error(error)) from None
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                if isinstance(error, ParseError):
+                    raise
+                raise ParseError(f"unreadable reply: {error}"[:300]) from None
         try:
             return self.schema.model_validate_json(text, context=context), "strict"
         except ValidationError as strict_error:

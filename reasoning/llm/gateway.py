@@ -176,7 +176,7 @@ class ModelGateway:
                 if errors:  # some samples of several broke the contract: the others stand, the ledger says which
                     call.error = f"{len(errors)} of {len(texts)} samples refused; first: {errors[0]}"[:2000]
                 await self._flush_if_due()
-                return Answer(
+                answer = Answer(
                     parsed=parsed[0],
                     model=call.model_used,
                     cost_usd=_sum_cost(records),
@@ -184,6 +184,9 @@ class ModelGateway:
                     records=records,
                     samples=parsed,
                 )
+                if len(texts) < samples:  # the server ignored `n` (llama.cpp, many others): ask for the rest apart
+                    return await self._the_rest(answer, contract, prompt, node_id, expect, samples - len(texts))
+                return answer
             error = errors[0]
             call.parse_ok, call.error = False, str(error)[:2000]
             await self._flush_if_due()
@@ -205,6 +208,21 @@ class ModelGateway:
             model=records[-1].model_used,
             records=records,
         )
+
+    async def _the_rest(self, answer, contract, prompt, node_id, expect, missing):
+        """A reply with fewer samples than `n` asked: the model is known from now on not to take `n` (its samples are
+        asked side by side), and the missing ones are asked now, each recorded; a sample that cannot be had (the budget,
+        a failure) is left out, so the answer says how many it really holds."""
+        N_SUPPORT[answer.model] = False
+        log.info("%s returned fewer samples than asked (n): asking for them one by one from now on", answer.model)
+        extra = await asyncio.gather(
+            *(self.ask(contract, prompt, node_id, expect) for _ in range(missing)), return_exceptions=True
+        )
+        more = [a for a in extra if isinstance(a, Answer)]
+        records = answer.records + [r for a in more for r in a.records]
+        records += [r for e in extra if isinstance(e, Unparseable) for r in e.records]
+        samples = answer.samples + [a.parsed for a in more]
+        return Answer(answer.parsed, answer.model, _sum_cost(records), _sum_latency(records), records, samples)
 
     def _takes_n(self, model):
         """Whether one request can carry several samples (`n`); asked of litellm once per model."""

@@ -319,7 +319,8 @@ class Strategy(ABC):
             return node
         fields = await self.judge(node, VERIFY_SAMPLES)
         if "eval_score" in fields:
-            fields["state"] = {**fields.get("state", node.state), "verified": VERIFY_SAMPLES}
+            got = len(getattr(fields.get("spent"), "samples", None) or [None] * VERIFY_SAMPLES)  # as many as came back
+            fields["state"] = {**fields.get("state", node.state), "verified": got}
         elif fields:  # the verification itself failed: the node keeps its score, unverified (0), and what it cost
             fields = {"state": {**node.state, "verified": 0}} | (
                 {"spent": fields["spent"]} if "spent" in fields else {}

@@ -202,10 +202,11 @@ class LanguageAgentTreeSearch(Strategy):
         terminal = 2 * sum(s.is_terminal for s in answer.samples) > len(answer.samples)  # the samples' majority
         consistency = node.state.get("consistency", 1.0)
         value = mixed_value(judged, consistency, self.ctx.params.consistency)
-        reason = answer.parsed.reason + (f" (mean of {len(answer.samples)} judgements)" if samples > 1 else "")
+        got = len(answer.samples)  # what came back, whatever was asked: a label never claims more
+        reason = answer.parsed.reason + (f" (mean of {got} judgements)" if got > 1 else "")
         state = {**node.state, "judged": round(judged, 4)}
-        if samples >= VERIFY_SAMPLES:
-            state["verified"] = samples  # judged as many times as a verification would: nothing to ask again
+        if got >= VERIFY_SAMPLES:
+            state["verified"] = got  # judged as many times as a verification would: nothing to ask again
         fields = {"eval_score": value, "eval_reason": reason, "is_terminal": terminal, "state": state}
         return fields | {"stale": False, "parse_error": "", "spent": answer}
 

@@ -238,7 +238,8 @@ class Reflexion(Strategy):
         if answer is None:
             return failure
         score = round(sum(s.score for s in answer.samples) / len(answer.samples), 4)
-        reason = answer.parsed.reason + (f" (mean of {samples} judgements)" if samples > 1 else "")
+        got = len(answer.samples)  # what came back, whatever was asked
+        reason = answer.parsed.reason + (f" (mean of {got} judgements)" if got > 1 else "")
         return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
 
     async def _reflect(self, attempt):
