@@ -32,8 +32,9 @@ not chosen for the answer; it stays above zero so the tree still shows it and an
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from reasoning.facts import regimes
@@ -100,6 +101,9 @@ class Doc:
     sentences: list  # (start, end)
     mentions: list  # the rules the text names (regimes.find_regimes)
     blocked: bytearray = field(default_factory=bytearray)
+    starts: list = field(default_factory=list)  # sentence starts, and quantity starts, for bisect
+    positions: list = field(default_factory=list)
+    attached: dict = field(default_factory=dict)  # a figure's span -> the labels attached to it
     derived: dict = field(default_factory=dict)  # span of a result shown -> how it was derived
     combined: list = field(default_factory=list)  # (q1, q2) in different currencies joined by an expression
     statutory: set = field(default_factory=set)  # spans of amounts tied to a rule's threshold
@@ -149,9 +153,16 @@ def _rates(text):
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*\-•\d])|\n\s*|;\s+")
 
 
+ABBREVIATION = re.compile(
+    r"(?:\b(?:Fr|SFr|Mr|Mrs|Ms|Dr|St|No|Nr|ca|approx|vs|e\.g|i\.e|p\.a|Mio|Mrd|Tsd|Inc|Ltd|Co|Art|Abs)\.)$"
+)
+
+
 def _sentences(text):
     spans, start = [], 0
     for m in SENTENCE_END.finditer(text):
+        if ABBREVIATION.search(text, max(0, m.start() - 8), m.start()):
+            continue  # "Fr. 400'000", "2,5 Mio. EUR": a point that ends no sentence
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
@@ -165,6 +176,8 @@ def _read(text, facts):
         q for q in every if q.kind in ("amount", "percent") and not any(r.start <= q.start < r.end for r in rates)
     ]
     doc = Doc(text, list(facts), quantities, rates, _sentences(text), regimes.find_regimes(text))
+    doc.starts = [s for s, _ in doc.sentences]
+    doc.positions = [q.start for q in quantities]
     doc.blocked = bytearray(len(text))  # figures, ages, years and rate quotes: never read again as bare numbers
     for x in [*every, *rates]:
         doc.blocked[x.start : x.end] = b"\x01" * (x.end - x.start)
@@ -173,10 +186,21 @@ def _read(text, facts):
 
 
 def _sentence_of(doc, position):
-    for start, end in doc.sentences:
-        if start <= position < end:
-            return start, end
+    at = bisect.bisect_right(doc.starts, position) - 1
+    if at >= 0 and position < doc.sentences[at][1]:
+        return doc.sentences[at]
     return 0, len(doc.text)
+
+
+def _in_sentence(doc, start, end, kind=None):
+    """The amounts and percents of one sentence (of one kind)."""
+    at = bisect.bisect_left(doc.positions, start)
+    found = []
+    while at < len(doc.quantities) and doc.quantities[at].start < end:
+        if kind is None or doc.quantities[at].kind == kind:
+            found.append(doc.quantities[at])
+        at += 1
+    return found
 
 
 def _has_rate(doc, a, b):
@@ -220,7 +244,7 @@ def _is_statutory(doc, q):
     near = f"{before} # {after}"
     if LAW_WORDS.search(near):
         return True
-    if LIMIT_WORDS.search(near) or BOUND_BEFORE.search(doc.text[start : q.start]):
+    if LIMIT_WORDS.search(near) or BOUND_BEFORE.search(doc.text, max(start, q.start - 24), q.start):
         return any(not m.negated and start <= m.start < end for m in doc.mentions)
     return False
 
@@ -289,7 +313,7 @@ def _tokens(doc, start, end):
 def _arithmetic(doc):
     findings = []
     for start, end in doc.sentences:
-        if sum(start <= q.start < end for q in doc.quantities) < 2:
+        if len(_in_sentence(doc, start, end)) < 2:
             continue  # a sum needs an operand and a result
         tokens = _tokens(doc, start, end)
         i = 0
@@ -536,7 +560,7 @@ def _conversion(doc, a, b):
 
 PARTS = re.compile(
     r"\b(?P<n>\d{1,2}|two|three|four|five|six|ten|twelve)\s+(?:equal\s+)?(?:tranches|instalments|installments|steps|"
-    r"parts|payments|slices|portions|gifts|sales|sells)\b",
+    r"parts|payments|slices|portions|gifts|sales|sells|years|tax years|quarters)\b",
     re.IGNORECASE,
 )
 PART_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "twelve": 12}
@@ -559,6 +583,7 @@ def _figures(doc):
     findings = []
     facts = _amount_facts(doc)
     derived = [q for q in doc.quantities if (q.start, q.end) in doc.derived and q.kind == "amount"]
+    proposed = [q for q in doc.quantities if q.kind == "amount" and _proposed(doc, q)]
     for q in doc.quantities:
         if q.kind != "amount" or (q.start, q.end) in doc.statutory:
             continue
@@ -566,12 +591,87 @@ def _figures(doc):
         if fact:
             findings.append(Finding("figure", True, q.text, f"{q.text} is the {fact.label}", q.start, q.end))
             continue
-        how = doc.derived.get((q.start, q.end)) or _implicit(doc, q, facts, derived)
+        shown = doc.derived.get((q.start, q.end))
+        wrong = "" if shown else _mislabelled(doc, q, facts) or _contradicted(doc, q)
+        if wrong:  # checked before any implied derivation: a chance match must not excuse it
+            findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
+            continue
+        how = shown or _implicit(doc, q, facts, derived + [p for p in proposed if p is not q])
         if how:
             findings.append(Finding("figure", True, q.text, f"{q.text} is derived: {how}", q.start, q.end))
             continue
-        findings.append(Finding("figure", False, q.text, _unknown(doc, q, facts, derived), q.start, q.end))
+        detail, sure = _unknown(doc, q, facts, derived)
+        if sure or q not in proposed:
+            findings.append(Finding("figure", False, q.text, detail, q.start, q.end))
     return findings
+
+
+def _mislabelled(doc, q, facts):
+    named = _named_fact(doc, q, facts)
+    if named:
+        return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
+    return ""
+
+
+CLAUSE_MARKS = re.compile(r"[,;:()]")
+PAREN_AFTER = re.compile(r"[^().;]{0,60}\(([^()]*)\)")
+
+
+def _contradicted(doc, q):
+    """Why a figure the answer may propose is still wrong: the arithmetic in the brackets after it gives another
+    amount ("Sell USD 774k ... (USD 328k - USD 70k = USD 258k)"), or it restates a goal or constraint of the client's
+    with another figure than the client wrote. "" when neither."""
+    paren = PAREN_AFTER.match(doc.text, q.end)
+    if paren and "=" in paren[1]:
+        results = [d for d in doc.quantities if d.kind == q.kind and d.unit == q.unit
+                   and paren.start(1) <= d.start < paren.end(1) and (d.start, d.end) in doc.derived]  # fmt: skip
+        if results and not _close(q, results[-1].value):
+            return f"{q.text} does not match the arithmetic given for it ({paren[1]})"
+    restated = _restated(doc, q)
+    if restated:
+        fact, said = restated
+        if not any(_close(q, x.value) for x in said):
+            return f'{q.text} restates the client\'s {fact.kind} "{fact.value}", which says {said[0].text}'
+    return ""
+
+
+def _restated(doc, q):
+    """The goal or constraint the sentence of q restates (most of its words), with its figures of q's kind."""
+    start, end = _sentence_of(doc, q.start)
+    sentence = _content(doc.text[start:end])
+    for fact in doc.facts:
+        if fact.kind not in ("goal", "constraint"):
+            continue
+        words = {w for w in _content(str(fact.value)) if not w[:1].isdigit()}
+        if len(words) >= 2 and len(words & sentence) * 5 >= len(words) * 3:
+            said = [x for x in find_quantities(str(fact.value)) if x.kind == q.kind and x.unit == q.unit]
+            if said:
+                return fact, said
+    return None
+
+
+PROPOSING = re.compile(
+    r"\b(?:sell|buy|fund|contribut|gift|give|giving|donat|invest|allocat|mov|transfer|convert|withdraw|draw|harvest|"
+    r"put|putting|place|deploy|commit|set(?:ting)? aside|reserv|keep|lend|borrow|spend|pay|pledg|swap|hedg|earmark|"
+    r"realis|realiz|raise|add|trim|reduc|roll|exercis|bunch|recommend|aim|target|cap|limit|shift|rebalanc)\w*\b",
+    re.IGNORECASE,
+)
+
+
+def _proposed(doc, q):
+    """An amount the answer proposes ("sell about USD 500k", "gift ~$100k", "the CRT (~$500k)"): the advisor's
+    recommendation, not a figure of the client's; it is left unflagged unless it drops its scale or is given under a
+    fact's label."""
+    start = _sentence_of(doc, q.start)[0]
+    clause = CLAUSE_MARKS.split(doc.text[max(start, q.start - 60) : q.start])[-1]
+    if PROPOSING.search(" ".join(clause.split()[-6:])):
+        return True
+    listed = [f for f in doc.facts if f.kind in ("instrument", "account") and f.value]
+    for form, term, _start, _end in _attached(doc, q):
+        words = _content(term)
+        if form != "of" and any(words & _content(str(f.value)) for f in listed):
+            return not any(_label_in(f.label, _raw(term)) for f in _amount_facts(doc))
+    return False
 
 
 def _implicit(doc, q, facts, derived):
@@ -581,6 +681,8 @@ def _implicit(doc, q, facts, derived):
     name are not tried: over every pair of facts, a wrong figure would meet one by chance."""
     known = _known(doc, facts) + [(d.value, d.unit, d.text, "derived in the text") for d in derived if d is not q]
     known = [k for k in known if k[1] == q.unit]
+    if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start):
+        q = _widened(q)
     for value, _unit, name, role in known:
         if _close(q, value):
             return name if role in name else f"{name}, {role}"
@@ -624,6 +726,14 @@ def _known(doc, facts):
     return known
 
 
+APPROX_BEFORE = re.compile(r"(?:~|≈|\b(?:about|around|roughly|approximately|approx\.?|nearly|some|circa))\s*$", re.I)
+
+
+def _widened(q):
+    """The same figure, read as the approximation the text says it is (2% either way)."""
+    return replace(q, precision=max(q.precision, APPROX_SLACK * abs(q.value)))
+
+
 def _close(q, value):
     return abs(q.value - value) <= q.precision + 1e-9 * max(1.0, abs(value))
 
@@ -634,18 +744,16 @@ def _fraction_name(share):
 
 
 def _unknown(doc, q, facts, derived):
-    """Why an amount fails: a known amount with its scale dropped ("$3.2" for USD 3.2M), or neither."""
+    """Why an amount fails, and whether that is sure: a known amount with its scale dropped ("$3.2" for USD 3.2M);
+    else (not sure: it may be the answer's own proposal) neither a fact nor derived."""
     if not q.scaled and q.value < 1000:
         known = _known(doc, facts) + [(d.value, d.unit, d.text, "derived in the text") for d in derived]
         for exponent in (3, 6, 9):
             scale = 10**exponent
             for value, unit, _name, role in known:
                 if unit == q.unit and abs(q.value * scale - value) <= q.precision * scale:
-                    return f"{q.text} drops its scale: {role} is {format_amount(value, unit)}"
-    named = _named_fact(doc, q, facts)
-    if named:
-        return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
-    return f"{q.text} is neither on the fact sheet nor derived in the text"
+                    return f"{q.text} drops its scale: {role} is {format_amount(value, unit)}", True
+    return f"{q.text} is neither on the fact sheet nor derived in the text", False
 
 
 # ---- percents presented as the client's share ------------------------------------------------------------------------
@@ -688,32 +796,46 @@ def _percents(doc):
                 else f"{q.text} is given as the client's share but is neither on the fact sheet nor derived"
             )
             findings.append(Finding("figure", False, q.text, detail, q.start, q.end))
+    for q in doc.quantities:  # "cannot hold more than 90% in EUR" for the client's 30%
+        if q.kind == "percent" and not any(f.start == q.start for f in findings) and _contradicted(doc, q):
+            findings.append(Finding("figure", False, q.text, _contradicted(doc, q), q.start, q.end))
     return findings
 
 
 def _named_fact(doc, q, facts):
     """The fact whose whole label the text attaches to the figure ("SGD target: 45%", "the cost basis of USD 400k")."""
-    for _form, term, _start, _end in _attached(doc, q):
-        words = _content(term)
-        fact = next((f for f in facts if _content(f.label) and _content(f.label) <= words), None)
-        if fact and _form != "of":
+    for form, term, start, _end in _attached(doc, q):
+        if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 16), start):
+            continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
+        words = _raw(term)
+        fact = next((f for f in facts if _label_in(f.label, words)), None)
+        if fact:
             return fact
     return None
 
 
+SHARE_BEFORE = re.compile(r"%\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$")
+
+
+WEAK = frozenset("balance value amount size sum".split())  # "the 401(k) ($1.5M)" names the 401(k) balance
+
+
+def _label_in(label, words):
+    """Every word of the label as written (but balance, value, ...) is in the words."""
+    needed = _raw(label) - WEAK or _raw(label)
+    return bool(needed) and needed <= words
+
+
 def _presented_as_share(doc, q):
+    if not q.text.rstrip().endswith(("%", "percent", "per cent")):
+        return False
+    if not SHARE_AFTER.match(doc.text, q.end):
+        after = OF_WORDS.match(doc.text, q.end, q.end + 60)
+        words = _content(after[1]) if after else frozenset()
+        if not any(words & _content(f.label) for f in _amount_facts(doc)):
+            return False
     before = doc.text[max(0, q.start - 30) : q.start]
-    if not q.text.rstrip().endswith(("%", "percent", "per cent")) or RANGE_BEFORE.search(before):
-        return False
-    if PROPOSAL_BEFORE.search(before):
-        return False
-    if SHARE_AFTER.match(doc.text, q.end):
-        return True
-    after = OF_WORDS.match(doc.text, q.end, q.end + 60)
-    if not after:
-        return False
-    words = _content(after[1])
-    return any(words & _content(f.label) for f in _amount_facts(doc))
+    return not (RANGE_BEFORE.search(before) or PROPOSAL_BEFORE.search(before))
 
 
 def _ratio_of_known(doc, q, facts):
@@ -751,8 +873,7 @@ def _currencies(doc):
     """One finding per sentence that combines two currencies with no rate stated."""
     pairs = list(doc.combined)
     for start, end in doc.sentences:
-        amounts = [q for q in doc.quantities if q.kind == "amount" and start <= q.start < end]
-        percents = [q for q in doc.quantities if q.kind == "percent" and start <= q.start < end]
+        amounts, percents = _in_sentence(doc, start, end, "amount"), _in_sentence(doc, start, end, "percent")
         for a, b in zip(amounts, amounts[1:]):
             if a.unit != b.unit and _joined(doc, a, b, start, end):
                 pairs.append((a, b))
@@ -867,9 +988,7 @@ CONTENT_WORD = re.compile(r"[a-z0-9][a-z0-9'’()-]*")
 AFTER_OF = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:of|in)\s+")
 AFTER_PAREN = re.compile(r"\s*\(\s*([^()\d]{1,40})\)")
 AFTER_BARE = re.compile(rf"[ \t]+({WORDS})")
-PREFIX = re.compile(r"([A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2})[ \t]+$")
-TERM_BEFORE = re.compile(r"[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,3}$")
-MARKER_BEFORE = re.compile(r"(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|\s*:\s*|\s*\(\s*)$")
+MARKER_BEFORE = re.compile(r"(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|\s*:\s*|\s*\(\s*)(?:~|≈|c\.)?\s*$")
 
 
 @lru_cache(maxsize=4096)
@@ -960,7 +1079,13 @@ def _mislabels(doc, q, owners, mentions):
 
 @lru_cache(maxsize=1024)
 def _raw(text):
-    return {w.removesuffix("'s") for w in CONTENT_WORD.findall(text.lower()) if w not in STOPWORDS}
+    """The content words as written, singular: "ISAs" -> "isa"."""
+    words = (w.removesuffix("'s") for w in CONTENT_WORD.findall(text.lower().replace("’", "'")))
+    return frozenset(_singular(w) for w in words if w not in STOPWORDS)
+
+
+def _singular(word):
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def _regime_names(mention):
@@ -979,6 +1104,13 @@ def _covers(label_words, words):
 
 def _attached(doc, q):
     """(form, term, start, end) for each label the text attaches to the figure q."""
+    key = (q.start, q.end)
+    if key not in doc.attached:
+        doc.attached[key] = _labels_around(doc, q)
+    return doc.attached[key]
+
+
+def _labels_around(doc, q):
     text, found = doc.text, []
     m = AFTER_OF.match(text, q.end)
     if m and not _figure_at(doc, m.end()):
@@ -998,11 +1130,26 @@ def _attached(doc, q):
         term = _term(before[0], from_end=True)
         found.append(("before", term, before[1] - len(term), before[1]))
     else:
-        m = PREFIX.search(text, max(0, q.start - 40), q.start)  # "the equity target 50%"
-        term = _term(m[1], from_end=True) if m else ""
+        end = len(text[: q.start].rstrip(" \t"))
+        words = _words_before(text, end, 3) if end < q.start else ""  # "the equity target 50%"
+        term = _term(words, from_end=True)
         if term:
-            found.append(("prefix", term, q.start - len(m[0]) + len(m[1]) - len(term), q.start - len(m[0]) + len(m[1])))
+            found.append(("prefix", term, end - len(term), end))
     return found
+
+
+WORD = re.compile(r"[A-Za-z][\w'’-]*$")
+
+
+def _words_before(text, end, count):
+    """Up to `count` words ending exactly at `end`, separated by spaces only ("" when a mark comes first)."""
+    words = text[max(0, end - 60) : end].split(" ")
+    kept = []
+    for word in reversed(words):
+        if len(kept) == count or not WORD.match(word):
+            break
+        kept.append(word)
+    return " ".join(reversed(kept))
 
 
 def _before(text, start):
@@ -1012,8 +1159,8 @@ def _before(text, start):
     if not marker:
         return None
     end = start - len(tail) + marker.start()
-    words = TERM_BEFORE.search(text, max(0, end - 50), end)
-    return (words[0], end) if words else None
+    words = _words_before(text, end, 4)
+    return (words, end) if words else None
 
 
 def _figure_at(doc, position):
@@ -1092,12 +1239,10 @@ def _names_instrument(text, plain, fact):
     if fact.text and len(fact.text.split()) <= 6:
         phrases.add(_plain(DETERMINER.sub("", fact.text)))
     phrases.discard("")
-    for phrase in list(phrases):
+    for phrase in phrases:
         abbreviation = ABBREVIATIONS.get(phrase) or (
             "".join(w[0] for w in phrase.split()).upper() if len(phrase.split()) >= 3 else ""
         )
-        if abbreviation and re.search(rf"(?<![\w]){abbreviation}s?(?![\w])", text):
+        if abbreviation and abbreviation in text and re.search(rf"(?<!\w){abbreviation}s?(?!\w)", text):
             return True
-        if phrase.upper() == phrase and re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", text):
-            return True
-    return any(re.search(rf"(?<![\w]){re.escape(p)}(?:e?s)?(?![\w])", plain) for p in phrases)
+    return any(p in plain and re.search(rf"(?<!\w){re.escape(p)}(?:e?s)?(?!\w)", plain) for p in phrases)

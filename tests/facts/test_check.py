@@ -188,7 +188,7 @@ def test_a_conversion_is_checked_at_the_stated_rate():
 
 
 def test_an_invented_amount_fails_and_a_fact_passes():
-    findings = check("Her USD 3.2M portfolio could fund a USD 75k yearly gift.", FLORIDA)
+    findings = check("Her USD 3.2M portfolio yields USD 75k of dividends.", FLORIDA)
     assert [(f.text, f.ok) for f in findings if f.kind == "figure"] == [("USD 3.2M", True), ("USD 75k", False)]
     assert badge(findings) == "figures checked: 1 of 2; 1 failed: USD 75k (figure)"
 
@@ -203,6 +203,36 @@ def test_one_step_figures_an_advisor_writes_without_the_sum_pass():
         "of wealth (USD 160k to USD 320k) and sell the stock in three tranches of about USD 747k."
     )
     assert failed(text) == []
+
+
+def test_an_amount_the_answer_proposes_is_not_a_client_figure():
+    text = (
+        "Contribute about $1M of the stock to an exchange fund, gift ~$100k of shares to the DAF each year, and "
+        "sell the remaining $640k over three years (~$213k a year)."
+    )
+    assert failed(text) == []
+
+
+def test_a_proposal_at_odds_with_its_own_arithmetic_fails():
+    text = "Sell USD 774k of the employer stock in stages (USD 2.24M - USD 1.6M = USD 640k)."
+    assert details(text) == ["USD 774k does not match the arithmetic given for it (USD 2.24M - USD 1.6M = USD 640k)"]
+
+
+GENEVA = [
+    Fact("portfolio", "amount", 2_750_000, "CHF"),
+    Fact("constraint", "constraint", "Must keep Fr. 400'000 liquid for a flat in Lausanne next year"),
+    Fact("liquidity reserve", "amount", 400_000, "CHF"),
+    Fact("EUR limit", "percent", 30, "%"),
+    Fact("constraint", "constraint", "Cannot hold more than 30% in EUR afterwards"),
+]
+
+
+def test_a_restated_constraint_must_keep_the_clients_figure():
+    assert failed("- Must keep Fr. 400'000 liquid for a flat in Lausanne next year: every step keeps to it.", GENEVA) == []
+    found = failed("- Must keep Fr. 4000000 liquid for a flat in Lausanne next year: every step keeps to it.", GENEVA)
+    assert [f.text for f in found] == ["Fr. 4000000"]
+    assert "which says Fr. 400'000" in found[0].detail
+    assert [f.text for f in failed("- Cannot hold more than 90% in EUR afterwards.", GENEVA)] == ["90%"]
 
 
 def test_a_share_presented_as_the_clients_must_be_a_fact():
