@@ -24,7 +24,7 @@ from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import best_node_for, get_strategy
-from .strategies.base import FACTS_FAILED, Context, Prior, StopRequested, best_line_text
+from .strategies.base import ANSWER_FAILED, FACTS_FAILED, Context, Prior, StopRequested, best_line_text
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
@@ -185,7 +185,7 @@ def ending_of(outcome, ended):
         return Status.FAILED, outcome.reason
     if ended in KEPT_ENDINGS:
         return ended, None
-    if outcome.reason in (SYNTHESIS_FAILED, FACTS_FAILED):
+    if outcome.reason in (SYNTHESIS_FAILED, FACTS_FAILED, ANSWER_FAILED):
         # The best line so far stands as the partial answer of a failed search, or the answer that fails the fewest
         # fact checks stands with its findings.
         return Status.FAILED, outcome.reason
@@ -279,6 +279,8 @@ def failed(session_id, error, fence=None):
 def no_answer(outcome):
     if outcome.reason == FACTS_FAILED:
         return f"no answer passed the checks of the client's facts ({outcome.detail})"[:2000]
+    if outcome.reason == ANSWER_FAILED:
+        return f"the answer does not pass the task's own check ({outcome.detail})"[:2000]
     if outcome.reason == SYNTHESIS_FAILED:
         return f"no answer passed its contract ({outcome.detail}); the answer shown is the best line so far"[:2000]
     why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")

@@ -47,8 +47,11 @@ def facts_of(session):
 
 def case_of(session, facts=None):
     """The session's sheet and its checker (off when the session's params say check_facts: false)."""
+    from .llm.game24 import puzzle_numbers
+
     enabled = (session.params or {}).get("check_facts", True) is not False
-    return CaseCheck(facts_of(session) if facts is None else facts, enabled=enabled)
+    puzzle = puzzle_numbers(session.problem_text)
+    return CaseCheck(facts_of(session) if facts is None else facts, enabled=enabled, puzzle=puzzle)
 
 
 def copy_sheet(source, fork):

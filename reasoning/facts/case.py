@@ -2,26 +2,54 @@
 
 An advisor's correction reaches a running search as a command: replacing `facts` here changes what every later
 prompt shows and what every later check reads, for the strategy and the store alike.
+
+A task that can be checked is checked: a wealth answer against the client's facts (an answer that states none of the
+client's figures is not an answer to this client), a Game of 24 answer by its arithmetic on the puzzle's cards. Only
+a fact check is a reason to write the answer again (the findings say what to fix); a puzzle's check is an oracle of
+the answer itself, so it decides the session's ending but is never used to search again.
 """
 
-from .sheet import Fact, Finding
+from .sheet import Finding
 
 
 class CaseCheck:
-    """The client's facts of one session, and whether its steps and answer are checked against them."""
+    """The client's facts of one session (or its puzzle's cards), and whether its steps and answer are checked."""
 
-    def __init__(self, facts=(), enabled=True):
-        self.facts: list[Fact] = list(facts)
+    def __init__(self, facts=(), enabled=True, puzzle=None):
+        self.facts = list(facts)
         self.enabled = enabled
+        self.puzzle = list(puzzle) if puzzle else None  # a Game of 24 puzzle's cards
 
     @property
     def active(self):
-        """Checks run when they are on and there is a sheet to check against (a Game of 24 puzzle has none)."""
-        return self.enabled and bool(self.facts)
+        """Checks run when they are on and there is a sheet to check against, or a puzzle to check an answer of."""
+        return bool(self.puzzle) or (self.enabled and bool(self.facts))
+
+    @property
+    def retries(self):
+        """Whether a failed answer is written again with the findings (fact checks), or only judged (a puzzle)."""
+        return not self.puzzle
+
+    @property
+    def failed_reason(self):
+        return "answer_check_failed" if self.puzzle else "fact_check_failed"
 
     def __call__(self, text: str, final: bool = False) -> list[Finding]:
         if not self.active or not text:
             return []
+        if self.puzzle:
+            return [self._solves(text)] if final else []
         from .check import check  # the checker's patterns compile where something is checked
 
-        return check(text, self.facts, final=final)
+        found = check(text, self.facts, final=final)
+        if final and any(f.kind == "amount" for f in self.facts) and not any(f.kind == "figure" for f in found):
+            found.append(Finding("coverage", False, "", "the answer states none of the client's figures"))
+        return found
+
+    def _solves(self, text):
+        from reasoning.llm.game24 import solves
+
+        cards = " ".join(map(str, self.puzzle))
+        if solves(text, self.puzzle):
+            return Finding("arithmetic", True, "", f"a valid expression of the cards {cards} equal to 24")
+        return Finding("arithmetic", False, "", f"no valid expression of the cards {cards} equal to 24")

@@ -29,6 +29,7 @@ VERIFY_TOP = 3  # of several final candidates, at most this many are verified, t
 ANSWER_TRIES = 3  # an answer pruned while it is written is written again from the best live line, this often
 FACT_TRIES = 4  # an answer failing a fact check: written again once with the findings, then from the next-best lines
 FACTS_FAILED = "fact_check_failed"
+ANSWER_FAILED = "answer_check_failed"  # a task's own check (a Game of 24 answer's arithmetic) refused the answer
 
 
 class StopRequested(Exception):
@@ -506,7 +507,8 @@ class Strategy(ABC):
         with the findings, then from the next-best lines (FACT_TRIES in all); if none passes, the answer with the
         fewest failures stands with its findings, and the search fails (`fact_check_failed`)."""
         tried = [self._checked(outcome)]
-        while failures(tried[-1].checks) and not tried[-1].partial and len(tried) < FACT_TRIES and not self.exhausted:
+        tries = FACT_TRIES if self.ctx.case.retries else 1
+        while failures(tried[-1].checks) and not tried[-1].partial and len(tried) < tries and not self.exhausted:
             if len(tried) == 1:  # the same line, told what the checker found
                 self.findings_note = findings_note(tried[0].checks)
                 node = tried[0].final_node
@@ -524,7 +526,7 @@ class Strategy(ABC):
         whole = [o for o in tried if not o.partial] or tried
         best = min(whole, key=lambda o: len(failures(o.checks)))
         if failures(best.checks) and best.reason == "solved":
-            best.reason = FACTS_FAILED
+            best.reason = self.ctx.case.failed_reason
             best.detail = "; ".join(f.detail for f in failures(best.checks))[:1000]
         return best
 

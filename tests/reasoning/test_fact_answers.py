@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from reasoning.facts.case import CaseCheck
 from reasoning.facts.sheet import Fact
-from reasoning.strategies.base import FACT_TRIES, FACTS_FAILED, Command
+from reasoning.strategies.base import ANSWER_FAILED, FACT_TRIES, FACTS_FAILED, Command
 from reasoning.strategies.tot import TreeOfThoughts
 from tests.fakes import FakeControl, FakeStore, ScriptedGateway, context
 
@@ -122,3 +122,31 @@ async def test_an_advisor_s_corrected_sheet_reaches_the_prompts_that_follow():
     await run(gateway, store, control)
     assert control.outcomes[0][:2] == ("fact.edit", True)
     assert "- salary [amount]: USD 480,000" in syntheses(gateway)[0]
+
+
+PUZZLE = "Game of 24: use each of the numbers 4 9 10 13 exactly once with + - * / to make 24."
+
+
+async def puzzle_run(answer):
+    gateway = ScriptedGateway(script({"answer": answer}))
+    ctx = context(TreeOfThoughts, gateway, FakeStore(), params={"depth": 1, "keep": 2})
+    ctx = replace(ctx, problem=PUZZLE, kind="general", case=CaseCheck(enabled=True, puzzle=[4, 9, 10, 13]))
+    return await TreeOfThoughts(ctx).run(), gateway
+
+
+async def test_a_game_of_24_answer_is_solved_only_when_its_arithmetic_is():
+    outcome, _ = await puzzle_run("Answer: (10 - 4) * (13 - 9) = 24")
+    assert outcome.reason == "solved" and all(f.ok for f in outcome.checks)
+
+
+async def test_junk_that_shares_a_word_with_the_puzzle_fails_and_the_oracle_never_searches_again():
+    outcome, gateway = await puzzle_run("A beach trip and an art museum make a lovely day for the numbers.")
+    assert outcome.reason == ANSWER_FAILED and outcome.final_answer and not all(f.ok for f in outcome.checks)
+    assert len(syntheses(gateway)) == 1  # the check decides the ending; it is no oracle to search with
+
+
+async def test_a_wealth_answer_stating_none_of_the_client_s_figures_is_not_an_answer_to_this_client():
+    junk = "She should sell the stock in stages and keep her portfolio diversified, reviewing it each year."
+    gateway = ScriptedGateway(script(*[{"answer": junk}] * FACT_TRIES))
+    outcome = await run(gateway)
+    assert outcome.reason == FACTS_FAILED and "none of the client's figures" in outcome.detail
