@@ -104,6 +104,7 @@ class Doc:
     starts: list = field(default_factory=list)  # sentence starts, and quantity starts, for bisect
     positions: list = field(default_factory=list)
     attached: dict = field(default_factory=dict)  # a figure's span -> the labels attached to it
+    every: list = field(default_factory=list)  # every quantity, ages and years too
     derived: dict = field(default_factory=dict)  # span of a result shown -> how it was derived
     combined: list = field(default_factory=list)  # (q1, q2) in different currencies joined by an expression
     statutory: set = field(default_factory=set)  # spans of amounts tied to a rule's threshold
@@ -176,6 +177,7 @@ def _read(text, facts):
         q for q in every if q.kind in ("amount", "percent") and not any(r.start <= q.start < r.end for r in rates)
     ]
     doc = Doc(text, list(facts), quantities, rates, _sentences(text), regimes.find_regimes(text))
+    doc.every = every
     doc.starts = [s for s, _ in doc.sentences]
     doc.positions = [q.start for q in quantities]
     doc.blocked = bytearray(len(text))  # figures, ages, years and rate quotes: never read again as bare numbers
@@ -242,11 +244,35 @@ def _is_statutory(doc, q):
     before = CLAUSE_BREAK.split(before)[-1]
     after = CLAUSE_BREAK.split(" ".join(doc.text[q.end : end].split()[:3]))[0]
     near = f"{before} # {after}"
-    if LAW_WORDS.search(near):
+    if LAW_WORDS.search(near) or _next_to_rule(doc, q):
         return True
     if LIMIT_WORDS.search(near) or BOUND_BEFORE.search(doc.text, max(start, q.start - 24), q.start):
         return any(not m.negated and start <= m.start < end for m in doc.mentions)
     return False
+
+
+RULE_THEN_AMOUNT = re.compile(
+    r"\s*(?:(?:limit|allowance|cap|maximum|max|contribution|threshold|exemption|amount)\s*)?(?:of|is|at|:|=|,)?"
+    r"\s*\(?\s*(?:about|around|roughly|up to|~)?\s*$",
+    re.IGNORECASE,
+)
+AMOUNT_THEN_RULE = re.compile(r"\s*(?:\(|\b(?:in|into|to)\s+(?:the|a|an|her|his|their)?)\s*$", re.IGNORECASE)
+
+
+def _next_to_rule(doc, q):
+    """"the Sparer-Pauschbetrag of EUR 1,000", "403(b) ($23,000 a year)", "$7,000 into the Roth IRA": a rule's
+    own amount. ("USD 450k of NIIT" is not: that is a label slip.)"""
+    for m in doc.mentions:
+        before = m.end <= q.start and q.start - m.end <= 30 and RULE_THEN_AMOUNT.fullmatch(doc.text, m.end, q.start)
+        after = q.end <= m.start and m.start - q.end <= 12 and AMOUNT_THEN_RULE.fullmatch(doc.text, q.end, m.start)
+        if before or after:
+            held = any(_raw(m.text) & _raw(str(f.value)) for f in doc.facts if f.kind == "account")
+            # next to an account the client holds ("ISAs (£240k)") an amount is its balance, unless it is yearly
+            return not held or bool(YEARLY.match(doc.text, q.end))
+    return False
+
+
+YEARLY = re.compile(r"\s*(?:a|per|each|every)\s+(?:year|annum)\b|\s*(?:annually|yearly|p\.a\.)", re.IGNORECASE)
 
 
 # ---- arithmetic ------------------------------------------------------------------------------------------------------
@@ -645,7 +671,8 @@ def _restated(doc, q):
         words = {w for w in _content(str(fact.value)) if not w[:1].isdigit()}
         if len(words) >= 2 and len(words & sentence) * 5 >= len(words) * 3:
             said = [x for x in find_quantities(str(fact.value)) if x.kind == q.kind and x.unit == q.unit]
-            if said:
+            written = [x for x in _in_sentence(doc, start, end, q.kind) if any(_close(x, y.value) for y in said)]
+            if said and not written:  # with the client's figure written beside it, q is another figure
                 return fact, said
     return None
 
@@ -658,14 +685,24 @@ PROPOSING = re.compile(
 )
 
 
+ESTIMATE_BEFORE = re.compile(
+    r"(?:~|≈|\b(?:about|around|roughly|approximately|approx\.?|nearly|some|circa|each|every|per|say|e\.g\.|"
+    r"for example|hypothetical))\s*$",
+    re.IGNORECASE,
+)
+
+
 def _proposed(doc, q):
-    """An amount the answer proposes ("sell about USD 500k", "gift ~$100k", "the CRT (~$500k)"): the advisor's
-    recommendation, not a figure of the client's; it is left unflagged unless it drops its scale or is given under a
-    fact's label."""
+    """An amount the answer proposes ("sell USD 500k", "gift ~$100k", "the CRT (~$500k)"), estimates ("about
+    $8,980 a month") or takes as an example ("each EUR 10,000"): the advisor's own figure, not the client's; it is
+    left unflagged unless it drops its scale, sits under a fact's label, contradicts the arithmetic in its brackets
+    or restates a goal or constraint with another figure."""
     start = _sentence_of(doc, q.start)[0]
     clause = CLAUSE_MARKS.split(doc.text[max(start, q.start - 60) : q.start])[-1]
     if PROPOSING.search(" ".join(clause.split()[-6:])):
         return True
+    if ESTIMATE_BEFORE.search(doc.text, max(start, q.start - 20), q.start):
+        return True  # "about $8,980 a month", "each EUR 10,000 of losses": an estimate or an example
     listed = [f for f in doc.facts if f.kind in ("instrument", "account") and f.value]
     for form, term, _start, _end in _attached(doc, q):
         words = _content(term)
@@ -1215,7 +1252,7 @@ def _plain(text):
 
 def _coverage(doc):
     plain = _plain(doc.text)
-    stems = {w[:5] for w in re.findall(r"[a-z0-9]+", plain)}
+    stems = {w[:5] for w in WORD_OR_NUMBER.findall(plain)}
     findings = []
     for f in doc.facts:
         if f.kind == "instrument":
@@ -1224,14 +1261,32 @@ def _coverage(doc):
             what = f"the {DETERMINER.sub('', name)} the client listed"
         elif f.kind == "goal":
             name = str(f.value or f.text)
-            words = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(name)) if w not in STOPWORDS}
-            addressed = not words or len(words & stems) * 2 >= len(words)
+            addressed = _names_goal(doc, name, stems)
             what = f"the client's goal: {name}"
         else:
             continue
         detail = f"the answer addresses {what}" if addressed else f"the answer never addresses {what}"
         findings.append(Finding("coverage", addressed, "", detail, -1, -1))
     return findings
+
+
+def _names_goal(doc, goal, stems):
+    """At least half the goal's words (by their first five letters) are in the answer; each figure of the goal counts
+    as one word, present when the answer writes the same figure in any form ("seventy thousand pounds": "£70k")."""
+    figures = [x for x in find_quantities(goal) if x.kind in ("amount", "percent", "age")]
+    for x in reversed(figures):
+        goal = goal[: x.start] + " " + goal[x.end :]
+    words = {w[:5] for w in WORD_OR_NUMBER.findall(_plain(goal)) if w not in STOPWORDS}
+    present = len(words & stems) + sum(any(_close(y, x.value) and y.unit == x.unit for y in _all(doc)) for x in figures)
+    total = len(words) + len(figures)
+    return not total or present * 2 >= total
+
+
+WORD_OR_NUMBER = re.compile(r"[a-z0-9]+")
+
+
+def _all(doc):
+    return [q for q in doc.every if q.kind in ("amount", "percent", "age")]
 
 
 def _names_instrument(text, plain, fact):
