@@ -289,7 +289,13 @@ def _failed_steps(session, on_path):
     nodes.sort(key=lambda n: n.pk not in on_path)  # stable: by depth within each group
     for n in nodes:
         n.on_path = n.pk in on_path
-    return {"failed_steps": nodes[:REPORT_CHECKED_NODES], "failed_steps_more": max(0, len(nodes) - REPORT_CHECKED_NODES)}
+    from reasoning.facts.check import CAP
+
+    return {
+        "failed_steps": nodes[:REPORT_CHECKED_NODES],
+        "failed_steps_more": max(0, len(nodes) - REPORT_CHECKED_NODES),
+        "check_cap": CAP,
+    }
 
 
 def _create_session(request, form):

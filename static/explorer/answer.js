@@ -41,7 +41,8 @@ export function renderAnswerChecks(s) {
   const stands = s.answer_chosen_by && failed.length;
   show("answer-checks-note", !!stands);
   setText("answer-checks-note", stands
-    ? `${s.answer_chosen_by} chose this answer, and a person's choice stands: the checker's findings are shown, not acted on.`
+    ? `${s.answer_chosen_by} chose this answer, and a person's choice stands: the checker's findings are shown, `
+      + "not acted on."
     : "");
 }
 

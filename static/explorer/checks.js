@@ -79,7 +79,7 @@ const shown = new WeakMap(); // element -> the key of what it shows, so a redraw
 export function renderMarkedText(el, text, checks) {
   text = text == null ? "" : String(text);
   const spans = failedSpans(text, checks);
-  const key = text + "\u0000" + spans.map((s) => `${s.start}:${s.end}:${s.findings.map((f) => f.detail).join("|")}`).join(",");
+  const key = text + "\u0000" + spans.map((s) => `${s.start}:${s.end}:${s.findings.map((f) => f.detail)}`).join("|");
   if (shown.get(el) === key) return;
   shown.set(el, key);
   el.replaceChildren();

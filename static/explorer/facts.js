@@ -51,14 +51,15 @@ function renderList(list) {
       value.append("span").attr("class", "fact-value-text");
       value.append("span").attr("class", "fact-aside");
       chip.append("span").attr("class", "fact-kind");
-      chip.append("span").attr("class", "fact-advisor").attr("title", "Added or corrected by an advisor").text("advisor");
+      chip.append("span").attr("class", "fact-advisor").attr("title", "Added or corrected by an advisor")
+        .text("advisor");
       return li;
     });
   item.attr("data-kind", (f) => f.kind).attr("data-source", (f) => f.source).attr("data-fact-id", (f) => f.id);
   const chip = item.select(".fact-chip")
     .attr("aria-disabled", state.canAct ? null : "true")
-    .attr("aria-label", (f) => `${f.label}: ${exactValue(f)} (${f.kind}${f.source === "advisor" ? ", by an advisor" : ""})`
-      + (state.canAct ? ". Press to edit." : ""))
+    .attr("aria-label", (f) => `${f.label}: ${exactValue(f)} (${f.kind}`
+      + `${f.source === "advisor" ? ", by an advisor" : ""})${state.canAct ? ". Press to edit." : ""}`)
     .attr("aria-describedby", null)
     .classed("editing", (f) => String(f.id) === editing);
   // An instrument named as its own label ("collar: collar") shows its name once.
@@ -76,7 +77,9 @@ const sameWords = (a, b) => String(a || "").trim().toLowerCase() === String(b ||
 function tipLines(f) {
   const lines = [exactValue(f)];
   if (f.text) lines.push(`The client wrote: “${f.text}”`);
-  if (f.source === "advisor") lines.push(f.text ? "Corrected or added by an advisor." : "Added by an advisor; not in the problem's words.");
+  if (f.source === "advisor") {
+    lines.push(f.text ? "Corrected or added by an advisor." : "Added by an advisor; not in the problem's words.");
+  }
   else if (!f.text) lines.push("Read from the problem.");
   return lines;
 }
@@ -152,7 +155,8 @@ export function closeFactForm() {
   clearErrors();
   renderList(facts());
   if (hadFocus) {
-    const chip = was && was !== "new" && document.querySelector(`li.fact[data-fact-id="${CSS.escape(was)}"] .fact-chip`);
+    const chip = was && was !== "new"
+      && document.querySelector(`li.fact[data-fact-id="${CSS.escape(was)}"] .fact-chip`);
     (chip || $("fact-add")).focus();
   }
 }
@@ -191,7 +195,8 @@ function changes(fields, f) {
   return out;
 }
 
-const sameValue = (a, b) => (typeof a === "number" && typeof b === "number" ? Math.abs(a - b) < 1e-9 : String(a) === String(b));
+const sameValue = (a, b) =>
+  (typeof a === "number" && typeof b === "number" ? Math.abs(a - b) < 1e-9 : String(a) === String(b));
 
 async function submitFact(event) {
   event.preventDefault();
@@ -211,7 +216,12 @@ async function submitFact(event) {
   } else {
     const f = facts().find((x) => String(x.id) === editing);
     const body = f ? changes(fields, f) : fields;
-    if (!Object.keys(body).length) { button.disabled = false; setStatusLine("Nothing changed.", "info"); closeFactForm(); return; }
+    if (!Object.keys(body).length) {
+      button.disabled = false;
+      setStatusLine("Nothing changed.", "info");
+      closeFactForm();
+      return;
+    }
     setStatusLine("Saving the fact…", "info");
     reply = await request("PATCH", `sessions/${sid}/facts/${encodeURIComponent(editing)}`, body);
   }

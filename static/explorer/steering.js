@@ -61,7 +61,8 @@ function actionSummary(a) {
 
 function auditDetail(a) {
   const forked = a.action === "fork" && a.after && a.after.session_id;
-  return [a.detail, forked ? `new session ${shortId(a.after.session_id)}` : "", factChange(a)].filter(Boolean).join(" · ");
+  const parts = [a.detail, forked ? `new session ${shortId(a.after.session_id)}` : "", factChange(a)];
+  return parts.filter(Boolean).join(" · ");
 }
 
 // A change to the client's facts, in a line: "salary: USD 450,000 → USD 475,000".

@@ -19,6 +19,7 @@ import { writePermalink } from "./treetools.js";
 import { renderInspector } from "./inspector.js";
 import { closeForms } from "./steering.js";
 import { showTab } from "./sidetabs.js";
+import { failedOf } from "./checks.js";
 
 const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
 const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
@@ -506,6 +507,8 @@ function styleNode(g, d, best, look) {
   cls.toggle("stale", !!n.stale);
   cls.toggle("edited", n.original_thought != null);
   cls.toggle("parse-error", !!n.parse_error);
+  const failed = failedOf(n.checks).length;
+  cls.toggle("check-failed", failed > 0);
   cls.toggle("unscored", n.eval_score == null);
   cls.toggle("terminal", !!n.is_terminal);
   cls.toggle("hollow", !!s.hollow(n));
@@ -525,7 +528,7 @@ function styleNode(g, d, best, look) {
   const dot = part(g, "dot");
   dot.setAttribute("fill", s.hollow(n) ? "#fff" : fill);
   dot.setAttribute("stroke", s.hollow(n) ? c.formatHex() : c.darker(1.2).formatHex());
-  const mark = partText(g, "mark", n.parse_error ? "!" : n.original_thought != null ? "✎" : "");
+  const mark = partText(g, "mark", n.parse_error ? "!" : n.original_thought != null ? "✎" : failed ? "✗" : "");
   if (mark) { mark.setAttribute("x", -d.r - 3); mark.setAttribute("y", -d.r - 2); }
   // Beside a fold toggle the scissors move above the node, clear of it.
   const scissors = partText(g, "scissors", n.pruned && byOverseer(n) ? "✂" : "");
@@ -620,6 +623,8 @@ function ariaLabel(d, look) {
   const parts = [`Depth ${d.data.depth}`];
   if (score) parts.push(score);
   if (d.pruneSource) parts.push("out of the search");
+  const failed = failedOf(d.data.checks).length;
+  if (failed) parts.push(`${failed} failed fact check${failed === 1 ? "" : "s"}`);
   if (d.hidden > 0) parts.push(`${d.hidden} hidden below`);
   parts.push(truncate(firstLine(d.data.thought), 90));
   return parts.join(", ");
@@ -627,7 +632,8 @@ function ariaLabel(d, look) {
 
 function nodeTitle(n, look) {
   const tag = look.strategy.tag(n);
-  const flags = [prunedText(n), n.stale ? `stale: ${n.stale_reason || "an earlier step was edited"}` : ""].filter(Boolean);
+  const flags = [prunedText(n), n.stale ? `stale: ${n.stale_reason || "an earlier step was edited"}` : "",
+    ...failedOf(n.checks).map((c) => `✗ ${c.kind}: ${c.detail}`)].filter(Boolean);
   const lines = [tag, look.strategy.scoreText(n, look.ctx), ...flags, truncate(n.thought, 280)];
   return lines.filter(Boolean).join("\n");
 }

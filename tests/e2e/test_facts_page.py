@@ -24,12 +24,15 @@ PROBLEM = (
 STEP = "Sell USD 2.24M of employer stock into an exchange fund; her salary of $400k keeps her in the top bracket."
 FINAL_STEP = "Fund a charitable remainder trust with USD 500k of the low-basis shares and collar the rest."
 ASTRAY = "Apply the <b>UK</b> capital gains allowance to the sale."
-ANSWER = "Move USD 2.24M into an exchange fund over two years, fund a CRT with $3.2 of low-basis stock, collar the rest."
+ANSWER = (
+    "Move USD 2.24M into an exchange fund over two years, fund a CRT with $3.2 of low-basis stock, collar the rest."
+)
 
 
 def finding(text, within, ok, kind, detail):
     start = within.find(text) if text else -1
-    return {"kind": kind, "ok": ok, "text": text, "detail": detail, "start": start, "end": start + len(text) if text else -1}
+    end = start + len(text) if text else -1
+    return {"kind": kind, "ok": ok, "text": text, "detail": detail, "start": start, "end": end}
 
 
 def shot(page, name):
@@ -84,13 +87,14 @@ class FactsPageTest(LiveBrowserTestCase):
         final = node(
             step, FINAL_STEP, [finding("USD 500k", FINAL_STEP, True, "figure", "USD 500k: a part of USD 3.2M")], 0.8
         )
-        astray = node(root, ASTRAY, [finding("UK", ASTRAY, False, "jurisdiction", "a UK rule; the client is in US-CA")], 0.3)
+        elsewhere = finding("UK", ASTRAY, False, "jurisdiction", "a UK rule; the client is in US-CA")
+        astray = node(root, ASTRAY, [elsewhere], 0.3)
         session.status, session.termination_reason = "solved", "solved"
         session.root_node, session.final_node = root, final
         session.final_answer, session.answer_chosen_by = ANSWER, "user:e2e-advisor"
         session.answer_checks = [
             finding("USD 2.24M", ANSWER, True, "figure", "USD 2.24M is 70% of the portfolio"),
-            finding("$3.2", ANSWER, False, "figure", "$3.2 is not a figure of the client's: USD 3.2M with its scale dropped?"),
+            finding("$3.2", ANSWER, False, "figure", "$3.2 is not the client's: USD 3.2M with its scale dropped?"),
             finding("", ANSWER, False, "coverage", "the donor-advised fund the client listed is not addressed"),
         ]
         session.save()
@@ -267,5 +271,13 @@ class FactsPageTest(LiveBrowserTestCase):
                 expect(page.locator('[data-testid="inspector-thought"]')).to_have_text(ASTRAY)
                 expect(page.locator('[data-testid="inspector-thought"] b')).to_have_count(0)
                 expect(page.locator('[data-testid="inspector-thought"] mark.check-fail')).to_have_text("UK")
+                expect(page.locator(f'{NODE}[data-node-id="{nodes["astray"].id}"] .mark')).to_have_text("✗")
+                if name == "1440":  # the printable report: the sheet and every finding
+                    page.goto(f"{self.live_server_url}/sessions/{session.id}/report/")
+                    expect(page.locator('[data-testid="report-facts"]')).to_contain_text("USD 3,200,000")
+                    expect(page.locator('[data-testid="report-answer-checks"]')).to_contain_text("scale dropped")
+                    expect(page.locator('[data-testid="report-failed-steps"]')).to_contain_text("not the salary")
+                    page.emulate_media(media="print")
+                    page.screenshot(path=str(SHOTS / "facts-report-print.png"), full_page=True)
                 page.context.close()
         assert self.page_errors == []
