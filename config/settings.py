@@ -293,6 +293,8 @@ REASONING = {
     "ALLOWED_MODELS": envlist("REASONING_ALLOWED_MODELS"),
     # A model with no price is refused unless the operator allows it; it is then counted at DEFAULT_PRICE.
     "ALLOW_UNPRICED": envbool("REASONING_ALLOW_UNPRICED"),
+    # A real model reads the client's facts once at a session's first run (case.facts), grounded in the problem.
+    "MODEL_READS_FACTS": envbool("REASONING_MODEL_READS_FACTS", True),
     "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),
     # A provider's Retry-After is honoured up to this many seconds; longer waits go to the fallback instead.
     "RETRY_AFTER_MAX_S": envfloat("REASONING_RETRY_AFTER_MAX_S", 20.0),

@@ -9,6 +9,7 @@ gets the new sheet as a command at its next step boundary, so its later prompts 
 import logging
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Max
 
@@ -223,7 +224,9 @@ def _states(text, fact):
 def model_reads(session, case):
     """A real model reads the facts once, at the session's first run; the offline model's reading is the
     deterministic one, stored already (the same reader answers its case.facts contract)."""
-    return case.enabled and not is_offline(session.model_primary) and "facts_read" not in (session.meta or {})
+    if not settings.REASONING.get("MODEL_READS_FACTS", True) or not case.enabled or case.puzzle:
+        return False
+    return not is_offline(session.model_primary) and "facts_read" not in (session.meta or {})
 
 
 async def read_with_model(session, ctx):

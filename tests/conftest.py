@@ -74,6 +74,9 @@ def healthy_models(settings):
         "RETRY_BACKOFF_S": 0.01,
         "RETRY_BACKOFF_MAX_S": 0.05,
         "ALLOWED_MODELS": ("*",),
+        # Scripted replies come in order: a model's reading of the facts first would take the first of them
+        # (tests/reasoning/test_fact_reading.py turns it on).
+        "MODEL_READS_FACTS": False,
     }
     yield
     HEALTH.reset()

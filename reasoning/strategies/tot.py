@@ -3,8 +3,8 @@
 Each level proposes from every beam node at once and scores each child as soon as its parent's
 proposals arrive, so a level costs one propose plus one evaluate on the clock. A judgement is asked
 `value_samples` times (in one request where the model allows), as a number or, in the paper's
-categorical mode, as sure / likely / impossible; the samples' mean is the score, so one wild guess
-is outvoted. A reply with fewer than k thoughts gives fewer children, and a thought proposed twice
+categorical mode, as sure / likely / impossible; the samples' mean is the score (in categorical mode the
+paper's weighted sum), so one wild guess is outvoted. A reply with fewer than k thoughts gives fewer children, and a thought proposed twice
 under one node is one child (state["proposed"] counts it), never scored twice.
 
 The beam is read from the stored tree, so a run that was paused, killed or steered continues where it
@@ -28,7 +28,10 @@ from .replies import AnswerOut, OptionalProse, ScoreOut, ThoughtsOut
 PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
 SYNTHESIZE = Contract("tot.synthesize", AnswerOut, max_tokens=1000)
-VERDICT_VALUES = {"sure": 1.0, "likely": 0.5, "impossible": 0.0}  # the categorical verdicts on the 0..1 scale
+# The paper's value weights (its tasks/game24.py): a thought's value is the SUM over its samples, and a sample that
+# cannot be read counts 0. Shown on the 0..1 scale as that sum over the most it could be (every sample "sure"),
+# which keeps the paper's order: [sure, impossible, impossible] (20.002) ranks above [likely x3] (3).
+VERDICT_WEIGHTS = {"sure": 20.0, "likely": 1.0, "impossible": 0.001}
 
 
 class VerdictOut(BaseModel):
@@ -142,7 +145,7 @@ class TreeOfThoughts(Strategy):
         answer, failure = await self.ask(contract, prompt, node, "evaluation", samples=samples)
         if answer is None:
             return failure
-        score, reason = sampled_value(answer.samples)
+        score, reason = sampled_value(answer.samples, asked=samples)
         return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
 
     async def synthesize(self, path):
@@ -221,12 +224,21 @@ def merge_duplicates(items, taken=()):
     return merged
 
 
-def sampled_value(samples):
-    """(score, reason) from one or more judgements: the mean of their scores (or verdicts), the first one's reason."""
-    values = [VERDICT_VALUES[s.verdict] if hasattr(s, "verdict") else s.score for s in samples]
-    score = round(sum(values) / len(values), 4)
+def sampled_value(samples, asked=None):
+    """(score, reason) from one or more judgements, and the count asked (a sample that never came counts 0 in the
+    paper's sum). Scores: their mean. Verdicts: the paper's weighted sum, over its most (every sample sure)."""
+    asked = max(asked or len(samples), len(samples))
+    if hasattr(samples[0], "verdict"):
+        verdicts = [s.verdict for s in samples]
+        score = round(sum(VERDICT_WEIGHTS[v] for v in verdicts) / (VERDICT_WEIGHTS["sure"] * asked), 4)
+        listed = ", ".join(verdicts + ["unread"] * (asked - len(samples)))
+        what = f"sum of {asked} verdicts weighted sure 20, likely 1, impossible 0.001: {listed}"
+    else:
+        values = [s.score for s in samples]
+        score = round(sum(values) / len(values), 4)
+        listed = ", ".join(f"{v:g}" for v in values)
+        what = f"mean of {len(values)} judgements: {listed}"
     reason = samples[0].reason
-    if len(values) > 1:
-        listed = ", ".join(s.verdict if hasattr(s, "verdict") else f"{v:g}" for s, v in zip(samples, values))
-        reason = f"{reason} (mean of {len(values)} judgements: {listed})".strip()
+    if asked > 1:
+        reason = f"{reason} ({what})".strip()
     return score, reason

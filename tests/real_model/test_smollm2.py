@@ -211,9 +211,12 @@ WEALTH = (
 )
 
 
-async def test_the_checker_reads_a_real_model_s_steps_and_answer_against_the_client_s_facts(alice, real_model, capsys):
+async def test_the_checker_reads_a_real_model_s_steps_and_answer_against_the_client_s_facts(
+    alice, real_model, capsys, settings
+):
     """The sheet is read (deterministically, then by the model, grounded), every node of the model's carries its
     checks, and the answer's findings are stored; `make test-real-model` prints them."""
+    settings.REASONING = {**settings.REASONING, "MODEL_READS_FACTS": True}  # as a user has it
     data = SessionIn(problem_text=WEALTH, mode="tot", params=SMALL["tot"], model_primary=real_model, budget_usd=0.5)
     session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
     await run_session(session.id)

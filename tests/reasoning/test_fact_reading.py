@@ -30,8 +30,9 @@ READING = {
 
 
 @pytest.fixture(autouse=True)
-def dummy_key(monkeypatch):
+def dummy_key(monkeypatch, settings):
     monkeypatch.setenv("OPENAI_API_KEY", "dummy-key-for-a-local-server")
+    settings.REASONING = {**settings.REASONING, "MODEL_READS_FACTS": True}  # tests/conftest.py turns it off
 
 
 def model(body):

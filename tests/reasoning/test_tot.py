@@ -161,7 +161,7 @@ async def test_one_failed_call_marks_its_node_and_the_search_goes_on(alice):
         reply.choices[0].message.content = {
             "tot.propose": '{"thoughts": [{"thought": "Sell"}, {"thought": "Hold"}, {"thought": "Buy"}]}',
             "tot.evaluate": '{"score": 0.6, "reason": "fine"}',
-            "tot.synthesize": '{"answer": "Sell the equities, then hold."}',
+            "tot.synthesize": '{"answer": "Add the CHF 2.4m of healthcare equities to the CHF 18m portfolio in stages, then hold."}',
         }[contract]
         return reply
 
@@ -171,4 +171,4 @@ async def test_one_failed_call_marks_its_node_and_the_search_goes_on(alice):
     depth_one = [n for n in await nodes_of(session) if n.depth == 1]
     failed = [n for n in depth_one if n.parse_error]
     assert len(failed) == 1 and "provider hiccup" in failed[0].parse_error and failed[0].eval_score is None
-    assert session.status == "solved" and session.final_answer == "Sell the equities, then hold."
+    assert session.status == "solved" and session.final_answer == "Add the CHF 2.4m of healthcare equities to the CHF 18m portfolio in stages, then hold."

@@ -128,7 +128,8 @@ async def test_the_categorical_mode_asks_for_verdicts():
     params = {"depth": 1, "value_mode": "categorical", "value_samples": 1}
     outcome = await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params=params)).run()
     scores = {n.thought: n.eval_score for n in store.nodes() if n.depth == 1}
-    assert scores == {"Sell": 1.0, "Hold": 0.5, "Buy": 0.0} and gateway.count("tot.evaluate") == 0
+    # The paper's weights over the most a sample can be: sure 20/20, likely 1/20, impossible 0.001/20.
+    assert scores == {"Sell": 1.0, "Hold": 0.05, "Buy": 0.0001} and gateway.count("tot.evaluate") == 0
     assert outcome.final_node.thought == "Sell"
 
 
@@ -263,3 +264,24 @@ async def test_an_edit_during_an_evaluation_keeps_its_stale_mark_and_the_node_is
     await TreeOfThoughts(context(TreeOfThoughts, gateway, store, params={"depth": 3, "keep": 3})).run()
     judged = [node_id for name, node_id, _ in gateway.calls if name == "tot.evaluate"]
     assert judged.count(marked[0]) == 2 and not store.get(marked[0]).stale  # judged again after the edit's mark
+
+
+def test_categorical_values_rank_as_the_paper_sums_them():
+    """The paper sums its samples weighted sure 20, likely 1, impossible 0.001 (tasks/game24.py): one sure and two
+    impossibles (20.002) outrank three likelies (3), which a mean of 1, 0.5 and 0 would rank the other way."""
+    from reasoning.strategies.tot import VerdictOut, sampled_value
+
+    def verdicts(*names):
+        return [VerdictOut(verdict=name, reason="r") for name in names]
+
+    one_sure, _ = sampled_value(verdicts("sure", "impossible", "impossible"))
+    all_likely, _ = sampled_value(verdicts("likely", "likely", "likely"))
+    assert one_sure > all_likely and 0 <= all_likely <= one_sure <= 1
+
+
+def test_a_verdict_that_never_came_counts_zero_as_in_the_paper():
+    from reasoning.strategies.tot import VerdictOut, sampled_value
+
+    full, _ = sampled_value([VerdictOut(verdict="likely", reason="r")] * 3, asked=3)
+    short, reason = sampled_value([VerdictOut(verdict="likely", reason="r")] * 2, asked=3)
+    assert short < full and "unread" in reason
