@@ -33,6 +33,7 @@ not chosen for the answer; it stays above zero so the tree still shows it and an
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -226,7 +227,7 @@ def _fact_rates(facts):
 # Words of tax law: an amount next to one is the law's. A limit or threshold may be the client's own ("annual draw
 # limit: SGD 240k"), so it, like a bound ("above USD 250k"), counts only in a sentence that names a rule.
 LAW_WORDS = re.compile(
-    r"\b(?:exemptions?|exempt|exclusions?|allowances?|nil-rate|brackets?|tax-free|annual exempt amount|"
+    r"\b(?:exemptions?|exempt|exclusions?|allowances?|nil-rate|brackets?|annual exempt amount|"
     r"per (?:child|person|heir|donee|spouse|recipient)|each child)\b",
     re.IGNORECASE,
 )
@@ -293,7 +294,8 @@ TOKEN = re.compile(
 FRACTIONS = {"half": 1 / 2, "third": 1 / 3, "quarter": 1 / 4, "fifth": 1 / 5, "tenth": 1 / 10, "twentieth": 1 / 20}
 COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
 OPS = {"plus": "+", "minus": "-", "less": "-", "times": "*", "x": "*", "×": "*", "*": "*", "÷": "/", "/": "/",
-       "−": "-", "-": "-", "–": "-", "+": "+", "of": "of", "at": "at"}  # fmt: skip
+       "−": "-", "-": "-", "–": "-", "+": "+", "of": "of", "at": "at", "divided by": "/",
+       "multiplied by": "*"}  # fmt: skip
 DETERMINERS = {"the", "her", "his", "their", "its", "your", "our", "a", "an", "this", "that", "total", "client's"}
 LABEL_BREAKS = set(
     "and or but so then which that while if when to from for by with would could should will can may must has have "
@@ -368,6 +370,8 @@ def _statement(doc, tokens, i):
         if right is not None and right.ops == 0 and _is_conversion(left, right):
             return _conversion(doc, left, right), k
     result, k = _result(tokens, j)
+    if result is None and left.ops and _bracketed(tokens, i, j):  # "CHF 2.45M (EUR 900k + EUR 1.2M ...)"
+        result, k = tokens[i - 2].q, j + 1
     if result is None:
         return None, max(j, i + 1)
     if left.ops == 0:
@@ -377,11 +381,25 @@ def _statement(doc, tokens, i):
     return _verify(doc, left, result, tokens, j), k
 
 
+def _first(tokens, value):
+    return next((n for n, t in enumerate(tokens) if t.start == value.start), 0)
+
+
+def _bracketed(tokens, i, j):
+    """The expression tokens[i:j] fills the brackets right after an amount: that amount is its result."""
+    return (
+        i >= 2 and tokens[i - 1].kind == "lp" and tokens[i - 2].kind == "q" and tokens[i - 2].q.kind == "amount"
+        and j < len(tokens) and tokens[j].kind == "rp"
+    )  # fmt: skip
+
+
 def _mixed(doc, value, tokens, j):
     """Two currencies in one expression: recorded for the currency check (a rate makes it fine); its result is not
     recomputed, and counts as derived so it is not flagged twice."""
     doc.combined.append(value.mixed)
     result, k = _result(tokens, j)
+    if result is None and _bracketed(tokens, _first(tokens, value), j):
+        result, k = tokens[_first(tokens, value) - 2].q, j + 1
     if result is not None:
         doc.derived[(result.start, result.end)] = f"{doc.text[value.start : value.end]}, in two currencies"
     return None, max(k, j)
@@ -411,19 +429,24 @@ def _skip(tokens, j, kind):
 def _expression(tokens, i):
     """Sums of products, left to right: the Value and the index after it, or (None, i)."""
     left, j = _product(tokens, i)
-    while left is not None and j < len(tokens) and tokens[j].kind == "op" and OPS.get(tokens[j].text) in "+-":
+    while left is not None and j < len(tokens) and tokens[j].kind == "op" and _op(tokens[j]) in ("+", "-"):
         right, k = _product(tokens, j + 1)
         if right is None:
             break
-        left, j = _combine(left, OPS[tokens[j].text], right), k
+        left, j = _combine(left, _op(tokens[j]), right), k
     return left, j
+
+
+def _op(token):
+    """"+", "-", "*", "/", "of" or "at" for an operator token ("divided by" -> "/")."""
+    return OPS.get(" ".join(token.text.lower().split()), "")
 
 
 def _product(tokens, i):
     left, j = _operand(tokens, i)
     while left is not None and not left.mixed and j < len(tokens):
         t = tokens[j]
-        op = "share" if t.kind == "share" else OPS.get(t.text.lower()) if t.kind == "op" else None
+        op = "share" if t.kind == "share" else _op(t) if t.kind == "op" else None
         if op in (None, "+", "-"):
             break
         if op == "of" and left.unit != "%":
@@ -614,11 +637,16 @@ def _figures(doc):
         if q.kind != "amount" or (q.start, q.end) in doc.statutory:
             continue
         fact = _fact_of(q, facts)
-        if fact:
+        wrong = _contradicted(doc, q, share=0.8) if fact else ""  # "help their son buy a house with $400k"
+        if fact and not wrong:
             findings.append(Finding("figure", True, q.text, f"{q.text} is the {fact.label}", q.start, q.end))
             continue
+        if wrong:
+            findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
+            continue
         shown = doc.derived.get((q.start, q.end))
-        wrong = "" if shown else _mislabelled(doc, q, facts) or _contradicted(doc, q)
+        dropped, sure = _unknown(doc, q, facts, derived)
+        wrong = "" if shown else (dropped if sure else "") or _mislabelled(doc, q, facts) or _contradicted(doc, q)
         if wrong:  # checked before any implied derivation: a chance match must not excuse it
             findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
             continue
@@ -643,7 +671,7 @@ CLAUSE_MARKS = re.compile(r"[,;:()]")
 PAREN_AFTER = re.compile(r"[^().;]{0,60}\(([^()]*)\)")
 
 
-def _contradicted(doc, q):
+def _contradicted(doc, q, share=0.6):
     """Why a figure the answer may propose is still wrong: the arithmetic in the brackets after it gives another
     amount ("Sell USD 774k ... (USD 328k - USD 70k = USD 258k)"), or it restates a goal or constraint of the client's
     with another figure than the client wrote. "" when neither."""
@@ -653,7 +681,7 @@ def _contradicted(doc, q):
                    and paren.start(1) <= d.start < paren.end(1) and (d.start, d.end) in doc.derived]  # fmt: skip
         if results and not _close(q, results[-1].value):
             return f"{q.text} does not match the arithmetic given for it ({paren[1]})"
-    restated = _restated(doc, q)
+    restated = _restated(doc, q, share)
     if restated:
         fact, said = restated
         if not any(_close(q, x.value) for x in said):
@@ -661,15 +689,16 @@ def _contradicted(doc, q):
     return ""
 
 
-def _restated(doc, q):
-    """The goal or constraint the sentence of q restates (most of its words), with its figures of q's kind."""
+def _restated(doc, q, share=0.6):
+    """The goal or constraint the sentence of q restates (`share` of its words), with its figures of q's kind."""
     start, end = _sentence_of(doc, q.start)
     sentence = _content(doc.text[start:end])
     for fact in doc.facts:
         if fact.kind not in ("goal", "constraint"):
             continue
-        words = {w for w in _content(str(fact.value)) if not w[:1].isdigit()}
-        if len(words) >= 2 and len(words & sentence) * 5 >= len(words) * 3:
+        codes = currency_tables()[0]
+        words = {w for w in _content(str(fact.value)) if not w[:1].isdigit() and w.upper() not in codes}
+        if len(words) >= 3 and len(words & sentence) >= share * len(words):
             said = [x for x in find_quantities(str(fact.value)) if x.kind == q.kind and x.unit == q.unit]
             written = [x for x in _in_sentence(doc, start, end, q.kind) if any(_close(x, y.value) for y in said)]
             if said and not written:  # with the client's figure written beside it, q is another figure
@@ -733,17 +762,31 @@ def _implicit(doc, q, facts, derived):
         for share, text in shares:
             if _close(q, value * share):
                 return f"{text} of {name}"
-    named = [k for k in known if any(x is not q and x.kind == "amount" and _close(x, k[0]) for x in
-                                     doc.quantities if start <= x.start < end)]  # fmt: skip
-    for value, _unit, name, _role in named:
+    here = [x for x in _in_sentence(doc, start, end, "amount") if x is not q and x.unit == q.unit]
+    written = [x for x in doc.quantities if x.kind == "amount" and x is not q and x.unit == q.unit]
+    near = [k for k in known if any(_close(x, k[0]) for x in here)]
+    named = [k for k in known if any(_close(x, k[0]) for x in written)]
+    for value, _unit, name, _role in near:
         for share in SIMPLE_SHARES:
             if _close(q, value * share):
                 return f"{_fraction_name(share)} of {name}"
-        for other, _other_unit, other_name, _ in known:
+    # a sum or difference: one operand in the sentence and the other known, or both written in the text
+    for value, _unit, name, _role in near + named:
+        for other, _other_unit, other_name, _ in known if (value, _unit, name, _role) in near else named:
             if other != value and _close(q, value + other):
                 return f"{name} + {other_name}"
             if other != value and _close(q, abs(value - other)):
                 return f"{name} - {other_name}" if value > other else f"{other_name} - {name}"
+    before = [x for x in here if x.end <= q.start]
+    for count in range(2, len(before) + 1):  # "SGD 3.1m, SGD 4.725m and SGD 1.16m: SGD 8.985m"
+        if _close(q, sum(x.value for x in before[-count:])):
+            return " + ".join(x.text for x in before[-count:])
+    if TOTAL_WORD.search(doc.text, max(0, q.start - 24), q.start):  # "totalling": any few amounts written before
+        distinct = list({x.value: x for x in written if x.end <= q.start}.values())[-8:]
+        for count in (2, 3, 4):
+            for parts in itertools.combinations(distinct, count):
+                if _close(q, sum(x.value for x in parts)):
+                    return " + ".join(x.text for x in parts)
     return ""
 
 
@@ -769,6 +812,9 @@ APPROX_BEFORE = re.compile(r"(?:~|≈|\b(?:about|around|roughly|approximately|ap
 def _widened(q):
     """The same figure, read as the approximation the text says it is (2% either way)."""
     return replace(q, precision=max(q.precision, APPROX_SLACK * abs(q.value)))
+
+
+TOTAL_WORD = re.compile(r"\b(?:total\w*|in all|altogether|combined|sum)\b[^.;]*$", re.IGNORECASE)
 
 
 def _close(q, value):
@@ -821,7 +867,7 @@ def _percents(doc):
         named = _named_fact(doc, q, facts)
         if not named and not _presented_as_share(doc, q):
             continue
-        fact = _fact_of(q, facts)
+        fact = named if named and matches(q, named.value, named.unit) else None if named else _fact_of(q, facts)
         how = doc.derived.get((q.start, q.end)) or ("" if named else _ratio_of_known(doc, q, facts))
         how = f"the {fact.label}" if fact else f"derived: {how}" if how else ""
         if how:
@@ -840,14 +886,15 @@ def _percents(doc):
 
 
 def _named_fact(doc, q, facts):
-    """The fact whose whole label the text attaches to the figure ("SGD target: 45%", "the cost basis of USD 400k")."""
+    """The fact whose whole label the text attaches to the figure ("SGD target: 45%", "the cost basis of USD 400k");
+    of several ("his SIPP", "her SIPP": both read "SIPP"), the one the figure matches, if any."""
     for form, term, start, _end in _attached(doc, q):
         if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 16), start):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
         words = _raw(term)
-        fact = next((f for f in facts if _label_in(f.label, words)), None)
-        if fact:
-            return fact
+        named = [f for f in facts if _label_in(f.label, words)]
+        if named:
+            return next((f for f in named if matches(q, f.value, f.unit)), named[0])
     return None
 
 
@@ -866,13 +913,23 @@ def _label_in(label, words):
 def _presented_as_share(doc, q):
     if not q.text.rstrip().endswith(("%", "percent", "per cent")):
         return False
-    if not SHARE_AFTER.match(doc.text, q.end):
+    if not SHARE_AFTER.match(doc.text, q.end) and not _of_fact_amount(doc, q):
         after = OF_WORDS.match(doc.text, q.end, q.end + 60)
         words = _content(after[1]) if after else frozenset()
         if not any(words & _content(f.label) for f in _amount_facts(doc)):
             return False
     before = doc.text[max(0, q.start - 30) : q.start]
     return not (RANGE_BEFORE.search(before) or PROPOSAL_BEFORE.search(before))
+
+
+def _of_fact_amount(doc, q):
+    """"54% of her €4.5M portfolio": a percent of an amount on the sheet."""
+    m = OF_FIGURE.match(doc.text, q.end)
+    figure = _figure_at(doc, m.end()) if m else None
+    return bool(figure and figure.kind == "amount" and _fact_of(figure, _amount_facts(doc)))
+
+
+OF_FIGURE = re.compile(r"\s*of\s+")
 
 
 def _ratio_of_known(doc, q, facts):
@@ -1084,9 +1141,12 @@ def _mislabels(doc, q, owners, mentions):
     owner = owners[0]
     mine = set().union(*(_content(f.label) for f in owners))
     problems, fine = [], False
+    named = _named_fact(doc, q, [f for f in doc.facts if f.kind == q.kind]) if q.kind == "amount" else None
+    if named and named not in owners:  # "brokerage account balance: USD 1.8M" when USD 1.8M is the IRA balance
+        return [f"{q.text} is the {owner.label}, not the {named.label}"] + _wrong_base(doc, q, owners)
     for form, term, start, end in _attached(doc, q):
         words = _content(term)
-        if not words:
+        if not words or form == "colon":
             continue
         if words & mine:
             fine = True
@@ -1166,6 +1226,8 @@ def _labels_around(doc, q):
     if before:
         term = _term(before[0], from_end=True)
         found.append(("before", term, before[1] - len(term), before[1]))
+        if text[before[1] : q.start].strip().startswith(":"):  # "apartment in Lyon: EUR 1.1M": the whole label
+            found.append(("colon", before[0], before[1] - len(before[0]), before[1]))
     else:
         end = len(text[: q.start].rstrip(" \t"))
         words = _words_before(text, end, 3) if end < q.start else ""  # "the equity target 50%"

@@ -114,8 +114,10 @@ _PHRASES = _pattern([n for r in REGIMES for n in r.names if not (n.isupper() or 
 # Generic forms around a place the text names: "California taxes gains", "Germany's inheritance tax",
 # "German tax rules"; "taxes in California", "inheritance tax in Germany", "taxed by the UK".
 TAX_WORD = r"tax(?:es|ed|ation)?(?:\s+(?:rules?|laws?|regime|code|authorit(?:y|ies)))?"
-AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w-]+){{0,3}}?)\s+{TAX_WORD}\b", re.IGNORECASE)
-BEFORE_PLACE = re.compile(rf"\b{TAX_WORD}\s+(?:in|of|by|under)\s+(?:the\s+)?$", re.IGNORECASE)
+# After a place, its law in other words too: "Florida homestead rules", "California community property law".
+RULE_WORD = rf"(?:{TAX_WORD}|laws?|rules|exemptions?|reliefs?|allowances?)"
+AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w-]+){{0,3}}?)\s+{RULE_WORD}\b", re.IGNORECASE)
+BEFORE_PLACE = re.compile(rf"\b(?:{TAX_WORD}|law)\s+(?:in|of|by|under)\s+(?:the\s+)?$", re.IGNORECASE)
 # "no state income tax", "free of IHT", "avoids California tax": the rule is named as absent, not applied.
 NEGATION = re.compile(
     r"\b(?:no|not|never|without|zero|free of|exempt from|avoid(?:s|ed|ing)?|escape[sd]?|unlike|instead of)"
@@ -158,7 +160,7 @@ def _place_mentions(text):
 
 def _place_mention(place, start, end, text, negated):
     name = place.name or place.text
-    return Mention(f"{name} tax", place.code, f"the tax law of {name}", start, end, text[start:end], negated=negated)
+    return Mention(f"{name} tax", place.code, f"the law of {name}", start, end, text[start:end], negated=negated)
 
 
 def _negated(text, start):

@@ -55,7 +55,7 @@ def test_the_corrected_recommendation_passes():
     text = "Sell USD 1.6M of the USD 2.24M employer stock (70% of USD 3.2M = USD 2.24M)."
     findings = check(text, FLORIDA)
     assert failures(findings) == []
-    assert badge(findings) == "figures checked: 5 of 5"
+    assert badge(findings) == "figures checked: 6 of 6"
 
 
 def test_a_figure_with_its_scale_dropped_fails():
@@ -228,22 +228,59 @@ GENEVA = [
 
 
 def test_a_restated_constraint_must_keep_the_clients_figure():
-    assert failed("- Must keep Fr. 400'000 liquid for a flat in Lausanne next year: every step keeps to it.", GENEVA) == []
+    kept = "- Must keep Fr. 400'000 liquid for a flat in Lausanne next year: every step keeps to it."
+    assert failed(kept, GENEVA) == []
     found = failed("- Must keep Fr. 4000000 liquid for a flat in Lausanne next year: every step keeps to it.", GENEVA)
     assert [f.text for f in found] == ["Fr. 4000000"]
     assert "which says Fr. 400'000" in found[0].detail
     assert [f.text for f in failed("- Cannot hold more than 90% in EUR afterwards.", GENEVA)] == ["90%"]
 
 
+def test_sums_over_a_table_and_totals_pass():
+    table = (
+        "| Portfolio | USD 3.2M |\n| Employer stock (70%) | USD 2.24M |\n"
+        "| Cost basis | USD 400k |\n| Gain | USD 1.84M |"
+    )
+    facts = FLORIDA + [Fact("cost basis", "amount", 400_000, "USD")]
+    assert failed(table, facts) == []
+    text = "Employer stock USD 2.24M; the rest USD 960k; with the USD 450k salary, totalling USD 3.65M."
+    assert failed(text) == []
+
+
+def test_a_total_in_brackets_of_two_currencies_is_one_currency_finding():
+    lugano = [
+        Fact("inherited house", "amount", 900_000, "EUR"),
+        Fact("inherited bonds", "amount", 1_200_000, "EUR"),
+        Fact("inherited cash", "amount", 350_000, "CHF"),
+    ]
+    found = failed("Her inheritance is CHF 2.45M (EUR 900k + EUR 1.2M + CHF 350k).", lugano)
+    assert [f.kind for f in found] == ["currency"]
+
+
+def test_a_rules_own_amount_is_statutory_unless_it_is_an_account_balance():
+    facts = FLORIDA + [Fact("Roth IRA", "account", "Roth IRA"), Fact("Roth IRA balance", "amount", 60_000, "USD")]
+    assert failed("Max the 403(b) ($23,000 a year) and a backdoor Roth IRA ($7,000 a year).", facts) == []
+    assert failed("The Sparer-Pauschbetrag of EUR 1,000 is minor.", [Fact("residence", "place", "DE-HE")]) == []
+    assert details("Her Roth IRA ($70,000) grows tax-free.", facts) == [
+        "$70,000 is given as the Roth IRA balance, which is USD 60k"
+    ]
+
+
+def test_estimates_and_examples_are_the_answers_own_figures():
+    text = "At 7% the mortgage costs about $8,980 a month; each EUR 10,000 of losses saves about EUR 2,638."
+    assert failed(text) == []
+
+
 def test_a_share_presented_as_the_clients_must_be_a_fact():
     assert [f.text for f in failed("Her 45% concentration in employer stock is the main risk.")] == ["45%"]
+    assert [f.text for f in failed("Employer stock is 54% of her USD 3.2M portfolio.")] == ["54%"]
     assert failed("Her 70% concentration in employer stock is the main risk.") == []
     assert failed("The other 30% of the portfolio is diversified.") == []
     assert failed("USD 400k / USD 900k = 44.4%", [Fact("NVDA", "amount", 400_000, "USD"),
                                                    Fact("portfolio", "amount", 900_000, "USD")]) == []  # fmt: skip
 
 
-# ---- false alarms: ordinary advisor prose ------------------------------------------------------------------------------
+# ---- false alarms: ordinary advisor prose -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -344,6 +381,31 @@ def test_a_figure_given_under_a_facts_label_must_be_that_fact():
 
 def test_worth_as_a_verb_is_no_label():
     assert failed("A holiday flat in Ascona worth CHF 1'400'000 stays in the family.", TARGETS) == []
+
+
+PHOENIX = [
+    Fact("IRA balance", "amount", 1_800_000, "USD"),
+    Fact("brokerage account balance", "amount", 900_000, "USD"),
+    Fact("cash", "amount", 400_000, "USD"),
+    Fact("goal", "goal", "help their son buy a house with $200k and travel more"),
+    Fact("gift to son", "amount", 200_000, "USD"),
+    Fact("his SIPP", "amount", 900_000, "GBP"),
+    Fact("her SIPP", "amount", 650_000, "GBP"),
+]
+
+
+def test_another_facts_figure_under_a_full_label_is_a_label_slip():
+    assert details("Key numbers: IRA balance: USD 1.8M; brokerage account balance: USD 1800k.", PHOENIX) == [
+        "USD 1800k is the IRA balance, not the brokerage account balance"
+    ]
+    assert failed("Key numbers: his SIPP: GBP 900k; her SIPP: GBP 650k.", PHOENIX) == []
+
+
+def test_a_restated_goal_keeps_its_figure_even_when_the_wrong_one_is_another_fact():
+    assert details("- help their son buy a house with $400k and travel more: the steps above serve it.", PHOENIX) == [
+        "$400k restates the client's goal \"help their son buy a house with $200k and travel more\", which says $200k"
+    ]
+    assert failed("- help their son buy a house with $200k and travel more: the steps above serve it.", PHOENIX) == []
 
 
 def test_no_place_facts_means_no_jurisdiction_findings():

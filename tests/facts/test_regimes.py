@@ -115,3 +115,15 @@ def test_tied(text, places, expected):
 def test_the_table_stays_small_and_documented():
     assert len(REGIMES) < 60
     assert all(r.names and r.code and r.what for r in REGIMES)
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("Florida homestead rules protect the house", "US-FL"),
+        ("California community property law applies", "US-CA"),
+        ("Germany's business relief on the stake", "DE"),
+    ],
+)
+def test_a_places_laws_in_other_words_than_tax(text, code):
+    assert code in [c for _, c in named(text)], named(text)
