@@ -31,9 +31,13 @@ export function renderFacts() {
   const advisors = list.filter((f) => f.source === "advisor").length;
   setText("fact-count", list.length
     ? `${list.length} fact${list.length === 1 ? "" : "s"}${advisors ? ` · ${advisors} by an advisor` : ""}`
-    : "none read");
+    : "none read from the problem");
+  show("fact-sheet", list.length > 0 || state.canAct); // a puzzle has no facts: a viewer is shown no empty sheet
   show("fact-add", state.canAct && !collapsed);
-  show("fact-empty", !list.length);
+  show("fact-list", list.length > 0);
+  const off = model.session && model.session.params && model.session.params.check_facts === false;
+  setText("fact-sheet-hint", off ? "not checked: this session's fact checks are off"
+    : "every step and the answer are checked against them");
   renderList(list);
   if (!state.canAct && editing) closeFactForm();
   if (editing && editing !== "new" && !list.some((f) => String(f.id) === editing)) {
@@ -54,13 +58,13 @@ function renderList(list) {
       chip.append("span").attr("class", "fact-advisor").attr("title", "Added or corrected by an advisor")
         .text("advisor");
       return li;
-    });
+    })
+    .order();
   item.attr("data-kind", (f) => f.kind).attr("data-source", (f) => f.source).attr("data-fact-id", (f) => f.id);
   const chip = item.select(".fact-chip")
     .attr("aria-disabled", state.canAct ? null : "true")
     .attr("aria-label", (f) => `${f.label}: ${exactValue(f)} (${f.kind}`
       + `${f.source === "advisor" ? ", by an advisor" : ""})${state.canAct ? ". Press to edit." : ""}`)
-    .attr("aria-describedby", null)
     .classed("editing", (f) => String(f.id) === editing);
   // An instrument named as its own label ("collar: collar") shows its name once.
   chip.select(".fact-label").text((f) => (sameWords(f.label, shortValue(f).text) ? "" : f.label));
