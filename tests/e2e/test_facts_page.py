@@ -281,3 +281,37 @@ class FactsPageTest(LiveBrowserTestCase):
                     page.screenshot(path=str(SHOTS / "facts-report-print.png"), full_page=True)
                 page.context.close()
         assert self.page_errors == []
+
+    # ---- a live search, checked as it grows ---------------------------------------------------------------------
+
+    def test_a_live_search_on_a_model_that_errs_is_checked_step_by_step(self):
+        """The Californian's problem on offline/noisy, started from the page: the sheet is there from the start, and
+        the steps and the answer arrive with their findings."""
+        from reasoning.models import ReasoningSession
+
+        with self.chromium() as browser:
+            page = self.open_page(browser.new_context(viewport=WIDE))
+            self.log_in(page)
+            page.goto(f"{self.live_server_url}/sessions/new/")
+            page.fill("#id_problem_text", PROBLEM)
+            page.select_option("#id_mode", "tot")
+            page.fill("#id_model_primary", "offline/noisy")
+            page.click("text=Start reasoning")
+            page.wait_for_url("**/sessions/*-*-*-*-*/")
+            expect(page.locator('[data-testid="fact-list"] li.fact').first).to_be_visible()
+            expect(page.locator("#conn-status")).to_have_text("finished", timeout=60_000)
+            session = ReasoningSession.objects.get()
+            checked = [n for n in session.nodes.filter(depth__gt=0) if n.checks]
+            assert checked, "no step was checked against the facts"
+            failing = [n for n in checked if any(not c["ok"] for c in n.checks)]
+            node = (failing or checked)[0]
+            page.locator(f'{NODE}[data-node-id="{node.id}"]').dispatch_event("click")
+            expect(page.locator('[data-testid="insp-checks"]')).to_be_visible()
+            if failing:
+                expect(page.locator('[data-testid="insp-checks-failed"] li').first).to_be_visible()
+            shot(page, "1440-live-inspector")
+            if session.final_answer:
+                page.click('[data-testid="tab-answer"]')
+                expect(page.locator('[data-testid="answer-badge"]')).to_contain_text("figures checked")
+                shot(page, "1440-live-answer")
+        assert self.page_errors == []
