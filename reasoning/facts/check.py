@@ -124,14 +124,17 @@ CODE = r"(?:[A-Z]{3}|\$|€|£)"
 SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
 NUMBER = r"(\d+(?:\.\d+)?)"
 RATES = [
-    re.compile(rf"\b(?P<a>{CODE})\s?/\s?(?P<b>{CODE})(?:\s+(?:rate\s+)?(?:of\s+|at\s+|=\s*|:\s*)?{NUMBER})?"),
+    re.compile(rf"\b(?P<a>{CODE})\s?/\s?(?P<b>{CODE})\s*(?:(?:spot\s+)?rate\s+)?(?:of\s+|at\s+|=\s*|:\s*)?{NUMBER}"),
     re.compile(rf"{NUMBER}\s?(?P<b>{CODE})\s+(?:per|for each|to the|to one|/)\s+(?P<a>{CODE})\b"),
     re.compile(rf"(?P<b>{CODE})\s?{NUMBER}\s+(?:per|for each|to the|to one)\s+(?P<a>{CODE})\b"),
     re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*{NUMBER}\s?(?P<b>{CODE})"),
     re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*(?P<b>{CODE})\s?{NUMBER}"),
+    # "an exchange rate of 0.94", "at a rate of 0.94"; "converted at today's rate", "at the current exchange rate":
+    # a rate used, even unnamed. "exchange rates" alone (a risk, a view) states none.
     re.compile(
-        rf"\b(?:(?:exchange|FX|fx|conversion|currency)\s+rates?|converted\s+at|convert(?:ing)?\s+at|at\s+a\s+rate)"
-        rf"(?:\s+(?:of|at|is|=))?(?:\s+{NUMBER})?",
+        rf"\b(?:(?:exchange|FX|conversion|currency)\s+rate|a\s+rate)\s+(?:of|at|is|=|:)\s*{NUMBER}"
+        rf"|\bconvert(?:ed|ing)?\s+at\s+(?:{NUMBER}|(?:[\w'’]+\s+){{0,3}}?rates?\b)"
+        r"|\bat\s+(?:the\s+)?(?:current|spot|today['’]s|prevailing)\s+(?:exchange\s+|FX\s+)?rates?\b",
         re.IGNORECASE,
     ),
 ]
@@ -901,7 +904,7 @@ def _named_fact(doc, q, facts):
 SHARE_BEFORE = re.compile(r"%\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$")
 
 
-WEAK = frozenset("balance value amount size sum".split())  # "the 401(k) ($1.5M)" names the 401(k) balance
+WEAK = frozenset("balance value amount size sum account".split())  # "the 401(k) ($1.5M)" names the 401(k) balance
 
 
 def _label_in(label, words):
@@ -1279,7 +1282,8 @@ def _wrong_base(doc, q, owners):
         if figure.kind != "amount":
             return []
         named = [f for f in _amount_facts(doc) if matches(figure, f.value, f.unit)]
-        if not named or any(_content(f.label) & base_words for f in named):
+        base_only = set().union(*(_content(f.base) - WEAK for f in bases))  # "ISA balance" is no "SIPP balance"
+        if not named or any((_content(f.label) - WEAK) & base_only for f in named):
             return []
         return [f"{q.text} is the {bases[0].label} of the {bases[0].base}, not of the {named[0].label} ({figure.text})"]
     words = WORDS_AT.match(doc.text, m.end())

@@ -21,6 +21,8 @@ from reasoning.facts import places as placelib
 # US states with no income tax on wages (New Hampshire and, before 2022, Washington taxed some investment income
 # only): a "state income tax" cannot apply to a client who lives in one of them.
 NO_WAGE_TAX = frozenset("US-AK US-FL US-NV US-NH US-SD US-TN US-TX US-WA US-WY".split())
+# ... and those with no tax on capital gains (Washington taxes large gains since 2022).
+NO_GAINS_TAX = NO_WAGE_TAX - {"US-WA"}
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Regime:
     code: str  # the jurisdiction whose law it is: "US", "US-CA", "CH", ...
     what: str  # one line for a reader
     excluded: frozenset = frozenset()  # places within `code` where it does not apply
+    also: tuple = ()  # other jurisdictions with a rule of the same name ("wealth tax": CH, ES, NO, ...)
 
     @property
     def name(self):
@@ -56,13 +59,16 @@ REGIMES = (
     Regime(("step-up in basis", "stepped-up basis"), "US", "the US basis step-up at death"),
     Regime(("IRS",), "US", "the US federal tax authority"),
     Regime(("state income tax", "state income taxes"), "US", "a US state's income tax", NO_WAGE_TAX),
+    Regime(("state capital gains tax", "state tax on gains", "state tax on the gains", "state taxes the gains",
+            "state taxes gains", "state taxes capital gains"), "US", "a US state's tax on gains", NO_GAINS_TAX),
+    Regime(("3.8% surtax", "surtax on investment income"), "US", "the 3.8% US net investment income tax"),
     # US states: tie only to that state.
     Regime(("California income tax", "California state tax", "CA FTB", "FTB", "Franchise Tax Board"), "US-CA",
            "California's income tax"),
     Regime(("New York state tax", "New York State income tax", "NYS tax", "New York City income tax", "NYC tax"),
            "US-NY", "New York's income tax"),
     # Switzerland: federal and cantonal rules tie to any Swiss place.
-    Regime(("Swiss wealth tax", "Vermögenssteuer", "Vermögensteuer", "impôt sur la fortune"), "CH",
+    Regime(("Swiss wealth tax", "Vermögenssteuer", "Vermögensteuer"), "CH",
            "the Swiss cantonal wealth tax"),
     Regime(("cantonal tax", "cantonal taxes", "cantonal income tax", "cantonal and communal tax"), "CH",
            "Swiss cantonal tax"),
@@ -72,6 +78,9 @@ REGIMES = (
            "the Swiss pension pillars"),
     Regime(("Eigenmietwert", "imputed rental value"), "CH", "the Swiss tax on a home's imputed rent"),
     Regime(("Verrechnungssteuer",), "CH", "the Swiss 35% withholding tax"),
+    # Countries that tax wealth every year (only they: a US or UK client has none).
+    Regime(("wealth tax", "yearly wealth tax", "annual wealth tax", "impôt sur la fortune"), "CH", "a yearly tax on net wealth", also=(
+        "ES", "NO", "FR", "LI", "NL", "IT")),
     # Germany.
     Regime(("Erbschaftsteuer", "Erbschaftssteuer", "Schenkungsteuer", "Schenkungssteuer"), "DE",
            "the German inheritance and gift tax"),
@@ -100,6 +109,7 @@ class Mention:
     text: str
     excluded: frozenset = frozenset()
     negated: bool = False  # "no state income tax", "without IHT": named as absent, not applied
+    also: tuple = ()
 
 
 def _pattern(names, flags=0):
@@ -141,7 +151,7 @@ def _table_mention(text, match):
     regime = _BY_NAME[match[0].lower()]
     return Mention(
         regime.name, regime.code, regime.what, match.start(), match.end(), match[0], regime.excluded,
-        _negated(text, match.start()),
+        _negated(text, match.start()), regime.also,
     )
 
 
@@ -175,12 +185,11 @@ def tied(mention: Mention, places: list[str]) -> bool:
     A subdivision's rules tie to that subdivision; and, since the facts cannot tell which state or canton is meant, to
     its country when the facts name the country but none of its subdivisions.
     """
+    for code in (mention.code, *mention.also):
+        for place in places:
+            if place not in mention.excluded and (place == code or placelib.within(place, code)):
+                return True
     code = mention.code
-    for place in places:
-        if place in mention.excluded:
-            continue
-        if place == code or placelib.within(place, code):
-            return True
     country = placelib.country_of(code)
     if country != code and country in places:
         return not any(p != country and placelib.country_of(p) == country for p in places)

@@ -328,6 +328,12 @@ def test_currencies_combined_without_a_rate_are_flagged(text):
     assert [f.kind for f in failed(text, ZURICH)] == ["currency"]
 
 
+def test_talk_of_exchange_rates_states_no_rate():
+    text = "Exchange rates move; EUR 650k plus CHF 1.8m is CHF 2.45m, hedged against EUR/CHF swings."
+    assert [f.kind for f in failed(text, ZURICH)] == ["currency"]
+    assert failed("EUR 650k plus CHF 1.8m, converted at today's rate, is about CHF 2.4m.", ZURICH) == []
+
+
 def test_a_rate_in_the_text_or_the_facts_allows_combining():
     assert failed("At 0.94 CHF per EUR, EUR 650k plus CHF 1.8m is CHF 2.41m.", ZURICH) == []
     facts = ZURICH + [Fact("EUR/CHF exchange rate", "constraint", "EUR/CHF 0.94")]

@@ -127,3 +127,18 @@ def test_the_table_stays_small_and_documented():
 )
 def test_a_places_laws_in_other_words_than_tax(text, code):
     assert code in [c for _, c in named(text)], named(text)
+
+
+@pytest.mark.parametrize(
+    "text, places, expected",
+    [
+        ("A yearly wealth tax applies to the whole portfolio.", ["US-TX"], False),
+        ("A yearly wealth tax applies to the whole portfolio.", ["ES"], True),  # several countries tax wealth
+        ("The Swiss wealth tax applies.", ["ES"], False),
+        ("The state taxes the gains as ordinary income.", ["US-TX"], False),
+        ("The state taxes the gains as ordinary income.", ["US-WA"], True),  # Washington taxes large gains
+        ("A 3.8% surtax applies to the investment income.", ["GB"], False),
+    ],
+)
+def test_rules_named_without_their_place(text, places, expected):
+    assert tied(first(text), places) is expected
