@@ -200,6 +200,11 @@ class FactsPageTest(LiveBrowserTestCase):
             page.fill('[data-testid="fact-label"]', "retirement")
             page.select_option('[data-testid="fact-kind"]', "goal")
             page.fill('[data-testid="fact-value"]', "retire at 62")
+            page.set_viewport_size(SMALL)  # the open form leaves the tree room on a small screen too
+            stage = page.locator("#tree-stage").bounding_box()
+            assert stage["height"] >= 0.3 * SMALL["height"], stage
+            shot(page, "1024-add-form")
+            page.set_viewport_size(WIDE)
             page.click('[data-testid="fact-submit"]')
             added = page.locator('[data-testid="fact-list"] li.fact', has_text="retire at 62")
             expect(added).to_have_count(1)
