@@ -891,14 +891,13 @@ def _percents(doc):
 def _named_fact(doc, q, facts):
     """The fact whose whole label the text attaches to the figure ("SGD target: 45%", "the cost basis of USD 400k");
     of several ("his SIPP", "her SIPP": both read "SIPP"), the one the figure matches, if any."""
+    named = []
     for form, term, start, _end in _attached(doc, q):
         if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 16), start):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
         words = _raw(term)
-        named = [f for f in facts if _label_in(f.label, words)]
-        if named:
-            return next((f for f in named if matches(q, f.value, f.unit)), named[0])
-    return None
+        named += [f for f in facts if _label_in(f.label, words)]
+    return next((f for f in named if matches(q, f.value, f.unit)), named[0] if named else None)
 
 
 SHARE_BEFORE = re.compile(r"%\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$")
@@ -909,7 +908,7 @@ WEAK = frozenset("balance value amount size sum account".split())  # "the 401(k)
 
 def _label_in(label, words):
     """Every word of the label as written (but balance, value, ...) is in the words."""
-    needed = _raw(label) - WEAK or _raw(label)
+    needed = {w for w in _raw(label) - WEAK if not w.isdigit()} or _raw(label)  # "SIPP balance 2": the SIPP
     return bool(needed) and needed <= words
 
 
@@ -1149,8 +1148,8 @@ def _mislabels(doc, q, owners, mentions):
         return [f"{q.text} is the {owner.label}, not the {named.label}"] + _wrong_base(doc, q, owners)
     for form, term, start, end in _attached(doc, q):
         words = _content(term)
-        if not words or form == "colon":
-            continue
+        if not words or form in ("colon", "prefix"):
+            continue  # "a pension pays $4,200": words before a figure with no mark between are too loose here
         if words & mine:
             fine = True
             continue

@@ -79,8 +79,8 @@ REGIMES = (
     Regime(("Eigenmietwert", "imputed rental value"), "CH", "the Swiss tax on a home's imputed rent"),
     Regime(("Verrechnungssteuer",), "CH", "the Swiss 35% withholding tax"),
     # Countries that tax wealth every year (only they: a US or UK client has none).
-    Regime(("wealth tax", "yearly wealth tax", "annual wealth tax", "impôt sur la fortune"), "CH", "a yearly tax on net wealth", also=(
-        "ES", "NO", "FR", "LI", "NL", "IT")),
+    Regime(("wealth tax", "yearly wealth tax", "annual wealth tax", "impôt sur la fortune"), "CH",
+           "a yearly tax on net wealth", also=("ES", "NO", "FR", "LI", "NL", "IT")),
     # Germany.
     Regime(("Erbschaftsteuer", "Erbschaftssteuer", "Schenkungsteuer", "Schenkungssteuer"), "DE",
            "the German inheritance and gift tax"),
