@@ -1,9 +1,17 @@
 """Text banks of the offline model: per-kind step templates ordered by stage, synthesis notes, evaluator words.
 
 Each template is "Title: body". The title names the approach (so a later step can cite it and a taken
-step is not proposed again); the body uses the facts placeholders filled by offline_answers.facts().
-A template may start with "[tags] ": it fits only a problem whose facts have every plain tag and none of the
-"!" ones (ch, us, de, uk: the jurisdiction; business: a company in the estate; widow, couple: the client).
+step is not proposed again); the body uses the placeholders offline_answers.facts() fills from the client's fact sheet, never from the problem
+text: {amount} the sum the plan acts on and {whole} the client's whole wealth, each with its label and its figure
+("the portfolio (USD 3.2M)", a derived one with its arithmetic), {tranche} a third of {amount} with the division
+shown, {move} the sale or purchase a target implies; with no figure on the sheet they read as plain words.
+A money amount in a template is always one of these: rules of thumb are percents or words, never amounts.
+
+A template may start with "[tags] ": it fits only a case whose sheet has every plain tag and none of the "!" ones.
+Jurisdictions come from the sheet's places only: ch, us, de, uk (the country), us-ca, ch-zh... (a state or canton),
+no-state-tax (a US state without income tax), cross-border (two countries); business, widow, couple: the client's
+case; move: a holding with a target or limit on the sheet. No template names a state's or canton's own rules
+except through {state_rule}, which names the sheet's own state.
 """
 
 STAGES = ("framing", "action", "sequencing", "controls")
@@ -16,19 +24,21 @@ BANKS = {
             "Base-rate check: Test the idea against history before committing {amount}: how comparable exposures "
             "to {asset} did across the last two rate cycles, the drawdown a holder sat through, and today's valuation.",
             "Client-fit diagnosis: Start from the client, not the idea: map {amount} against liquidity needs, "
-            "existing exposure to {asset} and {cur} obligations, sized so {client} can hold through a 30% drawdown.",
+            "existing exposure to {asset} and obligations in {cur}, sized so {client} can hold through a 30% drawdown.",
             "Bear-case first: Write the bear case for {asset} first: the scenario that loses 30-40%, its odds and "
             "the signal that it is unfolding; go ahead only if the expected return still beats cash by 3-4 points.",
         ),
         (
-            "Staged entry: Build the position in three tranches of {third}, the first now and the others at fixed "
+            "Staged entry: Build the position in three tranches{tranche}, the first now and the others at fixed "
             "dates or after 10% pullbacks, so the entry price of {asset} is averaged rather than bet on one day.",
-            "Core-satellite sizing: Hold the thesis as a satellite capped at {cap_range}, keep the core in low-cost "
+            "Core-satellite sizing: Hold the thesis as a satellite capped at 5-10% of total wealth, keep the core in low-cost "
             "diversified funds, and fund the satellite from the holding that overlaps most with {asset}.",
+            "[move] Staged sale: Sell down in three stages: {move}, each stage at a fixed date and timed so gains fall "
+            "into the tax years that cost least.",
             "Instrument choice: Compare direct shares, a low-cost ETF and a capital-protected note on all-in cost, "
             "tax treatment in {place}, liquidity and issuer risk; pick the cheapest one with daily liquidity.",
-            "Hedged expression: Express the view on {asset} with the currency risk removed, hedging the non-{cur} "
-            "part at roughly 0.5-1.5% a year, so the result depends on the thesis rather than on exchange rates.",
+            "Hedged expression: Express the view on {asset} with the currency risk removed, hedging the part outside "
+            "{cur} at roughly 0.5-1.5% a year, so the result depends on the thesis rather than on exchange rates.",
         ),
         (
             "Milestone release: Release each further tranche only if the thesis metrics move as expected within "
@@ -36,7 +46,7 @@ BANKS = {
             "Funding order: Fund the position tax-aware: first idle cash above a 6-month reserve, then maturing "
             "bonds, and appreciated holdings last, so {amount} is deployed without realising gains needlessly.",
             "Scenario sizing: Run bull, base and bear cases over {horizon} weighted 25/50/25, and size the final "
-            "weight so the bear case costs no more than 3% of total wealth ({cur} terms).",
+            "weight so the bear case costs no more than 3% of total wealth, measured in {cur}.",
             "Peer comparison: Before the last tranche, compare {asset} with its two closest alternatives on "
             "valuation, balance sheet and earnings revisions; switch the rest if one offers the same view cheaper.",
         ),
@@ -47,36 +57,38 @@ BANKS = {
             "volatility, checked quarterly, and a breach triggers an automatic trim rather than a debate.",
             "Implementation plan: Buy with limit orders over 5-10 trading days, log rationale and costs in the "
             "suitability file, and book a 6-month review with {client} that checks thesis metrics, not price.",
-            "Liquidity guard: Keep 12 months of spending outside the thesis in {cur} money market funds, so no "
+            "Liquidity guard: Keep 12 months of spending outside the thesis in money market funds in {cur}, so no "
             "forced sale of {asset} is ever needed, and revisit the reserve whenever cash needs change.",
         ),
     ),
     "allocation-rebalance": (
         (
-            "Drift diagnosis: Measure current weights of {amount} against the strategic mix: each asset class "
+            "Drift diagnosis: Measure current weights of {whole} against the strategic mix: each asset class "
             "outside its band ({band}), the gap in {cur}, and whether markets or cash flows caused it.",
             "Risk-capacity check: Re-check the target before trading: confirm the risk capacity and income needs "
             "of {client} over {horizon} still justify the mix, since rebalancing to a stale target locks in risk.",
             "Cost-of-drift estimate: Quantify what the drift costs in extra volatility and drawdown versus target, "
             "against trading costs and taxes in {place}; fix only the gaps where risk clearly outweighs friction.",
-            "Currency view: Split the drift by currency as well as asset class: how much of {amount} sits outside "
+            "Currency view: Split the drift by currency as well as asset class: how much of {whole} sits outside "
             "{cur}, and whether the currency exposure rather than the asset mix is the real deviation.",
         ),
         (
             "Band rebalance: Trade only the classes outside their bands, back to the band edge rather than the "
-            "midpoint, which roughly halves turnover; for {amount} that usually means moving less than {tenth}.",
+            "midpoint, which roughly halves turnover and usually moves less than a tenth of {whole}.",
             "Cash-flow rebalance: Rebalance with flows instead of sales: send new money, dividends and coupons to "
             "the underweight classes for two quarters, and sell only what the flows cannot fix.",
             "Full reset to target: Reset every class to target in one trade list for a clean start, netting buys "
-            "and sells inside each fund family to keep total costs under 0.2% of {amount}.",
+            "and sells inside each fund family to keep total costs under 0.2% of the portfolio's value.",
+            "[move] Gap trade: Trade exactly the gap the target leaves: {move}, in two or three tickets, sells settled "
+            "before any buy, so the rebalance moves no more than it must.",
             "Tax-lot selection: Sell the overweight classes through the tax lots with the smallest gains first and "
             "realise losses elsewhere to offset them, so the rebalance costs as little tax as possible in {place}.",
         ),
         (
-            "Staggered execution: Execute in three steps of about {third} each over six weeks, so {amount} is not "
+            "Staggered execution: Execute in three steps{tranche} over six weeks, so {amount} is not "
             "moved at one day's prices, and stop early if market moves restore the bands.",
             "Sells before buys: Sequence sells before buys and settle each leg first, keeping cash above the "
-            "6-month reserve throughout; park proceeds awaiting reinvestment in a {cur} money market fund.",
+            "6-month reserve throughout; park proceeds awaiting reinvestment in a money market fund in {cur}.",
             "Calendar plus bands: Check bands monthly and rebalance when a class breaches {band}; otherwise "
             "rebalance once a year in a fixed month, so trading stays predictable for {client}.",
             "Glide path: Replace one large rebalance with a glide path that moves a fixed number of points a "
@@ -89,13 +101,13 @@ BANKS = {
             "the rebalance by selling illiquid or locked-up positions at a discount.",
             "Post-trade check: After trading, compare realised weights, costs and taxes with the plan, report the "
             "deviation to {client}, and log why any class was left outside its band.",
-            "Stress test: Stress the rebalanced mix with a 25% equity fall and a 10% {cur} move; if the loss on "
-            "{amount} exceeds the client's stated limit, lower the equity target before the next review.",
+            "Stress test: Stress the rebalanced mix with a 25% equity fall and a 10% move in {cur}; if the loss on "
+            "{whole} exceeds the client's stated limit, lower the equity target before the next review.",
         ),
     ),
     "tax-optim-sequence": (
         (
-            "[ch] Tax inventory: List every lever for {client} in {place}: income bracket, wealth tax on {amount}, "
+            "[ch] Tax inventory: List every lever for {client} in {place}: income bracket, wealth tax on {whole}, "
             "pillar 3a and pension buy-in room, unrealised gains and losses, and when each lever expires.",
             "[!us] Marginal-rate map: Map the marginal tax rate for each of the next five years, so deductions land in "
             "high-income years and taxable withdrawals in low-income ones, usually after retirement.",
@@ -104,29 +116,35 @@ BANKS = {
             "[ch] Withdrawal-tax baseline: Compute the tax if all pension and 3a capital were drawn in one year, then "
             "how much staggering withdrawals at {pillar_ages} saves: the yardstick for every later step.",
             "[us] Federal and state map: Map each tax that applies in {place}: federal long-term gains at 0, 15 or 20% "
-            "plus 3.8% net investment income tax, and state tax (California taxes gains as ordinary income, up to 13.3%).",
+            "plus the 3.8% net investment income tax; {state_rule}.",
             "[us] Lot inventory: List every lot of {asset} with cost, date bought and unrealised gain or loss, and split "
             "the losses into short-term (held a year or less) and long-term, since each nets first against its own kind.",
+            "[us] Withdrawal order map: Map each account's tax treatment and the order to draw on them: taxable "
+            "accounts first, tax-deferred next, tax-free last, each year's draw sized to stay in the intended bracket.",
             "[!ch,!us] Tax map: Map the taxes that apply in {place}: income, capital gains, wealth or estate taxes, with "
             "the rate and the deadline of each, and which of them {amount} is exposed to.",
         ),
         (
             "[ch] Pension buy-in: Make a voluntary pension-fund buy-in in the highest-income year, fully deductible and "
             "sized to drop a bracket, respecting the three-year lock before any capital withdrawal.",
-            "[ch] Staggered 3a accounts: Spread pillar 3a saving over several accounts (up to CHF 7,258 a year when "
-            "insured in a pension fund) and withdraw one account a year at {pillar_ages} to cut the rate.",
+            "[ch] Staggered 3a accounts: Spread pillar 3a saving over several accounts (each year up to the legal "
+            "maximum for someone insured in a pension fund) and withdraw one account a year at {pillar_ages}.",
             "[!us] Loss harvesting: Realise losses on positions that no longer fit to offset taxable gains of the same "
             "year, and reinvest in similar but not identical funds so market exposure is unchanged.",
-            "[ch] Income-to-capital shift: Move part of {amount} from high-coupon bonds into low-coupon or accumulating "
+            "[ch] Income-to-capital shift: Move part of {whole} from high-coupon bonds into low-coupon or accumulating "
             "funds, since private capital gains are tax-free in Switzerland while coupons are taxed as income.",
             "[us] Wash-sale-safe harvest: Sell the losing lots and buy a similar but not substantially identical fund at "
             "once; never rebuy the same security within 30 days before or after, or the wash-sale rule disallows the loss.",
-            "[us] Loss netting: Net harvested losses against realised gains first; up to USD 3,000 of any excess offsets "
-            "ordinary income each year, and the rest carries forward with no time limit.",
+            "[us] Loss netting: Net harvested losses against realised gains first; a small capped part of any excess "
+            "offsets ordinary income each year, and the rest carries forward with no time limit.",
+            "[us] Conversion window: Use the low-income years before pensions and required withdrawals start to "
+            "convert part of the tax-deferred savings each year, up to the top of the current bracket.",
             "[!ch,!us] Allowances first: Use each yearly allowance and tax-favoured wrapper available in {place} before "
             "anything else, since an unused allowance is usually lost for that year.",
         ),
         (
+            "[move] Gain budget: Spread the sale over at least two tax years, {move}, so each year's realised gain "
+            "stays as low in the brackets as possible.",
             "[ch] Year-by-year schedule: Lay out the years: buy-ins first while income is high, 3a contributions every "
             "year, withdrawals only after retirement, each year checked against the marginal-rate map.",
             "[ch,couple] Spouse coordination: Sequence both spouses' accounts together, alternating withdrawal years between "
@@ -170,15 +188,15 @@ BANKS = {
             "[business] Control question: Decide how much control {client} keeps: outright gifts, gifts with usufruct, or a "
             "holding with voting and non-voting shares, each shaping who decides about {asset}.",
             "[de] German inheritance tax: German inheritance tax (Erbschaftsteuer) applies when the deceased or an heir "
-            "lived in Germany; a spouse has a EUR 500,000 allowance and each child EUR 400,000, and the rest is taxed by class.",
+            "lived in Germany; a spouse and each child have an allowance of their own, and the rest is taxed by class.",
             "[cross-border] Which country taxes: Fix which country taxes the estate: where the deceased lived, where the "
             "heirs live and where each asset sits, and whether a treaty decides it; leave nothing to be taxed twice.",
             "[widow] Her own needs first: Secure what {client} needs for the rest of her life before any transfer: "
             "spending, care and a reserve, and only then decide what of {amount} can pass to the heirs.",
         ),
         (
-            "Lifetime gifts: Start yearly gifts of about {twentieth} per child, documented as advances on inheritance, "
-            "so value leaves the estate gradually while {client} keeps enough to live on.",
+            "Lifetime gifts: Start yearly gifts of a fixed, modest share per child, documented as advances on "
+            "inheritance, so value leaves the estate gradually while {client} keeps enough to live on.",
             "Usufruct transfer: Transfer ownership of {asset} to the children now while keeping a life usufruct, "
             "so income stays with {client} and future growth accrues to the heirs.",
             "[couple] Inheritance contract: Combine a marriage contract with an inheritance contract signed by all heirs "
@@ -186,7 +204,7 @@ BANKS = {
             "[business] Family holding: Place {asset} in a family holding with separate voting and economic rights, passing "
             "economic value to the next generation while voting control stays with the founder.",
             "[de] Ten-year allowances: Use the German allowances every ten years: gifts within ten years are added to "
-            "the inheritance, so gifts made now renew the EUR 400,000 per child allowance for a transfer a decade later.",
+            "the inheritance, so gifts made now renew each child's allowance for a transfer a decade later.",
             "[widow] Will and beneficiaries: Write or update her will and the beneficiaries of her accounts and "
             "policies, so the children's shares of {amount} follow her wishes rather than the default rules.",
         ),
@@ -197,10 +215,10 @@ BANKS = {
             "fix the equalisation payments or insurance for the others in the same documents.",
             "[!de] Gift timing: Spread gifts over several tax years, keep each below any exemption threshold that "
             "applies in {place}, and file every gift declaration on time.",
-            "Insurance funding: Fund taxes and equalisation with a life policy owned by the heirs, sized near "
-            "{tenth}, so the estate never has to sell assets at a bad moment.",
+            "Insurance funding: Fund taxes and equalisation with a life policy owned by the heirs, sized to the "
+            "expected bill, so the estate never has to sell assets at a bad moment.",
             "[de] Filing calendar: Report the inheritance to the German tax office within three months, and pay the tax "
-            "from liquid assets in {cur} so nothing of {asset} has to be sold under time pressure.",
+            "from liquid assets in {cur}, so nothing of {asset} has to be sold under time pressure.",
         ),
         (
             "Document review: Update the will, powers of attorney and advance care directive together, and review "
@@ -271,12 +289,12 @@ BANKS = {
         (
             "Preferred option: Pick the option that best serves the top objective, quantify its expected outcome "
             "for {amount}, and state what is given up against the runner-up.",
-            "Phased commitment: Commit in phases, about {third} now and the rest after a review, so the decision "
-            "can be corrected without large costs.",
+            "Phased commitment: Commit {amount} in three phases{tranche}, the first now and the rest after a review, "
+            "so the decision can be corrected without large costs.",
             "Reserve first: Set aside 6-12 months of spending as a liquidity reserve before anything else, then "
             "apply the plan to what remains of {amount}.",
             "Cost reduction: Remove avoidable costs first: overlapping products, high-fee funds and idle cash; "
-            "0.5% a year saved on {amount} compounds over {horizon}.",
+            "0.5% a year saved compounds over {horizon}.",
         ),
         (
             "Action timeline: Put the actions on a timeline with owners: this month, this quarter, this year, and "
@@ -309,7 +327,7 @@ NOTES = {
         "staged entry, a hard cap on the position and exit rules agreed before the first trade",
     ),
     "allocation-rebalance": (
-        "Bring {amount} back inside its strategic bands at the lowest cost and tax",
+        "Bring {whole} back inside its strategic bands at the lowest cost and tax",
         "trading into a sharp market move and realising avoidable gains",
         "staggered execution, band-edge targets and careful tax-lot selection",
     ),
@@ -334,6 +352,12 @@ NOTES = {
         "phased commitment, checkpoint reviews and a liquidity reserve kept throughout",
     ),
 }
+
+# The main risk and its mitigation when the sheet implies a sale to bring a holding to its target or limit.
+SALE_NOTES = (
+    "{asset} falls sharply before the sales are done, or the gains land in costly tax years",
+    "sale dates fixed in advance, gains spread across tax years, and a hedge on the part still held",
+)
 
 # The evaluator's vocabulary: words a rubric line carries no meaning with, and words that count for a criterion.
 STOPWORDS = set(
@@ -381,3 +405,61 @@ DEFAULT_ASSET = {
     "data-driven-research": "the asset under study",
     "general": "the core holding",
 }
+
+# A goal the sheet names that the kind's own lead does not: the recommendation leads with it.
+GOAL_LEADS = (
+    (
+        r"\btax[- ]loss|\bharvest",
+        "Harvest the losses in {whole} before the tax year ends and keep the market exposure, within the rules that "
+        "apply in {place}",
+    ),
+    (
+        r"\b(?:sell|trim|reduce|exit|unwind|diversif)\w*",
+        "Reduce {asset} in stages, at the lowest tax and market cost, keeping the rest of the portfolio on its plan",
+    ),
+)
+
+# What an answer says about an instrument the client listed, by words of its name (the first match wins): written
+# for any jurisdiction, no place's own rule. The part before ";" is the short note an answer near its limit keeps.
+LISTED_NOTES = (
+    (
+        r"exchange fund",
+        "swaps the concentrated shares into a diversified pool without a sale; the price is a lock-up of about "
+        "seven years and a yearly fee, so it suits shares the client will not need to sell",
+    ),
+    (
+        r"\bCRTs?\b|charitable remainder",
+        "sells the shares inside the trust with no tax on the gain at once; it pays an income for a term or for "
+        "life and the rest goes to charity, so it suits only a real charitable wish",
+    ),
+    (
+        r"\bDAFs?\b|donor[- ]advised",
+        "takes a gift of the most appreciated shares at full value now; it grants to charities later, so it suits "
+        "giving the client plans anyway",
+    ),
+    (
+        r"collar",
+        "a bought put and a sold call set a floor and a cap on the shares; it buys time for a staged sale without "
+        "selling today",
+    ),
+    (
+        r"prepaid variable forward|\bPVF\b",
+        "pays most of the shares' value now against their delivery later; it defers the sale, at a cost, and the "
+        "upside above the cap is given up",
+    ),
+    (r"direct index", "holds the index share by share; losses harvested along the way offset gains on the sale"),
+    (r"10b5-1|trading plan|selling plan", "sells on a schedule set in advance; sales go on through closed windows"),
+    (r"trust", "holds the assets for the beneficiaries under set terms; it fixes control and timing, at a yearly cost"),
+    (r"foundation|stiftung", "holds the assets for a purpose; it fixes control for the long term but is hard to undo"),
+    (r"insurance|life policy", "can fund taxes or equalisation at death; no asset then has to be sold"),
+    (r"option|\bputs?\b|\bcalls?\b", "can hedge part of the position for a period; the premium is the price of time"),
+    (r"\bETFs?\b|index fund", "a low-cost, diversified home for the proceeds; bought in the same stages"),
+    (r"bond", "steadies the portfolio; it funds spending while the rest is repositioned"),
+    (r"annuit", "turns part of the capital into a lifelong income; it cannot be undone, so it comes last"),
+    (r"mortgage", "weigh repaying it against keeping the liquidity; the rate gap decides"),
+    (r"holding", "separates voting control from economic value; value can pass before control"),
+)
+INSTRUMENT_NOTE = "weigh it against the plan above; compare cost, lock-up, tax treatment and control first"
+ACCOUNT_NOTE = "its place in the order of contributions and withdrawals is set by the steps above; each move in or out is timed for tax"
+GOAL_NOTE = "the steps above serve it; each yearly review measures the plan against it"
+CONSTRAINT_NOTE = "every step keeps to it"

@@ -27,7 +27,7 @@ def reflect(p, rng):
 
 def wealth_reflection(p, rng):
     offline = base()
-    f = offline.facts(p.problem, p.kind)
+    f = offline.facts(p)
     line = " ".join(p.steps + [p.last_step])
     missed = [c for c in offline.rubric_criteria(p.rubric) if not offline.meets(c, line)]
     last = offline.title_of(p.last_step).lower()

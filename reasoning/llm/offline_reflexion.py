@@ -44,16 +44,17 @@ def gaps(criteria, text):
     return sorted(((c, k) for c, k in short if k < 1), key=lambda ck: -ck[0][1] * (1 - ck[1]))
 
 
-def figure(problem, index=0):
-    """A number from the problem for the critique and the next attempt to work from."""
-    numbers = oa.key_numbers(problem, []) or [oa.facts(problem, "general")["amount"]]
+def figure(p, index=0):
+    """A labelled figure from the client's facts for the critique and the next attempt to work from (plain words
+    when the sheet has none)."""
+    numbers = oa.key_numbers(p) or [oa.facts(p)["amount"]]
     return numbers[index % len(numbers)]
 
 
 def attempt(p, rng):
     s = p.sections
     count = int(min(6, max(1, first_number(s.get("STEPS"), 3))))
-    f = oa.facts(p.problem, p.kind)
+    f = oa.facts(p)
     steps = [oa.fill(template, f) for template in first_templates(p.kind, f, count)]
     # Each criterion a review raised is answered by a step written for it, in place of one of the first attempt's,
     # from the last step back (more criteria than steps share a step): a real change in what the attempt does, not a
@@ -81,7 +82,7 @@ def first_templates(kind, f, count):
 
 def revised_step(criteria, f, p, titles, j):
     """A step that answers a review's criteria: the bank's approach that meets the first and is not in the attempt yet,
-    under the criteria's names, worked from one of the problem's own figures."""
+    under the criteria's names, worked from one of the client's own figures."""
     criterion, names = criteria[0], " and ".join(c[0] for c in criteria)
     options = [
         t
@@ -93,13 +94,13 @@ def revised_step(criteria, f, p, titles, j):
     # An approach whose own title names the criterion ("Risk controls" for "Risk awareness") reads best under it.
     stems = {w[:4] for w in criterion[0].lower().split()}
     options.sort(key=lambda t: not any(s in oa.title_of(t).lower() for s in stems))
-    numbers = oa.key_numbers(p.problem)
+    numbers = oa.key_numbers(p)
     # With no approach in the banks for it, a step in its own words (a rubric's line copied back is an echo, refused).
     figures = "; ".join(numbers[:3]) or f["amount"]
     body = (
         oa.fill(options[0], f).partition(":")[2].strip()
         if options
-        else f"Recheck the plan against the problem's own figures ({figures}) and the rules in {f['place']}, state "
+        else f"Recheck the plan against the client's own figures ({figures}) and the rules in {f['place']}, state "
         f"what could go wrong at each step for {f['client']} and the response, and keep the steps consistent."
     )
     figure = numbers[j % len(numbers)] if numbers else ""
@@ -127,7 +128,8 @@ def evaluate(p, rng):
     criteria = criteria_of(p)
     credits = [(c, credit(c, text)) for c in criteria]
     coverage = sum(c[1] * k for c, k in credits) / sum(c[1] for c in criteria)
-    concrete = 0.04 * (oa.facts(p.problem, p.kind)["amount"] in text) + 0.02 * bool(re.search(r"\d", text))
+    shown = oa.facts(p)["figure"]
+    concrete = 0.04 * bool(shown and shown in text) + 0.02 * bool(re.search(r"\d", text))
     score = round(min(0.98, max(0.02, 0.3 + 0.6 * coverage + concrete + rng.uniform(-0.02, 0.02))), 3)
     return {"score": score, "reason": judgement(credits)}
 
@@ -143,7 +145,7 @@ def reflect(p, rng):
     steps, num = oa.parse_steps(s.get("ATTEMPT", "")), int(first_number(s.get("ATTEMPT NUMBER"), 1))
     score = first_number(s.get("SCORE"), 0.0)
     missed = gaps(criteria_of(p), " ".join(steps))[:GAPS_PER_CRITIQUE]
-    number = figure(p.problem)
+    number = figure(p)
     if not missed:
         return {
             "critique": f"Attempt {num} scored {score:g}: it names every criterion but stays general. "

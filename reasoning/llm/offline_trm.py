@@ -5,12 +5,12 @@ line under its label. The analysis finds which themes the current answer (the pr
 those are its insights, the first two missing ones its issues (with suggestions), the rest missing; its
 confidence grows with the coverage. Each improvement adds the two themes the analysis flagged, so a session
 climbs through about 0.32, 0.62 and 0.92, stops by the default threshold at the third iteration, and its
-last improvement completes the answer. Sentences are filled
-with the problem's own facts; the wording varies with the prompt (alternatives read differently).
+last improvement completes the answer. Sentences are filled from the client's fact sheet (offline_answers.facts);
+the first answer already names each instrument, account, goal and constraint the sheet lists, and every later one
+keeps it; the wording varies with the prompt (alternatives read differently).
 """
 
-from reasoning.llm.offline_answers import facts
-from reasoning.llm.offline_banks import NOTES
+from reasoning.llm import offline_answers as oa
 
 # (label, the issue when it is missing, two ways of writing its line)
 THEMES = (
@@ -18,8 +18,8 @@ THEMES = (
         "Sizing",
         "The answer does not size the commitment: how much of {amount} moves, and in which stages.",
         (
-            "commit {amount} in three tranches of about {third}, each released only after a checkpoint review.",
-            "keep the decision to {amount}, moved in stages of roughly {third}, so no single day's prices "
+            "commit {amount} in three tranches{tranche}, each released only after a checkpoint review.",
+            "keep the decision to {amount}, moved in three stages{tranche}, so no single day's prices "
             "decide the outcome.",
         ),
     ),
@@ -71,9 +71,9 @@ PER_ITERATION = 2  # themes an improvement adds
 
 
 def fill(p):
-    f = facts(p.problem, p.kind)
-    lead, risk, mitigation = (text.format_map(f) for text in NOTES[p.kind])
-    f.update(lead=lead, risk=risk, mitigation=mitigation)
+    f = oa.facts(p)
+    risk, mitigation = oa.risk_of(p, f)
+    f.update(lead=oa.lead_of(p, f), risk=risk, mitigation=mitigation)
     return f
 
 
@@ -111,9 +111,16 @@ def trm_reason(p, rng):
 
 def trm_improve(p, rng):
     f = fill(p)
-    answer = p.last_step if p.step > 1 else f"Recommendation: {f['lead']}."
+    answer = p.last_step if p.step > 1 else first_answer(p, f)
     added = [f"{label}: {rng.choice(ways).format_map(f)}" for label, _, ways in missing(answer)[:PER_ITERATION]]
     return {"answer": "\n".join([answer.strip(), *added])}
+
+
+def first_answer(p, f):
+    """The lead, the client's figures, then a line for each instrument, account, goal and constraint listed."""
+    numbers = oa.key_numbers(p)
+    shown = "; ".join(numbers) if numbers else f"none on {f['client']}'s fact sheet yet"
+    return "\n".join([f"Recommendation: {f['lead']}.", f"Key numbers: {shown}.", *oa.listed_lines(p, short=True)])
 
 
 HANDLERS = {"trm.reason": trm_reason, "trm.improve": trm_improve}

@@ -1,10 +1,17 @@
-"""offline/noisy on wealth problems: the exact reply, then a guessed judgement or a misstated figure at rate ε, each
-on its own; the contract's shape never changes."""
+"""offline/noisy on wealth problems: the exact reply, then a guessed judgement, or a step or answer that slips in one
+of the ways real models do, at rate ε, each chance on its own; the contract's shape never changes. Over the whole
+fixture, against the checker: tests/llm/test_offline_facts.py."""
 
+import re
 from random import Random
 
-from reasoning.llm.noise import disturb, misstate
+import pytest
+
+from reasoning.facts.sheet import Fact, render_sheet
+from reasoning.llm import noise
+from reasoning.llm.noise import disturb, misstate, slip
 from reasoning.llm.offline_answers import answer
+from reasoning.llm.offline_facts import read_case
 from reasoning.prompts import format_path, parse, render
 
 PROBLEM = "Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target for a Geneva family."
@@ -25,7 +32,7 @@ def test_scores_are_guessed_at_the_noise_rate():
     assert 0.25 < rate(guessed) < 0.35
 
 
-def test_each_thought_misstates_a_figure_on_its_own():
+def test_each_thought_slips_on_its_own():
     thoughts = {"thoughts": [{"thought": f"Sell CHF 1,440,000 of equities in step {i}."} for i in range(4)]}
     changed = []
     for i in range(500):
@@ -52,3 +59,77 @@ def test_every_wealth_contract_still_parses_at_full_noise():
     for contract, extra in cases.items():
         for seed in range(5):
             parse(contract, answer(render(contract, **fields, **extra), seed, 1.0))
+
+
+# ---- each way to slip, on the Californian's sheet ----------------------------------------------------------------
+
+CASE = read_case(
+    render_sheet(
+        [
+            Fact("residence", "place", "US-CA", "ISO 3166"),
+            Fact("employer stock share", "percent", 70, "%", base="portfolio"),
+            Fact("portfolio", "amount", 3_200_000, "USD"),
+            Fact("salary", "amount", 450_000, "USD"),
+            Fact("apartment in Munich", "amount", 650_000, "EUR"),
+            Fact("exchange fund", "instrument", "exchange fund"),
+            Fact("collar", "instrument", "collar"),
+        ]
+    )
+)
+STEP = (
+    "Sell the employer stock (70% of the USD 3.2M portfolio = USD 2.24M) in three stages; keep the salary (USD 450k)."
+)
+ANSWER = "Recommendation: diversify.\n- exchange fund: swaps the shares.\n- collar: sets a floor.\n\nMain risk: a fall."
+
+
+def made(kind, text=STEP, answer=False):
+    """The text with a slip of one kind, on the first seed that draws it."""
+    for seed in range(200):
+        log = []
+        wrong = slip(text, Random(seed), CASE, answer, lambda *s: log.append(noise.Slip(*s)))
+        if log and log[0].kind == kind:
+            return wrong
+    raise AssertionError(f"no {kind} slip drawn")
+
+
+def test_a_wrong_label_puts_another_facts_figure_where_one_belongs():
+    wrong = made("label")
+    assert wrong != STEP and any(f in wrong for f in ("USD 3.2M", "USD 450k", "EUR 650k"))
+
+
+def test_a_dropped_scale_keeps_the_figure_without_its_scale():
+    assert re.search(r"USD (?:3\.2|2\.24|450)(?![\dMk.])", made("scale"))
+
+
+def test_a_wrong_base_applies_the_percent_to_another_amount():
+    wrong = made("base")
+    assert re.search(r"70% of the (?:USD 450k salary = USD 315k|EUR 650k apartment in Munich = EUR 455k)", wrong)
+
+
+def test_a_jurisdiction_slip_is_never_the_clients_own_place():
+    for seed in range(50):
+        wrong = slip(STEP, Random(seed), CASE, False)
+        assert "California" not in wrong.replace(STEP, "")
+    assert all(rule[0] != "US-CA" for rule in noise._foreign(CASE))
+
+
+def test_mixed_currencies_combine_the_two_with_no_rate():
+    combined = re.search(r"(USD|EUR) [\d.,]+[Mk]? [/+] (USD|EUR) [\d.,]+[Mk]?", made("currency"))
+    assert combined and combined[1] != combined[2]
+
+
+def test_an_instrument_left_out_is_only_made_in_an_answer_and_leaves_no_mention():
+    with pytest.raises(AssertionError):
+        made("coverage", STEP)  # a step is never checked for coverage: no such slip in one
+    wrong = made("coverage", ANSWER, answer=True)
+    assert ("exchange fund" in wrong) != ("collar" in wrong)
+
+
+def test_the_kinds_are_drawn_with_equal_odds_among_those_a_text_allows():
+    counts = {}
+    for seed in range(3000):
+        log = []
+        slip(STEP, Random(seed), CASE, False, lambda *s: log.append(s[0]))
+        counts[log[0]] = counts.get(log[0], 0) + 1
+    assert set(counts) == {"figure", "label", "scale", "base", "jurisdiction", "currency"}
+    assert max(counts.values()) < 1.25 * min(counts.values())

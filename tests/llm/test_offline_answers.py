@@ -1,12 +1,15 @@
-"""The offline model's text generator: every contract parses, replies are deterministic and problem-specific
-(Game of 24: tests/llm/test_puzzle.py). No Django and no network needed."""
+"""The offline model's text generator: every contract parses, replies are deterministic and specific to the client's
+fact sheet (Game of 24: tests/llm/test_puzzle.py; the sheet against the fact checker: test_offline_facts.py). No Django
+and no network needed."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from reasoning.llm.offline_answers import answer, facts, money_spans
+from reasoning.facts.quantities import format_amount
+from reasoning.facts.sheet import EMPTY, Fact, render_sheet
+from reasoning.llm.offline_answers import answer, facts, read_prompt
 from reasoning.prompts import format_path, parse, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,6 +26,42 @@ PROBLEMS = {
     "data-driven-research": "Should the client add $3m to Roche shares? Check valuation against peers and drawdowns.",
     "general": "A 45-year-old client has CHF 900,000 in savings in Zurich and asks what to do with it.",
 }
+# Each problem's facts as the sheet gives them: the offline model writes from these, never from the problem text.
+FACTS = {
+    "investment-thesis": [
+        Fact("age", "age", 62, "years"),
+        Fact("residence", "place", "CH-ZG", "ISO 3166"),
+        Fact("portfolio", "amount", 2_400_000, "CHF"),
+        Fact("Nestlé share", "percent", 35, "%", base="portfolio"),
+        Fact("investment", "amount", 500_000, "USD"),
+    ],
+    "allocation-rebalance": [
+        Fact("residence", "place", "CH-GE", "ISO 3166"),
+        Fact("portfolio", "amount", 1_200_000, "EUR"),
+        Fact("equity weight now", "percent", 72, "%"),
+        Fact("equity target", "percent", 60, "%"),
+        Fact("annual withdrawal", "amount", 40_000, "EUR"),
+    ],
+    "tax-optim-sequence": [
+        Fact("residence", "place", "CH-VD", "ISO 3166"),
+        Fact("husband's age", "age", 58, "years"),
+        Fact("income", "amount", 320_000, "CHF"),
+        Fact("pension buy-in room", "amount", 450_000, "CHF"),
+        Fact("pillar 3a", "account", "pillar 3a"),
+    ],
+    "wealth-transfer": [
+        Fact("age", "age", 70, "years"),
+        Fact("ownership share", "percent", 80, "%", base="Keller Metallbau AG value"),
+        Fact("Keller Metallbau AG value", "amount", 18_000_000, "CHF"),
+        Fact("residence", "place", "CH-LU", "ISO 3166"),
+    ],
+    "data-driven-research": [Fact("investment", "amount", 3_000_000, "USD")],
+    "general": [
+        Fact("age", "age", 45, "years"),
+        Fact("savings", "amount", 900_000, "CHF"),
+        Fact("residence", "place", "CH-ZH", "ISO 3166"),
+    ],
+}
 KINDS = list(PROBLEMS)
 
 
@@ -34,6 +73,12 @@ def rubric_text(kind):
     return "\n".join(lines)
 
 
+def sheet(problem):
+    """The fact sheet of one of PROBLEMS (none for any other problem)."""
+    kind = next((k for k, text in PROBLEMS.items() if text == problem), None)
+    return render_sheet(FACTS[kind]) if kind else EMPTY
+
+
 def propose_prompt(problem, kind="general", steps=(), k=3, step=None, depth=4):
     step = step or len(steps) + 1
     return render(
@@ -41,6 +86,7 @@ def propose_prompt(problem, kind="general", steps=(), k=3, step=None, depth=4):
         problem=problem,
         kind=kind,
         rubric=rubric_text(kind),
+        facts=sheet(problem),
         path=format_path(list(steps)),
         k=k,
         step=step,
@@ -54,13 +100,22 @@ def evaluate_prompt(problem, thought, kind="general", steps=()):
         problem=problem,
         kind=kind,
         rubric=rubric_text(kind),
+        facts=sheet(problem),
         path=format_path(list(steps)),
         thought=thought,
     )
 
 
 def synthesize_prompt(problem, steps, kind="general"):
-    return render("tot.synthesize", problem=problem, kind=kind, rubric=rubric_text(kind), path=format_path(list(steps)))
+    return render(
+        "tot.synthesize",
+        problem=problem,
+        kind=kind,
+        rubric=rubric_text(kind),
+        facts=sheet(problem),
+        path=format_path(list(steps)),
+        findings="(none)",
+    )
 
 
 def propose(problem, kind="general", steps=(), k=3, seed=7, **fields):
@@ -138,32 +193,53 @@ def test_a_retry_conversation_still_reads_the_first_sections():
 # Content quality
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_proposals_reuse_an_amount_from_the_problem(kind):
-    amounts = [written for written, _, _ in money_spans(PROBLEMS[kind])]
+def figures(kind):
+    """The sheet's amounts as the offline model writes them ("CHF 2.4M")."""
+    return [format_amount(f.value, f.unit) for f in FACTS[kind] if f.kind == "amount"]
+
+
+@pytest.mark.parametrize("kind", ["investment-thesis", "general"])
+def test_proposals_reuse_an_amount_from_the_sheet(kind):
     thoughts = propose(PROBLEMS[kind], kind, k=3, step=1)
-    assert any(a in t["thought"] for t in thoughts for a in amounts)
+    assert any(a in t["thought"] for t in thoughts for a in figures(kind))
 
 
-def test_derived_numbers_come_from_the_problem():
-    f = facts("Invest CHF 2.4m for a 62-year-old client in Zug with a 60% equity target.", "investment-thesis")
-    assert (f["amount"], f["third"], f["tenth"]) == ("CHF 2.4m", "CHF 800k", "CHF 240k")
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_synthesis_states_every_amount_on_the_sheet_with_its_label(kind):
+    text = synthesize(PROBLEMS[kind], walk(PROBLEMS[kind], kind), kind)
+    for fact in (f for f in FACTS[kind] if f.kind == "amount"):
+        assert f"{fact.label}: {format_amount(fact.value, fact.unit)}" in text
+
+
+def words(kind, problem=None):
+    return facts(read_prompt(propose_prompt(problem or PROBLEMS[kind], kind)))
+
+
+def test_derived_numbers_come_from_the_sheet_with_their_arithmetic():
+    f = words("investment-thesis")
+    # The sum in scope is the holding the sheet implies (35% of the portfolio), its working shown, and a third of it.
+    assert f["amount"] == "Nestlé (35% of the CHF 2.4M portfolio = CHF 840k)"
+    assert f["tranche"] == " (35% of the CHF 2.4M portfolio = CHF 840k; CHF 840k / 3 = CHF 280k each)"
     assert f["client"] == "the 62-year-old client" and f["place"] == "Zug"
-    assert f["band"].startswith("55-65%")
+    assert words("allocation-rebalance")["band"] == "5 points either side of the equity target (60%)"
 
 
-@pytest.mark.parametrize(
-    "text, expected",
-    [
-        ("holds CHF 2.4m", ("CHF 2.4m", 2.4e6, "CHF")),
-        ("add USD 500,000", ("USD 500,000", 5e5, "USD")),
-        ("EUR 1.2 million", ("EUR 1.2 million", 1.2e6, "EUR")),
-        ("about $3m", ("$3m", 3e6, "USD")),
-        ("750,000 francs", ("750,000 francs", 7.5e5, "CHF")),
-    ],
-)
-def test_it_reads_money_amounts_as_written(text, expected):
-    assert money_spans(text) == [expected]
+def test_a_percent_is_applied_to_its_own_base_only():
+    # The 35% is of the portfolio (CHF 2.4M), never of the USD 500k investment.
+    f = words("investment-thesis")
+    written = " ".join(str(value) for value in f.values())
+    assert "USD 175k" not in written and "35% of the USD" not in written
+    # The rebalance's 72% and 60% have no base on the sheet: compared in points, never applied to an amount.
+    text = synthesize(PROBLEMS["allocation-rebalance"], [], "allocation-rebalance")
+    assert "equity weight now 72% against the equity target 60%: 12 points over" in text
+    assert "72% of" not in text and "60% of" not in text
+
+
+def test_the_problem_text_is_never_read_for_facts():
+    problem = "A 45-year-old client has CHF 900,000 in savings in Zurich and USD 250,000 in Geneva."
+    f = words("general", problem)
+    assert f["amount"] == "the investable assets" and f["place"] == "the client's jurisdiction"
+    assert f["client"] == "the client"
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -227,24 +303,16 @@ def test_synthesis_is_a_recommendation_with_numbered_actions(kind):
     text = synthesize(PROBLEMS[kind], steps, kind)
     assert text.startswith("Recommendation:") and "Main risk:" in text and "Mitigation:" in text
     assert all(f"{i}. {s.split(':')[0]}:" in text for i, s in enumerate(steps, 1))
-    assert any(w in text for w, _, _ in money_spans(PROBLEMS[kind]))
+    assert any(a in text for a in figures(kind))
     assert len(text.split()) <= 250
 
 
 def test_synthesis_without_chosen_steps_still_answers():
     text = synthesize(PROBLEMS["general"], [])
-    assert "1. " in text and "CHF 900,000" in text
+    assert "1. " in text and "savings: CHF 900k" in text
 
 
 @pytest.mark.parametrize("prompt", ["### CONTRACT\nlats.select\n### PROBLEM\nx", "", "hello, no sections"])
 def test_an_unknown_contract_gets_a_plain_answer(prompt):
     reply = json.loads(answer(prompt, 1))
     assert set(reply) == {"answer"} and "offline model" in reply["answer"]
-
-
-def test_a_split_target_is_read_as_the_target_not_the_drifted_weight():
-    from reasoning.llm.offline_answers import target_percent
-
-    assert target_percent("Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target.") == 60
-    assert target_percent("Target mix 70/30; equities are now at 78%.") == 70
-    assert target_percent("Equities at 72% against a 65% target.") == 65

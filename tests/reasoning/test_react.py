@@ -90,7 +90,9 @@ async def test_a_run_is_a_chain_of_tool_steps_ending_with_the_final_answer(alice
     final = steps[-1]
     assert final.is_terminal and session.final_node_id == final.id
     assert session.final_answer == final.state["answer"] == edges[final.id].observation
-    assert "CHF 6.19m" in session.final_answer and "illustrative, not tax advice" in session.final_answer
+    # The tools' findings by their source; their figures stay on the steps (a tool's figure is no client fact).
+    assert "C-1001 (Anna Keller" in session.final_answer and "illustrative, not tax advice" in session.final_answer
+    assert "CHF 1.2M / 3 = CHF 400k" in session.final_answer  # the client's own figure, with its arithmetic
     # The answer came with the final step: no synthesis call; one step call per step.
     assert await purposes(session) == ["react.step"] * len(steps)
     ledger, costs = await ledger_and_node_costs(session)

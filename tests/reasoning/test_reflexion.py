@@ -114,8 +114,8 @@ async def test_attempts_are_chains_that_improve_on_their_critiques_until_one_is_
     for note in notes:
         assert note.node_id == chains[note.attempt_num][-1].id and note.applied_to_next
         assert note.outcome_score == pytest.approx(chains[note.attempt_num][-1].eval_score)
-        # Specific to what the attempt missed: a rubric criterion by name, and a figure from the problem.
-        assert any(name in note.critique for name in CRITERIA) and "CHF 320,000" in note.critique
+        # Specific to what the attempt missed: a rubric criterion by name, and a figure from the fact sheet, labelled.
+        assert any(name in note.critique for name in CRITERIA) and "income: CHF 320k" in note.critique
     final = chains[len(chains)][-1]
     assert session.final_node_id == final.id and session.final_answer and not session.answer_partial
     # One more evaluation verifies the attempt that reached the bar (its samples in one request) before it is accepted.
