@@ -1,0 +1,178 @@
+"""The offline model writes only from the client's fact sheet: on every case of fixtures/wealth_cases.json, every step,
+critique and answer of every strategy passes the fact checker (reasoning/facts/check.py) on offline/sim; offline/noisy
+slips at the rate asked, in every way noise.py names. Then the three misreadings a user saw, each impossible now.
+No Django and no network needed."""
+
+import collections
+import functools
+import re
+
+import pytest
+
+from reasoning.facts.check import check, failures
+from reasoning.facts.quantities import find_quantities
+from reasoning.facts.sheet import Fact, render_sheet
+from reasoning.llm import noise
+from reasoning.llm.offline_facts import read_case
+from tests.llm.offline_drive import CASES, Driver, drive, facts_of
+
+BY_ID = {case["id"]: case for case in CASES}
+
+
+def failed(texts, facts):
+    """(contract, finding detail, text) for every failed check of the texts."""
+    return [(t.contract, f.detail, t.text) for t in texts for f in failures(check(t.text, facts, final=t.final))]
+
+
+# ---- offline/sim on the fixture ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["id"] for case in CASES])
+def test_every_text_of_every_strategy_passes_the_fact_checks(case):
+    texts = drive(case).texts
+    assert {t.contract for t in texts if t.final} >= {
+        "tot.synthesize", "lats.synthesize", "reflexion.synthesize", "trm.improve", "react.synthesize",
+    }  # fmt: skip
+    assert failed(texts, facts_of(case)) == []
+
+
+def test_every_answer_names_each_instrument_account_and_goal_the_client_listed():
+    for case in CASES:
+        listed = [f.value for f in facts_of(case) if f.kind in ("instrument", "account", "goal")]
+        for t in drive(case).texts:
+            if t.final:
+                assert all(str(name) in t.text for name in listed), (case["id"], t.contract, listed)
+
+
+# ---- offline/noisy on the fixture ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def noisy():
+    """(slips made, chances to slip, slips the checker caught by kind) over the whole fixture at ε = 0.3."""
+    made, caught, chances = [], collections.Counter(), 0
+    for case in CASES:
+        facts = facts_of(case)
+        for reply in drive(case, noise=0.3).replies:
+            chances += reply.texts
+            for slip in reply.slips:
+                made.append(slip)
+                if slip.kind != "judgement" and failures(check(slip.after, facts, final=slip.answer)):
+                    caught[slip.kind] += 1
+    return made, chances, caught
+
+
+def test_noisy_steps_and_answers_slip_at_the_rate_asked(noisy):
+    made, chances, _ = noisy
+    in_texts = [s for s in made if s.kind != "judgement"]
+    assert chances > 1500
+    assert 0.25 < len(in_texts) / chances < 0.35
+
+
+def test_every_kind_of_slip_is_made_and_each_one_changes_the_text(noisy):
+    made, _, _ = noisy
+    assert {s.kind for s in made} == set(noise.SLIPS) | {"judgement"}
+    assert all(s.after != s.before for s in made if s.kind != "judgement")
+
+
+def test_the_checker_catches_what_the_noise_table_says_it_can(noisy):
+    made, _, caught = noisy
+    count = collections.Counter(s.kind for s in made)
+    for kind in ("scale", "currency", "coverage"):  # caught whenever made: no wording escapes these checks
+        assert caught[kind] == count[kind], kind
+    for kind in ("figure", "label", "base", "jurisdiction"):  # caught sometimes: see noise.py's table for when not
+        assert 0 < caught[kind] < count[kind] or caught[kind] == count[kind] > 0, kind
+    assert caught["judgement"] == 0
+
+
+def test_a_named_jurisdiction_slip_is_caught_and_some_unnamed_one_escapes():
+    case = BY_ID["ts-01-florida-retiree"]
+    facts = facts_of(case)
+    text = "Draw from the brokerage account first."
+    foreign = noise._foreign(read_case(render_sheet(facts)))
+    assert foreign and all(failures(check(f"{text} {named}", facts)) for _code, named, _ in foreign)
+    assert any(not failures(check(f"{text} {unnamed}", facts)) for _code, _, unnamed in foreign)
+
+
+# ---- the three cases a user saw misread -------------------------------------------------------------------------
+
+CA, SWISS_GERMAN, FLORIDA = "it-01-ca-concentrated", "wt-01-swiss-german-family", "ts-01-florida-retiree"
+AMOUNT = re.compile(r"\b[A-Z]{3} [\d,.]+(?:bn|M|k)?\b")
+
+
+@functools.cache
+def every_text(case_id):
+    return drive(BY_ID[case_id]).texts
+
+
+def answers(case_id):
+    return [t for t in every_text(case_id) if t.final]
+
+
+def sentences(text):
+    return re.split(r"(?<=[.;])\s|\n", text)
+
+
+def test_the_californian_salary_is_never_sold_taxed_or_taken_a_percent_of():
+    for t in every_text(CA):
+        assert not re.search(r"\d+% (?:\([^)]*\) )?of (?:the )?USD 450k", t.text), t.text  # no percent of the salary
+        assert not re.search(r"[Ss]ell (?:about )?USD 450k", t.text), t.text
+        assert not re.search(r"70% \(the target\)", t.text), t.text  # her 70% is no target
+        for sentence in sentences(t.text):
+            assert not ("NIIT" in sentence and "USD 450k" in sentence), sentence
+            if "USD 450k" in sentence:
+                assert "salary" in sentence, sentence  # her salary's figure only as her salary
+
+
+def test_the_californian_figures_keep_their_scale_and_the_position_shows_its_arithmetic():
+    for t in every_text(CA):
+        for q in find_quantities(t.text):
+            if q.kind == "amount" and q.value >= 1000:
+                assert q.scaled or "," in q.text, q.text  # USD 3.2M, never USD 3.2
+        if "USD 2.24M" in t.text:
+            assert "70% of the USD 3.2M portfolio = USD 2.24M" in t.text, t.text
+
+
+def test_every_californian_answer_weighs_each_instrument_she_listed():
+    for t in answers(CA):
+        for name in ("exchange fund", "charitable remainder trust", "donor-advised fund", "collar"):
+            assert name in t.text, (t.contract, name)
+
+
+def test_the_swiss_german_family_never_has_two_currencies_combined():
+    facts = facts_of(BY_ID[SWISS_GERMAN])
+    for t in every_text(SWISS_GERMAN):
+        assert not [f for f in failures(check(t.text, facts)) if f.kind == "currency"], t.text
+        for sentence in sentences(t.text):
+            codes = {m[:3] for m in AMOUNT.findall(sentence)}
+            if len(codes) > 1:  # both currencies in one sentence: listed side by side, never computed together
+                assert not re.search(r" [=/+] | as a share of ", sentence), sentence
+
+
+def test_the_florida_retiree_never_gets_another_states_tax_rules():
+    for t in every_text(FLORIDA):
+        assert "California" not in t.text and "13.3%" not in t.text, t.text
+        assert not re.search(r"(?<!no )state income tax (?:applies|on)", t.text), t.text
+    assert any("Florida has no state income tax" in t.text for t in every_text(FLORIDA))
+
+
+# ---- an empty sheet ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["investment-thesis", "allocation-rebalance", "tax-optim-sequence",
+                                  "wealth-transfer", "data-driven-research", "general"])  # fmt: skip
+def test_an_empty_sheet_gets_plain_words_and_no_money_figure_at_all(kind):
+    problem = "A 45-year-old client in Zug has CHF 2.4m in savings and USD 500,000 in a brokerage account."
+    texts = Driver(problem, kind, []).everything()
+    assert texts
+    for t in texts:
+        assert not [q for q in find_quantities(t.text) if q.kind == "amount"], (t.contract, t.text)
+        assert "{" not in t.text and "None" not in t.text and not re.search(r"\S  +\S", t.text), t.text
+        assert "Zug" not in t.text  # a place is read from the sheet, never from the problem
+
+
+def test_a_fact_the_sheet_does_not_hold_is_never_written():
+    facts = [Fact("portfolio", "amount", 2_400_000, "CHF", text="CHF 2.4m")]
+    problem = "A client has CHF 2.4m and USD 500,000 in Zug and asks what to do with them."
+    for t in Driver(problem, "general", facts).everything():
+        assert "500" not in t.text and "USD" not in t.text, t.text
