@@ -1,29 +1,45 @@
 """Every thought and answer checked against the client's fact sheet: figures, arithmetic, currencies, places, labels.
 
-`check(text, facts, final)` returns Findings of six kinds (sheet.CHECK_KINDS); ok=True findings too, for each
-figure and sum that checks out, so a badge can say "5 of 5".
+`check(text, facts, final)` returns Findings of the kinds in sheet.CHECK_KINDS, ok=True ones too (each figure and
+sum that checks out), so `badge` can say "figures checked: 5 of 5". False alarms cost as much as misses: whatever
+the checker cannot tell apart is left alone, and each rule below says what it leaves alone.
 
-- figure: a money amount must be a fact (same currency, within the precision written: quantities.matches) or be
-  derived from facts: by arithmetic the text shows ("70% of USD 3.2M = USD 2.24M"), or, since advisors write
-  "the USD 2.24M in employer stock" without the sum, by one simple step the reader can redo: a fact times a percent
-  fact or its complement, a half/third/quarter/fifth/tenth/twentieth, a percent the same sentence names, or the sum
-  or difference of two known amounts. "$3.2" for "$3.2M" fails as a dropped scale. A percent is a client figure only
-  where the text presents it as the client's share ("70% of her portfolio", "a 70% concentration"); rates, returns,
-  drawdowns, fees, bands and the percents an advisor proposes ("cap at 10% of the portfolio") are never flagged.
-- statutory amounts: an amount the text ties to a rule's threshold, limit, exemption, allowance, bracket or band
-  ("the NIIT applies above USD 250k of MAGI", "a EUR 400,000 per child allowance") is the law's figure, not the
-  client's: it is not checked as a figure nor as a label.
+- figure: a money amount is a fact (same currency, within the precision written: quantities.matches), or derived
+  from facts by arithmetic the text shows ("70% of USD 3.2M = USD 2.24M"), or by one step a reader can redo (advisors
+  write "the USD 2.24M in employer stock" without the sum): a fact times a percent fact or its complement; a share the
+  sentence names ("three tranches", "5-10% of wealth") of a known amount; half, a third ... a twentieth of an amount
+  the sentence names; a sum or difference of two amounts the text names; a total of amounts written before
+  "totalling". It fails when its scale is dropped ("$3.2" for USD 3.2M), when it sits under a fact's label but is not
+  that fact ("portfolio: USD 3.5M"), when it restates a goal or constraint with another figure than the client wrote,
+  or when it is neither a fact nor derived. An amount the answer proposes ("sell USD 500k", "gift ~$100k", "the CRT
+  (~$500k)"), estimates ("about $8,980 a month") or takes as an example ("each EUR 10,000") is the advisor's own: it
+  fails only in the first three ways, or when the arithmetic in its brackets gives another amount.
+- percents are client figures only where the text presents them as the client's share ("70% of her portfolio",
+  "54% of her EUR 4.5M portfolio", "a 70% concentration") or under a fact's label ("SGD target: 45%"). Rates,
+  returns, drawdowns, fees and bands, and percents the advisor proposes ("cap at 10% of the portfolio"), are never
+  flagged. Years, ages and list numbers are not figures.
+- statutory amounts: an amount next to a word of tax law (exemption, allowance, exclusion, bracket, nil-rate band,
+  per child), or next to a threshold, limit or bound in a sentence that names a rule ("the NIIT applies above USD 250k
+  of MAGI"), or a rule's own amount ("the Sparer-Pauschbetrag of EUR 1,000", "403(b) ($23,000 a year)") is the
+  law's figure, not the client's: neither a figure nor a label is checked there. Next to an account the client holds
+  ("ISAs (£240k)") an amount is its balance, unless it is yearly.
 - arithmetic: "A% of B = C", "A / B = C%", "A + B = C", "A - B = C", "A x B = C", "C is A% of B", "a third of B (C)",
-  "A as a share of B is C%", and a conversion "A at EUR/CHF r is C"; recomputed over the range each figure as
-  written can mean (70% is 69.5-70.5%), so a result is flagged only when no reading of the operands gives it.
-  A conversion is accepted at the rate either way round, since quotes are written both ways.
-- currency: two currencies combined (in a sum, a ratio, "as a share of", "of", "plus", "a total of") with no rate in
-  the text or the facts. Two amounts listed side by side are fine.
-- jurisdiction: a rule (regimes.py) of a place the facts do not name or reach. No place facts: nothing flagged.
-- label: a fact's figure attached to another fact's label, a regime, or a role no fact has ("70% (the target)"),
-  or a percent fact applied to another base than its own ("70% of USD 450k" when it is 70% of the portfolio).
-  Anything the checker cannot tell apart is left alone.
-- coverage (final answers only): every instrument and goal the client listed is addressed.
+  "C (A + B)", "A as a share of B is C%", and conversions "A at EUR/CHF r is C"; recomputed over the range each
+  figure as written can mean (70% is 69.5-70.5%), so a result is flagged only when no reading of the operands gives
+  it ("about" allows 2% more). A conversion is accepted at the rate either way round: quotes are written both ways.
+- currency: two currencies combined (an expression, "as a share of", "of", "plus", "a total of", a written sum or
+  ratio of the two) with no rate stated in the text ("EUR/CHF 0.94", "0.94 CHF per EUR", "an exchange rate of 0.94",
+  "converted at today's rate") or the facts. Amounts listed side by side, or talk of exchange rates, are fine.
+- jurisdiction: a rule (regimes.py) of a place the client's place facts do not reach (regimes.tied). No place
+  facts: nothing flagged. A place merely named, or a rule named as absent ("no state income tax"), is fine.
+- label: a fact's figure attached to another fact's label ("the cost basis of USD 450k" when USD 450k is the
+  salary), to a rule ("USD 450k of NIIT") or to a role no fact has ("70% (the target)"); a percent fact applied to
+  another base than its own ("70% of USD 450k" when it is 70% of the portfolio). Attached means next to it: "<fig>
+  of <term>", "<term> of <fig>", "<term>: <fig>", "<term> (<fig>)", "<fig> (<term>)", "<fig> <term>"; labels are
+  compared by their content words, with a few synonyms (portfolio ~ assets ~ wealth; salary ~ income).
+- coverage (final answers only): each instrument the client listed is named (its name, the client's words or an
+  abbreviation: CRT, DAF, GRAT ...), and each goal shares at least half its words with the answer (a figure of the
+  goal counts in any form: "seventy thousand pounds" = "£70k").
 
 CAP: a node with a failed check scores at most 0.3. Evaluators score a sound but ordinary step about 0.4-0.6, so a
 step that misstates the client's figures or applies another country's law ranks below every sound sibling and is
@@ -86,8 +102,20 @@ def badge(findings) -> str:
 
 
 def _short(finding):
-    head = finding.text if finding.text else finding.kind
-    return f"{head} ({finding.kind})"
+    """"USD 3.2 (scale dropped)", "collar (not addressed)": a failed finding in a few words."""
+    if finding.kind == "coverage":
+        what = finding.detail.removeprefix("the answer never addresses ").removesuffix(" the client listed")
+        return f"{what.removeprefix('the ')} (not addressed)"
+    reason = {
+        "figure": "scale dropped" if "drops its scale" in finding.detail else "not on the sheet",
+        "label": "wrong label",
+        "arithmetic": "wrong sum",
+        "currency": "no exchange rate",
+        "jurisdiction": "not the client's place",
+    }.get(finding.kind, finding.kind)
+    if finding.kind == "figure" and (" given as the " in finding.detail or " restates " in finding.detail):
+        reason = "not the client's figure"
+    return f"{finding.text} ({reason})"
 
 
 # ---- reading the text ---------------------------------------------------------------------------------------------
@@ -896,8 +924,17 @@ def _named_fact(doc, q, facts):
         if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 16), start):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
         words = _raw(term)
-        named += [f for f in facts if _label_in(f.label, words)]
+        near = _raw(_edge(term, form))  # the label ends next to the figure: "portfolio yields $75k" names none
+        named += [f for f in facts if _label_in(f.label, words) and near & _raw(f.label)]
     return next((f for f in named if matches(q, f.value, f.unit)), named[0] if named else None)
+
+
+def _edge(term, form):
+    """The word of a term next to its figure: the last before it, the first after it."""
+    words = term.split()
+    if not words:
+        return ""
+    return words[-1] if form in ("before", "prefix", "colon") else words[0]
 
 
 SHARE_BEFORE = re.compile(r"%\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$")

@@ -190,7 +190,7 @@ def test_a_conversion_is_checked_at_the_stated_rate():
 def test_an_invented_amount_fails_and_a_fact_passes():
     findings = check("Her USD 3.2M portfolio yields USD 75k of dividends.", FLORIDA)
     assert [(f.text, f.ok) for f in findings if f.kind == "figure"] == [("USD 3.2M", True), ("USD 75k", False)]
-    assert badge(findings) == "figures checked: 1 of 2; 1 failed: USD 75k (figure)"
+    assert badge(findings) == "figures checked: 1 of 2; 1 failed: USD 75k (not on the sheet)"
 
 
 def test_a_fact_written_another_way_passes():
@@ -440,7 +440,7 @@ def test_capped():
 def test_badge_counts_each_figure_once():
     assert badge([]) == "figures checked: 0 of 0"
     findings = check("70% (the target) of USD 450k = USD 315k", FLORIDA)
-    assert badge(findings).startswith("figures checked: 3 of 4; 1 failed: 70% (label)")
+    assert badge(findings).startswith("figures checked: 3 of 4; 1 failed: 70% (wrong label)")
 
 
 def test_a_thought_of_200_words_is_checked_in_a_few_milliseconds():
