@@ -257,16 +257,15 @@ def session_report(request, session_id):
 
 
 def _fact_row(fact):
-    """A fact as the report prints it: the value in full ("USD 3,200,000", "70% of portfolio", "US-CA, California")."""
+    """A fact as the report prints it, in full: "USD 3,200,000", "70% of portfolio", "US-CA (California, ...)"."""
+    from reasoning.facts.places import place_name  # pycountry's tables load where a place is named
     from reasoning.facts.sheet import display
 
     value = display(fact.as_fact())
     if fact.kind == "place":
         try:
-            from reasoning.facts.places import place_name
-
             name = place_name(str(fact.value))
-        except (ImportError, LookupError, KeyError, AttributeError):
+        except LookupError:  # a code pycountry does not know: the code alone
             name = ""
         value = f"{value} ({name})" if name and name != value else value
     return {"label": fact.label, "kind": fact.kind, "value": value, "text": fact.text, "source": fact.source}
@@ -278,19 +277,18 @@ def _failed_first(checks):
 
 def _with_failures(node):
     node.failed_checks = [c for c in node.checks or [] if not c.get("ok")]
-    node.passed_checks = len(node.checks or []) - len(node.failed_checks)
     return node
 
 
 def _failed_steps(session, on_path):
-    """The steps whose thought failed a check, the answer's path first, then by depth: {failed_steps, more}."""
+    """The steps whose thought failed a check, the answer's path first, then by depth; and the score cap they got."""
+    from reasoning.facts.check import CAP  # the checker's patterns compile where they are used
+
     steps = session.nodes.filter(depth__gt=0).only("id", "depth", "thought", "checks", "eval_score", "created_at")
     nodes = [n for n in steps.order_by("depth", "created_at") if _with_failures(n).failed_checks]
     nodes.sort(key=lambda n: n.pk not in on_path)  # stable: by depth within each group
     for n in nodes:
         n.on_path = n.pk in on_path
-    from reasoning.facts.check import CAP
-
     return {
         "failed_steps": nodes[:REPORT_CHECKED_NODES],
         "failed_steps_more": max(0, len(nodes) - REPORT_CHECKED_NODES),
