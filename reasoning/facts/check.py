@@ -105,7 +105,8 @@ def _short(finding):
     """"USD 3.2 (scale dropped)", "collar (not addressed)": a failed finding in a few words."""
     if finding.kind == "coverage":
         what = finding.detail.removeprefix("the answer never addresses ").removesuffix(" the client listed")
-        return f"{what.removeprefix('the ')} (not addressed)"
+        what = what.removeprefix("the ").replace("client's goal: ", "goal: ")
+        return f"{what if len(what) <= 40 else what[:37].rstrip() + '...'} (not addressed)"
     reason = {
         "figure": "scale dropped" if "drops its scale" in finding.detail else "not on the sheet",
         "label": "wrong label",
@@ -113,7 +114,8 @@ def _short(finding):
         "currency": "no exchange rate",
         "jurisdiction": "not the client's place",
     }.get(finding.kind, finding.kind)
-    if finding.kind == "figure" and (" given as the " in finding.detail or " restates " in finding.detail):
+    misstated = " restates " in finding.detail or " given as the " in finding.detail.replace("the client's share", "")
+    if finding.kind == "figure" and misstated:
         reason = "not the client's figure"
     return f"{finding.text} ({reason})"
 

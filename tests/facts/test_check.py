@@ -437,6 +437,14 @@ def test_capped():
     assert capped(None, bad)[0] is None
 
 
+def test_badge_says_why_in_a_few_words():
+    found = check("Key numbers: $3.2; sell in stages.", FLORIDA, final=True)
+    assert badge(found) == (
+        "figures checked: 0 of 5; 5 failed: $3.2 (scale dropped), exchange fund (not addressed), "
+        "charitable remainder trust (not addressed), +2 more"
+    )
+
+
 def test_badge_counts_each_figure_once():
     assert badge([]) == "figures checked: 0 of 0"
     findings = check("70% (the target) of USD 450k = USD 315k", FLORIDA)
