@@ -309,7 +309,8 @@ def _short(step, limit=32):
     return (text[: ends[-1]] if ends and ends[-1] > len(title) else title).rstrip(",;:. ") + "."
 
 
-CLAUSE_END = re.compile(r"[,;:.](?=\s)")  # "EUR 400,000" and "USD 1.6M" are one figure, not two clauses
+# "EUR 400,000" and "USD 1.6M" are one figure, and "0, 15 or 20%" one list: a clause ends before words only.
+CLAUSE_END = re.compile(r"[,;:.](?=\s(?!\d))")
 
 
 def _closed(text):
@@ -349,8 +350,15 @@ def lead_of(p, f):
 
 def risk_of(p, f):
     """(main risk, mitigation): a staged sale's own when the lead is one, else the kind's."""
-    notes = SALE_NOTES if case_of(p).moves and p.kind != "wealth-transfer" else NOTES[p.kind][1:]
-    return tuple(fill(text, f) for text in notes)
+    return tuple(fill(text, f) for text in (SALE_NOTES if selling(p) else NOTES[p.kind][1:]))
+
+
+def selling(p):
+    """Whether the recommendation is a staged sale: a target or limit implies one, or a goal asks to reduce."""
+    case = case_of(p)
+    if p.kind == "wealth-transfer":
+        return False
+    return bool(case.moves) or any(re.search(GOAL_LEADS[1][0], goal, re.I) for goal in case.goals)
 
 
 def listed_lines(p, short=False):
