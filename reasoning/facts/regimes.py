@@ -2,13 +2,15 @@
 
 A Regime is a rule an advisor cites by name (NIIT, pillar 3a, Erbschaftsteuer, IHT) with the ISO 3166 code of the
 place whose law it is: a country ("US", "CH") or a subdivision ("US-CA"). `find_regimes(text)` returns every
-mention, from this table and from the generic forms "<place> tax", "<place>'s ... tax", "taxes in <place>" and
-"<demonym> tax rules" (places from places.find_places). `tied(code, places)` says whether a rule of `code` can
-apply to a client whose facts name `places`; the checker flags a rule that is tied to none of them.
+mention, from this table and from the generic forms "<place> tax", "<place>'s ... tax", "taxes in <place>",
+"<demonym> tax rules" and "<place> homestead rules / law / exemption / relief" (places from places.find_places).
+`tied(mention, places)` says whether the rule can apply to a client whose facts name `places`; the checker flags a
+rule tied to none of them. A rule named as absent ("Florida has no state income tax") is marked `negated`.
 
-The table is deliberately small: names an advisor writes that belong to one jurisdiction only. Words several
-countries use ("inheritance tax", "wealth tax", "estate tax", "withholding tax") are left out: they tie to a place
-only in the generic forms, where the text names the place itself.
+The table is deliberately small: names an advisor writes that belong to one jurisdiction, or to a known few
+("wealth tax": the countries that levy one, so it is wrong for a US or UK client; "the state taxes the gains": the
+US states that tax gains). Words many places use ("inheritance tax", "estate tax", "withholding tax") are left out:
+they tie to a place only in the generic forms, where the text names the place itself.
 """
 
 from __future__ import annotations
@@ -163,9 +165,9 @@ def _place_mentions(text):
             negated = bool(NEGATING_WORDS.search(between)) or _negated(text, place.start)
             yield _place_mention(place, place.start, after.end(), text, negated)
             continue
-        if BEFORE_PLACE.search(text[max(0, place.start - 40) : place.start]):
-            start = place.start - len(BEFORE_PLACE.search(text[max(0, place.start - 40) : place.start])[0])
-            yield _place_mention(place, start, place.end, text, _negated(text, start))
+        before = BEFORE_PLACE.search(text, max(0, place.start - 40), place.start)
+        if before:
+            yield _place_mention(place, before.start(), place.end, text, _negated(text, before.start()))
 
 
 def _place_mention(place, start, end, text, negated):
@@ -178,10 +180,11 @@ def _negated(text, start):
 
 
 def tied(mention: Mention, places: list[str]) -> bool:
-    """Whether a rule of `mention.code` can apply to a client whose facts name `places` (ISO 3166 codes).
+    """Whether the rule can apply to a client whose facts name `places` (ISO 3166 codes).
 
     A country's rules tie to the country and any of its subdivisions (US federal rules to any US place; Swiss federal
-    and cantonal rules to any CH place), except the subdivisions a rule excludes (no state income tax in Florida).
+    and cantonal rules to any CH place), except the subdivisions a rule excludes (no state income tax in Florida);
+    a rule several countries share (a wealth tax) ties to each.
     A subdivision's rules tie to that subdivision; and, since the facts cannot tell which state or canton is meant, to
     its country when the facts name the country but none of its subdivisions.
     """
