@@ -17,7 +17,8 @@ weighted towards what a checker catches or misses):
 The shape of the reply never changes, so every contract still holds.
 
 What a deterministic checker (reasoning/facts/check.py) can and cannot catch, by kind, and what it caught on
-fixtures/wealth_cases.json at ε 0.3, seed 7, every strategy (tests/llm/test_offline_facts.py; slips caught / made):
+fixtures/wealth_cases.json at ε 0.3, seed 7, every strategy, with check.py at 812bc8e (tests/llm/test_offline_facts.py;
+slips caught / made):
 
     figure        caught: the wrong number is no fact and no one-step derivation of facts (43/100).
                   missed: it equals another fact, a percent of one, or a sum of two; or it is a number no check
@@ -32,10 +33,10 @@ fixtures/wealth_cases.json at ε 0.3, seed 7, every strategy (tests/llm/test_off
                   does not levy ("the state taxes ..." for a Florida client) (176/241).
                   missed: the words tie it to no place ("a flat 25% tax", "inheritance tax at 40% above the
                   allowance").
-    currency      caught: the two amounts are joined by an operator or "as a share of" (67/67).
+    currency      caught: the two amounts are joined by an operator or "as a share of" (66/66).
                   missed: they are combined in words the checker does not read as combining.
-    coverage      caught: in an answer checked as final (21/21); a step is never checked for it.
-    judgement     never: a guessed score, verdict or confidence has no figure to check (0/64).
+    coverage      caught: in an answer checked as final (20/20); a step is never checked for it.
+    judgement     never: a guessed score, verdict or confidence has no figure to check (0/66).
 """
 
 import re
