@@ -52,12 +52,13 @@ def snapshot_parts(tenant, session_id, emit, part_bytes=PART_BYTES):
             }
         )
         following = json.dumps({"type": "snapshot.part", "seq": session.seq})
-        lists, size = {kind: [] for kind in KINDS}, len(head)
+        empty = {kind: [] for kind in KINDS}
+        lists, size = dict(empty), len(_text(head, empty, last=False))  # the part's keys and brackets count too
         for kind, row in _records(session):
             text = json.dumps(row)
             if size + len(text) > part_bytes and any(lists.values()):
                 emit(_text(head, lists, last=False))
-                head, lists, size = following, {k: [] for k in KINDS}, len(following)
+                head, lists, size = following, {k: [] for k in KINDS}, len(_text(following, empty, last=False))
             lists[kind].append(text)
             size += len(text) + 1
         emit(_text(head, lists, last=True))

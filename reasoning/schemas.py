@@ -172,14 +172,18 @@ class FactOut(Schema):
     source: Literal["extracted", "advisor"]
 
 
+FactNumber = Annotated[float, Field(ge=-1e15, le=1e15, allow_inf_nan=False)]
+FactName = Annotated[str, AfterValidator(no_nul), Field(min_length=1, max_length=300)]
+
+
 class FactIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     label: Written = Field(min_length=1, max_length=120)
     kind: Literal[KINDS]
-    value: Annotated[float | str, BeforeValidator(not_a_bool)] = Field(
+    value: Annotated[FactNumber | FactName, BeforeValidator(not_a_bool)] = Field(
         description="A number (an amount in base units, a percent, an age, a year) or, for an amount, as written "
-        "('$450k'); a place's ISO 3166 code (US-FL); a name for the other kinds."
+        "('$450k'); a place's ISO 3166 code (US-FL) or name; a name or clause for the other kinds."
     )
     unit: Text = Field("", max_length=16, description="An amount's ISO 4217 code (USD).")
     base: Text = Field("", max_length=120, description="A percent's base: the label of its amount.")
@@ -191,7 +195,7 @@ class FactPatch(Schema):
 
     label: Written | None = Field(None, min_length=1, max_length=120)
     kind: Literal[KINDS] | None = None
-    value: Annotated[float | str | None, BeforeValidator(not_a_bool)] = None
+    value: Annotated[FactNumber | FactName | None, BeforeValidator(not_a_bool)] = None
     unit: Text | None = Field(None, max_length=16)
     base: Text | None = Field(None, max_length=120)
     text: Text | None = Field(None, max_length=2000)

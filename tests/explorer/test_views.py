@@ -195,7 +195,14 @@ def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
     assert session.tenant == alice.tenant
     assert session.status == "queued"
     assert session.mode == "tot"
-    assert session.params == {"branching": 2, "depth": 3, "keep": 2, "value_samples": 3, "value_mode": "score"}
+    assert session.params == {
+        "branching": 2,
+        "depth": 3,
+        "keep": 2,
+        "value_samples": 3,
+        "value_mode": "score",
+        "check_facts": True,
+    }
     assert session.budget_usd == 0.50
     assert session.triggered_by == f"web:{alice.user.username}"
 

@@ -100,12 +100,12 @@ def test_the_tree_lists_forks_and_asks_for_them_only_when_there_are_some(client,
     source = ReasoningSession.objects.get(pk=post(client, "/api/sessions", GOOD, alice).json()["id"])
     path = f"/api/sessions/{source.id}/tree"
     client.get(path, **alice.auth)  # the key's last use is stamped, and this version of the tree rendered once
-    with django_assert_num_queries(2):  # the key, and the session with whether it has forks: none, so no more
+    with django_assert_num_queries(3):  # the key, the session with whether it has forks (none, so no more), its facts
         assert client.get(path, **alice.auth).json()["session"]["forks"] == []
     fork = post(client, "/api/sessions", {**GOOD, "problem_text": "The same, forked."}, alice).json()["id"]
     ReasoningSession.objects.filter(pk=fork).update(forked_from=source)
     assert client.get(path, **alice.auth).json()["session"]["forks"] == [fork]
-    with django_assert_num_queries(3):  # and the forks' ids, now that there are some
+    with django_assert_num_queries(4):  # and the forks' ids, now that there are some
         assert client.get(path, **alice.auth).json()["session"]["forks"] == [fork]
 
 

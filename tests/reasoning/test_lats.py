@@ -228,7 +228,8 @@ async def test_a_hand_expand_adds_k_valued_children_without_touching_the_statist
     session = await start(alice, params=SMALL)
     await run_session(session.id)
     before = await rows(session)
-    target = next(n for n in before if n.depth == 1 and not any(c.parent_id == n.id for c in before))  # a leaf
+    leaves = [n for n in before if n.depth >= 1 and not any(c.parent_id == n.id for c in before)]
+    target = min(leaves, key=lambda n: (n.is_terminal, n.depth))  # the shallowest leaf the search left open
 
     action = await act(services.expand_node, alice.tenant, target.id, "user:tester", 2)
     await runner.drain()

@@ -144,7 +144,7 @@ async def test_the_step_limit_ends_the_run_with_an_answer_within_it(alice):
 
 
 def test_params_are_bounded_and_unknown_keys_refused():
-    assert services.validate_params("react", {}) == {"max_steps": 6}
+    assert services.validate_params("react", {}) == {"max_steps": 6, "check_facts": True}
     for params in ({"max_steps": 0}, {"max_steps": 13}, {"steps": 3}):
         with pytest.raises(services.InvalidInput):
             services.validate_params("react", params)
@@ -184,14 +184,14 @@ async def test_bad_tool_calls_become_observations_and_the_run_goes_on(alice):
                 step("portfolio", {"client": "C-1001"}),
                 step("exploding_feed", {"reason": "price"}),
                 step("final_answer", {}),
-                step("final_answer", {"answer": "Sell a third each year."}),
+                step("final_answer", {"answer": "Realise a third of the CHF 1.2m of gains each year."}),
             ],
         )
     finally:
         tools.unregister("exploding_feed")
     nodes, edges = await rows(session), await edges_by_target(session)
     observations = [edges[n.id].observation for n in nodes[1:]]
-    assert session.status == "solved" and session.final_answer == "Sell a third each year."
+    assert session.status == "solved" and session.final_answer == "Realise a third of the CHF 1.2m of gains each year."
     assert observations[0].startswith("error: unknown tool 'crystal_ball'; available: portfolio, prices")
     assert observations[1].startswith("error: calculate: function calls are not allowed")
     assert observations[2].startswith("error: bad arguments for 'portfolio': client_id: Field required")

@@ -29,7 +29,8 @@ async def test_an_edit_while_evaluations_are_in_flight_keeps_its_marks_until_the
 
     async def edit_the_parent_as_its_children_are_scored(n, contract):
         if n == 5:
-            parent = next(r for r in await rows(session) if r.depth == 1 and not r.pruned)
+            nodes = await rows(session)  # the parent the search went on from: the depth-1 node with children
+            parent = next(r for r in nodes if r.depth == 1 and any(c.parent_id == r.id for c in nodes))
             edited["node"] = await act(services.edit_node, alice.tenant, parent.id, "user:tester", EDITED)
 
     gateway = await sync_to_async(HookedGateway)(session, edit_the_parent_as_its_children_are_scored)
