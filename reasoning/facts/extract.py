@@ -256,22 +256,41 @@ AMOUNT_NOUNS = {
     "purchase price": "purchase price", "sale price": "sale price", "value": "value", "worth": "value",
     "market value": "value", "verkehrswert": "value", "liquidity": "liquidity", "reserve": "reserve",
     "family llc": "family LLC", "llc": "LLC", "company": "company", "gmbh": "GmbH", "trust": "trust",
-    "account": "account balance",
+    "account": "account balance", "accounts": "account balance", "bank": "bank account",
+    "funds": "funds", "shares": "shares", "salary income": "salary", "loans": "loans", "spending need": "spending",
+    "wealth": "wealth", "appartement": "apartment", "stocks": "stocks", "land": "land", "ranch": "ranch", "practice": "practice", "firm": "firm",
 }  # fmt: skip
 VERBS = {
     "earns": "salary", "earning": "salary", "makes": "salary", "spends": "spending", "spend": "spending", "spending": "spending",
     "inherited": "inheritance", "sold": "sale price", "bought": "purchase price", "paid": "payment",
     "gave": "gifts", "gifted": "gifts", "draw": "drawing", "withdraw": "withdrawal", "contributes": "contribution",
-    "invest": "investment", "brought": "proceeds", "brachte": "proceeds",
+    "invest": "investment", "brought": "proceeds", "brachte": "proceeds", "give": "giving", "gives": "giving",
 }  # fmt: skip
-FILLER = r"(?:a|an|the|her|his|their|its|my|our|of|in|into|with|about|roughly|around|approximately|some|total|totalling|worth|near|nearly|almost|over|under|is|was|are|at|per|each|this|that|year|more|less|than|least|most|up|to|below|above|:)"
+FILLER = r"(?:a|an|the|her|his|their|its|it|my|our|of|in|into|with|about|roughly|around|approximately|some|total|totalling|worth|near|nearly|almost|over|under|is|was|are|at|per|each|this|that|year|more|less|than|least|most|up|to|below|above|:)"
 _NOUNS = "|".join(re.escape(n) for n in sorted(AMOUNT_NOUNS, key=len, reverse=True))
 _NAMES = "|".join(f"(?:{p})" for p in list(ACCOUNTS.values()) + list(INSTRUMENTS.values()))
-ADJECTIVE = r"(?:(?:taxable|joint|private|local|global|liquid|index|tax-free|personal|listed|main|holiday|second|vacation|rental|traditional|general|current)\s+)?"
+ADJECTIVE = r"(?:(?:taxable|joint|private|local|global|liquid|index|tax-free|personal|listed|main|holiday|second|vacation|rental|traditional|general|current|premium|pre-IPO|Swiss|US|German|euro|Italian|government|tech|(?-i:[A-Z][\w-]*))\s+){0,2}(?:(?!(?:FILLER|plus|and|or|but|with|then|while|if|so)\b)[a-z][\w-]*\s+)??".replace("FILLER", FILLER)
 NOUN_AFTER = re.compile(rf"^\s*(?:{FILLER}\s+){{0,3}}{ADJECTIVE}(?P<noun>{_NOUNS}|{_NAMES})(?!\w)", re.I)
+TOTAL_NOUN_BEFORE = re.compile(rf"\b(?P<noun>{_NAMES})\s+(?:\w+\s+){{0,3}}$", re.I)  # "3a accounts with about"
 TOTAL_AFTER = re.compile(r"^\s*(?:across|in\s+total|total|combined|altogether|overall|split\s+between)\b", re.I)
-NOUN_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS}|{_NAMES})\s*(?:(?:{FILLER}|\(|this|year)\s*){{0,3}}$", re.I)
-VERB_BEFORE = re.compile(rf"\b(?P<verb>{'|'.join(VERBS)})\s+(?:(?:{FILLER})\s+){{0,2}}$", re.I)
+# words between a thing and its figure: "pension fund holds", "Hypothek noch", "a flat in Zug (", "spending will be"
+LINK = r"(?:holds?|pays?|has|had|be|will|were|still|noch|über|it|for|balance|accounts?|vesting|approx\.?)"
+PLACE_WORDS = r"(?:(?:in|near|at|on|à)\s+(?:Lake\s+)?[A-ZÀ-Ý][\w'’-]*(?:\s+[A-ZÀ-Ý][\w'’-]*)?\s*)"
+NOUN_BEFORE = re.compile(
+    rf"\b(?P<noun>{_NOUNS}|{_NAMES})\s*(?:(?:(?:{FILLER}|{LINK})(?![\w(])|\(|this|year)\s*|{PLACE_WORDS}){{0,3}}$", re.I
+)
+VERB_BEFORE = re.compile(rf"\b(?P<verb>{'|'.join(VERBS)})\s+(?:(?:{FILLER}|for)\s+){{0,2}}$", re.I)
+# "sold her dental practice for", "a villa near Nice bought for", "buy a flat for about": the price of a deal
+DEAL_BEFORE = re.compile(
+    r"\b(?P<verb>sold|sells?|selling|bought|buys?|buying|purchased?)\b[^.;,]{0,45}?\bfor\s+(?:(?:about|around|roughly|approx\.?|some)\s+)?$",
+    re.I,
+)
+# "a chalet in Verbier worth", "a firm valued at around": the thing before "worth" is what the figure is
+WORTH_BEFORE = re.compile(
+    rf"(?:^|\b(?:a|an|the|her|his|their|its|my|our|owns|also)\s+|[:,]\s*)(?!(?:a|an|the|her|his|their|its|my|our)\b)(?P<thing>[\w&'’-]+(?:\s+[\w&'’-]+)?)\s+{PLACE_WORDS}?"
+    r"(?:worth|valued\s+at|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe)\s+)?$",
+    re.I,
+)
 PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|annum|yr|mo)\b|^\s*(?P<pa>p\.a\.)", re.I)
 
 
@@ -279,7 +298,54 @@ def _canonical(noun):
     for canonical, pattern in list(ACCOUNTS.items()) + list(INSTRUMENTS.items()):
         if re.fullmatch(pattern, noun, re.I):
             return canonical, True
-    return AMOUNT_NOUNS.get(noun.lower(), noun.lower()), False
+    words = " ".join(w if w.isupper() else w.lower() for w in noun.split())  # "UK flat", "PEA"
+    return AMOUNT_NOUNS.get(noun.lower(), words), False
+
+
+# "His CPF balance is", "a Bausparvertrag of", "Distributions last year were", "Tagesgeld" (a list item): the words
+# just before a figure name it when no known noun or verb does; they follow a clause start, "a", "his", "and", ...
+LINK_AFTER_NAME = re.compile(
+    r"\s+(?:(?:is|are|was|were|of|de)\s+)?(?:(?:about|roughly|around|approx\.?|some|nearly|almost)\s+)?$", re.I
+)
+NAME_START = {"a", "an", "the", "his", "her", "their", "its", "my", "our", "and", "plus", "also"}
+NOT_A_NAME = set(
+    "a an the of in at to is are was were be been will would must need needs keep keeps has have had holds hold "
+    "plus and or but with about roughly around more less than least most over under below above up some nearly "
+    "almost also another other each per from for into by on his her their its my our this that these those it "
+    "he she they we i client cliente clients couple kunde kundin mandant mandantin total each one two three "
+    "davon dont zusammen together maybe now still only cannot can't put down fall let sell buy pay give take spend "
+    "invest move leave approx approx. de".split()
+)
+
+
+def _named_before(before):
+    words = re.sub(LINK_AFTER_NAME, "", " " + before).split()
+    name = []
+    while words and len(name) < 3 and re.fullmatch(r"[A-Za-zÀ-ÿ][\w'’.-]*", words[-1]):
+        if words[-1].lower() in NOT_A_NAME or words[-1].lower().rstrip(".") in NOT_A_NAME:
+            break
+        name.insert(0, words.pop())
+    if not name or (words and words[-1].lower() not in NAME_START and not words[-1].endswith((":", "("))):
+        return ""
+    return " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in name)
+
+
+IN_AFTER = re.compile(
+    r"^\s*(?:in|of)\s+(?:(?:a|an|the|her|his|their|its|my|our)\s+)?(?P<np>[A-Za-zÀ-ÿ][\w'’-]*(?:\s+[A-Za-zÀ-ÿ][\w'’-]*)?)(?=\s*(?:$|[.,;:()]|\s(?:and|with|at|for|from|in|plus)\b))",
+    re.I,
+)
+
+
+
+def _a_place(words):
+    """ "in Malaysia" says where a figure is, not what it is."""
+    return any(p.start == 0 and p.end == len(words) for p in placelib.find_places(words))
+
+
+def _nearer_before(before, after_match):
+    """A noun right against the figure before it ("Salary $450k plus RSUs") beats a later one after it."""
+    m = NOUN_BEFORE.search(before)
+    return bool(m) and len(before) - m.end("noun") < after_match.start("noun")
 
 
 def amount_label(problem, q, ends):
@@ -292,7 +358,15 @@ def amount_label(problem, q, ends):
     label = ""
     if TOTAL_AFTER.match(after_clause):
         label = "total assets"
-    elif m := NOUN_AFTER.match(after_clause):
+        if m := TOTAL_NOUN_BEFORE.search(before) or NOUN_BEFORE.search(before):  # "IRAs $2.2M combined"
+            noun, is_account = _canonical(m["noun"])
+            label = f"{noun} balance" if is_account else noun
+    elif m := WORTH_BEFORE.search(before):
+        noun, is_account = _canonical(m["thing"])
+        label = f"{noun} balance" if is_account else noun
+    elif m := DEAL_BEFORE.search(before):
+        label = "sale price" if m["verb"].lower().startswith("s") else "purchase price"
+    elif (m := NOUN_AFTER.match(after_clause)) and not _nearer_before(before, m):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
     elif m := NOUN_BEFORE.search(before):
@@ -300,6 +374,12 @@ def amount_label(problem, q, ends):
         label = f"{noun} balance" if is_account else noun
     elif m := VERB_BEFORE.search(before):
         label = VERBS[m["verb"].lower()]
+    elif thing := _named_before(before):
+        label = thing
+    elif m := IN_AFTER.match(after_clause):  # "$2 million in T-bills", "S$2.4m of S-REITs"
+        words = m["np"].split()
+        if not any(w.lower() in NOT_A_NAME or w[0].isdigit() for w in words) and not _a_place(m["np"]):
+            label = " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in words)
     if not label:
         return "amount"
     if (p := PERIOD_AFTER.match(after)) and not label.startswith(("annual", "monthly")):
@@ -358,6 +438,13 @@ LIMIT_BEFORE = re.compile(r"\b(?:no\s+more\s+than|more\s+than|at\s+most|max(?:im
 TARGET_BEFORE = re.compile(r"\btarget\w*\b[^.;]{0,40}$", re.I)
 
 
+PERCENT_SUBJECT = re.compile(
+    r"\b(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:is|are|was|were|above|below|under|over|of)\s+"
+    r"(?:(?:at\s+least|at\s+most|about|roughly|around|only|no\s+more\s+than)\s+)?$",
+    re.I,
+)
+
+
 def percent_label_and_base(problem, q, amounts, ends):
     """(label, base) of a percent: its base is the amount the text ties it to, its label what it is a share of."""
     sentence_start = max([e + 1 for e in ends if e < q.start], default=0)
@@ -379,6 +466,8 @@ def percent_label_and_base(problem, q, amounts, ends):
                 head = amount.label.replace(" balance", "")
                 if re.match(rf"{re.escape(head)}\b", of, re.I):
                     base, rest = amount.label, of[len(head) :]
+                    if not THING_AFTER.match(rest) or re.match(r"\s*(?:a|per|each)\s+(?:year|month)\b", rest):
+                        rest = head  # "50% of the shares": a share of the shares
                     break
     elif IS_BEFORE.search(before):
         clause = before[max(before.rfind(";"), before.rfind(",")) + 1 :]
@@ -389,15 +478,18 @@ def percent_label_and_base(problem, q, amounts, ends):
     if m := THING_AFTER.match(rest):  # "70% of her portfolio in her employer's stock" -> "employer stock"
         thing = " ".join(re.sub(r"['’]s$", "", w) for w in m["thing"].split()).strip(".")
         thing = thing if len(thing) > 1 else ""
+    named = False
+    if not thing and (m := PERCENT_SUBJECT.search(before)) and not NOT_A_NAME & {w.lower() for w in m["np"].split()}:
+        thing, named = m["np"], True  # "the platform fee is 0.35%", "a dividend yield above 3.5%"
     if not thing and (m := NOUN_JUST_BEFORE.search(before.rstrip(": "))) and m[1].lower() not in NOT_A_THING:
         thing = m[1]  # "equities drifted to 58%" reads nothing after; "target 50%" the word before
-    kind = "share"
+    kind = "" if named else "share"
     if TARGET_BEFORE.search(before):
         kind = "target"
     elif LIMIT_BEFORE.search(before):
         kind = "limit"
     thing = " ".join(w if w.isupper() else w.lower() for w in thing.split())
-    return (f"{thing} {kind}" if thing else kind if kind != "share" else "percent"), base
+    return (f"{thing} {kind}".strip() if thing else kind if kind not in ("share", "") else "percent"), base
 
 
 # ---- extract -----------------------------------------------------------------------------------------------------

@@ -205,3 +205,39 @@ def test_an_opening_place_next_to_the_client_is_the_residence_and_a_market_is_a_
     ]
     found = of_kind(extract("US-listed shares worth $3M; she lives in Zug."), "place")
     assert [(f.label, f.value) for f in found] == [("place", "US"), ("residence", "CH-ZG")]
+
+
+def test_labels_name_the_thing_a_figure_belongs_to():
+    def labels(text):
+        return {f.text: f.label for f in extract(text) if f.kind in ("amount", "percent")}
+
+    # "X worth Y", "X valued at Y": the thing before, not "value"
+    found = labels("Also owns a cabin in Aspen worth $1.2M and a bakery business valued at $3M.")
+    assert found["$1.2M"] == "cabin"
+    assert found["$3M"] == "bakery business"
+    # a deal's price: "sold ... for", "bought ... for"
+    found = labels("He sold his print shop for $800k; a loft near Lyon bought for 300 000 € in 2010.")
+    assert found["$800k"] == "sale price"
+    assert found["300 000 €"] == "purchase price"
+    # "X holds Y", "X (Y)", "X balance of Y", a list item, a place between noun and figure
+    found = labels("Her pension fund holds CHF 500'000. A flat in Bern (CHF 900'000). Kontokorrent 40.000 EUR.")
+    assert found["CHF 500'000"] == "pension fund balance"
+    assert found["CHF 900'000"] == "flat"
+    assert found["40.000 EUR"] == "kontokorrent"
+    # "Y with a bank in X", "Y in a Z portfolio", "Y of it is X"
+    found = labels("$2M with a bank in Miami, $5M in a Swiss portfolio; $4M of it is company stock.")
+    assert found["$2M"] == "bank account"
+    assert found["$5M"] == "portfolio"
+    assert found["$4M"] == "company stock"
+    # a noun right against the figure beats one further after it; "in total" after a named account
+    found = labels("Bonus $90k plus options. Three ISAs with about £300k in total.")
+    assert found["$90k"] == "bonus"
+    assert found["£300k"] == "ISA balance"
+    # the subject of "is": "Spending need is ..."
+    assert labels("Spending need is $120,000 a year.")["$120,000"] == "annual spending"
+    # "Y in/of Z" names Z unless Z is a place; the subject of a percent
+    found = labels("Also $1M in T-bills, $300k of US REITs and CHF 2 Mio. in Austria. The custody fee is 0.4%.")
+    assert found["$1M"] == "t-bills"
+    assert found["$300k"] == "US REITs"
+    assert found["CHF 2 Mio."] == "amount"
+    assert found["0.4%"] == "custody fee"
