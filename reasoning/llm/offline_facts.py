@@ -105,6 +105,7 @@ class Case:
     percents: list = field(default_factory=list)  # the sheet's percent Facts
     derived: list = field(default_factory=list)  # Figures: a percent applied to its own base
     moves: list = field(default_factory=list)
+    goal_limits: dict = field(default_factory=dict)  # id of a percent fact -> the goal that states it as a limit
     places: list = field(default_factory=list)  # ISO 3166 codes
     instruments: list = field(default_factory=list)
     accounts: list = field(default_factory=list)
@@ -147,7 +148,7 @@ class Case:
         return self.derived_holdings() + own
 
     def derived_holdings(self):
-        return [f for f in self.derived if not LIMIT.search(f.label)]
+        return [f for f in self.derived if not LIMIT.search(f.label) and f.label != "the client's limit"]
 
     def scope(self):
         """The amount the plan acts on: a sale the sheet implies, else a holding, else the whole, else None."""
@@ -216,9 +217,19 @@ def _case(sheet):
             case.ages.append((fact.label, int(value)))
         elif fact.kind == "year" and isinstance(value, int | float):
             case.years.append((fact.label, int(value)))
-    case.derived = [f for f in (_applied(p, case.amounts) for p in case.percents) if f]
+    case.goal_limits = {id(p): goal for p in case.percents if (goal := _goal_limit(p, case))}
+    case.derived = [f for f in (_applied(p, case.amounts, case) for p in case.percents) if f]
     case.moves = _moves(case)
     return case
+
+
+def _goal_limit(percent, case):
+    """The goal or constraint that states this percent as a limit ("get the employer stock below 20% of the
+    portfolio"), when its own label does not say so; None otherwise."""
+    if LIMIT.search(percent.label):
+        return None
+    written = format_percent(percent.value)
+    return next((g for g in case.goals + case.constraints if written in g and LIMIT.search(g)), None)
 
 
 def base_of(percent, amounts):
@@ -233,19 +244,20 @@ def base_of(percent, amounts):
     return near[0] if len(near) == 1 else None
 
 
-def _applied(percent, amounts):
+def _applied(percent, amounts, case=None):
     base = base_of(percent, amounts)
     if base is None:
         return None
     value = base.value * float(percent.value) / 100
     how = f"{format_percent(percent.value)} of {base.as_base()} = {format_amount(value, base.unit)}"
-    return Figure(holding_name(percent.label), value, base.unit, how)
+    limit = case is not None and id(percent) in case.goal_limits
+    return Figure("the client's limit" if limit else holding_name(percent.label), value, base.unit, how)
 
 
 def _moves(case):
     """Each holding with a target or limit on the same base: the sale (or purchase) that brings it there."""
     moves = []
-    for limit in (p for p in case.percents if LIMIT.search(p.label)):
+    for limit in (p for p in case.percents if LIMIT.search(p.label) or id(p) in case.goal_limits):
         base = base_of(limit, case.amounts)
         holding = _holding_for(limit, base, case)
         if base is None or holding is None or holding.unit != base.unit:
@@ -264,7 +276,9 @@ def _moves(case):
             continue
         how = f"{high.shown} - {low.shown} = {format_amount(gap, base.unit)}"
         label = f"{'sale' if sale else 'purchase'} of {holding.label}"
-        moves.append(Move(holding, level, Figure(label, gap, base.unit, how), limit.label, sale))
+        goal = case.goal_limits.get(id(limit))
+        limit_label = f"limit the client set ({goal})" if goal else limit.label
+        moves.append(Move(holding, level, Figure(label, gap, base.unit, how), limit_label, sale))
     return moves
 
 
@@ -275,7 +289,8 @@ def _holding_for(limit, base, case):
     same_base = [
         f
         for p, f in zip(case.percents, [_applied(p, case.amounts) for p in case.percents])
-        if f and p is not limit and not LIMIT.search(p.label) and base_of(p, case.amounts) == base
+        if f and p is not limit and not LIMIT.search(p.label) and id(p) not in case.goal_limits
+        and base_of(p, case.amounts) == base
     ]
     # A stated amount counts only when its label names a position ("company stock"): a drawing or a reserve is no
     # part of the base a limit caps.

@@ -176,3 +176,27 @@ def test_a_fact_the_sheet_does_not_hold_is_never_written():
     problem = "A client has CHF 2.4m and USD 500,000 in Zug and asks what to do with them."
     for t in Driver(problem, "general", facts).everything():
         assert "500" not in t.text and "USD" not in t.text, t.text
+
+
+def test_a_limit_stated_in_a_goal_gives_the_sale_with_its_working():
+    """ "get the employer stock below 20% of the portfolio": the sale is 70% of USD 3.2M less 20% of it, shown."""
+    import json as _json
+
+    from reasoning.facts.extract import extract as _extract
+    from reasoning.facts.sheet import render_sheet as _render_sheet
+    from reasoning.llm.offline_answers import answer as _answer
+    from reasoning.prompts import format_path as _format_path
+    from reasoning.prompts import render as _render
+    from reasoning.strategies.tot import SYNTHESIZE as _SYNTHESIZE
+
+    problem = (
+        "A Californian client, 58, holds 70% of her $3.2M portfolio in her employer's stock, with a cost basis of "
+        "$400k. She wants to get the employer stock below 20% of the portfolio, and is considering a collar."
+    )
+    prompt = _render(
+        _SYNTHESIZE, problem=problem, kind="investment-thesis", rubric="-", path=_format_path([]),
+        facts=_render_sheet(_extract(problem)), findings="(none)",
+    )
+    text = _json.loads(_answer(prompt, 7))["answer"]
+    assert text.startswith("Recommendation: Sell USD 1.6M of the employer stock in stages (USD 2.24M - USD 640k")
+    assert "20% of the USD 3.2M portfolio = USD 640k" in text
