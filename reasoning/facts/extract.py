@@ -330,8 +330,17 @@ def _named_before(before):
     return " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in name)
 
 
+FLOOR_BEFORE = re.compile(
+    rf"\b(?P<noun>{_NOUNS})\s+(?:(?:to|must|may|should|can|cannot|can't|not|never|let)\s+){{0,3}}(?:falls?|drops?|go|goes)\s+(?:below|under)\s+$", re.I
+)
+KEEP_BEFORE = re.compile(r"\bkeep\s+(?:at\s+least\s+)?$", re.I)
+WORDS_AFTER = re.compile(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[.,;:)]))")
+NOT_A_THING_AFTER = set(
+    "net netto gross brutto together combined total overall apiece annually monthly yearly today now ago "
+    "before after later yet already invested liquid left remaining outstanding".split()
+)
 IN_AFTER = re.compile(
-    r"^\s*(?:in|of)\s+(?:(?:a|an|the|her|his|their|its|my|our)\s+)?(?P<np>[A-Za-zÀ-ÿ][\w'’-]*(?:\s+[A-Za-zÀ-ÿ][\w'’-]*)?)(?=\s*(?:$|[.,;:()]|\s(?:and|with|at|for|from|in|plus)\b))",
+    r"^\s*(?:in|of)\s+(?:(?:a|an|the|her|his|their|its|my|our)\s+)?(?P<np>\d{3}\([a-z]\)|[A-Za-zÀ-ÿ][\w'’-]*(?:\s+[A-Za-zÀ-ÿ][\w'’-]*)?)(?=\s*(?:$|[.,;:()]|\s(?:and|with|at|for|from|in|plus)\b))",
     re.I,
 )
 
@@ -369,17 +378,25 @@ def amount_label(problem, q, ends):
     elif (m := NOUN_AFTER.match(after_clause)) and not _nearer_before(before, m):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
+    elif m := FLOOR_BEFORE.search(before):  # "liquid assets fall below $400k"
+        noun, _is_account = _canonical(m["noun"])
+        label = f"{noun} floor"
     elif m := NOUN_BEFORE.search(before):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
+    elif KEEP_BEFORE.search(before) and re.match(r"\s+liquid\b", after_clause):  # "keep Fr. 400'000 liquid"
+        label = "liquidity reserve"
     elif m := VERB_BEFORE.search(before):
         label = VERBS[m["verb"].lower()]
     elif thing := _named_before(before):
         label = thing
     elif m := IN_AFTER.match(after_clause):  # "$2 million in T-bills", "S$2.4m of S-REITs"
         words = m["np"].split()
-        if not any(w.lower() in NOT_A_NAME or w[0].isdigit() for w in words) and not _a_place(m["np"]):
+        if not any(w.lower() in NOT_A_NAME for w in words) and not _a_place(m["np"]):
             label = " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in words)
+    elif m := WORDS_AFTER.match(after_clause):  # "ISOs with a $2.1M spread.", "$5 million bond ladder,"
+        if not any(w.lower() in NOT_A_NAME or w.lower() in NOT_A_THING_AFTER for w in m["np"].split()):
+            label = m["np"].lower()
     if not label:
         return "amount"
     if (p := PERIOD_AFTER.match(after)) and not label.startswith(("annual", "monthly")):

@@ -241,3 +241,8 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert found["$300k"] == "US REITs"
     assert found["CHF 2 Mio."] == "amount"
     assert found["0.4%"] == "custody fee"
+    # a floor, a cash reserve, a name right after the figure at the clause's end
+    found = labels("Savings must not fall below $50k. Keep CHF 80'000 liquid. Warrants with a $700k spread.")
+    assert found["$50k"] == "savings floor"
+    assert found["CHF 80'000"] == "liquidity reserve"
+    assert found["$700k"] == "spread"
