@@ -333,6 +333,8 @@ def _named_before(before):
 FLOOR_BEFORE = re.compile(
     rf"\b(?P<noun>{_NOUNS})\s+(?:(?:to|must|may|should|can|cannot|can't|not|never|let)\s+){{0,3}}(?:falls?|drops?|go|goes)\s+(?:below|under)\s+$", re.I
 )
+NOW_BEFORE = re.compile(r"\(\s*now\s+(?:(?:maybe|about|around|roughly|perhaps|worth|probably)\s+)*$", re.I)
+STARTS_AT_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS})\s+(?:starts?|begins?|kicks\s+in)\b[^.;,()]{{0,25}}\bat\s+$", re.I)
 KEEP_BEFORE = re.compile(r"\bkeep\s+(?:at\s+least\s+)?$", re.I)
 WORDS_AFTER = re.compile(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[.,;:)]))")
 NOT_A_THING_AFTER = set(
@@ -378,6 +380,10 @@ def amount_label(problem, q, ends):
     elif (m := NOUN_AFTER.match(after_clause)) and not _nearer_before(before, m):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
+    elif NOW_BEFORE.search(before) and (nouns := list(re.finditer(rf"\b(?:{_NOUNS})\b", before, re.I))):
+        label = f"{_canonical(nouns[-1][0])[0]} value"  # "a villa bought for 850 000 € (now maybe €1.4m)"
+    elif m := STARTS_AT_BEFORE.search(before):  # "Social Security starts next year at $3,800"
+        label = _canonical(m["noun"])[0]
     elif m := FLOOR_BEFORE.search(before):  # "liquid assets fall below $400k"
         noun, _is_account = _canonical(m["noun"])
         label = f"{noun} floor"
@@ -446,7 +452,7 @@ OF_WHICH_BEFORE = re.compile(r"\bof\s+which\s+(?:\w+\s+)?$|\bdavon\s+$", re.I)
 IS_BEFORE = re.compile(r"\s(?:is|are|was|sits|invested)\s+(?:(?:about|roughly|around|already|now|still|only)\s+)?$", re.I)
 THING_AFTER = re.compile(
     r"^\s*(?:(?:is|are|sits?|sit|was|invested|held)\s+)?(?:(?:in|of)\s+)?(?:(?:her|his|their|the|a|an|one|its|local|inherited|any|single|each|every|some)\s+)*"
-    r"(?!(?:after|before|over|for|from|since|until|by|to|and|or|in|of|is|are|overall|a|the|now|then)\b)"
+    r"(?!(?:after|before|over|for|from|since|until|by|to|and|or|in|of|is|are|overall|a|the|now|then|year|month|annum)\b)"
     r"(?P<thing>[A-Za-zÀ-ÿ&'’.-]+(?:\s+(?!in\b|of\b|and\b|with\b|for\b|to\b|by\b|is\b|are\b|on\b|at\b|a\b|the\b)[A-Za-zÀ-ÿ&'’.-]+){0,2})",
 )
 NOUN_JUST_BEFORE = re.compile(r"(?:^|\s)(\w+)\s+(?:of\s+)?$")
@@ -505,6 +511,8 @@ def percent_label_and_base(problem, q, amounts, ends):
         kind = "target"
     elif LIMIT_BEFORE.search(before):
         kind = "limit"
+    elif re.search(r"\b(?:at\s+least|no\s+less\s+than|minimum(?:\s+of)?)\s+$", before, re.I):
+        kind = "minimum"  # "must receive at least 3% a year"
     thing = " ".join(w if w.isupper() else w.lower() for w in thing.split())
     return (f"{thing} {kind}".strip() if thing else kind if kind not in ("share", "") else "percent"), base
 

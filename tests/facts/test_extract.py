@@ -246,3 +246,9 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert found["$50k"] == "savings floor"
     assert found["CHF 80'000"] == "liquidity reserve"
     assert found["$700k"] == "spread"
+    # "(now ...)" after a thing's price is its value today; "X starts ... at Y"
+    found = labels("A chalet bought for CHF 400'000 in 1999 (now about CHF 1.1 Mio.). Her pension starts in 2027 at $2,000.")
+    assert found["CHF 1.1 Mio."] == "chalet value"
+    assert found["$2,000"] == "pension"
+    # "a year" after a percent is when, not what; "at least" makes it a minimum
+    assert labels("The trust must pay out at least 4% a year.")["4%"] == "minimum"
