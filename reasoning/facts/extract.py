@@ -307,7 +307,7 @@ def _canonical(noun):
 LINK_AFTER_NAME = re.compile(
     r"\s+(?:(?:is|are|was|were|of|de)\s+)?(?:(?:about|roughly|around|approx\.?|some|nearly|almost)\s+)?$", re.I
 )
-NAME_START = {"a", "an", "the", "his", "her", "their", "its", "my", "our", "and", "plus", "also"}
+NAME_START = {"a", "an", "the", "his", "her", "their", "its", "my", "our", "and", "plus", "also", "two", "three", "both"}
 NOT_A_NAME = set(
     "a an the of in at to is are was were be been will would must need needs keep keeps has have had holds hold "
     "plus and or but with about roughly around more less than least most over under below above up some nearly "
@@ -319,10 +319,11 @@ NOT_A_NAME = set(
 
 
 def _named_before(before):
-    words = re.sub(LINK_AFTER_NAME, "", " " + before).split()
+    words = re.sub(LINK_AFTER_NAME, "", re.sub(r"\s*\(\s*$", " ", " " + before)).split()  # "the two VCTs ("
     name = []
     while words and len(name) < 3 and re.fullmatch(r"[A-Za-zÀ-ÿ][\w'’.-]*", words[-1]):
-        if words[-1].lower() in NOT_A_NAME or words[-1].lower().rstrip(".") in NOT_A_NAME:
+        acronym = len(words[-1]) > 1 and words[-1].isupper()  # "PER", not "per"
+        if not acronym and (words[-1].lower() in NOT_A_NAME or words[-1].lower().rstrip(".") in NOT_A_NAME):
             break
         name.insert(0, words.pop())
     if not name or (words and words[-1].lower() not in NAME_START and not words[-1].endswith((":", "("))):
@@ -333,6 +334,7 @@ def _named_before(before):
 FLOOR_BEFORE = re.compile(
     rf"\b(?P<noun>{_NOUNS})\s+(?:(?:to|must|may|should|can|cannot|can't|not|never|let)\s+){{0,3}}(?:falls?|drops?|go|goes)\s+(?:below|under)\s+$", re.I
 )
+BUY_BEFORE = re.compile(r"\b(?:buy|buys|buying|purchase|purchasing|fund|funding)\s+(?:(?:a|an|the|their|his|her|its)\s+)?(?:\w+\s+)?$", re.I)
 NOW_BEFORE = re.compile(r"\(\s*now\s+(?:(?:maybe|about|around|roughly|perhaps|worth|probably)\s+)*$", re.I)
 STARTS_AT_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS})\s+(?:starts?|begins?|kicks\s+in)\b[^.;,()]{{0,25}}\bat\s+$", re.I)
 KEEP_BEFORE = re.compile(r"\bkeep\s+(?:at\s+least\s+)?$", re.I)
@@ -390,8 +392,12 @@ def amount_label(problem, q, ends):
     elif m := NOUN_BEFORE.search(before):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
+        if re.match(r"\s+with\s*$", before[m.end("noun") :]) and BUY_BEFORE.search(before[: m.start("noun")]):
+            label = f"{noun} contribution"  # "help their son buy a house with $200k": money toward it, not its price
     elif KEEP_BEFORE.search(before) and re.match(r"\s+liquid\b", after_clause):  # "keep Fr. 400'000 liquid"
         label = "liquidity reserve"
+    elif KEEP_BEFORE.search(before) and (m := re.match(r"\s+in\s+(?:the\s+)?(\w[\w\s]*?)(?=\s+(?:for|to|as)\b|$)", after_clause)) and _a_place(m[1]):
+        label = "reserve"  # "keep RM 5 million in Malaysia for ..."
     elif m := VERB_BEFORE.search(before):
         label = VERBS[m["verb"].lower()]
     elif thing := _named_before(before):
