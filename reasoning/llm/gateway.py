@@ -469,22 +469,55 @@ def response_cost(response, price, tokens_in, tokens_out):
 
 
 def prompt_tokens(model, messages):
-    """The prompt's tokens as the model's tokenizer counts them (litellm's `token_counter`: the model's own where
-    litellm knows it, else OpenAI's), plus a chat template's overhead. Dense text (emoji, mathematical letters, CJK)
-    takes a token or more a character, which no characters-per-token rule can promise."""
+    """The most tokens the prompt can take on the model, plus a chat template's overhead: as the model's own tokenizer
+    counts it where litellm knows that tokenizer exactly (OpenAI's hosted models, counted with tiktoken), else at least
+    one token per UTF-8 byte, the most any byte-level tokenizer takes. litellm counts an unknown model (`openai/<alias>`
+    on a local server, say) with OpenAI's cl100k, which a local model's tokenizer can outnumber twice over on CJK text.
+    Dense text (emoji, mathematical letters, CJK) takes a token or more a character, which no characters-per-token
+    rule can promise."""
+    exact = tokenizer_known(model)
     return (
-        sum(_counted(model, m.get("role") or "user", m.get("content") or "") for m in messages) + PROMPT_OVERHEAD_TOKENS
+        sum(_counted(model, m.get("role") or "user", m.get("content") or "", exact) for m in messages)
+        + PROMPT_OVERHEAD_TOKENS
     )
 
 
+# The providers whose models litellm counts with their own tokenizer (tiktoken) when its map holds the model.
+EXACT_TOKENIZER_PROVIDERS = {"openai", "azure", "text-completion-openai"}
+
+
+def tokenizer_known(model):
+    """Whether litellm counts this model's prompt with the model's own tokenizer: a hosted OpenAI model its map holds,
+    served where OpenAI serves it (not an `api_base` of the operator's, which may serve anything under the name)."""
+    if offline.is_offline(model):
+        return True  # the offline model charges its own count, which _counted reserves
+    if (settings.REASONING["MODELS"].get(model) or {}).get("api_base"):
+        return False
+    if model.startswith("openai/") and os.environ.get("OPENAI_API_BASE", os.environ.get("OPENAI_BASE_URL")):
+        return False
+    return _mapped_to_tiktoken(model)
+
+
+@functools.lru_cache(maxsize=256)
+def _mapped_to_tiktoken(model):
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # a name the map does not hold: a local server's alias, whatever its tokenizer
+        return False
+    return info.get("litellm_provider") in EXACT_TOKENIZER_PROVIDERS
+
+
 @functools.lru_cache(maxsize=256)  # prompts of at most some tens of kB each: a few MB at most
-def _counted(model, role, content):
+def _counted(model, role, content, exact=True):
     """One message's tokens, remembered: a retry, a re-ask and the fallback count the same prompt again."""
+    size = len(content.encode())
     try:
         counted = litellm.token_counter(model=model, messages=[{"role": role, "content": content}])
     except Exception:  # a tokenizer that cannot load: every UTF-8 byte a token is the most any byte-level BPE takes
         log.warning("no tokenizer for %s: counting the prompt's bytes", model, exc_info=True)
-        counted = len(content.encode())
+        counted = size
+    if not exact:  # a tokenizer we cannot name: a byte-level one takes at most a token per byte
+        counted = max(counted, size)
     if offline.is_offline(model):  # the offline model charges its own count: reserve whichever is more
         counted = max(counted, offline.count_tokens(content))
     return counted
