@@ -236,7 +236,7 @@ if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": CACHE_URL,
-            "KEY_PREFIX": "reasoning",
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX") or "reasoning",
             # A Redis that is down fails a limit's check within seconds (a 503), instead of hanging the request.
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
