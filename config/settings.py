@@ -248,6 +248,10 @@ else:
 
 # The API's bodies are small JSON documents; a larger one is refused with a JSON 413.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
+# Under Daphne (config/serving.py): a request's headers must arrive within this many seconds of its first byte, and its
+# body within this many seconds of its headers; a client trickling bytes is answered 408 and let go.
+HTTP_HEADERS_TIMEOUT_S = envfloat("HTTP_HEADERS_TIMEOUT_S", 10.0)
+HTTP_BODY_TIMEOUT_S = envfloat("HTTP_BODY_TIMEOUT_S", 30.0)
 # The largest page a list endpoint serves (?limit=); a larger one is a 422 naming the field.
 NINJA_PAGINATION_MAX_LIMIT = 100
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+from config import serving  # noqa: E402
 
 
 class Scaled:
@@ -49,9 +51,8 @@ class Scaled:
         return self
 
     def start_server(self, port):
-        self.servers[port] = self._spawn(
-            f"daphne-{port}", [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
-        )
+        # The same flags as `make run` (config/serving.py): one list for both profiles.
+        self.servers[port] = self._spawn(f"daphne-{port}", serving.command("127.0.0.1", port, str(BIN / "daphne")))
 
     def start_worker(self, index):
         command = [str(BIN / "celery"), "-A", "config", "worker", "-l", "info", "-n", f"w{index}@%h"]
