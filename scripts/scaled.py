@@ -44,10 +44,11 @@ class Scaled:
             self.start_server(port)
         for index in range(self.workers):
             self.start_worker(index)
+        # Each process imports litellm as it starts (seconds on an idle core; minutes for four at once on a busy one).
         for index in range(self.workers):
-            self.wait(lambda i=index: "ready." in self.log(f"worker-{i}"), f"worker {index} to be ready")
+            self.wait(lambda i=index: "ready." in self.log(f"worker-{i}"), f"worker {index} to be ready", 300)
         for port in self.ports:
-            self.wait(lambda p=port: self.listening(p), f"the server on port {port} to listen")
+            self.wait(lambda p=port: self.listening(p), f"the server on port {port} to listen", 300)
         return self
 
     def start_server(self, port):
