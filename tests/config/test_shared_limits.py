@@ -49,8 +49,12 @@ class Pair:
             )
             for port in self.ports
         ]
-        for port, process in zip(self.ports, self.processes, strict=True):
-            wait_for(lambda p=port, pr=process: pr.poll() is None and _listening(p), 180, f"the server on {port}")
+        try:
+            for port, process in zip(self.ports, self.processes, strict=True):
+                wait_for(lambda p=port, pr=process: pr.poll() is None and _listening(p), 180, f"the server on {port}")
+        except BaseException:
+            self.stop()  # never leave a server behind holding the test's database
+            raise
 
     def url(self, index, path):
         return f"http://127.0.0.1:{self.ports[index % 2]}{path}"
