@@ -43,7 +43,7 @@ from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
 
 install_server_hooks()  # under Daphne: resume stranded sessions at start, checkpoint running ones on SIGTERM
-serving.install()  # under Daphne: bodies counted as they stream, deadlines for headers and bodies, 1009 for big messages
+serving.install()  # under Daphne: bodies counted as they stream, deadlines for a request, 1009 for big messages
 
 router = ProtocolTypeRouter(
     {

@@ -17,6 +17,7 @@ install() puts these doors in place; config/asgi.py calls it, so they hold under
 """
 
 import io
+import json
 import sys
 
 DAPHNE_FLAGS = ["--ping-interval", "10", "--ping-timeout", "5", "--websocket_connect_timeout", "5"]
@@ -31,13 +32,12 @@ def command(host, port, daphne="daphne"):
 def _plain(status, reason, text, path=b""):
     """A whole HTTP/1.1 response that closes the connection; JSON for the API, like every API error."""
     if path.startswith(b"/api/"):
-        import json
-
         body, kind = json.dumps({"detail": text}).encode(), b"application/json"
     else:
         body, kind = text.encode(), b"text/plain; charset=utf-8"
     head = f"HTTP/1.1 {status} {reason}\r\n".encode()
-    head += b"Content-Type: " + kind + b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n"
+    head += b"Content-Type: " + kind + b"\r\nContent-Length: " + str(len(body)).encode()
+    head += b"\r\nConnection: close\r\n\r\n"
     return head + body
 
 

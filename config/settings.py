@@ -99,7 +99,8 @@ if SECRET_KEY and (len(SECRET_KEY.strip()) < 16 or len(set(SECRET_KEY)) < 5):
     # " " or "abc" would sign every session and CSRF token with a key anyone can guess.
     raise ImproperlyConfigured(
         "SECRET_KEY is set but too weak (blank, or under 16 characters, or under 5 distinct ones): export "
-        "SECRET_KEY=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\", or unset it for the offline demo"
+        "SECRET_KEY=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\", "
+        "or unset it for the offline demo"
     )
 if not SECRET_KEY:
     if not demo_profile():

@@ -308,7 +308,9 @@ class ModelGateway:
             ledger.settle(self.session_id, cost, released=0.0)  # unfenced: the run's claim is gone, its bill is not
             session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
             events.publish(self.session_id, [events.session_updated(session)])
-        log.warning("session %s: %d call(s) costing %.6f USD finished after the take-over", self.session_id, len(rows), cost)
+        log.warning(
+            "session %s: %d call(s) costing %.6f USD finished after the take-over", self.session_id, len(rows), cost
+        )
 
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
