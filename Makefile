@@ -5,14 +5,13 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 export LITELLM_LOCAL_MODEL_COST_MAP := True
-# Daphne pings every socket after 10 s and drops one that has not answered 5 s later: a client that vanished (a
-# half-open socket) is let go within 15 s, not Daphne's default 50 s. tests/config/test_idle_sockets.py runs these.
-DAPHNE_FLAGS ?= --ping-interval 10 --ping-timeout 5 --websocket_connect_timeout 5
+# Both profiles start Daphne through config/serving.py: one list of server flags (DAPHNE_FLAGS there), and the doors
+# Daphne lacks (bodies counted as they stream, deadlines for headers and bodies). tests/config/test_serving.py runs it.
 
 # The scale-out profile's tests run against real PostgreSQL and Redis servers (.ci/run starts them).
 SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
-SCALE_TESTS := tests/reasoning tests/api tests/explorer/test_consumers.py tests/explorer/test_snapshot.py tests/test_walking_skeleton.py tests/test_restart.py
+SCALE_TESTS := tests/reasoning tests/api tests/config/test_shared_limits.py tests/explorer/test_consumers.py tests/explorer/test_snapshot.py tests/test_walking_skeleton.py tests/test_restart.py
 
 .PHONY: run run-scaled test test-scale test-chaos test-real-model install browser migrate seed bench clean
 
@@ -47,7 +46,7 @@ run: seed
 	@echo ""
 	@echo "  Explorer: http://$(HOST):$(PORT)/   login: advisor / advisor (demo only)   model: $${REASONING_MODEL_PRIMARY:-offline/sim}"
 	@echo ""
-	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/daphne -b $(HOST) -p $(PORT) $(DAPHNE_FLAGS) config.asgi:application
+	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/python -m config.serving -b $(HOST) -p $(PORT)
 
 # The scaled profile on this machine: two Daphne servers (PORT, PORT + 1) and two Celery workers on PostgreSQL + Redis.
 run-scaled: install

@@ -35,6 +35,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
 import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import: pay it at startup, not in a session
+from config import serving  # noqa: E402
 from explorer.middleware import TokenOrOriginValidator  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
 from reasoning.middleware import AsgiBodyLimit  # noqa: E402
@@ -42,6 +43,7 @@ from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
 
 install_server_hooks()  # under Daphne: resume stranded sessions at start, checkpoint running ones on SIGTERM
+serving.install()  # under Daphne: bodies counted as they stream, deadlines for a request, 1009 for big messages
 
 router = ProtocolTypeRouter(
     {

@@ -95,6 +95,13 @@ def demo_profile():
 
 # Signs sessions, CSRF tokens and password resets: a public default is fine for the offline demo only.
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if SECRET_KEY and (len(SECRET_KEY.strip()) < 16 or len(set(SECRET_KEY)) < 5):
+    # " " or "abc" would sign every session and CSRF token with a key anyone can guess.
+    raise ImproperlyConfigured(
+        "SECRET_KEY is set but too weak (blank, or under 16 characters, or under 5 distinct ones): export "
+        "SECRET_KEY=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))')\", "
+        "or unset it for the offline demo"
+    )
 if not SECRET_KEY:
     if not demo_profile():
         raise ImproperlyConfigured(
@@ -227,8 +234,31 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": CHANNEL_CAPACITY}}
     }
 
+# Every limit (sessions created, logins, oversight actions through the API and sockets) is counted in Django's cache.
+# CACHE_URL names it: redis:// (or rediss://, unix://) for a Redis, locmem:// for this process's memory. Unset, it is
+# the profile's Redis (REDIS_URL) when there is one, so several server processes count each limit once; else memory.
+CACHE_URL = (os.environ.get("CACHE_URL") or REDIS_URL or "locmem://").strip()
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX") or "reasoning",
+            # A Redis that is down fails a limit's check within seconds (a 503), instead of hanging the request.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+elif CACHE_URL == "locmem://":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "reasoning"}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL is a redis://, rediss://, unix:// or locmem:// URL: not {CACHE_URL!r}")
+
 # The API's bodies are small JSON documents; a larger one is refused with a JSON 413.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
+# Under Daphne (config/serving.py): a request's headers must arrive within this many seconds of its first byte, and its
+# body within this many seconds of its headers; a client trickling bytes is answered 408 and let go.
+HTTP_HEADERS_TIMEOUT_S = envfloat("HTTP_HEADERS_TIMEOUT_S", 10.0)
+HTTP_BODY_TIMEOUT_S = envfloat("HTTP_BODY_TIMEOUT_S", 30.0)
 # The largest page a list endpoint serves (?limit=); a larger one is a 422 naming the field.
 NINJA_PAGINATION_MAX_LIMIT = 100
 
@@ -321,8 +351,8 @@ REASONING = {
     "IDEMPOTENCY_TTL_S": envfloat("REASONING_IDEMPOTENCY_TTL_S", 86400.0),
     # On SIGTERM, running sessions get this long to finish the model calls in flight before they are cut.
     "SHUTDOWN_GRACE_S": envfloat("REASONING_SHUTDOWN_GRACE_S", 3.0),
-    # Sessions one API key or one user may create per period, counted in the default cache. LocMemCache counts
-    # per process: with several server processes, point CACHES at a shared cache (Redis) for the limit to hold.
+    # Sessions one API key or one user may create per period, counted in the cache (CACHE_URL: the profile's Redis,
+    # shared by every server process, or this process's memory in the embedded profile).
     "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
     # Oversight actions (prune, expand, pause, ...) one API key or user may take, through the API and sockets together.
     "ACTION_RATE": envrate("REASONING_ACTION_RATE", "120/minute"),

@@ -144,7 +144,7 @@ def session_new(request):
         return render(request, "explorer/view_only.html", status=403)
     rubrics = list(selectors.rubrics_for(request.tenant))
     form = SessionForm(request.POST if request.method == "POST" else None, rubrics=rubrics)
-    status = 200
+    status, wait = 200, None
     if request.method == "POST" and form.is_valid():
         # The API's creation limit, on the same count: a user creates as many sessions by the page as by the API.
         wait = throttles.take("CREATE_RATE", request.principal.actor)
@@ -155,7 +155,10 @@ def session_new(request):
             session = _create_session(request, form)
             if session is not None:
                 return redirect("explorer:session_detail", session_id=session.id)
-    return render(request, "explorer/session_new.html", {"form": form, "no_rubrics": not rubrics}, status=status)
+    response = render(request, "explorer/session_new.html", {"form": form, "no_rubrics": not rubrics}, status=status)
+    if wait is not None:
+        response["Retry-After"] = str(math.ceil(wait))  # as the API's 429 says it
+    return response
 
 
 def session_or_404(request, session_id):

@@ -8,10 +8,11 @@ the end of a step; the strategy itself unwinds at its next step boundary.
 import asyncio
 import contextlib
 import logging
+import threading
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 from . import events, ledger, sql, states
@@ -58,8 +59,11 @@ class SessionControl:
         self.woken = asyncio.Event()
         _live[str(self.session_id)] = self
         self.task = self.loop.create_task(self._watch(), name=f"watch-{self.session_id}")
+        if self.fence is not None:
+            HEARTBEATS.add(self)
 
     async def stop(self):
+        HEARTBEATS.remove(self)
         _live.pop(str(self.session_id), None)
         if self.task is not None:
             self.task.cancel()
@@ -75,20 +79,17 @@ class SessionControl:
             raise StopRequested(self.stop_status)
 
     async def _watch(self):
+        """Reads the status a few times a second (the heartbeat is HEARTBEATS' to write, on a thread of its own)."""
         engine = settings.REASONING
-        beaten = self.loop.time()
         while self.stop_status is None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self.woken.wait(), engine["CONTROL_POLL_S"])
             self.woken.clear()
-            # Reads a few times a second; writes the heartbeat only every few seconds.
-            beating = self.loop.time() - beaten >= engine["HEARTBEAT_S"]
             try:
-                status = await sync_to_async(states.beat if beating else states.held_status)(self.fence)
+                status = await sync_to_async(states.held_status)(self.fence)
             except Exception:  # a busy database must not kill the run; the next poll tries again
                 log.warning("could not check session %s", self.session_id, exc_info=True)
                 continue
-            beaten = self.loop.time() if beating else beaten
             if status != Status.RUNNING:
                 self.request_stop(status or "lost")
 
@@ -142,6 +143,63 @@ class SessionControl:
 
     async def done(self, command, applied, detail="", after=None):
         await sync_to_async(record_outcome)(command.id, applied, detail, after, self.fence)
+
+
+class Heartbeats:
+    """One thread per process writes the heartbeat of every run the process holds, every HEARTBEAT_S seconds.
+
+    Apart from the runs' event loop and from the thread their sync work shares (sync_to_async's), so nothing a run
+    does delays it: a cold Celery pool child importing litellm for 5.6 s on that thread, a large tree written, a slow
+    model call. Only the process's end (or a stop: SIGSTOP, a frozen host) stops it, which is what a take-over is for.
+    The thread exists while there are runs to beat for, and holds a database connection only while it writes.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.controls = {}
+        self.thread = None
+        self.changed = threading.Event()
+
+    def add(self, control):
+        with self.lock:
+            self.controls[id(control)] = control
+            if self.thread is None or not self.thread.is_alive():  # none yet, or a fork left its parent's behind
+                self.thread = threading.Thread(target=self._beat_forever, name="reasoning-heartbeat", daemon=True)
+                self.thread.start()
+
+    def remove(self, control):
+        with self.lock:
+            self.controls.pop(id(control), None)
+        self.changed.set()
+
+    def _beat_forever(self):
+        while True:
+            self.changed.wait(settings.REASONING["HEARTBEAT_S"])
+            self.changed.clear()
+            with self.lock:
+                if not self.controls:
+                    self.thread = None
+                    return
+                due = list(self.controls.values())
+            try:
+                for control in due:
+                    if id(control) in self.controls:
+                        self._beat(control)
+            finally:
+                connections.close_all()  # this thread's connection, back to the pool between beats
+
+    def _beat(self, control):
+        try:
+            status = states.beat(control.fence)
+        except Exception:  # a busy database must not end the beating; the next round tries again
+            log.warning("could not write the heartbeat of session %s", control.session_id, exc_info=True)
+            return
+        if status != Status.RUNNING:
+            with contextlib.suppress(RuntimeError):  # the run's loop closed meanwhile: it has stopped already
+                control.loop.call_soon_threadsafe(control.request_stop, status or "lost")
+
+
+HEARTBEATS = Heartbeats()
 
 
 def record_outcome(action_id, applied, detail="", after=None, fence=None):

@@ -32,9 +32,16 @@ def not_a_bool(value):
 NO_NUL = r"^[^\u0000]*$"  # said in the schema too, so clients and schema-driven tests know it
 Text = Annotated[str, AfterValidator(no_nul), Field(json_schema_extra={"pattern": NO_NUL})]
 Written = Annotated[str, AfterValidator(no_nul), Field(json_schema_extra={"pattern": r"^[^\u0000]*\S[^\u0000]*$"})]
+def whole_number(value):
+    # 5.0 is the integer 5 to JSON Schema (and to any client that writes numbers as floats); 5.5 is not.
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 # Strict: "5" is not an amount nor a count (a JSON integer is still an amount). Constraint first: the schema says it.
 Money = Annotated[float, Field(gt=0, strict=True), BeforeValidator(not_a_bool)]
-Count = Annotated[int, Field(strict=True), BeforeValidator(not_a_bool)]
+Count = Annotated[int, Field(strict=True), BeforeValidator(whole_number), BeforeValidator(not_a_bool)]
 
 
 def budget_bound(schema):

@@ -28,6 +28,16 @@ PROCESS_TOKEN = secrets.token_hex(4)
 HOST = socket.gethostname()[:60]
 
 
+def _new_process_token():
+    """A forked child (a Celery pool child) is a process of its own: its runs must not pass for its parent's or its
+    siblings' (it imported this module before the fork, with their token)."""
+    global PROCESS_TOKEN
+    PROCESS_TOKEN = secrets.token_hex(4)
+
+
+os.register_at_fork(after_in_child=_new_process_token)
+
+
 def owner_id():
     """Who runs sessions in this process: host, pid and a token that a reused pid cannot repeat."""
     return f"{HOST}:{os.getpid()}:{PROCESS_TOKEN}"

@@ -201,7 +201,8 @@ class DjangoStore:
                 cost = sum(r.cost_usd for r in records)
                 self.rows[_uuid(node.id)].cost_usd += cost
                 write_columns([self.rows[_uuid(node.id)]], ["cost_usd"])
-            self._settle(write_records(records))
+            self._settle(record_cost(records))  # before the rows: a refused write leaves them for the gateway
+            write_records(records)
             events.publish(self.session_id, [("critique.created", {"critique": row.to_dict()})])
         memory = Critique(_str(row.node_id), attempt_num, outcome_score, critique, False, str(row.id))
         self.critique_views.append(memory)

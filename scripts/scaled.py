@@ -15,6 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(ROOT))
+from config import serving  # noqa: E402
 
 
 class Scaled:
@@ -42,16 +44,16 @@ class Scaled:
             self.start_server(port)
         for index in range(self.workers):
             self.start_worker(index)
+        # Each process imports litellm as it starts (seconds on an idle core; minutes for four at once on a busy one).
         for index in range(self.workers):
-            self.wait(lambda i=index: "ready." in self.log(f"worker-{i}"), f"worker {index} to be ready")
+            self.wait(lambda i=index: "ready." in self.log(f"worker-{i}"), f"worker {index} to be ready", 300)
         for port in self.ports:
-            self.wait(lambda p=port: self.listening(p), f"the server on port {port} to listen")
+            self.wait(lambda p=port: self.listening(p), f"the server on port {port} to listen", 300)
         return self
 
     def start_server(self, port):
-        self.servers[port] = self._spawn(
-            f"daphne-{port}", [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
-        )
+        # The same flags as `make run` (config/serving.py): one list for both profiles.
+        self.servers[port] = self._spawn(f"daphne-{port}", serving.command("127.0.0.1", port, str(BIN / "daphne")))
 
     def start_worker(self, index):
         command = [str(BIN / "celery"), "-A", "config", "worker", "-l", "info", "-n", f"w{index}@%h"]

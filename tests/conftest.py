@@ -83,13 +83,19 @@ def healthy_models(settings):
 
 
 @pytest.fixture(autouse=True)
-def fresh_rate_limits():
-    """Rate-limit counters live in the cache: each test starts with every caller's full allowance."""
+def fresh_rate_limits(settings):
+    """Rate-limit counters live in the cache: each test starts with every caller's full allowance. A shared cache (the
+    scale-out profile's Redis) is never flushed: the test counts under a key prefix of its own instead."""
+    import uuid
+
     from django.core.cache import caches
     from django.core.cache.backends.locmem import LocMemCache
 
-    if isinstance(caches["default"], LocMemCache):  # never flush a cache other processes share
+    if isinstance(caches["default"], LocMemCache):
         caches["default"].clear()
+    else:
+        prefix = f"test-{uuid.uuid4().hex[:12]}"
+        settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
 
 
 @pytest.fixture

@@ -111,6 +111,21 @@ def offline_reply(body, seed=7):
     return reply(answer(prompt, seed), prompt_tokens=len(prompt) // 4, completion_tokens=80)
 
 
+TEMPLATE_TOKENS = 4  # a chat template's role markers per message, as a byte-level tokenizer might count them
+
+
+def byte_tokens(body, seed=7):
+    """Answer as the offline model would, billed as a model whose tokenizer takes one token per UTF-8 byte (a local
+    model's byte fallback): the prompt's bytes and its template's, the reply's bytes, the reply cut at the request's
+    `max_tokens` as a real server cuts it (`finish_reason` "length")."""
+    text = offline_reply(body, seed).payload["choices"][0]["message"]["content"]
+    data, limit, finish = text.encode(), body.get("max_tokens"), "stop"
+    if limit and len(data) > limit:
+        data, finish = data[:limit], "length"
+    prompt = sum(len((m.get("content") or "").encode()) + TEMPLATE_TOKENS for m in body["messages"])
+    return reply(data.decode(errors="ignore"), prompt_tokens=prompt, completion_tokens=len(data), finish_reason=finish)
+
+
 def free_port():
     """The base URL of a loopback port nothing listens on (a server that is down)."""
     with socket.socket() as sock:

@@ -29,6 +29,7 @@ from litellm import Router  # noqa: E402
 from litellm._internal_context import internal_sub_call  # noqa: E402
 
 from reasoning import events, ledger, sql  # noqa: E402
+from reasoning.fence import RunLost  # noqa: E402
 from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable, one_line  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
@@ -43,6 +44,7 @@ litellm.turn_off_message_logging = True  # the ledger keeps prompts, under the t
 log = logging.getLogger(__name__)
 
 EPSILON = 1e-12
+AFTER_TAKEOVER = "after takeover: paid after this run"  # how a ledger row written by a run taken over begins
 LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls need no database round trip
 FLUSH_EVERY_CALLS = 8
 FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
@@ -238,7 +240,11 @@ class ModelGateway:
         """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
         rows, self.unwritten = self.unwritten, []
         self.flushed_at = time.monotonic()
-        row = await sync_to_async(self._write_and_read)(rows)
+        try:
+            row = await sync_to_async(self._write_and_read)(rows)
+        except RunLost:
+            self.unwritten = rows + self.unwritten
+            raise
         return row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"] + self.lease
 
     def _write_and_read(self, rows):
@@ -247,16 +253,24 @@ class ModelGateway:
         return sql.by_pk(ReasoningSession, ("budget_usd", "budget_used_usd", "budget_reserved_usd"), self.session_id)
 
     async def close(self):
-        """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease."""
-        orphans = [row for row in self.answered if row._state.adding]
-        self.answered = []
-        if orphans:
-            await sync_to_async(self._write_orphans)(orphans)
-        await self.flush()
-        async with self.lease_lock:
-            if self.lease:
-                amount, self.lease = self.lease, 0.0
-                await sync_to_async(self._settle)(amount, 0.0)
+        """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease.
+
+        A run that lost its session (RunLost: it was taken over) writes no node and no lease, but what its finished
+        calls cost was paid all the same: those rows are written marked as after the take-over, and their cost counts
+        in the session's budget used."""
+        try:
+            orphans = [row for row in self.answered if row._state.adding]
+            if orphans:
+                await sync_to_async(self._write_orphans)(orphans)
+            self.answered = []
+            await self.flush()
+            async with self.lease_lock:
+                if self.lease:
+                    amount, self.lease = self.lease, 0.0
+                    await sync_to_async(self._settle)(amount, 0.0)
+        except RunLost:
+            await sync_to_async(self._write_late)()
+            raise
 
     async def _flush_if_due(self):
         if len(self.unwritten) >= FLUSH_EVERY_CALLS or time.monotonic() - self.flushed_at >= FLUSH_EVERY_S:
@@ -268,14 +282,18 @@ class ModelGateway:
         if self.unwritten or self.spent != self.published_spend:
             rows, self.unwritten = self.unwritten, []
             self.flushed_at, self.published_spend = time.monotonic(), self.spent
-            await sync_to_async(self._write)(rows)
+            try:
+                await sync_to_async(self._write)(rows)
+            except RunLost:
+                self.unwritten = rows + self.unwritten  # for close() to write as after the take-over
+                raise
 
     def _write(self, rows):
         rows = [row for row in rows if row._state.adding]
         spent = sum(row.cost_usd for row in rows)
         with transaction.atomic():
+            self._settle(spent, spent)  # first: a run that lost its session leaves its rows unwritten, for close()
             LLMCall.objects.bulk_create(rows)
-            self._settle(spent, spent)
             session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
             events.publish(self.session_id, [events.session_updated(session)])
 
@@ -287,6 +305,30 @@ class ModelGateway:
             for row in rows:
                 if row.node_id and row.cost_usd:
                     ReasoningNode.objects.filter(pk=row.node_id).update(cost_usd=F("cost_usd") + row.cost_usd)
+
+    def _write_late(self):
+        """The rows of calls this run made but could not write (it lost its session while they were in flight): a
+        cost is a fact, not a tree write, so they are written unfenced, marked AFTER_TAKEOVER, with no node (the run's
+        nodes were refused), and their cost moves into the session's budget used (its reservation went with the
+        take-over, which recorded it as unaccounted)."""
+        rows = [row for row in [*self.answered, *self.unwritten] if row._state.adding]
+        self.answered, self.unwritten = [], []
+        if not rows:
+            return
+        epoch = self.fence.epoch if self.fence else "?"
+        for row in rows:
+            about = f"its node {row.node_id} was not written; " if row.node_id else ""
+            row.error = f"{AFTER_TAKEOVER} (epoch {epoch}) lost the session; {about}{row.error}"[:2000]
+            row.node_id = None
+        cost = sum(row.cost_usd for row in rows)
+        with transaction.atomic():
+            LLMCall.objects.bulk_create(rows)
+            ledger.settle(self.session_id, cost, released=0.0)  # unfenced: the run's claim is gone, its bill is not
+            session = ReasoningSession.objects.select_related("tenant").get(pk=self.session_id)
+            events.publish(self.session_id, [events.session_updated(session)])
+        log.warning(
+            "session %s: %d call(s) costing %.6f USD finished after the take-over", self.session_id, len(rows), cost
+        )
 
     def typical_call_usd(self):
         return self.spent / self.calls if self.calls else 0.0
@@ -487,22 +529,55 @@ def response_cost(response, price, tokens_in, tokens_out):
 
 
 def prompt_tokens(model, messages):
-    """The prompt's tokens as the model's tokenizer counts them (litellm's `token_counter`: the model's own where
-    litellm knows it, else OpenAI's), plus a chat template's overhead. Dense text (emoji, mathematical letters, CJK)
-    takes a token or more a character, which no characters-per-token rule can promise."""
+    """The most tokens the prompt can take on the model, plus a chat template's overhead: as the model's own tokenizer
+    counts it where litellm knows that tokenizer exactly (OpenAI's hosted models, counted with tiktoken), else at least
+    one token per UTF-8 byte, the most any byte-level tokenizer takes. litellm counts an unknown model (`openai/<alias>`
+    on a local server, say) with OpenAI's cl100k, which a local model's tokenizer can outnumber twice over on CJK text.
+    Dense text (emoji, mathematical letters, CJK) takes a token or more a character, which no characters-per-token
+    rule can promise."""
+    exact = tokenizer_known(model)
     return (
-        sum(_counted(model, m.get("role") or "user", m.get("content") or "") for m in messages) + PROMPT_OVERHEAD_TOKENS
+        sum(_counted(model, m.get("role") or "user", m.get("content") or "", exact) for m in messages)
+        + PROMPT_OVERHEAD_TOKENS
     )
 
 
+# The providers whose models litellm counts with their own tokenizer (tiktoken) when its map holds the model.
+EXACT_TOKENIZER_PROVIDERS = {"openai", "azure", "text-completion-openai"}
+
+
+def tokenizer_known(model):
+    """Whether litellm counts this model's prompt with the model's own tokenizer: a hosted OpenAI model its map holds,
+    served where OpenAI serves it (not an `api_base` of the operator's, which may serve anything under the name)."""
+    if offline.is_offline(model):
+        return True  # the offline model charges its own count, which _counted reserves
+    if (settings.REASONING["MODELS"].get(model) or {}).get("api_base"):
+        return False
+    if model.startswith("openai/") and os.environ.get("OPENAI_API_BASE", os.environ.get("OPENAI_BASE_URL")):
+        return False
+    return _mapped_to_tiktoken(model)
+
+
+@functools.lru_cache(maxsize=256)
+def _mapped_to_tiktoken(model):
+    try:
+        info = litellm.get_model_info(model)
+    except Exception:  # a name the map does not hold: a local server's alias, whatever its tokenizer
+        return False
+    return info.get("litellm_provider") in EXACT_TOKENIZER_PROVIDERS
+
+
 @functools.lru_cache(maxsize=256)  # prompts of at most some tens of kB each: a few MB at most
-def _counted(model, role, content):
+def _counted(model, role, content, exact=True):
     """One message's tokens, remembered: a retry, a re-ask and the fallback count the same prompt again."""
+    size = len(content.encode())
     try:
         counted = litellm.token_counter(model=model, messages=[{"role": role, "content": content}])
     except Exception:  # a tokenizer that cannot load: every UTF-8 byte a token is the most any byte-level BPE takes
         log.warning("no tokenizer for %s: counting the prompt's bytes", model, exc_info=True)
-        counted = len(content.encode())
+        counted = size
+    if not exact:  # a tokenizer we cannot name: a byte-level one takes at most a token per byte
+        counted = max(counted, size)
     if offline.is_offline(model):  # the offline model charges its own count: reserve whichever is more
         counted = max(counted, offline.count_tokens(content))
     return counted

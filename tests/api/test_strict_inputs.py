@@ -61,12 +61,24 @@ def test_a_fork_is_as_strict(client, alice, body, field):
     assert field in [e["field"] for e in response.json()["detail"]]
 
 
-@pytest.mark.parametrize("k", ["3", True, 3.0])
+@pytest.mark.parametrize("k", ["3", True, 3.5])
 def test_expand_takes_k_as_an_integer_only(client, alice, k):
     session = services.create_session(alice.tenant, SessionIn(problem_text=PROBLEM, mode="tot"), submit=False)
     root = ReasoningNode.objects.create(session=session, tenant=alice.tenant, depth=0, thought=PROBLEM)
     response = post(client, alice, f"/api/nodes/{root.id}/expand", {"k": k})
     assert response.status_code == 422 and response.json()["detail"][0]["field"] == "k"
+
+
+def test_expand_takes_a_whole_float_as_the_integer_json_schema_says_it_is(client, alice, monkeypatch):
+    """Issue 23, item 10: {"k": 5.0} is a valid JSON Schema integer, and got a 422."""
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    session = services.create_session(alice.tenant, SessionIn(problem_text=PROBLEM, mode="tot"), submit=False)
+    root = ReasoningNode.objects.create(session=session, tenant=alice.tenant, depth=0, thought=PROBLEM)
+    ReasoningSession.objects.filter(pk=session.pk).update(root_node=root, status="solved")
+    response = post(client, alice, f"/api/nodes/{root.id}/expand", {"k": 5.0})
+    assert response.status_code == 202, response.content
+    schema = client.get("/api/openapi.json").json()["components"]["schemas"]["ExpandIn"]["properties"]["k"]
+    assert schema["type"] == "integer"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -23,6 +23,7 @@ from django.db import connections
 from django.db.models import Sum
 
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession
+from tests.fake_openai import FakeOpenAI, byte_tokens
 from tests.test_restart import database_url, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
@@ -63,9 +64,9 @@ class Redis:
             self.process.wait(timeout=20)
 
 
-def create(port, key, attempt_key):
+def create(port, key, attempt_key, budget_usd=0.2):
     """POST /api/sessions as a client that retries: the same Idempotency-Key, so a retry never makes a second one."""
-    body = json.dumps({"problem_text": PROBLEM, "mode": "tot", "params": PARAMS, "budget_usd": 0.2}).encode()
+    body = json.dumps({"problem_text": PROBLEM, "mode": "tot", "params": PARAMS, "budget_usd": budget_usd}).encode()
     headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Idempotency-Key": attempt_key}
     for _ in range(20):
         request = urllib.request.Request(f"http://127.0.0.1:{port}/api/sessions", data=body, headers=headers)
@@ -83,23 +84,41 @@ def owner_pid(session):
     return int(pid) if pid.isdigit() else None
 
 
+def slow_byte_tokens(body):
+    """The model: a local server whose tokenizer takes one token per UTF-8 byte, answering in a quarter second."""
+    time.sleep(0.25)
+    return byte_tokens(body)
+
+
+# Each session's calls are billed by the server a token per byte (issue 23, item 1): every fourth session has a budget
+# a few calls deep, so the budget binds under the chaos too.
+BYTE_PRICE = {"input": 1.0, "output": 2.0}
+TIGHT_BUDGET = 0.012
+
+
 def test_twenty_sessions_survive_a_pool_child_kill_a_redis_restart_and_a_server_sigkill(alice):
     if connections["default"].vendor != "postgresql":
         pytest.skip("the scaled profile runs on PostgreSQL (DATABASE_URL)")
     redis = Redis(REDIS_PORT).start()
+    model = FakeOpenAI(default=slow_byte_tokens).__enter__()
     ports = (free_port(), free_port())
     env = {
-        "REASONING_OFFLINE_LATENCY_MS": "250",
         "REASONING_SWEEP_S": "1",
         "REASONING_REDISPATCH_S": "3",
         "REASONING_HEARTBEAT_STALE_S": "10",
         "REASONING_CREATE_RATE": "off",
+        "REASONING_MODEL_PRIMARY": "openai/local",
+        "REASONING_MODELS": json.dumps({"openai/local": {**BYTE_PRICE, "api_base": model.base_url}}),
+        "OPENAI_API_KEY": "dummy-key-for-a-local-server",
+        "SECRET_KEY": "a-secret-key-for-the-chaos-test-only-0123456789",
     }
     profile = Scaled(database_url(), f"redis://127.0.0.1:{REDIS_PORT}/0", ports=ports, env=env)
     try:
         profile.start()
-        ids = [create(ports[i % 2], alice.key, str(uuid.uuid4())) for i in range(SESSIONS)]
+        budgets = [TIGHT_BUDGET if i % 4 == 3 else 0.2 for i in range(SESSIONS)]
+        ids = [create(ports[i % 2], alice.key, str(uuid.uuid4()), budgets[i]) for i in range(SESSIONS)]
         assert len(set(ids)) == SESSIONS
+        tight = {ids[i] for i in range(SESSIONS) if budgets[i] == TIGHT_BUDGET}
 
         # 1. A pool child dies holding a session (the OOM killer, say).
         def a_child_holding_a_session():
@@ -133,15 +152,20 @@ def test_twenty_sessions_survive_a_pool_child_kill_a_redis_restart_and_a_server_
     finally:
         profile.stop()
         redis.stop()
+        model.__exit__(None, None, None)
 
     victim.refresh_from_db()
     assert victim.run_epoch > 1  # the killed child's session was taken over and run again by another
     for session in ReasoningSession.objects.filter(pk__in=ids):
-        assert session.final_answer, (session.id, session.status, session.error)
         nodes = list(ReasoningNode.objects.filter(session=session).values_list("parent_id", "thought"))
-        assert len(nodes) == NODES and len(set(nodes)) == NODES, (session.id, len(nodes))
+        if str(session.pk) in tight:  # the budget bound: it ended exhausted, short of a whole tree
+            assert session.status == "exhausted" and 1 <= len(nodes) < NODES, (session.id, session.status, len(nodes))
+        else:
+            assert session.final_answer, (session.id, session.status, session.error)
+            assert len(nodes) == NODES, (session.id, session.status, session.termination_reason, len(nodes))
+        assert len(set(nodes)) == len(nodes), session.id
         ledger = LLMCall.objects.filter(session=session).aggregate(s=Sum("cost_usd"))["s"] or 0.0
         costs = ReasoningNode.objects.filter(session=session).aggregate(s=Sum("cost_usd"))["s"] or 0.0
         assert ledger == pytest.approx(costs, abs=1e-9) and session.budget_used_usd == pytest.approx(ledger, abs=1e-9)
-        assert session.budget_used_usd <= session.budget_usd + 1e-12
+        assert ledger > 0 and session.budget_used_usd <= session.budget_usd + 1e-12  # spent <= budget, every session
         assert session.budget_reserved_usd == pytest.approx(0, abs=1e-9)

@@ -230,3 +230,13 @@ def test_an_unexpected_api_error_is_a_json_500_without_a_traceback(client, alice
     response = client.get("/api/sessions", **alice.auth)
     assert response.status_code == 500 and response["Content-Type"].startswith("application/json")
     assert "selectors.py" not in response.content.decode() and "Traceback" not in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "key", [" ", "   \t ", "short", "aaaaaaaaaaaaaaaaaaaaaaaa"], ids=["space", "blank", "short", "one-char"]
+)
+@pytest.mark.parametrize("model", ["openai/gpt-4o-mini", "offline/sim"], ids=["real", "demo"])
+def test_a_weak_secret_key_refuses_to_start(key, model):
+    """Issue 23, item 10: SECRET_KEY=" " was accepted, with a real model configured."""
+    done = load_settings(REASONING_MODEL_PRIMARY=model, SECRET_KEY=key)
+    assert done.returncode != 0 and "SECRET_KEY is set but too weak" in done.stderr

@@ -3,8 +3,6 @@ server as `make run` starts it, within its ping interval and timeout (issue 14, 
 
 import base64
 import os
-import re
-import shlex
 import socket
 import subprocess
 import sys
@@ -21,13 +19,28 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def daphne_flags():
-    return shlex.split(re.search(r"^DAPHNE_FLAGS \?= (.*)$", (ROOT / "Makefile").read_text(), re.M)[1])
+    from config.serving import DAPHNE_FLAGS
+
+    return DAPHNE_FLAGS
 
 
 def test_make_run_pings_sockets_and_drops_a_silent_one_within_15_s():
     flags = daphne_flags()
     assert int(flags[flags.index("--ping-interval") + 1]) + int(flags[flags.index("--ping-timeout") + 1]) <= 15
-    assert "$(DAPHNE_FLAGS)" in (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    assert "-m config.serving" in (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+
+
+def test_both_profiles_start_daphne_with_the_same_flags():
+    """Issue 23, item 9: `make run-scaled` started Daphne without `make run`'s flags (a half-open socket lived 51 s)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from scaled import Scaled
+
+    scaled = Scaled("sqlite:///unused", "redis://127.0.0.1:1/0")
+    spawned = {}
+    scaled._spawn = lambda name, command: spawned.setdefault(name, command)
+    scaled.start_server(8123)
+    command = spawned["daphne-8123"]
+    assert command[1:] == ["-b", "127.0.0.1", "-p", "8123", *daphne_flags(), "config.asgi:application"]
 
 
 @pytest.fixture

@@ -95,3 +95,39 @@ async def test_a_whole_session_on_dense_text_never_passes_its_budget(alice, mode
     spent = sum([c.cost_usd async for c in LLMCall.objects.filter(session=session)])
     assert session.status == "exhausted" and spent > 0
     assert session.budget_used_usd == pytest.approx(spent) and spent <= budget
+
+
+# The issue's case: the README's problem, then Chinese text to 8,000 characters (three UTF-8 bytes a character), on a
+# local model whose tokenizer falls back to one token per byte: litellm's cl100k counted about half of it.
+README_PROBLEM = (
+    "Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target, minimising realised gains. "
+)
+CJK_PROBLEM = (README_PROBLEM + "客户希望在退休前重新平衡投资组合，同时尽量减少已实现收益的税负。" * 200)[:8000]
+BYTE_PRICE = {"input": 0.8, "output": 1.6}  # a prompt of 24,000 bytes costs about 0.02 USD
+
+
+@pytest.mark.parametrize("mode", ["tot", "reflexion", "trm", "lats", "react"])
+async def test_a_byte_per_token_model_never_takes_a_session_past_its_budget(alice, models, monkeypatch, mode):
+    """Issue 23, item 1: spent <= budget in every session when the server counts a token per UTF-8 byte."""
+    from asgiref.sync import sync_to_async
+
+    from reasoning import services
+    from reasoning.engine import run_session
+    from reasoning.models import ReasoningSession
+    from reasoning.schemas import SessionIn
+    from tests.fake_openai import byte_tokens
+
+    models(**{"openai/local": BYTE_PRICE})
+    budget = 0.05
+    with FakeOpenAI(default=byte_tokens) as server:
+        monkeypatch.setenv("OPENAI_API_BASE", server.base_url)
+        data = SessionIn(problem_text=CJK_PROBLEM, mode=mode, model_primary="openai/local", budget_usd=budget)
+        session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
+        await run_session(session.id)
+        assert server.requests and all(r["max_tokens"] for r in server.requests)  # every reply capped
+    session = await ReasoningSession.objects.aget(pk=session.id)
+    calls = [c async for c in LLMCall.objects.filter(session=session)]
+    spent = sum(c.cost_usd for c in calls)
+    assert spent > 0 and all(c.cost_usd <= c.reserved_usd + 1e-12 for c in calls)
+    assert session.budget_used_usd == pytest.approx(spent) and spent <= budget
+    assert session.budget_reserved_usd == pytest.approx(0, abs=1e-12)

@@ -30,8 +30,9 @@ def test_the_creation_beyond_the_limit_gets_a_429_with_retry_after_and_stores_no
     assert [create(client, alice.auth).status_code for _ in range(2)] == [201, 201]
     refused = create(client, alice.auth)
     assert refused.status_code == 429
-    assert refused["Retry-After"] == "50"  # the window ends 50 s from now
-    assert "retry in 50 s" in refused.json()["detail"]
+    # The two creations leave the sliding window 60 s after they were made, counted in tenths of a minute: 62 s.
+    assert refused["Retry-After"] == "62"
+    assert "retry in 62 s" in refused.json()["detail"]
     assert ReasoningSession.objects.count() == 2
 
 
@@ -51,13 +52,34 @@ def test_a_logged_in_user_is_limited_apart_from_the_tenants_keys(client, alice, 
     assert [create(client, {}).status_code for _ in range(3)] == [201, 201, 429]
 
 
-def test_the_next_window_lets_creations_through_again(client, alice, now):
+def test_creations_are_let_through_again_once_the_earlier_ones_leave_the_window(client, alice, now):
     for _ in range(2):
         create(client, alice.auth)
     assert create(client, alice.auth).status_code == 429
-    now["t"] += 50
+    now["t"] += 61
+    assert create(client, alice.auth).status_code == 429  # the first two were made 61 s ago, in the same tenth
+    now["t"] += 1
     assert create(client, alice.auth).status_code == 201
     assert ReasoningSession.objects.count() == 3
+
+
+def test_a_minute_boundary_does_not_double_the_limit(client, alice, now):
+    """Issue 23, item 10: a fixed window let a burst at a minute's end and another at the next minute's start through."""
+    now["t"] = WINDOW_START + 59
+    assert [create(client, alice.auth).status_code for _ in range(2)] == [201, 201]
+    now["t"] = WINDOW_START + 61  # the next fixed minute: 2 s later
+    assert [create(client, alice.auth).status_code for _ in range(2)] == [429, 429]
+    assert ReasoningSession.objects.count() == 2
+
+
+def test_refused_calls_do_not_count(client, alice, now):
+    for _ in range(2):
+        create(client, alice.auth)
+    for _ in range(20):
+        now["t"] += 1
+        assert create(client, alice.auth).status_code == 429
+    now["t"] = WINDOW_START + 10 + 62  # 60 s (and the tenth they were counted in) after the two that passed
+    assert create(client, alice.auth).status_code == 201
 
 
 def test_reads_are_not_limited_and_off_means_no_limit(client, alice, now, settings):
@@ -101,7 +123,7 @@ def test_forks_count_against_the_creation_limit(client, alice, now, monkeypatch)
     assert create(client, alice.auth).status_code == 201
     assert fork(client, alice.auth, source).status_code == 201
     refused = fork(client, alice.auth, source)
-    assert refused.status_code == 429 and refused["Retry-After"] == "50"
+    assert refused.status_code == 429 and refused["Retry-After"] == "62"
     assert create(client, alice.auth).status_code == 429
     assert ReasoningSession.objects.count() == 3  # the source, one created, one forked
 
@@ -116,6 +138,7 @@ def test_the_page_form_shares_the_limit_with_the_api(client, alice, now, monkeyp
     assert client.post(NEW, valid_form()).status_code == 302
     refused = client.post(NEW, valid_form())
     assert refused.status_code == 429 and b"Too many new sessions" in refused.content
+    assert refused["Retry-After"] == "62"  # issue 23, item 10: the page's 429 says when, as the API's does
     assert create(client, {}).status_code == 429
     assert ReasoningSession.objects.count() == 2
 
