@@ -258,7 +258,7 @@ AMOUNT_NOUNS = {
     "family llc": "family LLC", "llc": "LLC", "company": "company", "gmbh": "GmbH", "trust": "trust",
     "account": "account balance", "accounts": "account balance", "bank": "bank account",
     "funds": "funds", "shares": "shares", "salary income": "salary", "loans": "loans", "spending need": "spending",
-    "wealth": "wealth", "appartement": "apartment", "stocks": "stocks", "land": "land", "ranch": "ranch", "practice": "practice", "firm": "firm",
+    "wealth": "wealth", "mehrfamilienhaus": "building", "haus": "house", "appartement": "apartment", "stocks": "stocks", "land": "land", "ranch": "ranch", "practice": "practice", "firm": "firm",
 }  # fmt: skip
 VERBS = {
     "earns": "salary", "earning": "salary", "makes": "salary", "spends": "spending", "spend": "spending", "spending": "spending",
@@ -287,8 +287,8 @@ DEAL_BEFORE = re.compile(
 )
 # "a chalet in Verbier worth", "a firm valued at around": the thing before "worth" is what the figure is
 WORTH_BEFORE = re.compile(
-    rf"(?:^|\b(?:a|an|the|her|his|their|its|my|our|owns|also)\s+|[:,]\s*)(?!(?:a|an|the|her|his|their|its|my|our)\b)(?P<thing>[\w&'’-]+(?:\s+[\w&'’-]+)?)\s+{PLACE_WORDS}?"
-    r"(?:worth|valued\s+at|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe)\s+)?$",
+    rf"(?:^|\b(?:a|an|the|her|his|their|its|my|our|owns|also)\s+|[:,]\s*)(?!(?:a|an|the|her|his|their|its|my|our)\b)(?P<thing>[\w&'’-]+(?:\s+(?!(?:is|are|was|were)\b)[\w&'’-]+)?)(?<!\bnet)\s+{PLACE_WORDS}?"
+    r"(?:(?:is|are|was|were)\s+)?(?:worth|valued\s+at|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe)\s+)?$",
     re.I,
 )
 PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|annum|yr|mo)\b|^\s*(?P<pa>p\.a\.)", re.I)
@@ -334,6 +334,7 @@ def _named_before(before):
 FLOOR_BEFORE = re.compile(
     rf"\b(?P<noun>{_NOUNS})\s+(?:(?:to|must|may|should|can|cannot|can't|not|never|let)\s+){{0,3}}(?:falls?|drops?|go|goes)\s+(?:below|under)\s+$", re.I
 )
+OWNER_OF_PARENTHESIS = re.compile(rf"\b(?P<noun>{_NOUNS}|{_NAMES})\s*(?:{PLACE_WORDS})?$", re.I)
 BUY_BEFORE = re.compile(r"\b(?:buy|buys|buying|purchase|purchasing|fund|funding)\s+(?:(?:a|an|the|their|his|her|its)\s+)?(?:\w+\s+)?$", re.I)
 NOW_BEFORE = re.compile(r"\(\s*now\s+(?:(?:maybe|about|around|roughly|perhaps|worth|probably)\s+)*$", re.I)
 STARTS_AT_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS})\s+(?:starts?|begins?|kicks\s+in)\b[^.;,()]{{0,25}}\bat\s+$", re.I)
@@ -341,7 +342,8 @@ KEEP_BEFORE = re.compile(r"\bkeep\s+(?:at\s+least\s+)?$", re.I)
 WORDS_AFTER = re.compile(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[.,;:)]))")
 NOT_A_THING_AFTER = set(
     "net netto gross brutto together combined total overall apiece annually monthly yearly today now ago "
-    "before after later yet already invested liquid left remaining outstanding".split()
+    "before after later yet already invested liquid left remaining outstanding last next this year years month "
+    "months".split()
 )
 IN_AFTER = re.compile(
     r"^\s*(?:in|of)\s+(?:(?:a|an|the|her|his|their|its|my|our)\s+)?(?P<np>\d{3}\([a-z]\)|[A-Za-zÀ-ÿ][\w'’-]*(?:\s+[A-Za-zÀ-ÿ][\w'’-]*)?)(?=\s*(?:$|[.,;:()]|\s(?:and|with|at|for|from|in|plus)\b))",
@@ -364,8 +366,13 @@ def _nearer_before(before, after_match):
 def amount_label(problem, q, ends):
     """The words an amount is of: the noun right after it, else the noun or verb just before it in its clause."""
     sentence_start = max([e + 1 for e in ends if e < q.start], default=0)
-    before = problem[sentence_start : q.start]
-    before = before[max(before.rfind(","), before.rfind(";")) + 1 :]
+    sentence = problem[sentence_start : q.start]
+    before = sentence[max(sentence.rfind(","), sentence.rfind(";")) + 1 :]
+    sentence_before = before
+    if not before.strip() and problem[:sentence_start].endswith(":"):  # a note: "Cash: $250k"
+        heading = problem[max([e + 1 for e in ends if e < sentence_start - 1], default=0) : sentence_start]
+        if re.fullmatch(r"\s*[^\W\d][\w'’ -]{0,40}:", heading):
+            before = heading + " "  # a heading names a figure only where nothing after it does
     after = problem[q.end : min(e for e in ends if e >= q.end)]
     after_clause = re.split(r"[,;]", after)[0]
     label = ""
@@ -379,7 +386,7 @@ def amount_label(problem, q, ends):
         label = f"{noun} balance" if is_account else noun
     elif m := DEAL_BEFORE.search(before):
         label = "sale price" if m["verb"].lower().startswith("s") else "purchase price"
-    elif (m := NOUN_AFTER.match(after_clause)) and not _nearer_before(before, m):
+    elif (m := NOUN_AFTER.match(after_clause)) and not (before.strip() and _nearer_before(sentence_before, m)):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
     elif NOW_BEFORE.search(before) and (nouns := list(re.finditer(rf"\b(?:{_NOUNS})\b", before, re.I))):
@@ -411,6 +418,8 @@ def amount_label(problem, q, ends):
             label = m["np"].lower()
     if not label:
         return "amount"
+    if label == "value" and (m := OWNER_OF_PARENTHESIS.search(sentence[: sentence.rfind("(")])) and "(" in sentence:
+        label = f"{_canonical(m['noun'])[0]} value"  # "a building in Leipzig (Verkehrswert EUR 3.4M", "stock (basis $30k, value $200k"
     if (p := PERIOD_AFTER.match(after)) and not label.startswith(("annual", "monthly")):
         label = ("monthly " if (p["period"] or "").lower().startswith("mo") else "annual ") + label
     return label

@@ -258,3 +258,16 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert found["£40k"] == "VCTs"
     assert found["$1M"] == "reserve"
     assert found["$150k"] == "flat contribution"
+    # a bare value in a parenthesis is the value of the thing the parenthesis follows
+    found = labels("He gives appreciated shares (basis $10k, value $90k) and a villa in Ibiza (market value €2M).")
+    assert found["$90k"] == "shares value"
+    assert found["€2M"] == "villa value"
+    # "net worth" is not a thing called "net"; time words after a figure name nothing; "is valued at"
+    found = labels("Net worth roughly €12m. She received $500k last year. The estate is valued at $30M.")
+    assert found["€12m"] == "net worth"
+    assert found["$500k"] == "amount"
+    assert found["$30M"] == "estate"
+    # a note's heading names its figure, unless the words after it name it
+    found = labels("Cash: $250k. Holdings: $2M in a brokerage account.")
+    assert found["$250k"] == "cash"
+    assert found["$2M"] == "brokerage account balance"
