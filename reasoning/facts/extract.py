@@ -328,6 +328,9 @@ def _named_before(before):
         name.insert(0, words.pop())
     if not name or (words and words[-1].lower() not in NAME_START and not words[-1].endswith((":", "("))):
         return ""
+    known = [i for i, w in enumerate(name) if w.lower() in AMOUNT_NOUNS]
+    if known:
+        name = name[: known[-1] + 1]  # "Annual expenses run around": the name ends at its noun, before the verb
     return " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in name)
 
 

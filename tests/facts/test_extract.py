@@ -271,3 +271,5 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     found = labels("Cash: $250k. Holdings: $2M in a brokerage account.")
     assert found["$250k"] == "cash"
     assert found["$2M"] == "brokerage account balance"
+    # a name from the words before ends at its noun, not at the verb after it
+    assert labels("Annual expenses run around $200k.")["$200k"] == "annual expenses"
