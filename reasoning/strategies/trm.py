@@ -391,8 +391,15 @@ class RecursiveRefinement(Strategy):
             await self.ctx.store.update(node, **fields)
 
     async def synthesize(self, path):
-        """The best iteration's answer is the final answer as it stands: no model call, no cost."""
-        return Answer(parsed=ImproveOut(answer=path[-1].thought), model="", cost_usd=0.0, latency_ms=0)
+        """The best iteration's answer is the final answer as it stands: no model call, no cost. Written again after
+        the checker refused it, it is improved once more with the findings as the points to fix."""
+        node = path[-1]
+        if not self.findings_note:
+            return Answer(parsed=ImproveOut(answer=node.thought), model="", cost_usd=0.0, latency_ms=0)
+        prompt = self._render(
+            IMPROVE, node, points=self.findings_note, rejected=self._rejected(node), alternative="none"
+        )
+        return await self.ctx.gateway.ask(IMPROVE, prompt, node_id=node.id)
 
     def final_candidates(self):
         store = self.ctx.store
