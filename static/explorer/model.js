@@ -26,7 +26,7 @@ const model = {
 export { model };
 
 export function applySnapshot(snapshot, seq) {
-  model.session = snapshot.session;
+  model.session = received(snapshot.session);
   model.nodes = new Map((snapshot.nodes || []).map((n) => [n.id, n]));
   model.edgesByTarget = new Map((snapshot.edges || []).map((e) => [e.to_node_id, e]));
   model.critiques = new Map((snapshot.critiques || []).map((c) => [c.id, c]));
@@ -68,7 +68,7 @@ export function applyDelta(msg) {
       scheduleUpdate(); // the node's mark, and the inspector
       break;
     case "session.updated":
-      model.session = keepForks(msg.session, model.session);
+      model.session = received(keepForks(msg.session, model.session));
       renderSession();
       scheduleUpdate(); // the final node changes the best path
       break;
@@ -85,6 +85,11 @@ export function applyDelta(msg) {
 };
 
 // Session events do not repeat the list of forks the snapshot carried; fork actions add to it.
+// When the session's figures arrived: its active time counts on from here while it runs (the browser's clock alone).
+function received(session) {
+  return session ? { ...session, received_ms: Date.now() } : session;
+}
+
 function keepForks(session, previous) {
   if (session && !("forks" in session) && previous && previous.forks) return { ...session, forks: previous.forks };
   return session;
