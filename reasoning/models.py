@@ -523,7 +523,7 @@ class LLMCall(models.Model):
         # Which call: its purpose and try, the model, and the session it was for ("LLMCall object (1688)" says none).
         model = self.model_used or self.model_requested
         of = f" · session {str(self.session_id)[:8]}" if self.session_id else ""
-        return f"Call {self.pk}: {self.purpose} (try {self.attempt}) · {model} · {self.get_outcome_display()}{of}"
+        return f"Call {self.pk}: {self.purpose} (try {self.attempt}) · {model} · {self.outcome}{of}"
 
     def to_dict(self):
         return {
