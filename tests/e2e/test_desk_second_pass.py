@@ -199,3 +199,31 @@ class DeskSecondPassTest(LiveBrowserTestCase):
                 assert page.title().startswith("Meier family – succession · ")
                 page.screenshot(path=str(SHOTS / f"desk2-3-header-{width}.png"), clip={"x": 0, "y": 0, "width": width, "height": 160})
         assert self.page_errors == []
+
+    # ---- the README's first session, as the page shows it ---------------------------------------
+
+    def test_the_readmes_first_session_walk_through_matches_the_page(self):
+        readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+        walk = readme.split("**A first session, all on one page.**", 1)[1].split("\n\n", 1)[0]
+        for words in ("*New session*", "*Case name*", "*Start reasoning*", "**active**", "*started*", "arrow keys"):
+            assert words in walk, words
+        with self.chromium() as browser:
+            page = self.open(browser, "/")
+            page.click("text=New session")
+            page.fill("#id_case_name", "Meier family – succession")
+            page.fill("#id_problem_text", "Plan the succession of a CHF 40m family company to two children.")
+            page.click(".session-form button[type=submit]")
+            page.wait_for_url(re.compile(r".*/sessions/[0-9a-f-]+/$"))
+            assert page.title().startswith("Meier family – succession · ")
+            expect(page.locator('[data-testid="case-name"]')).to_have_text("Meier family – succession")
+            expect(page.locator('[data-testid="progress-active"]')).to_contain_text("active ")
+            expect(page.locator('[data-testid="progress-timeline"]')).to_contain_text("started ")
+            page.wait_for_function("document.querySelectorAll('#tree g.node').length >= 2")
+            root = page.locator(f'{NODE}[data-depth="0"]')
+            root.dispatch_event("click")
+            expect(page.locator('[data-testid="tab-inspector"]')).to_have_attribute("aria-selected", "true")
+            root.focus()
+            page.keyboard.press("ArrowRight")  # the arrow keys move through the tree; the whole label shows
+            expect(page.locator('[data-testid="node-tip"]')).to_be_visible()
+            shot(page, "readme-first-session")
+        assert self.page_errors == []
