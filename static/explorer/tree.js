@@ -75,8 +75,6 @@ const LABEL_PX = 11;
 const SCALE_STEP = 1.08; // the label scale moves in steps (text never under LABEL_PX), so zooming refits labels rarely
 const TOOLBAR_PX = 52; // the tree tools' row over the stage's top
 const defs = svg.append("defs");
-const labelClip = defs.append("clipPath").attr("id", "label-clip").attr("clipPathUnits", "userSpaceOnUse")
-  .append("rect").attr("x", -40).attr("y", -400).attr("height", 800);
 const edgeClip = defs.append("clipPath").attr("id", "edge-clip").attr("clipPathUnits", "userSpaceOnUse")
   .append("rect").attr("y", -400).attr("height", 800); // an action on a link keeps to its link's width
 let labelScale = null, rowGap = 26, columnGap = 200, tight = null;
@@ -208,11 +206,10 @@ function fillPanel(nodes, s) {
       if (f > 1) { for (const d of nodes) d.x *= f; rowGap *= f; }
     }
   }
-  const clip = `${Math.round(Math.max(columnGap - 12, s.labelWidth + 40))}|${Math.round(columnGap)}`;
-  if (clip !== clipKey) { // at zoom 1 a label keeps its full width; an action on a link keeps to the link's width
+  const clip = `${Math.round(columnGap)}`;
+  if (clip !== clipKey) { // the columns moved apart or closer: every label's room changed, and each link's width
     clipKey = clip;
-    refitLabels(); // the columns moved apart or closer: every label's room changed
-    labelClip.attr("width", Math.max(columnGap - 12, s.labelWidth + 40));
+    refitLabels();
     edgeClip.attr("x", -(columnGap / 2 - 8)).attr("width", columnGap - 16);
   }
   scaleLabels(d3.zoomTransform(svg.node()).k); // changes the page only when the rows' room for text changed
