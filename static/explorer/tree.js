@@ -58,6 +58,7 @@ const zoom = d3.zoom()
       far = event.transform.k < READABLE_ZOOM;
       svg.classed("far", far);
       refitLabels(); // kept labels take more room where the others are hidden
+      raiseKept();
     }
     scaleLabels(event.transform.k);
     if (!tip.hidden) followTip();
@@ -86,7 +87,7 @@ function scaleLabels(k) {
     refitLabels();
   }
   const isTight = rowGap * k < LABEL_PX + 2;
-  if (isTight !== tight) { tight = isTight; svg.classed("tight", tight); refitLabels(); }
+  if (isTight !== tight) { tight = isTight; svg.classed("tight", tight); refitLabels(); raiseKept(); }
 }
 
 const diagonal = d3.linkHorizontal().x((d) => d.y).y((d) => d.x);
@@ -674,9 +675,11 @@ function refitLabels() {
   });
 }
 
-// The nodes whose labels show at any zoom are drawn last, so no other node covers them (the focused one stays put:
-// moving it would take its focus away).
+// Where only they have labels (rows too close, or far out), the nodes whose labels show at any zoom are drawn last,
+// so no other node covers them (the focused one stays put: moving it would take its focus away). Nearer in, every
+// label keeps to its own room and the DOM order is left alone: a live tree's nodes are not moved at each update.
 function raiseKept() {
+  if (!tight && !far) return;
   const layer = gNode.node();
   const kept = Array.from(layer.querySelectorAll(":scope > g.node.lod"));
   let el = layer.lastElementChild, i = kept.length - 1;
