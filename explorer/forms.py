@@ -50,6 +50,13 @@ def choice_field(name, schema):
 
 
 class SessionForm(forms.Form):
+    case_name = forms.CharField(
+        label="Case name",
+        required=False,
+        max_length=200,
+        help_text="Optional; the list, the page and the report show it, and forks keep it.",
+        widget=forms.TextInput(attrs={"placeholder": "Meier family – succession"}),
+    )
     problem_text = forms.CharField(
         label="Problem",
         widget=forms.Textarea(
@@ -107,6 +114,7 @@ class SessionForm(forms.Form):
         return {
             **models,
             "problem_text": data["problem_text"],
+            "case_name": data.get("case_name") or "",
             "problem_kind": data["problem_kind"],
             "mode": data["mode"],
             "budget_usd": data["budget_usd"],

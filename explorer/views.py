@@ -24,6 +24,10 @@ from . import presenters
 from .forms import SessionForm
 
 REPORT_CHECKED_NODES = 60  # steps with a failed check the report lists by name; more are counted
+# The list's filters beyond status, kind and mode: value -> what the select says (selectors.sessions_for applies them).
+MODEL_FILTERS = {"offline": "Offline simulator", "noisy": "Noisy simulator", "real": "Real model"}
+ORIGIN_FILTERS = {"original": "Originals", "fork": "Forks"}
+
 PAGE_SIZE = 25
 MAX_QUERY = 200  # characters of a search; more is cut, not refused
 MAX_POLLED = 100  # ids one status poll may ask about
@@ -55,15 +59,17 @@ def tenant_required(view):
 @tenant_required
 def session_list(request):
     kinds = [r.problem_kind for r in selectors.rubrics_for(request.tenant)]
+    starters = selectors.session_starters(request.tenant)
     filters = {
         "status": _choice(request.GET.get("status"), Status.values),
         "mode": _choice(request.GET.get("mode"), Mode.values),
         "problem_kind": (request.GET.get("problem_kind") or "").strip()[:64] or None,
+        "model": _choice(request.GET.get("model"), list(MODEL_FILTERS)),
+        "origin": _choice(request.GET.get("origin"), list(ORIGIN_FILTERS)),
+        "by": (request.GET.get("by") or "").strip()[:200] or None,
     }
     query = (request.GET.get("q") or "").strip()[:MAX_QUERY]
-    sessions = with_node_counts(selectors.sessions_for(request.tenant, **filters))
-    if query:
-        sessions = sessions.filter(problem_text__icontains=query)
+    sessions = with_node_counts(selectors.sessions_for(request.tenant, **filters, q=query))
     page = Paginator(sessions, PAGE_SIZE).get_page(request.GET.get("page"))
     now = timezone.now()
     for s in page.object_list:
@@ -79,6 +85,9 @@ def session_list(request):
             "statuses": Status.values,
             "modes": Mode.choices,
             "kinds": sorted(set(kinds) | ({filters["problem_kind"]} if filters["problem_kind"] else set())),
+            "model_filters": MODEL_FILTERS.items(),
+            "origin_filters": ORIGIN_FILTERS.items(),
+            "starters": starters + ([filters["by"]] if filters["by"] and filters["by"] not in starters else []),
         },
     )
 

@@ -375,16 +375,31 @@ class NodeInline(MoneyDisplay, TenantScopedInline, ReadOnlyInline):
 
 @admin.register(ReasoningSession)
 class ReasoningSessionAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
-    list_display = ["id", "tenant", "status", "mode", "problem_kind", "budget_used", "budget", "started_at"]
+    list_display = [
+        "id", "case_name", "tenant", "status", "mode", "problem_kind", "budget_used", "budget", "started_at", "active"
+    ]
     list_filter = ["status", "mode", "problem_kind", ("tenant", admin.RelatedOnlyFieldListFilter)]
-    search_fields = ["problem_text", "id", "triggered_by", "final_answer"]
-    exclude = ["budget_used_usd", "budget_usd", "budget_reserved_usd"]  # shown formatted, below
-    readonly_fields = ["budget_used", "budget", "budget_reserved"]
+    search_fields = ["case_name", "problem_text", "id", "triggered_by", "final_answer"]
+    exclude = ["budget_used_usd", "budget_usd", "budget_reserved_usd", "active_seconds"]  # shown formatted, below
+    readonly_fields = ["budget_used", "budget", "budget_reserved", "active"]
     inlines = [NodeInline]
 
     @admin.display(description="budget reserved")
     def budget_reserved(self, obj):
         return usd(obj.budget_reserved_usd)
+
+    @admin.display(description="active time", ordering="active_seconds")
+    def active(self, obj):
+        """Time spent running over all its runs, as the pages write it ("18.9 s", "2 min 05 s")."""
+        return active_text(obj.active_time())
+
+
+def active_text(seconds):
+    """Seconds to the tenth under a minute, then minutes and seconds: a figure with its unit, never a raw float."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 @admin.register(LLMCall)

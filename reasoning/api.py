@@ -20,6 +20,7 @@ from .factsheet import FactError
 from .models import CaseFact, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import (
     KIND,
+    NO_NUL,
     ActionOut,
     CallOut,
     EditIn,
@@ -109,6 +110,12 @@ class SessionFilters(Schema):
     status: Literal[tuple(Status.values)] | None = None
     problem_kind: str | None = Field(None, max_length=64, pattern=KIND)
     mode: Literal[tuple(Mode.values)] | None = None
+    model: Literal["offline", "noisy", "real"] | None = Field(
+        None, description="offline: the simulator; noisy: the simulator that errs; real: any other model."
+    )
+    origin: Literal["fork", "original"] | None = Field(None, description="Forks only, or originals only.")
+    by: str | None = Field(None, max_length=200, pattern=NO_NUL, description="Who started it, exactly as triggered_by reads.")
+    q: str | None = Field(None, max_length=200, pattern=NO_NUL, description="Words in the case name or the problem.")
 
 
 class CallFilters(Schema):

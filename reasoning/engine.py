@@ -9,12 +9,10 @@ it stalled writes nothing more and ends quietly (RunLost), leaving the session t
 
 import asyncio
 import logging
-import time
 import uuid
 
 from asgiref.sync import sync_to_async
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from . import events, factsheet, selectors, states
@@ -53,7 +51,6 @@ async def _run(session_id, gateway, owner):
     fence = await sync_to_async(states.claim)(session_id, owner)
     if fence is None:
         return NOT_CLAIMED
-    began = time.monotonic()
     control = SessionControl(session_id, owner, fence)
     strategy = None
     try:
@@ -81,7 +78,7 @@ async def _run(session_id, gateway, owner):
         if strategy is not None:
             await settled_quietly(strategy.ctx.store)  # before the gateway writes the answers no node was made for
             await as_owner(strategy.ctx.gateway.close)
-        status = await sync_to_async(end_turn)(session_id, time.monotonic() - began, fence)
+        status = await sync_to_async(end_turn)(session_id, fence)
     return REQUEUED if status == Status.QUEUED else None
 
 
@@ -139,26 +136,13 @@ KEPT_ENDINGS = {Status.SOLVED, Status.CANCELLED, Status.EXHAUSTED}
 
 def start_turn(session_id, gateway, control):
     """The turn's start recorded and its strategy built from the stored tree, in one hand-over to the ORM's thread."""
-    turn_started(session_id)
     session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
     return build_strategy(session, gateway, control), session
 
 
-def end_turn(session_id, seconds, fence):
-    """The turn's time counted and the session given back, in one hand-over; the session's status then."""
-    turn_ended(session_id, seconds, fence)
+def end_turn(session_id, fence):
+    """The session given back (its active time was banked as it left running, in states.transition); its status."""
     return states.release(fence)
-
-
-def turn_started(session_id):
-    """A run began: the session's first start is kept, whatever runs follow (a resume, an overseer's command)."""
-    ReasoningSession.objects.filter(pk=session_id, first_started_at=None).update(first_started_at=F("started_at"))
-
-
-def turn_ended(session_id, seconds, fence=None):
-    """A run ended: its time counts in the session's active time (a run that lost the session adds nothing)."""
-    rows = fence.rows() if fence is not None else ReasoningSession.objects.filter(pk=session_id)
-    rows.update(active_seconds=F("active_seconds") + max(0.0, seconds))
 
 
 def search_ended(session_id, status):

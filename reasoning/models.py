@@ -28,12 +28,19 @@ def validate_time_zone(name):
         raise ValidationError(f"'{name}' is not a time zone (try Europe/Zurich or UTC).") from None
 
 
+def time_zone_choices():
+    """The IANA zones (Area/City and UTC), by name: the admin offers these and accepts no other."""
+    zones = {z for z in zoneinfo.available_timezones() if "/" in z and not z.startswith(("Etc/", "SystemV/"))}
+    return [(z, z.replace("_", " ")) for z in sorted(zones | {"UTC"})]
+
+
 class Tenant(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200, blank=True)
     time_zone = models.CharField(
         max_length=64,
         default="UTC",
+        choices=time_zone_choices,
         validators=[validate_time_zone],
         help_text="The IANA zone (Europe/Zurich, America/Los_Angeles) the admin shows its members' times in.",
     )
@@ -152,6 +159,9 @@ class ReasoningSession(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="sessions")
     problem_kind = models.CharField(max_length=64, default="general")
     problem_text = models.TextField()
+    case_name = models.CharField(
+        max_length=200, blank=True, help_text='The case it belongs to, e.g. "Meier family – succession" (forks keep it).'
+    )
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AUTO)
     requested_mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AUTO)
     mode_reason = models.CharField(max_length=300, blank=True)
@@ -168,12 +178,16 @@ class ReasoningSession(models.Model):
     final_answer = models.TextField(blank=True)
     final_node = models.ForeignKey("ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(default=timezone.now, help_text="When its latest run began.")
-    finished_at = models.DateTimeField(null=True, blank=True, help_text="When it last came to rest.")
     # The timeline a resume or an overseer's command never rewrites: the first start, the time spent running
     # over all its runs, and how and when the search itself ended (a later promote or expand keeps these).
-    first_started_at = models.DateTimeField(null=True, blank=True)
-    active_seconds = models.FloatField(default=0.0)
+    started_at = models.DateTimeField(
+        default=timezone.now, help_text="When it first ran (its creation until then); it never moves."
+    )
+    resumed_at = models.DateTimeField(null=True, blank=True, help_text="When its latest run began (a resume).")
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="When it last came to rest.")
+    active_seconds = models.FloatField(
+        default=0.0, help_text="Seconds spent running over all its runs, banked each time it stops running."
+    )
     ended_status = models.CharField(max_length=16, choices=Status.choices, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     triggered_by = models.CharField(max_length=200, blank=True)
@@ -217,20 +231,19 @@ class ReasoningSession(models.Model):
         ordering = ["-started_at"]
 
     def __str__(self):
-        return f"{self.get_mode_display()} · {self.problem_text[:60]}"
+        about = self.case_name or self.problem_text[:60]
+        return f"{self.get_mode_display()} · {about}"
 
     @property
     def is_finished(self):
         return self.status in self.FINISHED
 
     def active_time(self, now=None):
-        """Seconds spent running over all its runs (the one running now included). A row from before the timeline was
-        kept counts from its start to its end; one no run has claimed yet, 0."""
-        if self.first_started_at is None:
-            return max(0.0, (self.finished_at - self.started_at).total_seconds()) if self.finished_at else 0.0
-        running = self.status == Status.RUNNING
-        now = now or timezone.now()
-        return self.active_seconds + (max(0.0, (now - self.started_at).total_seconds()) if running else 0.0)
+        """Seconds spent running over all its runs, the one running now included (a pause, or the wait before a
+        promote, does not count)."""
+        if self.status != Status.RUNNING or self.resumed_at is None:
+            return self.active_seconds
+        return self.active_seconds + max(0.0, ((now or timezone.now()) - self.resumed_at).total_seconds())
 
     @property
     def offline(self):
@@ -253,6 +266,7 @@ class ReasoningSession(models.Model):
             "status": self.status,
             "problem_kind": self.problem_kind,
             "problem_text": self.problem_text,
+            "case_name": self.case_name,
             "mode": self.mode,
             "requested_mode": self.requested_mode,
             "mode_reason": self.mode_reason,
@@ -270,7 +284,7 @@ class ReasoningSession(models.Model):
             "created_at": self.created_at.isoformat(),
             "started_at": self.started_at.isoformat(),
             "finished_at": self.finished_at.isoformat() if self.finished_at else None,
-            "first_started_at": (self.first_started_at or self.started_at).isoformat(),
+            "resumed_at": self.resumed_at.isoformat() if self.resumed_at else None,
             "active_seconds": round(self.active_time(), 3),
             "ended_status": self.ended_status or None,
             "ended_at": self.ended_at.isoformat() if self.ended_at else None,
@@ -612,6 +626,12 @@ class LLMCall(models.Model):
     class Meta:
         indexes = [models.Index(fields=["session", "created_at"]), models.Index(fields=["tenant", "-created_at"])]
         ordering = ["created_at"]
+
+    def __str__(self):
+        # Which call: its purpose and try, the model, and the session it was for ("LLMCall object (1688)" says none).
+        model = self.model_used or self.model_requested
+        of = f" · session {str(self.session_id)[:8]}" if self.session_id else ""
+        return f"Call {self.pk}: {self.purpose} (try {self.attempt}) · {model} · {self.outcome}{of}"
 
     def to_dict(self):
         return {

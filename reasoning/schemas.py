@@ -78,6 +78,9 @@ class SessionIn(Schema):
 
     problem_text: Written = Field(min_length=10, max_length=MAX_PROBLEM_CHARS)
     problem_kind: str | None = Field(None, max_length=64, pattern=KIND)
+    case_name: Text = Field(
+        "", max_length=200, description='The case it belongs to, e.g. "Meier family – succession"; forks keep it.'
+    )
     mode: Literal[tuple(Mode.values)] = "auto"
     model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
@@ -98,6 +101,11 @@ class SessionIn(Schema):
         if len(value) < 10:
             raise ValueError("describe the problem in at least 10 characters")
         return value
+
+    @field_validator("case_name")
+    @classmethod
+    def one_line(cls, value):
+        return " ".join(value.split())  # a name is one line: newlines and runs of spaces become one space
 
     check_budget = field_validator("budget_usd")(sane_budget)
 
@@ -213,6 +221,7 @@ class SessionOut(Schema):
     status: str
     problem_kind: str
     problem_text: str
+    case_name: str = Field("", description="The case it belongs to; empty when none was given.")
     mode: str
     requested_mode: str
     mode_reason: str
@@ -228,8 +237,12 @@ class SessionOut(Schema):
     termination_reason: str | None
     error: str | None
     created_at: str
-    started_at: str
-    finished_at: str | None
+    started_at: str = Field(description="When it first ran (its creation until then); a resume never moves it.")
+    resumed_at: str | None = Field(description="When its latest run began; null before its first run.")
+    active_seconds: float = Field(description="Seconds spent running over all its runs, the current one included.")
+    finished_at: str | None = Field(description="When it last came to rest (a later promote or expand moves it).")
+    ended_at: str | None = Field(description="When the search itself first ended; a later promote keeps it.")
+    ended_status: str | None = Field(description="How the search itself first ended.")
     triggered_by: str
     answer_partial: bool
     answer_chosen_by: str | None

@@ -22,7 +22,19 @@ def tenant_for_user(user):
     return membership.tenant if membership else None
 
 
-def sessions_for(tenant, status=None, problem_kind=None, mode=None):
+# The list's model filter: the simulator, the simulator that errs, or any real model.
+MODEL_GROUPS = {
+    "offline": Q(model_primary="offline/sim"),
+    "noisy": Q(model_primary="offline/noisy"),
+    "real": ~Q(model_primary__startswith="offline/"),
+}
+ORIGINS = {"fork": Q(forked_from__isnull=False), "original": Q(forked_from__isnull=True)}
+
+
+def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, origin=None, by=None, q=None):
+    """The tenant's sessions, newest first, narrowed by each filter given: status, kind, mode, model group
+    (MODEL_GROUPS), fork or original, who started it (triggered_by, exactly), and words in the case name or the
+    problem (q)."""
     qs = ReasoningSession.objects.filter(tenant=tenant).select_related("tenant")
     if status:
         qs = qs.filter(status=status)
@@ -30,7 +42,27 @@ def sessions_for(tenant, status=None, problem_kind=None, mode=None):
         qs = qs.filter(problem_kind=problem_kind)
     if mode:
         qs = qs.filter(mode=mode)
+    if model:
+        qs = qs.filter(MODEL_GROUPS[model])
+    if origin:
+        qs = qs.filter(ORIGINS[origin])
+    if by:
+        qs = qs.filter(triggered_by=by)
+    if q:
+        qs = qs.filter(Q(problem_text__icontains=q) | Q(case_name__icontains=q))
     return qs.order_by("-started_at", "-id")  # the id makes the order total, so offset pages never overlap
+
+
+def session_starters(tenant, limit=50):
+    """Who started the tenant's sessions (triggered_by values), most sessions first: the list's "By" filter."""
+    rows = (
+        ReasoningSession.objects.filter(tenant=tenant)
+        .exclude(triggered_by="")
+        .values("triggered_by")
+        .annotate(n=Count("pk"))
+        .order_by("-n", "triggered_by")[:limit]
+    )
+    return [row["triggered_by"] for row in rows]
 
 
 def get_session(tenant, session_id):

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import DateTimeField, ExpressionWrapper, F, Q
+from django.db.models import Case, DateTimeField, ExpressionWrapper, F, Q, Value, When
 from django.db.models.functions import Now
 from django.utils import timezone
 
@@ -55,7 +55,11 @@ def transition(session_id, to, sources=None, when=None, fence=None, **fields):
     with transaction.atomic():
         rows = ReasoningSession.objects.filter(pk=session_id, status__in=sources)
         rows = rows.filter(when) if when is not None else rows
-        moved = (rows.filter(fence.q()) if fence is not None else rows).update(status=to, **fields)
+        rows = rows.filter(fence.q()) if fence is not None else rows
+        if Status.RUNNING in sources:
+            moved = _leave_running(rows, to, fields) or rows.exclude(status=Status.RUNNING).update(status=to, **fields)
+        else:
+            moved = rows.update(status=to, **fields)
         if moved:
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
@@ -64,11 +68,30 @@ def transition(session_id, to, sources=None, when=None, fence=None, **fields):
     return bool(moved)
 
 
+def _leave_running(rows, to, fields, tries=3):
+    """Move a running session on, banking the run's time since its last resume in active_seconds in the same
+    statement, so the event it publishes already carries it. Guarded by what was read (optimistic): a concurrent
+    move makes it read again. 0 when the session is not running."""
+    running = rows.filter(status=Status.RUNNING)
+    for _ in range(tries):
+        seen = running.values_list("resumed_at", "active_seconds").first()
+        if seen is None:
+            return 0
+        resumed, banked = seen
+        spent = max(0.0, (timezone.now() - resumed).total_seconds()) if resumed else 0.0
+        if running.filter(resumed_at=resumed, active_seconds=banked).update(
+            status=to, active_seconds=banked + spent, **fields
+        ):
+            return 1
+    return 0
+
+
 def claim(session_id, owner):
     """Take a queued session for a run; only when no live run holds it. The run's Fence if it has it now, else None.
 
     The claim bumps the session's epoch: a run that held it before (even under the same owner id) is fenced out.
     """
+    now = timezone.now()
     with transaction.atomic():
         moved = transition(
             session_id,
@@ -79,7 +102,9 @@ def claim(session_id, owner):
             run_epoch=F("run_epoch") + 1,
             heartbeat_at=Now(),
             dispatched_at=None,
-            started_at=timezone.now(),
+            # started_at is the first run's start and never moves; resumed_at is this run's.
+            started_at=Case(When(resumed_at=None, then=Value(now)), default=F("started_at")),
+            resumed_at=now,
             finished_at=None,
         )
         if not moved:

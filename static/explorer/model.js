@@ -27,7 +27,7 @@ const model = {
 export { model };
 
 export function applySnapshot(snapshot, seq) {
-  model.session = snapshot.session;
+  model.session = received(snapshot.session);
   model.nodes = new Map((snapshot.nodes || []).map((n) => [n.id, n]));
   model.edgesByTarget = new Map((snapshot.edges || []).map((e) => [e.to_node_id, e]));
   model.critiques = new Map((snapshot.critiques || []).map((c) => [c.id, c]));
@@ -69,7 +69,7 @@ export function applyDelta(msg) {
       scheduleUpdate(); // the node's mark, and the inspector
       break;
     case "session.updated":
-      model.session = keepDetail(msg.session, model.session);
+      model.session = received(keepDetail(msg.session, model.session));
       renderSession();
       scheduleUpdate(); // the final node changes the best path
       break;
@@ -96,6 +96,11 @@ function keepDetail(session, previous) {
   const kept = { ...session };
   for (const key of ["forks", "facts"]) if (!(key in session) && key in previous) kept[key] = previous[key];
   return kept;
+}
+
+// When the session's figures arrived: its active time counts on from here while it runs (the browser's clock alone).
+function received(session) {
+  return session ? { ...session, received_ms: Date.now() } : session;
 }
 
 function noteFork(action) {

@@ -83,20 +83,22 @@ function treeStats(s) {
   return { nodes, unscored, reach };
 }
 
-// The time spent running over all its runs (a pause, or the wait before a promote, does not count).
-function activeSeconds(s) {
-  const start = Date.parse(s.started_at);
-  if (isNaN(start)) return null;
-  const stored = Number(s.active_seconds || 0);
-  const running = s.status === "running" && !s.finished_at;
-  return stored + (running ? Math.max(0, (Date.now() - start) / 1000) : 0);
+// The time spent running over all its runs (a pause, or the wait before a promote, does not count): the server's
+// figure as it was sent, plus, while it runs, the time since it arrived. Never the server's clock against ours.
+export function activeSeconds(s, now = Date.now()) {
+  if (s.active_seconds == null) return null;
+  const sent = Number(s.active_seconds);
+  const running = s.status === "running" && typeof s.received_ms === "number";
+  return sent + (running ? Math.max(0, (now - s.received_ms) / 1000) : 0);
 }
 
-// "started 14:02:11 CET · ended 14:02:46 CET": the first start, and when the search itself ended.
+// "started 14:02:11 CET · ended 14:02:46 CET · resumed 14:05:02 CET", in the order they happened: the first start
+// (it never moves), when the search itself ended, and the latest resume (a resume, or a promote's run).
 function timeline(s) {
-  const parts = [`started ${clock(s.first_started_at || s.started_at)}`];
-  if (s.ended_at) parts.push(`ended ${clock(s.ended_at)}`);
-  return parts.join(" · ");
+  const marks = [["started", s.started_at], ["ended", s.ended_at]];
+  if (s.resumed_at && s.resumed_at !== s.started_at) marks.push(["resumed", s.resumed_at]);
+  return marks.filter(([, at]) => at).sort((a, b) => Date.parse(a[1]) - Date.parse(b[1]))
+    .map(([what, at]) => `${what} ${clock(at)}`).join(" · ");
 }
 
 export function duration(seconds) {

@@ -19,7 +19,7 @@ import { firstLine, fixed, NODE_RADIUS, plain, truncate, UNSCORED } from "./util
 import { critiquesOn, model, sessionMode } from "./model.js";
 
 const R = NODE_RADIUS;
-const LABEL_CHARS = 24; // of the thought, after the score
+const LABEL_CHARS = 64; // of the thought, after the score; the tree cuts it again to the room it has (tree.js)
 const color = d3.scaleSequential(d3.interpolateRdYlGn).domain([0, 1]);
 const clamp01 = (v) => Math.max(0, Math.min(1, v));
 const num = (v) => (typeof v === "number" && isFinite(v) ? v : null);

@@ -27,6 +27,7 @@ const WINDOW_MARGIN = 0.3; // ... within this many views of it on each side (pan
 const TAG_SPACE = 14; // above the top row, when nodes carry tags
 
 let lastRoot = null;
+let deepestColumn = 0; // the laid-out tree's last column: its labels have the room Fit keeps right of the tree
 let maxRadius = NODE_RADIUS;
 let hasTags = false;
 let bounds = null; // of the last layout, with room for marks and labels
@@ -54,8 +55,14 @@ const zoom = d3.zoom()
   .extent(() => [[0, 0], [size.width, size.height]]) // d3 would read the svg's size: a forced layout
   .on("zoom", (event) => {
     viewport.attr("transform", event.transform);
-    if (far !== event.transform.k < READABLE_ZOOM) { far = event.transform.k < READABLE_ZOOM; svg.classed("far", far); }
+    if (far !== event.transform.k < READABLE_ZOOM) {
+      far = event.transform.k < READABLE_ZOOM;
+      svg.classed("far", far);
+      refitLabels(); // kept labels take more room where the others are hidden
+      raiseKept();
+    }
     scaleLabels(event.transform.k);
+    if (!tip.hidden) followTip();
     if (event.sourceEvent) state.userMoved = true;
     renderMinimapView(event.transform);
     viewMoved();
@@ -63,21 +70,25 @@ const zoom = d3.zoom()
 svg.call(zoom).on("dblclick.zoom", null);
 
 // Text is never smaller than LABEL_PX on screen: zoomed out, it grows in the layout as the view shrinks it; where rows
-// are too close for text that size, no label is drawn rather than an unreadable one. Each label is clipped to its
-// column, so a larger label never runs over the next node.
+// are too close for text that size, only the labels kept at any zoom are drawn (level of detail: the best path, the
+// selected node, search matches), never an unreadable one. Each label is cut after a word, with an ellipsis, to the
+// room before the next column, and sits on a background the links pass under.
 const LABEL_PX = 11;
+const SCALE_STEP = 1.08; // the label scale moves in steps (text never under LABEL_PX), so zooming refits labels rarely
 const TOOLBAR_PX = 52; // the tree tools' row over the stage's top
 const defs = svg.append("defs");
-const labelClip = defs.append("clipPath").attr("id", "label-clip").attr("clipPathUnits", "userSpaceOnUse")
-  .append("rect").attr("x", -40).attr("y", -400).attr("height", 800);
 const edgeClip = defs.append("clipPath").attr("id", "edge-clip").attr("clipPathUnits", "userSpaceOnUse")
   .append("rect").attr("y", -400).attr("height", 800); // an action on a link keeps to its link's width
 let labelScale = null, rowGap = 26, columnGap = 200, tight = null;
 function scaleLabels(k) {
-  const scale = Math.max(1, 1 / k);
-  if (scale !== labelScale) { labelScale = scale; viewport.style("--label-scale", scale); }
+  const scale = k >= 1 ? 1 : SCALE_STEP ** Math.ceil(Math.log(1 / k) / Math.log(SCALE_STEP) - 1e-9);
+  if (scale !== labelScale) {
+    labelScale = scale;
+    viewport.style("--label-scale", scale);
+    refitLabels();
+  }
   const isTight = rowGap * k < LABEL_PX + 2;
-  if (isTight !== tight) { tight = isTight; svg.classed("tight", tight); }
+  if (isTight !== tight) { tight = isTight; svg.classed("tight", tight); refitLabels(); raiseKept(); }
 }
 
 const diagonal = d3.linkHorizontal().x((d) => d.y).y((d) => d.x);
@@ -135,14 +146,18 @@ function update() {
   stamp += 1;
   let radius = NODE_RADIUS;
   hasTags = false;
+  const wasDeepest = deepestColumn;
+  deepestColumn = 0;
   for (const d of nodes) {
     d.laid = stamp;
+    if (d.depth > deepestColumn) deepestColumn = d.depth;
     d.r = strategy.radius(d.data, ctx);
     d.best = best.has(d.id);
     if (d.r > radius) radius = d.r;
     if (!hasTags && strategy.tag(d.data)) hasTags = true;
   }
   maxRadius = radius;
+  if (deepestColumn !== wasDeepest) refitLabels(); // the last column's labels have more room than the others
   // Transitions on thousands of elements cost more than a frame: large trees jump.
   const animate = nodes.length <= MAX_ANIMATED;
   laid = { nodes, index: hier ? hier.index : new Map(), stamp, best, look, version: model.critiques.size };
@@ -193,10 +208,10 @@ function fillPanel(nodes, s) {
       if (f > 1) { for (const d of nodes) d.x *= f; rowGap *= f; }
     }
   }
-  const clip = `${Math.round(Math.max(columnGap - 12, s.labelWidth + 40))}|${Math.round(columnGap)}`;
-  if (clip !== clipKey) { // at zoom 1 a label keeps its full width; an action on a link keeps to the link's width
+  const clip = `${Math.round(columnGap)}`;
+  if (clip !== clipKey) { // the columns moved apart or closer: every label's room changed, and each link's width
     clipKey = clip;
-    labelClip.attr("width", Math.max(columnGap - 12, s.labelWidth + 40));
+    refitLabels();
     edgeClip.attr("x", -(columnGap / 2 - 8)).attr("width", columnGap - 16);
   }
   scaleLabels(d3.zoomTransform(svg.node()).k); // changes the page only when the rows' room for text changed
@@ -260,6 +275,7 @@ function draw(animate) {
   windowRect = null;
   const keep = new Set([state.selectedId, tabTarget()]);
   const far = farAway();
+  if (far) for (const id of best) keep.add(id); // the best path keeps its labels however far out (level of detail)
   if (far) {
     shownNodes = nodes.filter((d) => keep.has(d.id));
     shownLinks = [];
@@ -333,6 +349,7 @@ function draw(animate) {
     nodeAll.each(function (d) { moveNode(this, d); });
     node.exit().each(forget).remove();
   }
+  raiseKept();
   document.body.dataset.domNodes = String(shownNodes.length);
 }
 
@@ -356,7 +373,7 @@ export function withEveryNodeDrawn(fn) {
 // ---- one node's elements ------------------------------------------------------------------
 
 // Every node has a dot and a label; the other parts are made when first needed, in this order.
-const PARTS = ["halo", "dot", "mark", "scissors", "tag", "bubble", "label", "hidden-count", "fold", "title"];
+const PARTS = ["halo", "dot", "mark", "scissors", "tag", "bubble", "label-bg", "label", "hidden-count", "fold", "title"];
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 function makePart(name) {
@@ -372,6 +389,7 @@ function makePart(name) {
     case "scissors": return el("text", { class: "scissors", "text-anchor": "middle", dy: "0.35em" });
     case "tag": return el("text", { class: "tag" });
     case "bubble": return el("path", { class: "bubble", d: BUBBLE });
+    case "label-bg": return el("rect", { class: "label-bg", rx: 3 });
     case "label": return el("text", { class: "label", dy: "0.32em" });
     case "hidden-count": return el("text", { class: "hidden-count", "text-anchor": "end", dy: "0.32em" });
     case "fold": {
@@ -429,7 +447,8 @@ function enterNodes(enter, start, animate) {
       if (event.key === "Enter" || event.key === " ") { event.preventDefault(); select(d.id); }
     })
     .on("pointerenter", (event, d) => { part(event.currentTarget, "title").textContent = nodeTitle(d.data, laid.look); })
-    .on("focus", (event) => { halo(event.currentTarget); });
+    .on("focus", (event, d) => { halo(event.currentTarget); showTip(event.currentTarget, d); })
+    .on("blur", hideTip);
   g.each(function (d) {
     part(this, "dot").setAttribute("r", d.r);
     part(this, "label");
@@ -517,6 +536,7 @@ function styleNode(g, d, best, look) {
   cls.toggle("selected", d.id === state.selectedId);
   cls.toggle("folded", d.hidden > 0);
   cls.toggle("match", isMatch(d.id));
+  cls.toggle("lod", best.has(d.id) || d.id === state.selectedId || isMatch(d.id));
   if (n.is_terminal || (n.pruned && byOverseer(n)) || d.id === state.selectedId || isMatch(d.id)) halo(g);
   g.setAttribute("data-radius", d.r.toFixed(1));
   g.setAttribute("data-hidden", d.hidden);
@@ -547,8 +567,8 @@ function styleNode(g, d, best, look) {
   label.setAttribute("x", below ? -d.r : d.r + 6);
   label.setAttribute("y", below ? d.r + 2 : 0);
   label.setAttribute("dy", below ? "0.85em" : "0.32em"); // under the node by its own (scaled) height
-  const text = s.label(n, look.ctx);
-  if (label.textContent !== text) label.textContent = text;
+  g.__label = s.label(n, look.ctx);
+  placeLabel(g, d, s);
   styleFold(g, d);
   if (g.__parts.title) g.__parts.title.textContent = nodeTitle(n, look);
 }
@@ -566,6 +586,142 @@ function styleFold(g, d) {
   fold.children[2].textContent = d.hidden > 0 ? `Show ${d.hidden} hidden below (c)` : "Collapse this subtree (c)";
   const count = partText(g, "hidden-count", shown && d.hidden > 0 ? `+${d.hidden}` : "");
   if (count) count.setAttribute("x", -d.r - 17);
+}
+
+// ---- labels: cut after a word to their room, on a background, some kept at any zoom --------------------------
+
+const LOD_PX = 200; // a label kept at any zoom has at least this much room on screen, over the next column if need be
+const measurer = document.createElement("canvas").getContext("2d");
+const widths = new Map(); // "weight|text" -> its width in px at LABEL_PX
+let labelFamily = null;
+
+function textWidth(text, weight) {
+  const key = weight + "|" + text;
+  let w = widths.get(key);
+  if (w === undefined) {
+    if (!labelFamily) labelFamily = getComputedStyle(svg.node()).fontFamily || "sans-serif";
+    measurer.font = `${weight} ${LABEL_PX}px ${labelFamily}`;
+    w = measurer.measureText(text).width;
+    if (widths.size > 20000) widths.clear();
+    widths.set(key, w);
+  }
+  return w;
+}
+
+// The longest start of the text that fits `room` px (at LABEL_PX), cut after a whole word with an ellipsis; a first
+// word too long for the room is cut within, still with its ellipsis; "" when not even that fits.
+export function fitText(text, room, weight = 400) {
+  if (textWidth(text, weight) <= room) return text;
+  const words = text.replace(/\s*…$/, "").split(/(?<=\s)/);
+  let fitted = "";
+  for (const word of words) {
+    const next = fitted + word;
+    if (textWidth(next.trimEnd() + "…", weight) > room) break;
+    fitted = next;
+  }
+  if (fitted.trim()) return fitted.trimEnd() + "…";
+  for (let n = Math.min(text.length, 40); n > 1; n--) {
+    const cut = text.slice(0, n).trimEnd() + "…";
+    if (textWidth(cut, weight) <= room) return cut;
+  }
+  return "";
+}
+
+// A node whose label shows at any zoom: on the best path, selected, or a search match.
+function keptAtAnyZoom(g) {
+  const d = d3.select(g).datum();
+  const kept = g.classList.contains("best") || d.id === state.selectedId || isMatch(d.id);
+  if (g.classList.contains("lod") === kept) return;
+  g.classList.toggle("lod", kept);
+  if (laid.look) placeLabel(g, d, laid.look.strategy);
+  raiseKept();
+}
+
+// The label's text for its room (up to the next column; a leaf's, labelWidth on screen) and its background.
+function placeLabel(g, d, s) {
+  const full = g.__label || "";
+  const label = part(g, "label");
+  const scale = labelScale || 1;
+  const kept = g.classList.contains("lod");
+  const weight = g.classList.contains("match") ? 700 : g.classList.contains("best") ? 600 : 400;
+  // In the layout's units: up to the next column, or for the last column's nodes, what Fit keeps for their labels.
+  const last = d.depth >= deepestColumn;
+  let room = last ? s.labelWidth * scale : columnGap - (s.labelBelow ? 12 : d.r + 24);
+  // Where the other labels are hidden (rows too close, or far out), a kept label may run over the next column, unless
+  // a kept node there sits on its line.
+  if (kept && !last && (tight || far) && !keptOnLine(d, scale)) room = Math.max(room, LOD_PX * scale);
+  const text = fitText(full, room / scale, weight);
+  if (label.textContent !== text) label.textContent = text;
+  const bg = part(g, "label-bg");
+  if (!text) { bg.setAttribute("width", 0); return; }
+  const font = LABEL_PX * scale;
+  bg.setAttribute("x", (s.labelBelow ? -d.r : d.r + 6) - 2 * scale);
+  bg.setAttribute("y", s.labelBelow ? d.r + 2 - 0.1 * font : -0.62 * font);
+  bg.setAttribute("width", textWidth(text, weight) * scale + 4 * scale);
+  bg.setAttribute("height", 1.24 * font);
+}
+
+function keptOnLine(d, scale) {
+  const line = LABEL_PX * scale * 1.3;
+  return (d.children || []).some((c) => Math.abs(c.x - d.x) < line && (c.best || c.id === state.selectedId || isMatch(c.id)));
+}
+
+// The label scale changed (a zoom step): every drawn label refits its room, in the next frame.
+let refitPending = false;
+function refitLabels() {
+  if (refitPending) return;
+  refitPending = true;
+  requestAnimationFrame(() => {
+    refitPending = false;
+    if (!laid.look) return;
+    for (const g of elements.values()) if (g.__label !== undefined) placeLabel(g, d3.select(g).datum(), laid.look.strategy);
+  });
+}
+
+// Where only they have labels (rows too close, or far out), the nodes whose labels show at any zoom are drawn last,
+// so no other node covers them (the focused one stays put: moving it would take its focus away). Nearer in, every
+// label keeps to its own room and the DOM order is left alone: a live tree's nodes are not moved at each update.
+function raiseKept() {
+  if (!tight && !far) return;
+  const layer = gNode.node();
+  const kept = Array.from(layer.querySelectorAll(":scope > g.node.lod"));
+  let el = layer.lastElementChild, i = kept.length - 1;
+  while (i >= 0 && el === kept[i]) { el = el.previousElementSibling; i -= 1; }
+  if (i < 0) return; // already the last ones drawn
+  for (const g of kept) if (g !== document.activeElement) layer.appendChild(g);
+}
+
+// The whole label of the node with the keyboard's focus, over the tree (a pointer gets the node's tooltip).
+const tip = document.createElement("div");
+tip.className = "node-tip";
+tip.setAttribute("role", "tooltip");
+tip.dataset.testid = "node-tip";
+tip.hidden = true;
+svg.node().parentNode.appendChild(tip);
+
+function showTip(g, d) {
+  if (!laid.look) return;
+  tip.textContent = nodeTitle(d.data, laid.look); // model text, as text
+  const panel = svg.node().parentNode.getBoundingClientRect(), box = g.getBoundingClientRect();
+  tip.hidden = false;
+  const left = Math.min(box.right - panel.left + 8, panel.width - tip.offsetWidth - 8);
+  tip.style.left = `${Math.max(8, left)}px`;
+  tip.style.top = `${Math.max(8, box.bottom - panel.top + 6)}px`;
+}
+
+function hideTip() {
+  tip.hidden = true;
+}
+
+// The view moved under the tip: it follows its node in the next frame.
+let tipFrame = null;
+function followTip() {
+  if (tipFrame !== null) return;
+  tipFrame = requestAnimationFrame(() => {
+    tipFrame = null;
+    const g = document.activeElement;
+    if (g && g.classList && g.classList.contains("node") && !tip.hidden) showTip(g, d3.select(g).datum());
+  });
 }
 
 // One node takes Tab (the selected one, else the root); arrows move it (treetools.js).
@@ -664,7 +820,7 @@ function measure(nodes, s) {
   const right = y1 + s.labelWidth;
   const top = x0 - Math.max(dx / 2, maxRadius + (hasTags ? TAG_SPACE : 4));
   const bottom = x1 + Math.max(dx / 2, maxRadius + (s.labelBelow ? 18 : 4));
-  return { left, right, top, bottom };
+  return { left, right, top, bottom, labelWidth: s.labelWidth };
 }
 export const treeBounds = () => bounds;
 
@@ -675,9 +831,14 @@ function fit(animate) {
   if (!b || !width || !height) return;
   const pad = 28;
   const top = TOOLBAR_PX; // the toolbar sits over the stage's top: the tree fits below it
-  const k = Math.max(0.08, Math.min(1.1, (width - 2 * pad) / (b.right - b.left), (height - top - pad) / (b.bottom - b.top)));
+  // The last column's labels keep their width on screen however far out (their text never shrinks under 11 px):
+  // the room for them is kept in screen pixels, so no label is clipped at the panel's edge.
+  const label = b.labelWidth * SCALE_STEP; // the widest a leaf's label gets on screen (its scale moves in steps)
+  const span = b.right - b.labelWidth - b.left, room = width - 2 * pad;
+  const across = room - label >= span ? room / (span + label) : (room - label) / span;
+  const k = Math.max(0.08, Math.min(1.1, across, (height - top - pad) / (b.bottom - b.top)));
   // A tree narrower than the panel grows rightwards from the left edge; a wider one is centred.
-  const spare = width - (b.right - b.left) * k;
+  const spare = width - span * k - label * Math.max(1, k);
   const tx = (spare > 2 * pad ? pad : spare / 2) - b.left * k;
   const ty = top + (height - top - pad) / 2 - ((b.top + b.bottom) / 2) * k;
   const transform = d3.zoomIdentity.translate(tx, ty).scale(k);
@@ -718,11 +879,11 @@ export function select(id) {
   if (id !== state.selectedId) closeForms();
   if (id) showTab("inspector"); // the inspector in view, whatever the answer's length
   const old = nodeElement(state.selectedId);
-  if (old) old.classList.remove("selected");
+  if (old) { old.classList.remove("selected"); keptAtAnyZoom(old); }
   state.selectedId = id;
   if (id && !elements.has(id) && laidOut(id) && culling()) draw(false); // away from the view
   const el = nodeElement(id);
-  if (el) { el.classList.add("selected"); halo(el); }
+  if (el) { el.classList.add("selected"); halo(el); keptAtAnyZoom(el); }
   if (isFar()) repaintFar(); // the selection's ring
   keepTabStop();
   renderInspector();

@@ -52,9 +52,13 @@ export const show = (id, visible) => { $(id).hidden = !visible; };
 
 export const firstLine = (text) => String(text || "").trim().split(/\r?\n/, 1)[0];
 
+// At most n characters, cut after a whole word where one ends in the last third, with an ellipsis.
 export const truncate = (text, n) => {
   text = String(text || "");
-  return text.length > n ? text.slice(0, n - 1) + "…" : text;
+  if (text.length <= n) return text;
+  const cut = text.slice(0, n - 1);
+  const space = cut.lastIndexOf(" ");
+  return (space > (n - 1) * 0.66 ? cut.slice(0, space) : cut).trimEnd() + "…";
 };
 
 // A time of day in the browser's zone, labelled: "14:02:11 CET".

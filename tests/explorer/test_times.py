@@ -26,7 +26,7 @@ def zurich(rubrics):
         model_primary="offline/sim",
         status="solved",
         started_at=NOON_UTC,
-        first_started_at=NOON_UTC,
+        resumed_at=NOON_UTC,
         finished_at=NOON_UTC,
     )
     return user

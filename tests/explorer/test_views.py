@@ -487,8 +487,8 @@ def test_the_report_marks_edited_and_stale_steps_and_keeps_the_timeline(client_o
         termination_reason="cancelled",
         final_answer="Sell in three tranches.",
         answer_chosen_by="user:alice",
-        first_started_at=start,
-        started_at=start + timezone.timedelta(minutes=4),  # a later run (the promote's) began here
+        started_at=start,
+        resumed_at=start + timezone.timedelta(minutes=4),  # a later run (the promote's) began here
         active_seconds=35.0,
         ended_status="cancelled",
         ended_at=start + timezone.timedelta(seconds=40),

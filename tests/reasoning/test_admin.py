@@ -314,3 +314,44 @@ def test_the_criteria_inline_carries_its_layout_css(admin_client, rubrics):
     rubric = Rubric.objects.get(tenant=None, problem_kind="general")
     page = admin_client.get(f"/admin/reasoning/rubric/{rubric.pk}/change/").content.decode()
     assert "admin/reasoning/criteria.css" in page
+
+
+def test_active_time_is_rounded_with_its_unit(admin_client, alice):
+    """Issue 26, item 4: "Active seconds: 18.93339902599996" read like the rest of the admin."""
+    session = ReasoningSession.objects.create(
+        tenant=alice.tenant, problem_text="Plan it.", model_primary="offline/sim", active_seconds=18.93339902599996
+    )
+    change = admin_client.get(f"/admin/reasoning/reasoningsession/{session.pk}/change/").content.decode()
+    assert "18.9 s" in change and "18.93339902599996" not in change
+    listing = admin_client.get("/admin/reasoning/reasoningsession/").content.decode()
+    assert "18.9 s" in listing
+    ReasoningSession.objects.filter(pk=session.pk).update(active_seconds=125.4)
+    assert "2 min 05 s" in admin_client.get(f"/admin/reasoning/reasoningsession/{session.pk}/change/").content.decode()
+
+
+def test_a_call_page_says_which_call_it_is(admin_client, alice):
+    session = ReasoningSession.objects.create(tenant=alice.tenant, problem_text="Plan it.", model_primary="offline/sim")
+    call = LLMCall.objects.create(
+        tenant=alice.tenant, session=session, purpose="tot.evaluate", attempt=2, model_requested="offline/sim",
+        model_used="offline/sim", outcome="ok",
+    )
+    page = admin_client.get(f"/admin/reasoning/llmcall/{call.pk}/change/").content.decode()
+    title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+    assert "LLMCall object" not in page
+    assert f"Call {call.pk}: tot.evaluate (try 2) · offline/sim · ok · session {str(session.id)[:8]}" in title
+
+
+def test_the_tenant_time_zone_is_a_choice_of_iana_zones(client, demo):
+    tenant = demo
+    page = client.get(f"/admin/reasoning/tenant/{tenant.pk}/change/").content.decode()
+    assert '<select name="time_zone"' in page
+    assert '<option value="Europe/Zurich"' in page and '<option value="America/Los_Angeles"' in page
+    for bad in ("Mars/Olympus", "europe/zurich", "<b>UTC</b>"):
+        response = client.post(
+            f"/admin/reasoning/tenant/{tenant.pk}/change/", {"name": tenant.name, "time_zone": bad}
+        )
+        assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+    response = client.post(f"/admin/reasoning/tenant/{tenant.pk}/change/", {"name": "x", "time_zone": "Asia/Tokyo"})
+    assert response.status_code == 302
+    tenant.refresh_from_db()
+    assert tenant.time_zone == "Asia/Tokyo"

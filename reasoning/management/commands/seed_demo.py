@@ -48,6 +48,10 @@ def load_demo_sessions(tenant, path=DEMO_SESSIONS):
         if not session.ended_status and session.status in ReasoningSession.FINISHED:
             # Dumped before sessions recorded how their search first ended: it ended as it stands, when it finished.
             session.ended_status, session.ended_at = session.status, session.finished_at
+        if not session.active_seconds and session.finished_at:
+            # Dumped before the active time was kept: it ran once, from its start to its end.
+            session.active_seconds = max(0.0, (session.finished_at - session.started_at).total_seconds())
+            session.resumed_at = session.resumed_at or session.started_at
     with transaction.atomic():  # foreign keys are checked at commit, so the order of the models does not matter
         for model, rows in by_model.items():
             model.objects.bulk_create(rows)
