@@ -235,12 +235,18 @@ async def read_with_model(session, ctx):
     from .facts.contract import CASE_FACTS, facts_from_reply
     from .prompts import render
 
+    # The reading is charged to the root, as every call is charged to a node: the ledger and the tree's costs agree.
+    root = next((n for n in ctx.store.nodes() if n.depth == 0), None)
+    root = root or await ctx.store.add_root(ctx.problem, {"problem_kind": ctx.kind})
     try:
-        answer = await ctx.gateway.ask(CASE_FACTS, render(CASE_FACTS, problem=session.problem_text))
+        answer = await ctx.gateway.ask(CASE_FACTS, render(CASE_FACTS, problem=session.problem_text), node_id=root.id)
     except (BudgetExhausted, Unparseable, ModelError) as error:
         log.warning("session %s: the model did not read the facts: %s", session.id, one_line(error))
+        if isinstance(error, Unparseable):
+            await ctx.store.update(root, spent=error)
         await sync_to_async(_mark_read)(session, {"error": one_line(error)})
         return
+    await ctx.store.update(root, spent=answer)
     facts = facts_from_reply(answer.parsed, session.problem_text)
     added = await sync_to_async(_merge_and_mark)(session, facts, len(answer.parsed.facts), answer.model)
     if added:

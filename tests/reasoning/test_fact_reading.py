@@ -10,7 +10,7 @@ from asgiref.sync import sync_to_async
 from reasoning import services
 from reasoning.engine import run_session
 from reasoning.llm.offline_answers import answer
-from reasoning.models import CaseFact, LLMCall, ReasoningSession
+from reasoning.models import CaseFact, LLMCall, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
 from tests.fake_openai import FakeOpenAI, offline_reply, reply
 
@@ -65,7 +65,12 @@ async def test_a_real_model_s_facts_are_grounded_in_the_text_and_nothing_is_inve
     assert not any(f.number == 999_000 or f.name == "JP" for f in facts)  # not in the problem: dropped
     assert session.meta["facts_read"] == {"model": "openai/local", "returned": 3, "grounded": 1, "added": 1}
     reading = await LLMCall.objects.aget(session=session, purpose="case.facts")
-    assert reading.cost_usd > 0 and reading.node_id is None  # paid for, and counted against the budget
+    root = await ReasoningNode.objects.aget(session=session, depth=0)
+    assert reading.cost_usd > 0 and reading.node_id == root.id  # paid for, counted, and charged to the root
+    nodes = [n async for n in ReasoningNode.objects.filter(session=session)]
+    calls = [c async for c in LLMCall.objects.filter(session=session)]
+    assert sum(n.cost_usd for n in nodes) == pytest.approx(sum(c.cost_usd for c in calls), abs=1e-12)
+    assert session.budget_used_usd == pytest.approx(sum(c.cost_usd for c in calls), abs=1e-12)
 
 
 async def test_the_offline_model_is_not_asked_its_reading_is_the_deterministic_one(alice):
