@@ -156,8 +156,7 @@ class ModelGateway:
         many independent replies (`Answer.samples`): in one request where the model takes `n`, else side by side.
         """
         if samples > 1 and not self._takes_n(self.routes[0][1]):
-            answers = await asyncio.gather(*(self.ask(contract, prompt, node_id, expect) for _ in range(samples)))
-            records = [r for a in answers for r in a.records]
+            answers, records = await self._apart(contract, prompt, node_id, expect, samples)
             parsed = [a.parsed for a in answers]
             return Answer(parsed[0], answers[0].model, _sum_cost(records), _sum_latency(records), records, parsed)
         messages = [{"role": "user", "content": prompt}]
@@ -217,14 +216,30 @@ class ModelGateway:
         a failure) is left out, so the answer says how many it really holds."""
         N_SUPPORT[answer.model] = False
         log.info("%s returned fewer samples than asked (n): asking for them one by one from now on", answer.model)
-        extra = await asyncio.gather(
-            *(self.ask(contract, prompt, node_id, expect) for _ in range(missing)), return_exceptions=True
-        )
-        more = [a for a in extra if isinstance(a, Answer)]
-        records = answer.records + [r for a in more for r in a.records]
-        records += [r for e in extra if isinstance(e, Unparseable) for r in e.records]
+        try:
+            more, extra = await self._apart(contract, prompt, node_id, expect, missing)
+        except Exception as error:  # none of the rest came: the answer holds the samples it has
+            more, extra = [], getattr(error, "records", [])
+        records = answer.records + extra
         samples = answer.samples + [a.parsed for a in more]
         return Answer(answer.parsed, answer.model, _sum_cost(records), _sum_latency(records), records, samples)
+
+    async def _apart(self, contract, prompt, node_id, expect, count):
+        """`count` samples asked side by side, each its own request and ledger row: the answers, and the records of
+        them all. Every request finishes before this returns: a sibling still in flight when its session ends would
+        spend after the gateway closed, its reservation never given back. A sample that cannot be had (the budget, a
+        failure) is left out; with none at all, the first error is raised, carrying every record."""
+        results = await asyncio.gather(
+            *(self.ask(contract, prompt, node_id, expect) for _ in range(count)), return_exceptions=True
+        )
+        answers = [a for a in results if isinstance(a, Answer)]
+        errors = [e for e in results if not isinstance(e, Answer)]
+        records = [r for a in answers for r in a.records] + [r for e in errors for r in getattr(e, "records", [])]
+        if not answers and errors:
+            if isinstance(errors[0], Unparseable):
+                errors[0].records = records
+            raise errors[0]  # rows not on the error stay the gateway's own, written when it closes
+        return answers, records
 
     def _takes_n(self, model):
         """Whether one request can carry several samples (`n`); asked of litellm once per model."""

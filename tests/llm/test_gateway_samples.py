@@ -2,11 +2,13 @@
 asked; the gateway counts what came back, asks for the missing ones apart (each a ledger row), and from then on asks
 that model for samples side by side. A judgement is never labelled with a count it did not get."""
 
+import time
+
 import pytest
 
 from reasoning.llm.gateway import N_SUPPORT
 from tests.fake_openai import FakeOpenAI, reply_json, status
-from tests.llm.test_gateway_faults import GOOD, PRICES, ask_once, gateway_for, ledger, session_on
+from tests.llm.test_gateway_faults import EVALUATE, GOOD, PRICES, PROMPT, ask_once, gateway_for, ledger, session_on
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,3 +70,30 @@ async def test_a_judgement_says_how_many_samples_it_really_holds():
     [node] = await store.add_children(root, [{"thought": "a step"}], None)
     verified = await strategy.verify(node)
     assert verified.state["verified"] == 1 and "mean of" not in verified.eval_reason
+
+
+def slow_reply(body):
+    time.sleep(0.3)  # the siblings are still in flight when the budget refuses one of them
+    return reply_json(GOOD, prompt_tokens=400, completion_tokens=80)
+
+
+@pytest.mark.parametrize("learnt", [False, True])
+async def test_samples_refused_by_the_budget_leave_no_money_reserved_once_the_gateway_closes(alice, models, learnt):
+    # The CI failure: a sample refused by the budget raised at once while its siblings were still waiting for the
+    # one-slot server; they finished after the gateway had closed, and their reservation stayed held for good.
+    models(**{"openai/primary": {**PRICES, "max_parallel_requests": 1}})
+    if learnt:
+        N_SUPPORT["openai/primary"] = False
+    session = await session_on(alice, fallback="", budget_usd=1)
+    with FakeOpenAI(default=slow_reply) as server:
+        gateway = gateway_for(session, server.base_url)
+        _, model, price = gateway.routes[0]
+        one = gateway.reservation_usd(EVALUATE, [{"role": "user", "content": PROMPT}], price, 1, model)
+        session.budget_usd = 2.5 * one  # room for two samples' worst case, not for three
+        await session.asave(update_fields=["budget_usd"])
+        answer = await ask_once(session, gateway, samples=3)
+    await session.arefresh_from_db()
+    rows = await ledger(session)
+    assert 1 <= len(answer.samples) < 3 and any(row.outcome == "budget" for row in rows)
+    assert session.budget_reserved_usd == pytest.approx(0, abs=1e-12)
+    assert session.budget_used_usd == pytest.approx(sum(row.cost_usd for row in rows), abs=1e-12)
