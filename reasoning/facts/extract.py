@@ -9,7 +9,8 @@ extract(problem) reads, in the order the text states them:
 - accounts and instruments from two closed lists (ACCOUNTS, INSTRUMENTS), one fact per canonical name at its
   first mention, value the canonical name and text the words as written ("IRAs", "Depot", "munis");
 - goals: the clause after "wants to", "would like to", "aims to", "plans to", "goal is to", "hopes to" (any person
-  or tense), trigger excluded; constraints: the clause from "must", "cannot", "can't", "without", "no more than",
+  or tense), or the thing wanted ("want a withdrawal order that ...", "are looking for an income of ..."), trigger
+  excluded; constraints: the clause from "must", "cannot", "can't", "without", "no more than",
   "at least", "needs to keep", "may not", "is not allowed to", trigger included. A clause ends at a full stop,
   semicolon, colon, question mark, ", ", " but ", or where another goal trigger starts (or, for a goal, a
   constraint trigger); a bound inside a constraint ("must keep at least") does not start a second one.
@@ -23,6 +24,7 @@ import re
 from functools import lru_cache
 
 from reasoning.facts import places as placelib
+from reasoning.facts import regimes
 from reasoning.facts.quantities import find_quantities, matches, parse_amount, parse_number
 from reasoning.facts.sheet import NUMERIC, Fact
 
@@ -57,13 +59,16 @@ INSTRUMENTS = {
     "trust": r"\btrusts?\b",
     "life insurance": r"life\s+insurance|lebensversicherung\w*|assurances?[- ]vie",
     "mortgage": r"\bmortgages?\b|\bhypothek\w*|hypoth[èe]que",
+    "Roth conversion": r"(?-i:Roth)\s+conversions?",
 }
 
 # ---- goals and constraints -----------------------------------------------------------------------------------------
 
 GOAL = re.compile(
     r"\b(?:(?:wants?|wanted|wanting|would\s+like|aims?|aimed|aiming|plans?|planned|planning|hopes?|hoped|hoping)"
-    r"|(?<=['’])d\s+like|(?:goal|aim|objective|plan)\s+(?:is|was)|(?:goals?|aims?|objectives?)\s*:)\s+to\b",
+    r"|(?<=['’])d\s+like|(?:goal|aim|objective|plan)\s+(?:is|was)|(?:goals?|aims?|objectives?)\s*:)\s+to\b"
+    # "They want a withdrawal order that ...": the thing wanted is the goal, its article included
+    r"|\b(?:wants?|wanted|would\s+like|(?:is|are)\s+looking\s+for)\s+(?=an?\s)",
     re.I,
 )
 CONSTRAINT = re.compile(
@@ -466,16 +471,29 @@ def year_label(problem, q, ends):
 
 PERCENT_OF = re.compile(r"^\s*of\s+(?:(?:her|his|their|the|its|our|my|this|that|these|those|total)\s+)?", re.I)
 OF_THAT = re.compile(r"^\s*of\s+(?:that|it|this|them|which)\b", re.I)
+OF_FRONTED = re.compile(r"^\s*Of\s+([^,;]{1,60}),\s*(?:(?:about|roughly|around|some|nearly|almost|over|only)\s+)?$")
 OF_WHICH_BEFORE = re.compile(r"\bof\s+which\s+(?:\w+\s+)?$|\bdavon\s+$", re.I)
 IS_BEFORE = re.compile(r"\s(?:is|are|was|sits|invested)\s+(?:(?:about|roughly|around|already|now|still|only)\s+)?$", re.I)
 THING_AFTER = re.compile(
     r"^\s*(?:(?:is|are|sits?|sit|was|invested|held)\s+)?(?:(?:in|of)\s+)?(?:(?:her|his|their|the|a|an|one|its|local|inherited|any|single|each|every|some)\s+)*"
-    r"(?!(?:after|before|over|for|from|since|until|by|to|and|or|in|of|is|are|overall|a|the|now|then|year|month|annum)\b)"
+    r"(?!(?:after|before|over|for|from|since|until|by|to|and|or|in|of|is|are|overall|a|the|now|then|year|month|annum|"
+    r"within|during|next|per|each|every|this|annually|yearly|while)\b)"
     r"(?P<thing>[A-Za-zÀ-ÿ&'’.-]+(?:\s+(?!in\b|of\b|and\b|with\b|for\b|to\b|by\b|is\b|are\b|on\b|at\b|a\b|the\b)[A-Za-zÀ-ÿ&'’.-]+){0,2})",
 )
 NOUN_JUST_BEFORE = re.compile(r"(?:^|\s)(\w+)\s+(?:of\s+)?$")
 NOT_A_THING = {"is", "at", "to", "of", "and", "about", "roughly", "around", "by", "than", "least", "most"}
 LIMIT_BEFORE = re.compile(r"\b(?:no\s+more\s+than|more\s+than|at\s+most|max(?:imum)?|cap|limit|up\s+to)\b[^.;,]{0,25}$", re.I)
+# "get the single-stock position below 20%", "bring equities under 60%": a bound the client sets.
+BOUND_BEFORE = re.compile(
+    r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|cutting|reduce|reduces|reducing|trim|trims|keep|keeps|"
+    r"keeping|take|takes|taking)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$",
+    re.I,
+)
+DETERMINERS = {"a", "an", "the", "her", "his", "their", "its", "our", "my", "this", "that", "all", "of"}
+# "the 3.8% NIIT", "a 40% inheritance tax": the percent is the rule's rate, not a share of something.
+RATE_THING = re.compile(
+    r"(?:\b(?:tax|taxes|surtax|levy|duty|rate|fee|fees|charge|yield|coupon)$|^(?-i:[A-Z]{2,5})$)", re.I
+)
 TARGET_BEFORE = re.compile(r"\btarget\w*\b[^.;]{0,40}$", re.I)
 
 
@@ -510,13 +528,18 @@ def percent_label_and_base(problem, q, amounts, ends):
                     if not THING_AFTER.match(rest) or re.match(r"\s*(?:a|per|each)\s+(?:year|month)\b", rest):
                         rest = head  # "50% of the shares": a share of the shares
                     break
+    elif (m := OF_FRONTED.match(before)) and (inside := [a for a in earlier if a.start >= sentence_start + m.start(1)]):
+        base = inside[0].label  # "Of her $3.2M portfolio, about 70% is her employer's stock"
     elif IS_BEFORE.search(before):
         clause = before[max(before.rfind(";"), before.rfind(",")) + 1 :]
         mine = [a for a in earlier if a.start >= sentence_start + len(before) - len(clause)]
         if len(mine) == 1:
             base = mine[0].label
     thing = ""
-    if m := THING_AFTER.match(rest):  # "70% of her portfolio in her employer's stock" -> "employer stock"
+    if bound := BOUND_BEFORE.search(before):  # "get the single-stock position below 20%": the position's limit
+        words = [w for w in bound["np"].split() if w.lower() not in DETERMINERS]
+        thing = " ".join(words[-3:])
+    elif m := THING_AFTER.match(rest):  # "70% of her portfolio in her employer's stock" -> "employer stock"
         thing = " ".join(re.sub(r"['’]s$", "", w) for w in m["thing"].split()).strip(".")
         thing = thing if len(thing) > 1 else ""
     named = False
@@ -527,8 +550,10 @@ def percent_label_and_base(problem, q, amounts, ends):
     kind = "" if named else "share"
     if TARGET_BEFORE.search(before):
         kind = "target"
-    elif LIMIT_BEFORE.search(before):
+    elif LIMIT_BEFORE.search(before) or BOUND_BEFORE.search(before):
         kind = "limit"
+    elif thing and not named and (RATE_THING.search(thing) or regimes.find_regimes(thing)):
+        kind = "rate"  # "the 3.8% NIIT" is the NIIT rate
     elif re.search(r"\b(?:at\s+least|no\s+less\s+than|minimum(?:\s+of)?)\s+$", before, re.I):
         kind = "minimum"  # "must receive at least 3% a year"
     thing = " ".join(w if w.isupper() else w.lower() for w in thing.split())

@@ -273,3 +273,43 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert found["$2M"] == "brokerage account balance"
     # a name from the words before ends at its noun, not at the verb after it
     assert labels("Annual expenses run around $200k.")["$200k"] == "annual expenses"
+
+
+# ---- the three cases, phrased afresh (not the benchmark's wording) --------------------------------------------------
+
+CALIFORNIAN_AFRESH = (
+    "My client is a 61-year-old software executive living in San Jose, California. Of her $3.2M investable "
+    "portfolio, about 70% is her employer's stock (a single tech name), with a cost basis of roughly $400k. She earns "
+    "a $450k salary plus RSUs and is already hit by the 3.8% NIIT. She wants to get the single-stock position below "
+    "20% of the portfolio within three years while keeping the tax bill manageable."
+)
+
+
+def test_a_fronted_base_a_tax_rate_and_a_limit_the_client_sets_are_read_as_what_they_are():
+    percents = {f.text: f for f in extract(CALIFORNIAN_AFRESH) if f.kind == "percent"}
+    assert (percents["70%"].label, percents["70%"].base) == ("employer stock share", "portfolio")  # "Of her $3.2M ..."
+    assert (percents["3.8%"].label, percents["3.8%"].base) == ("NIIT rate", "")  # a tax's rate, no share of anything
+    assert (percents["20%"].label, percents["20%"].base) == ("single-stock position limit", "portfolio")
+
+
+FLORIDA_AFRESH = (
+    "A retired couple in Naples, Florida, both 68, have $1.1M in traditional IRAs and $250k in Roth IRAs. They want "
+    "a withdrawal order for the next ten years that keeps them under the IRMAA thresholds and uses Roth conversions "
+    "in the low-bracket years. What sequence do you recommend?"
+)
+
+
+def test_a_thing_wanted_is_a_goal_and_a_roth_conversion_is_an_instrument_the_client_listed():
+    facts = extract(FLORIDA_AFRESH)
+    assert [f.text for f in of_kind(facts, "goal")] == [
+        "a withdrawal order for the next ten years that keeps them under the IRMAA thresholds and uses Roth "
+        "conversions in the low-bracket years"
+    ]
+    assert [(f.value, f.text) for f in of_kind(facts, "instrument")] == [("Roth conversion", "Roth conversions")]
+    assert [f.value for f in of_kind(facts, "place")] == ["US-FL"]  # Naples, Florida: not Naples, Italy
+
+
+def test_a_share_is_not_named_after_the_time_it_takes():
+    facts = extract("He wants to bring equities under 60% of the $2M portfolio within two years.")
+    [percent] = of_kind(facts, "percent")
+    assert percent.label == "equities limit" and "year" not in percent.label

@@ -25,8 +25,8 @@ FIELDS = {"label", "kind", "value", "unit", "text", "start", "end", "base"}
 ACCOUNTS = {"401(k)", "IRA", "Roth IRA", "529 plan", "pillar 3a", "pension fund", "ISA", "SIPP", "brokerage account"}
 INSTRUMENTS = {
     "exchange fund", "charitable remainder trust", "donor-advised fund", "collar", "prepaid variable forward",
-    "covered calls", "ETF", "municipal bonds", "annuity", "family foundation", "trust", "GRAT", "life insurance",
-    "mortgage",
+    "covered calls", "Roth conversion", "ETF", "municipal bonds", "annuity", "family foundation", "trust", "GRAT",
+    "life insurance", "mortgage",
 }
 PLACE_ROLES = {"residence", "property location", "citizenship", "asset location", "place"}
 UNITS = {"percent": "%", "age": "years", "year": "", "place": "ISO 3166", "account": "", "instrument": "",
