@@ -17,31 +17,33 @@ weighted towards what a checker catches or misses):
 The shape of the reply never changes, so every contract still holds.
 
 What a deterministic checker (reasoning/facts/check.py) can and cannot catch, by kind, and what it caught on
-fixtures/wealth_cases.json at ε 0.3, seed 7, every strategy, with check.py at 812bc8e (tests/llm/test_offline_facts.py;
+fixtures/wealth_cases.json at ε 0.3, seed 7, every strategy, with check.py and the reader of 2026-12-03
+(tests/llm/test_offline_facts.py;
 slips caught / made):
 
-    figure        caught: the wrong number is no fact and no one-step derivation of facts (43/100).
+    figure        caught: the wrong number is no fact and no one-step derivation of facts (43/104).
                   missed: it equals another fact, a percent of one, or a sum of two; or it is a number no check
                   reads (a rule of thumb's "30% drawdown", a count, an age).
-    label         caught: the figure sits next to another fact's label (57/59).
+    label         caught: the figure sits next to another fact's label (58/59).
                   missed: the two facts' labels share their words, or no label is next to the figure.
     scale         caught: always, as "drops its scale" or as no fact (54/54).
-    base          caught: the percent is a fact with a base, and another fact's amount follows "of" (39/135).
+    base          caught: the percent is a fact with a base, and another fact's amount follows "of" (42/137).
                   missed: the percent has no base on the sheet (a limit, a target): nothing says which amount it
                   belongs to.
     jurisdiction  caught: the rule is named (NIIT, IHT, California, pillar 3a), or is a kind of tax the client's place
-                  does not levy ("the state taxes ..." for a Florida client) (176/241).
+                  does not levy ("the state taxes ..." for a Florida client) (169/228).
                   missed: the words tie it to no place ("a flat 25% tax", "inheritance tax at 40% above the
                   allowance").
-    currency      caught: the two amounts are joined by an operator or "as a share of" (66/66).
+    currency      caught: the two amounts are joined by an operator or "as a share of" (59/59).
                   missed: they are combined in words the checker does not read as combining.
-    coverage      caught: in an answer checked as final (20/20); a step is never checked for it.
-    judgement     never: a guessed score, verdict or confidence has no figure to check (0/66).
+    coverage      caught: in an answer checked as final (21/21); a step is never checked for it.
+    judgement     never: a guessed score, verdict or confidence has no figure to check (0/63).
 """
 
 import re
 from dataclasses import dataclass
 
+from reasoning.facts.extract import INSTRUMENTS
 from reasoning.facts.quantities import format_amount, format_percent
 
 VERDICTS = ("sure", "likely", "impossible")
@@ -244,9 +246,9 @@ def _can_coverage(text, case, answer):
 
 
 def _coverage(text, rng, case):
-    """Every line (or, in one paragraph, every sentence) naming one listed instrument, taken out."""
-    name = rng.choice(_named_instruments(text, case))
-    named = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.I)
+    """Every line (or, in one paragraph, every sentence) naming one listed instrument, in any of its writings, taken
+    out."""
+    named = _naming(rng.choice(_named_instruments(text, case)))
     lines = text.split("\n")
     if len(lines) > 1:
         return "\n".join(line for line in lines if not named.search(line))
@@ -256,7 +258,15 @@ def _coverage(text, rng, case):
 
 def _named_instruments(text, case):
     names = case.instruments if case else []
-    return [n for n in names if re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text, re.I)]
+    return [n for n in names if _naming(n).search(text)]
+
+
+def _naming(name):
+    """The instrument as the fact reader knows its writings ("life insurance" is also "assurance-vie"; "Roth
+    conversions" names the Roth conversion), else its name as given."""
+    writing = INSTRUMENTS.get(name)
+    pattern = rf"(?<!\w)(?:{writing})(?!\w)" if writing else rf"(?<!\w){re.escape(name)}s?(?!\w)"
+    return re.compile(pattern, re.I)
 
 
 def _can_figure(text, case, answer):

@@ -355,10 +355,7 @@ def risk_of(p, f):
 
 def selling(p):
     """Whether the recommendation is a staged sale: a target or limit implies one, or a goal asks to reduce."""
-    case = case_of(p)
-    if p.kind == "wealth-transfer":
-        return False
-    return bool(case.moves) or any(re.search(GOAL_LEADS[1][0], goal, re.I) for goal in case.goals)
+    return p.kind != "wealth-transfer" and offline_facts.selling(case_of(p))
 
 
 def listed_lines(p, short=False):
@@ -381,9 +378,11 @@ def listed_note(kind, name):
     return next((note for pattern, note in LISTED_NOTES if re.search(pattern, name, re.I)), INSTRUMENT_NOTE)
 
 
-# The synthesis is cut to 250 words by shortening, in turn: the notes on what the client listed, then each action
-# (to its title at the last).
-SHORTER = [(32, False), (32, True), (20, True), (12, True), (8, True), (0, True)]
+# The synthesis is cut to 250 words by shortening, in turn: the notes on what the client listed, the key numbers (the
+# derived ones come first, so the working stays), then each action (to its title at the last): (words an action
+# keeps, notes shortened, key numbers kept).
+SHORTER = [(32, False, 8), (32, True, 8), (32, True, 5), (20, True, 5), (20, True, 3), (12, True, 3), (8, True, 3),
+           (0, True, 3)]  # fmt: skip
 
 
 def tot_synthesize(p, rng):
@@ -392,8 +391,8 @@ def tot_synthesize(p, rng):
     lead = lead_of(p, f)
     steps = p.steps or [fill(rng.choice(fitting(BANKS[p.kind][s], f) or BANKS["general"][s]), f) for s in range(4)]
     numbers = key_numbers(p)
-    shown = "; ".join(numbers) if numbers else "none on the client's fact sheet; confirm the figures with the client"
-    for limit, short in SHORTER:
+    for limit, short, kept in SHORTER:
+        shown = "; ".join(numbers[:kept]) or "none on the client's fact sheet; confirm the figures with the client"
         actions = "\n".join(f"{i}. {_short(s, limit)}" for i, s in enumerate(steps, 1))
         listed = listed_lines(p, short)
         options = "\n\nWhat the client listed:\n" + "\n".join(listed) if listed else ""

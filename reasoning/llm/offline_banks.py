@@ -10,9 +10,12 @@ A money amount in a template is always one of these: rules of thumb are percents
 A template may start with "[tags] ": it fits only a case whose sheet has every plain tag and none of the "!" ones.
 Jurisdictions come from the sheet's places only: ch, us, de, uk (the country), us-ca, ch-zh... (a state or canton),
 no-state-tax (a US state without income tax), cross-border (two countries); business, widow, couple: the client's
-case; move: a holding with a target or limit on the sheet. No template names a state's or canton's own rules
+case; move: a holding with a target or limit on the sheet; sale: the plan sells a holding down (a limit implies a
+sale, or a goal asks to hold less). No template names a state's or canton's own rules
 except through {state_rule}, which names the sheet's own state.
 """
+
+from reasoning.llm.offline_facts import REDUCING
 
 STAGES = ("framing", "action", "sequencing", "controls")
 
@@ -29,24 +32,29 @@ BANKS = {
             "the signal that it is unfolding; go ahead only if the expected return still beats cash by 3-4 points.",
         ),
         (
-            "Staged entry: Build the position in three tranches{tranche}, the first now and the others at fixed "
-            "dates or after 10% pullbacks, so the entry price of {asset} is averaged rather than bet on one day.",
+            "[!sale] Staged entry: Build the position in three tranches{tranche}, the first now and the others at "
+            "fixed dates or after 10% pullbacks, so the entry price of {asset} is averaged rather than bet on one day.",
             "Core-satellite sizing: Hold the thesis as a satellite capped at 5-10% of total wealth, keep the core in low-cost "
             "diversified funds, and fund the satellite from the holding that overlaps most with {asset}.",
             "[move] Staged sale: Sell down in three stages: {move}, each stage at a fixed date and timed so gains fall "
             "into the tax years that cost least.",
+            "[sale] Lot selection: Sell the highest-basis lots of {asset} first and keep the lowest-basis lots for "
+            "gifts or a charitable vehicle, so each stage realises as little gain as the plan allows.",
             "Instrument choice: Compare direct shares, a low-cost ETF and a capital-protected note on all-in cost, "
             "tax treatment in {place}, liquidity and issuer risk; pick the cheapest one with daily liquidity.",
             "Hedged expression: Express the view on {asset} with the currency risk removed, hedging the part outside "
             "{cur} at roughly 0.5-1.5% a year, so the result depends on the thesis rather than on exchange rates.",
         ),
         (
-            "Milestone release: Release each further tranche only if the thesis metrics move as expected within "
-            "two quarters; otherwise pause, re-underwrite {asset} and record the decision in the client file.",
-            "Funding order: Fund the position tax-aware: first idle cash above a 6-month reserve, then maturing "
-            "bonds, and appreciated holdings last, so {amount} is deployed without realising gains needlessly.",
+            "[!sale] Milestone release: Release each further tranche only if the thesis metrics move as expected "
+            "within two quarters; otherwise pause, re-underwrite {asset} and record the decision in the client file.",
+            "[!sale] Funding order: Fund the position tax-aware: first idle cash above a 6-month reserve, then "
+            "maturing bonds, and appreciated holdings last, so {amount} is deployed without realising gains "
+            "needlessly.",
             "Scenario sizing: Run bull, base and bear cases over {horizon} weighted 25/50/25, and size the final "
             "weight so the bear case costs no more than 3% of total wealth, measured in {cur}.",
+            "[sale] Gain budget: Spread the sales of {asset} over the tax years so each year's gains stay within the "
+            "bracket the client can bear in {place}, and move the next stage when a year's budget is used.",
             "Peer comparison: Before the last tranche, compare {asset} with its two closest alternatives on "
             "valuation, balance sheet and earnings revisions; switch the rest if one offers the same view cheaper.",
         ),
@@ -55,8 +63,10 @@ BANKS = {
             "sell all if a kill metric breaks, and trim to target when the weight exceeds 1.5 times its cap.",
             "Risk budget: Cap the thesis by risk, not conviction: its contribution must stay below 2% of portfolio "
             "volatility, checked quarterly, and a breach triggers an automatic trim rather than a debate.",
-            "Implementation plan: Buy with limit orders over 5-10 trading days, log rationale and costs in the "
+            "[!sale] Implementation plan: Buy with limit orders over 5-10 trading days, log rationale and costs in the "
             "suitability file, and book a 6-month review with {client} that checks thesis metrics, not price.",
+            "[sale] Sale discipline: Sell each stage with limit orders over several trading days, log the proceeds "
+            "and the tax cost in the client file, and review what is left of {asset} against its limit quarterly.",
             "Liquidity guard: Keep 12 months of spending outside the thesis in money market funds in {cur}, so no "
             "forced sale of {asset} is ever needed, and revisit the reserve whenever cash needs change.",
         ),
@@ -414,7 +424,7 @@ GOAL_LEADS = (
         "apply in {place}",
     ),
     (
-        r"\b(?:sell|trim|reduce|exit|unwind|diversif)\w*",
+        REDUCING.pattern,
         "Reduce {asset} in stages, at the lowest tax and market cost, keeping the rest of the portfolio on its plan",
     ),
 )

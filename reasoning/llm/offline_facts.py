@@ -51,6 +51,11 @@ FLOW = re.compile(
     re.I,
 )
 BASIS = re.compile(r"\b(?:basis|cost|purchase price|paid)\b", re.I)
+# A goal to hold less of something: "sell", "trim", "diversify", "get the single-stock position below 20%".
+REDUCING = re.compile(
+    r"\b(?:sell|trim|reduce|exit|unwind|diversif|lower)\w*|\b(?:get|bring|cut)\b[^.;]{0,40}\b(?:below|under|down)\b",
+    re.I,
+)
 LIMIT = re.compile(r"\b(?:target|limit|cap|maximum|max|threshold|ceiling|below|at most)\b", re.I)
 SHARE_WORDS = re.compile(r"\s+(?:share|weight|stake|allocation|percentage|percent|fraction|portion|position)$", re.I)
 HOLDING = re.compile(
@@ -156,6 +161,15 @@ class Case:
             return self.moves[0].amount
         holdings = self.holdings()
         return holdings[0] if holdings else self.whole()
+
+    def goal_holding(self):
+        """The holding a goal names by its noun ("pass the Freiburg flat" names the "rental flat"), else None."""
+        goals = " ".join(self.goals).lower()
+        for f in self.holdings() + ([self.whole()] if self.whole() else []):
+            noun = f.label.lower().split()[-1] if f.label else ""
+            if len(noun) > 3 and not FLOW.search(noun) and re.search(rf"\b{re.escape(noun)}s?\b", goals):
+                return f
+        return None
 
     def asset(self):
         """The name of the holding the plan is about: a label that names a holding ("employer stock", "GmbH
@@ -360,6 +374,8 @@ def scope_of(case, kind):
     for choice in SCOPE.get(kind, DEFAULT_SCOPE):
         if choice == "move" and case.moves:
             return case.moves[0].amount, chain(case.moves[0])
+        if (named := case.goal_holding()) and choice in ("holding", "whole"):
+            return named, named.how  # "pass the Freiburg flat to the children": the flat, whatever else is larger
         if choice == "holding" and case.holdings():
             figure = case.holdings()[0]
             return figure, figure.how
@@ -391,9 +407,14 @@ def words(case, kind, default_amount, default_asset):
         tranche=tranche_of(scope, how) if not (kind == "allocation-rebalance" and scope is whole) else "",
         move=move_text(case.moves[0]) if case.moves else "",
         state_rule=state_rule(case),
-        tags=case.tags() | ({"move"} if case.moves else set()),
+        tags=case.tags() | ({"move"} if case.moves else set()) | ({"sale"} if selling(case) else set()),
     )
     return w
+
+
+def selling(case):
+    """Whether the plan sells down a holding: a limit the sheet sets implies a sale, or a goal asks to hold less."""
+    return any(m.sale for m in case.moves) or any(REDUCING.search(goal) for goal in case.goals)
 
 
 def place_of(case):

@@ -200,3 +200,64 @@ def test_a_limit_stated_in_a_goal_gives_the_sale_with_its_working():
     text = _json.loads(_answer(prompt, 7))["answer"]
     assert text.startswith("Recommendation: Sell USD 1.6M of the employer stock in stages (USD 2.24M - USD 640k")
     assert "20% of the USD 3.2M portfolio = USD 640k" in text
+
+
+# ---- the three cases phrased afresh, through every strategy --------------------------------------------------------
+
+AFRESH = {
+    "investment-thesis": (
+        "My client is a 61-year-old software executive living in San Jose, California. Of her $3.2M investable "
+        "portfolio, about 70% is her employer's stock (a single tech name), with a cost basis of roughly $400k. She "
+        "earns a $450k salary plus RSUs and is already hit by the 3.8% NIIT. She wants to get the single-stock "
+        "position below 20% of the portfolio within three years while keeping the tax bill manageable. She has asked "
+        "about an exchange fund, a charitable remainder trust, a donor-advised fund and a protective collar."
+    ),
+    "wealth-transfer": (
+        "A family lives in Basel; the husband commutes to Lörrach in Germany as a cross-border worker. They hold CHF "
+        "1.8 Mio. at a Swiss private bank, a rental flat in Freiburg worth EUR 650k with EUR 250'000 of mortgage "
+        "outstanding, and pillar 3a savings of CHF 140'000. They want to pass the Freiburg flat to their two children "
+        "within ten years and keep German inheritance tax (Erbschaftsteuer) low."
+    ),
+    "tax-optim-sequence": (
+        "A retired couple in Naples, Florida, both 68, have $1.1M in traditional IRAs, $600k in a taxable brokerage "
+        "account (basis $350k) and $250k in Roth IRAs. They spend about $120k a year; Social Security pays $52k. They "
+        "want a withdrawal order for the next ten years that keeps them under the IRMAA thresholds for Medicare and "
+        "uses Roth conversions in the low-bracket years before RMDs start at 73."
+    ),
+}
+
+
+@functools.cache
+def afresh(kind):
+    from reasoning.facts.extract import extract
+
+    facts = extract(AFRESH[kind])
+    return facts, Driver(AFRESH[kind], kind, facts).everything()
+
+
+@pytest.mark.parametrize("kind", list(AFRESH))
+def test_a_case_phrased_afresh_passes_every_check_in_every_text(kind):
+    facts, texts = afresh(kind)
+    assert [t for t in texts if t.final] and failed(texts, facts) == []
+
+
+def test_the_californian_phrased_afresh_is_told_the_sale_her_limit_implies():
+    _, texts = afresh("investment-thesis")
+    for t in (t for t in texts if t.contract == "tot.synthesize"):
+        assert t.text.startswith("Recommendation: Sell USD 1.6M of the employer stock in stages"), t.text
+        assert "NIIT rate: 3.8%" in t.text and "NIIT share" not in t.text
+    for t in texts:
+        assert "Take a sized, staged position" not in t.text and "Build the position" not in t.text, t.text
+
+
+def test_the_family_phrased_afresh_transfers_the_flat_their_goal_names():
+    _, texts = afresh("wealth-transfer")
+    leads = [t.text for t in texts if t.contract == "tot.synthesize"]
+    assert leads and all(text.startswith("Recommendation: Transfer the rental flat (EUR 650k)") for text in leads)
+
+
+def test_the_retirees_phrased_afresh_get_their_goal_and_the_roth_conversions_they_asked_about():
+    _, texts = afresh("tax-optim-sequence")
+    for t in (t for t in texts if t.final):
+        assert "Roth conversion" in t.text and "a withdrawal order for the next ten years" in t.text, t.contract
+        assert "California" not in t.text and "13.3%" not in t.text
