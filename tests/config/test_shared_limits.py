@@ -2,6 +2,7 @@
 each limit once, whichever server a request reaches. Run on PostgreSQL + Redis (`make test-scale`); skipped without
 REDIS_URL (the embedded profile counts in the process, and has one)."""
 
+import contextlib
 import http.cookiejar
 import json
 import os
@@ -143,3 +144,44 @@ def test_the_action_limit_holds_across_two_servers(alice, pair):
         for i in range(8)
     ]
     assert [c for c in codes if c != 429] == codes[:3] and codes[3:] == [429] * 5
+
+
+def test_the_action_limit_holds_for_sockets_across_two_servers(alice, pair):
+    """A token client (no Origin header) with a socket on each server: its actions share one allowance."""
+    from websockets.sync.client import connect
+
+    from reasoning import services
+    from reasoning.models import ReasoningNode, ReasoningSession
+    from reasoning.schemas import SessionIn
+
+    servers = pair(REASONING_ACTION_RATE="3/minute")
+    session = services.create_session(alice.tenant, SessionIn(problem_text=PROBLEM, mode="tot"), submit=False)
+    root = ReasoningNode.objects.create(session=session, tenant=alice.tenant, depth=0, thought=PROBLEM)
+    ReasoningSession.objects.filter(pk=session.pk).update(root_node=root, status="solved")
+    path = f"/ws/sessions/{session.id}/?token={alice.key}"  # a token client: no Origin header, no cookie
+    with contextlib.ExitStack() as stack:
+        sockets = [
+            stack.enter_context(connect(servers.url(i, path).replace("http", "ws", 1)))
+            for i in range(2)
+        ]
+        for socket in sockets:
+            assert json.loads(socket.recv(timeout=30))["type"] == "snapshot"
+        refused = []
+        for i in range(8):
+            sockets[i % 2].send(json.dumps({"action": "prune" if i % 2 == 0 else "unprune", "node_id": str(root.id)}))
+            refused.append(_refused(sockets[i % 2]))
+    assert refused == [False] * 3 + [True] * 5  # 3 a minute in all, not 3 a server
+
+
+def _refused(socket):
+    """Whether the socket answered its last action with the limit's error (events of the action itself pass by)."""
+    while True:
+        try:
+            message = json.loads(socket.recv(timeout=3))
+        except TimeoutError:
+            return False
+        if message["type"] == "error":
+            return "too many actions" in message["detail"]
+        if message["type"] == "node.updated":
+            return False
+
