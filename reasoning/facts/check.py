@@ -1375,15 +1375,48 @@ def _coverage(doc):
 
 
 def _names_goal(doc, goal, stems):
-    """At least half the goal's words (by their first five letters) are in the answer; each figure of the goal counts
-    as one word, present when the answer writes the same figure in any form ("seventy thousand pounds": "£70k")."""
+    """At least half the goal's words are in the answer, as an advisor paraphrases them: a word counts when it or a
+    word of its group is there (by their first five letters: "pass the business to their daughter" is answered by
+    "transfer the GmbH stake to the daughter"); a rule the goal names counts when the answer names the same rule by
+    any of its names ("IRMAA", "required minimum distributions" for "RMDs"); each figure counts as one word, present
+    when the answer writes it in any form ("seventy thousand pounds": "£70k"). Filler verbs and particles ("get",
+    "keep", "while", "within") count for nothing."""
+    rules = regimes.find_regimes(goal)
+    named = {m.name for m in regimes.find_regimes(doc.text)}
     figures = [x for x in find_quantities(goal) if x.kind in ("amount", "percent", "age")]
-    for x in reversed(figures):
-        goal = goal[: x.start] + " " + goal[x.end :]
-    words = {w[:5] for w in WORD_OR_NUMBER.findall(_plain(goal)) if w not in STOPWORDS}
-    present = len(words & stems) + sum(any(_close(y, x.value) and y.unit == x.unit for y in _all(doc)) for x in figures)
-    total = len(words) + len(figures)
+    for span in sorted([(x.start, x.end) for x in figures] + [(m.start, m.end) for m in rules], reverse=True):
+        goal = goal[: span[0]] + " " + goal[span[1] :]
+    words = {w[:5] for w in WORD_OR_NUMBER.findall(_plain(goal)) if w not in STOPWORDS and w not in GOAL_FILLERS}
+    present = sum(bool(GOAL_GROUPS.get(w, {w}) & stems) for w in words)
+    present += sum(any(_close(y, x.value) and y.unit == x.unit for y in _all(doc)) for x in figures)
+    present += sum(m.name in named for m in rules)
+    total = len(words) + len(figures) + len(rules)
     return not total or present * 2 >= total
+
+
+GOAL_FILLERS = set(
+    "get gets getting got keep keeps keeping kept stay stays staying make makes making want wants wanted would like "
+    "while within without into onto over under below above before after next than then them they she he him it so "
+    "such very also still both some any more less most least much many way ways use uses using need needs can could "
+    "should will able start starts begin begins".split()
+)
+# Words an answer uses for a goal's words (by their first five letters, as the goal's are read).
+GOAL_SYNONYMS = (
+    "pass transfer transfers hand gift gifts gifting succession bequeath inherit inheritance leave",
+    "business company firm gmbh stake enterprise",
+    "daughter son children child kids heir heirs brother sister sibling siblings grandchildren",
+    "fair fairly equal equally equalise equalize equalisation equalization even",
+    "reduce sell sale sales trim cut lower diversify diversified divest unwind exit",
+    "withdrawals withdrawal withdraw draw drawing drawdowns distributions decumulation",
+    "sequence order ordering sequencing",
+    "retire retirement retiring",
+    "single concentrated concentration",
+    "position holding stake shares stock",
+    "manageable minimise minimize lowest low spread",
+    "thresholds threshold tier tiers limit bracket",
+    "bill cost costs",
+)
+GOAL_GROUPS = {w[:5]: {m[:5] for m in group.split()} for group in GOAL_SYNONYMS for w in group.split()}
 
 
 WORD_OR_NUMBER = re.compile(r"[a-z0-9]+")

@@ -126,6 +126,67 @@ def test_goals_are_addressed_by_half_their_words():
     ]
 
 
+# Realistic answers, as a good real model writes them: they paraphrase the goal ("equalise her son" for "treat her
+# brother fairly") and name its rules by other names; before the goal rule read synonyms and rules, all five were
+# false alarms. And answers that never address the goal, which still fail.
+GOAL_ANSWERS = [
+    (
+        "get the single-stock position below 20% of the portfolio within three years while keeping the tax bill "
+        "manageable",
+        "Reduce the employer stock from USD 2.24M to under 20% of the USD 3.2M portfolio (USD 640k) over three tax "
+        "years: sell about USD 530k a year in the lowest-basis order that keeps each year's gain in check. Put part "
+        "of the shares into an exchange fund and a collar on the rest.",
+        True,
+    ),
+    (
+        "pass the business to their daughter and treat her brother fairly",
+        "Transfer the GmbH stake to the daughter in stages with an inheritance contract, and equalise her son with "
+        "the securities and the pension assets so both children receive the same value.",
+        True,
+    ),
+    (
+        "sequence withdrawals to stay under the IRMAA thresholds while spending $140,000 a year",
+        "Draw first from the taxable brokerage account, then the 401(k) up to the top of the 12% bracket, keeping "
+        "modified AGI below the first Medicare surcharge tier, and fund the USD 140k of yearly spending that way.",
+        True,
+    ),
+    (
+        "a withdrawal order for the next ten years that keeps them under the IRMAA thresholds for Medicare and uses "
+        "Roth conversions in the low-bracket years before RMDs start at 73",
+        "Order of withdrawals, 2026-2035: taxable account first, then partial Roth conversions each year up to the "
+        "12% bracket while MAGI stays under the first IRMAA tier, until required minimum distributions begin at 73; "
+        "the Roth IRA last.",
+        True,
+    ),
+    (
+        "diversify over the next three to four years",
+        "Sell the concentrated employer shares in four annual tranches into a diversified index portfolio.",
+        True,
+    ),
+    (
+        "retire at 60 with a steady income",
+        "Rebalance the portfolio yearly and review the fees.",
+        False,
+    ),
+    (
+        "pass the business to their daughter and treat her brother fairly",
+        "Rebalance the portfolio to 60/40 and harvest losses.",
+        False,
+    ),
+    (
+        "sequence withdrawals to stay under the IRMAA thresholds while spending $140,000 a year",
+        "Buy a low-cost global ETF and hold it.",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize("goal, answer, addressed", GOAL_ANSWERS, ids=[f"{g[:24]}-{a}" for g, _, a in GOAL_ANSWERS])
+def test_a_goal_is_addressed_in_an_advisors_own_words_and_missed_when_it_is_not(goal, answer, addressed):
+    findings = [f for f in check(answer, [Fact("goal", "goal", goal)], final=True) if f.kind == "coverage"]
+    assert [f.ok for f in findings] == [addressed]
+
+
 # ---- arithmetic ------------------------------------------------------------------------------------------------------
 
 
