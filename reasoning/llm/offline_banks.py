@@ -38,7 +38,7 @@ BANKS = {
             "diversified funds, and fund the satellite from the holding that overlaps most with {asset}.",
             "[move] Staged sale: Sell down in three stages: {move}, each stage at a fixed date and timed so gains fall "
             "into the tax years that cost least.",
-            "[sale] Lot selection: Sell the highest-basis lots of {asset} first and keep the lowest-basis lots for "
+            "[sale] Lot selection: Sell the highest-basis lots of {asset} first, and keep the lowest-basis lots for "
             "gifts or a charitable vehicle, so each stage realises as little gain as the plan allows.",
             "Instrument choice: Compare direct shares, a low-cost ETF and a capital-protected note on all-in cost, "
             "tax treatment in {place}, liquidity and issuer risk; pick the cheapest one with daily liquidity.",
@@ -53,8 +53,8 @@ BANKS = {
             "needlessly.",
             "Scenario sizing: Run bull, base and bear cases over {horizon} weighted 25/50/25, and size the final "
             "weight so the bear case costs no more than 3% of total wealth, measured in {cur}.",
-            "[sale] Gain budget: Spread the sales of {asset} over the tax years so each year's gains stay within the "
-            "bracket the client can bear in {place}, and move the next stage when a year's budget is used.",
+            "[sale] Gain budget: Spread the sales of {asset} over the tax years, so each year's gains stay within the "
+            "bracket the client can bear in {place}; move to the next stage when a year's budget is used.",
             "Peer comparison: Before the last tranche, compare {asset} with its two closest alternatives on "
             "valuation, balance sheet and earnings revisions; switch the rest if one offers the same view cheaper.",
         ),
