@@ -8,6 +8,7 @@ gets the new sheet as a command at its next step boundary, so its later prompts 
 
 import logging
 
+import pycountry
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
@@ -99,6 +100,10 @@ def validated(data, current=None):
     return fact
 
 
+def _an(kind):
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def _value_errors(fact):
     value = fact.value
     if fact.kind in NUMERIC:
@@ -107,15 +112,16 @@ def _value_errors(fact):
             if len(read) == 1:
                 fact.value, fact.unit = read[0].value, fact.unit or read[0].unit
             else:
-                return [{"field": "value", "message": f"a {fact.kind} as a number (or as written, like '$450k')"}]
+                return [{"field": "value", "message": f"{_an(fact.kind)} as a number (or as written, like '$450k')"}]
         elif not isinstance(value, int | float) or isinstance(value, bool):
-            return [{"field": "value", "message": f"a {fact.kind} is a number"}]
-        if fact.kind == "amount" and not (len(fact.unit) == 3 and fact.unit.isalpha() and fact.unit.isupper()):
+            return [{"field": "value", "message": f"{_an(fact.kind)} is a number"}]
+        if fact.kind == "amount" and pycountry.currencies.get(alpha_3=fact.unit.upper() or "-") is None:
             return [{"field": "unit", "message": "an amount's currency as an ISO 4217 code, such as USD or CHF"}]
+        fact.unit = fact.unit.upper()
         fact.unit = {"percent": "%", "age": "years", "year": ""}.get(fact.kind, fact.unit)
         return []
     if not isinstance(value, str) or not value.strip():
-        return [{"field": "value", "message": f"a {fact.kind} is a name or a sentence"}]
+        return [{"field": "value", "message": f"{_an(fact.kind)} is a name or a sentence"}]
     fact.value = value.strip()[:300]
     if fact.kind == "place":
         fact.value, fact.unit = place_code(fact.value), "ISO 3166"

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from django.conf import settings
 from ninja import Schema
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, field_validator
 
 from .facts.sheet import CHECK_KINDS, KINDS
 from .models import LLMCall, Mode
@@ -187,8 +187,27 @@ class FactOut(Schema):
     source: Literal["extracted", "advisor"]
 
 
-FactNumber = Annotated[float, Field(ge=-1e15, le=1e15, allow_inf_nan=False)]
-FactName = Annotated[str, AfterValidator(no_nul), Field(min_length=1, max_length=300)]
+def fact_value(value):
+    """A fact's value is a number within ±1e15 or a name of 1 to 300 characters: one error saying which, not one per
+    branch of a union ('value.constrained-float', 'value.function-after[...]')."""
+    not_a_bool(value)
+    if isinstance(value, int | float):
+        if not math.isfinite(value) or abs(value) > 1e15:
+            raise ValueError("a number within ±1e15")
+        return float(value)
+    if isinstance(value, str):
+        if not 1 <= len(value) <= 300:
+            raise ValueError("a name of 1 to 300 characters")
+        return no_nul(value)
+    raise ValueError("a number or a name")
+
+
+FactValue = Annotated[
+    float | str,
+    PlainValidator(fact_value),
+    WithJsonSchema({"anyOf": [{"type": "number", "minimum": -1e15, "maximum": 1e15},
+                              {"type": "string", "minLength": 1, "maxLength": 300, "pattern": NO_NUL}]}),
+]  # fmt: skip
 
 
 class FactIn(Schema):
@@ -196,7 +215,7 @@ class FactIn(Schema):
 
     label: Written = Field(min_length=1, max_length=120)
     kind: Literal[KINDS]
-    value: Annotated[FactNumber | FactName, BeforeValidator(not_a_bool)] = Field(
+    value: FactValue = Field(
         description="A number (an amount in base units, a percent, an age, a year) or, for an amount, as written "
         "('$450k'); a place's ISO 3166 code (US-FL) or name; a name or clause for the other kinds."
     )
@@ -210,7 +229,7 @@ class FactPatch(Schema):
 
     label: Written | None = Field(None, min_length=1, max_length=120)
     kind: Literal[KINDS] | None = None
-    value: Annotated[FactNumber | FactName | None, BeforeValidator(not_a_bool)] = None
+    value: FactValue | None = None
     unit: Text | None = Field(None, max_length=16)
     base: Text | None = Field(None, max_length=120)
     text: Text | None = Field(None, max_length=2000)

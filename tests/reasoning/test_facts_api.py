@@ -78,13 +78,27 @@ def test_an_advisor_corrects_adds_and_removes_facts_each_audited(client, alice):
         ({"label": "x", "kind": "place", "value": "Atlantis"}, "value"),
         ({"label": "x", "kind": "percent", "value": True}, "value"),
         ({"label": "x", "kind": "amount", "value": 1, "unit": "USD", "colour": "red"}, "colour"),
+        ({"label": "x", "kind": "amount", "value": 5, "unit": "ZZZ"}, "unit"),  # three letters, but no currency
+        ({"label": "x", "kind": "amount", "value": 1e300, "unit": "USD"}, "value"),
+        ({"label": "x", "kind": "goal", "value": "x" * 301}, "value"),
     ],
 )
 def test_a_bad_fact_is_a_422_naming_the_field(client, alice, body, field):
     session = create(client, alice)
     response = send(client, "post", f"/api/sessions/{session['id']}/facts", alice, body)
     assert response.status_code == 422, response.content
-    assert field in json.dumps(response.json()["detail"])
+    [error] = response.json()["detail"]  # one error, saying what is wanted, not one per branch of a type
+    assert error["field"] == field and "constrained" not in error["message"] and "function-" not in error["field"]
+
+
+def test_an_amount_in_lower_case_currency_is_stored_as_its_iso_code(client, alice):
+    session = create(client, alice)
+    body = {"label": "bonus", "kind": "amount", "value": 50_000, "unit": "chf"}
+    response = send(client, "post", f"/api/sessions/{session['id']}/facts", alice, body)
+    assert response.status_code == 201 and response.json()["unit"] == "CHF"
+    body = {"label": "gift", "kind": "amount", "value": "lots", "unit": "USD"}
+    response = send(client, "post", f"/api/sessions/{session['id']}/facts", alice, body)
+    assert response.json()["detail"][0]["message"].startswith("an amount as a number")
 
 
 def test_a_viewer_reads_the_sheet_but_cannot_change_it(client, alice):
