@@ -10,6 +10,8 @@ the first answer already names each instrument, account, goal and constraint the
 keeps it; the wording varies with the prompt (alternatives read differently).
 """
 
+import re
+
 from reasoning.llm import offline_answers as oa
 
 # (label, the issue when it is missing, two ways of writing its line)
@@ -112,8 +114,29 @@ def trm_reason(p, rng):
 def trm_improve(p, rng):
     f = fill(p)
     answer = p.last_step if p.step > 1 else first_answer(p, f)
+    if CHECK_FINDINGS in p.sections.get("KEY POINTS", ""):
+        answer = rewritten(p, f, answer, rng)
     added = [f"{label}: {rng.choice(ways).format_map(f)}" for label, _, ways in missing(answer)[:PER_ITERATION]]
     return {"answer": "\n".join([answer.strip(), *added])}
+
+
+# The head of the points the checker's findings are given under (strategies/base.py findings_note).
+CHECK_FINDINGS = "failed these checks against the client's facts"
+QUOTED = re.compile(r'your answer says "(.+?)":')
+
+
+def rewritten(p, f, answer, rng):
+    """The answer written again as the findings ask, as a model told "your answer says X" does: its lead, figures and
+    listed lines written afresh from the sheet, and each theme's line kept, unless it says what a finding quotes,
+    when it is written again from its theme."""
+    quoted = QUOTED.findall(p.sections.get("KEY POINTS", ""))
+    lines = [first_answer(p, f)]
+    for label, _, ways in covered(answer):
+        line = next((x for x in answer.splitlines() if x.startswith(f"{label}:")), "")
+        if any(q in line for q in quoted) or not quoted:
+            line = f"{label}: {rng.choice(ways).format_map(f)}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def first_answer(p, f):

@@ -223,6 +223,11 @@ class Outcome:
 class Strategy(ABC):
     """One search algorithm. Subclasses write the search and its model steps; this class runs the session's turn."""
 
+    # An answer refused by the fact checks is written again with its findings once, then from the next-best lines. A
+    # strategy whose answer is refined version by version (TRM) rewrites its refused answer with that answer's own
+    # findings at each try instead: its other lines are its earlier versions, which hold the same slips.
+    REFINES_ITS_ANSWER = False
+
     name: ClassVar[str]
     label: ClassVar[str]
     Params: ClassVar[type[StrictParams]] = StrictParams
@@ -235,6 +240,7 @@ class Strategy(ABC):
         self.promoted: tuple[Node, Command] | None = None
         self.resynthesize = False
         self.findings_note = ""  # the checker's findings on the last answer, shown to the synthesis written again
+        self.refused_answer = ""  # that answer, for a strategy that rewrites it (REFINES_ITS_ANSWER)
 
     # ---- what each strategy writes -------------------------------------------------------
 
@@ -504,14 +510,16 @@ class Strategy(ABC):
 
     async def _true_to_facts(self, outcome: Outcome) -> Outcome:
         """An answer that fails a check of the client's facts is not returned as it stands: it is written once more
-        with the findings, then from the next-best lines (FACT_TRIES in all); if none passes, the answer with the
-        fewest failures stands with its findings, and the search fails (`fact_check_failed`)."""
+        with the findings, then from the next-best lines (FACT_TRIES in all; REFINES_ITS_ANSWER: rewritten with its
+        findings each time); if none passes, the answer with the fewest failures stands with its findings, and the
+        search fails (`fact_check_failed`)."""
         tried = [self._checked(outcome)]
         tries = FACT_TRIES if self.ctx.case.retries else 1
         while failures(tried[-1].checks) and not tried[-1].partial and len(tried) < tries and not self.exhausted:
-            if len(tried) == 1:  # the same line, told what the checker found
-                self.findings_note = findings_note(tried[0].checks)
-                node = tried[0].final_node
+            if len(tried) == 1 or self.REFINES_ITS_ANSWER:  # the same line, told what the checker found
+                self.findings_note = findings_note(tried[-1].checks)
+                self.refused_answer = tried[-1].final_answer
+                node = tried[-1].final_node
             else:
                 node = self.best_node(Without(self.ctx.store, {o.final_node.id for o in tried}))
                 if node is None or node.depth == 0:
@@ -519,7 +527,7 @@ class Strategy(ABC):
             try:
                 tried.append(self._checked(await self._synthesized(node)))
             finally:
-                self.findings_note = ""
+                self.findings_note, self.refused_answer = "", ""
         passed = [o for o in tried if not o.partial and not failures(o.checks)]
         if passed:
             return passed[0]

@@ -269,6 +269,7 @@ class RecursiveRefinement(Strategy):
     label = "TRM recursive refinement"
     Params = TRMParams
     contracts = (REASON, IMPROVE)
+    REFINES_ITS_ANSWER = True  # a refused answer is rewritten with its findings at each try (base.Strategy)
 
     async def search(self):
         store = self.ctx.store
@@ -392,12 +393,13 @@ class RecursiveRefinement(Strategy):
 
     async def synthesize(self, path):
         """The best iteration's answer is the final answer as it stands: no model call, no cost. Written again after
-        the checker refused it, it is improved once more with the findings as the points to fix."""
+        the checker refused it, the refused answer is improved once more with its findings as the points to fix."""
         node = path[-1]
         if not self.findings_note:
             return Answer(parsed=ImproveOut(answer=node.thought), model="", cost_usd=0.0, latency_ms=0)
         prompt = self._render(
-            IMPROVE, node, points=self.findings_note, rejected=self._rejected(node), alternative="none"
+            IMPROVE, node, points=self.findings_note, rejected=self._rejected(node), alternative="none",
+            answer=self.refused_answer or node.thought,
         )
         return await self.ctx.gateway.ask(IMPROVE, prompt, node_id=node.id)
 
@@ -427,7 +429,7 @@ class RecursiveRefinement(Strategy):
                 max_steps=max(self.ctx.params.max_steps, node.depth + 1),
                 trace=format_path(latent.get("trace", [])),
                 latent=format_latent(latent),
-                answer=node.thought if node.depth else NO_ANSWER,
+                answer=fields.pop("answer", node.thought if node.depth else NO_ANSWER),
                 focus=fields.pop("focus", "none: the main line of refinement"),
                 **fields,
             ),

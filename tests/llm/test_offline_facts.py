@@ -261,3 +261,28 @@ def test_the_retirees_phrased_afresh_get_their_goal_and_the_roth_conversions_the
     for t in (t for t in texts if t.final):
         assert "Roth conversion" in t.text and "a withdrawal order for the next ten years" in t.text, t.contract
         assert "California" not in t.text and "13.3%" not in t.text
+
+
+def test_told_what_the_checker_found_the_offline_refiner_writes_the_answer_again_without_it():
+    """As a model told "your answer says X; the facts say Y" does: the slip it is shown is not written again."""
+    import json as _json
+
+    from reasoning.facts.check import check as _check
+    from reasoning.facts.extract import extract
+    from reasoning.llm.offline_answers import answer as _answer
+    from reasoning.prompts import render
+    from reasoning.strategies.base import findings_note
+    from reasoning.strategies.trm import IMPROVE
+
+    problem = AFRESH["investment-thesis"]
+    facts = extract(problem)
+    slipped = "Recommendation: Sell USD 1.6M of the employer stock.\nKey numbers: portfolio: USD 3.2; salary: USD 450k."
+    findings = _check(slipped, facts, final=True)
+    assert failures(findings)  # "USD 3.2": the scale dropped
+    prompt = render(
+        IMPROVE, problem=problem, kind="investment-thesis", rubric="-", facts=render_sheet(facts), findings="(none)",
+        iteration=3, max_steps=5, trace="(none)", latent="(none)", answer=slipped, focus="none",
+        points=findings_note(findings), rejected="none", alternative="none",
+    )  # fmt: skip
+    text = _json.loads(_answer(prompt, 7))["answer"]
+    assert "USD 3.2;" not in text and not failures(_check(text, facts, final=True))

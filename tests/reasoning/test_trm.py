@@ -449,3 +449,44 @@ async def test_each_answer_is_scored_by_its_own_analysis_so_the_answer_returned_
     scores = {n.thought: n.eval_score for n in store.nodes() if n.depth}
     assert scores == {one: 0.3, two: 0.95}  # before: the second draft carried the first one's 0.3
     assert outcome.final_answer == two and outcome.final_node.state["verified"] == 3
+
+
+# ---- an answer refused by the client's fact checks ---------------------------------------------------------------
+
+
+async def test_a_refused_answer_is_rewritten_with_its_own_findings_at_each_try():
+    """TRM's other lines are its earlier versions, holding the same slip: each try rewrites the last refused answer,
+    shown as it was, with that answer's findings, until one passes (FACT_TRIES in all)."""
+    from reasoning.facts.case import CaseCheck
+    from reasoning.facts.sheet import Fact
+    from reasoning.strategies.base import FACT_TRIES
+    from tests.fakes import FakeStore, ScriptedGateway, context
+
+    facts = [Fact("portfolio", "amount", 3_200_000, "USD", text="$3.2M")]
+    answers = iter(
+        [
+            "Recommendation: rebalance the portfolio (USD 3.1M) in stages.",  # refused: USD 3.1M is no fact
+            "Recommendation: rebalance the portfolio (USD 3.3M) in stages.",  # refused again
+            "Recommendation: rebalance the portfolio (USD 3.2M) in stages.",  # passes
+        ]
+    )
+    gateway = ScriptedGateway(
+        {
+            "trm.reason": {"analysis": "INSIGHT: sound.\nCONFIDENCE: 0.95"},
+            "trm.improve": lambda prompt: {"answer": next(answers)},
+        }
+    )
+    store = FakeStore()
+    ctx = context(RecursiveRefinement, gateway, store, params={"max_steps": 1})
+    ctx.case = CaseCheck(facts)
+    strategy = RecursiveRefinement(ctx)
+    root = await store.add_root("problem", {})
+    [node] = await store.add_children(root, [{"thought": "Recommendation: rebalance the portfolio (USD 3.1M)."}], None)
+    outcome = await strategy._true_to_facts(strategy._checked(await strategy._synthesized(node)))
+
+    improves = [prompt for name, _, prompt in gateway.calls if name == "trm.improve"]
+    assert len(improves) == 3 <= FACT_TRIES - 1 and outcome.reason == "solved" and "USD 3.2M" in outcome.final_answer
+    # The iteration's answer as it stands, refused; then each rewrite, shown as it was, with its own findings.
+    assert 'your answer says "USD 3.1M"' in improves[0] and "portfolio (USD 3.1M)." in improves[0]
+    assert 'your answer says "USD 3.1M"' in improves[1] and "portfolio (USD 3.1M) in stages" in improves[1]
+    assert 'your answer says "USD 3.3M"' in improves[2] and "portfolio (USD 3.3M) in stages" in improves[2]
