@@ -78,6 +78,22 @@ def create(port, key, attempt_key, budget_usd=0.2):
     raise AssertionError("the session could not be created")
 
 
+def wait_until_all_rest(ids, bound_s=240):
+    """Until every session is at rest and no run holds it."""
+
+    def all_rest():
+        rows = ReasoningSession.objects.filter(pk__in=ids).values_list("status", "run_owner")
+        return all(status in RESTING and not owner for status, owner in rows)
+
+    Scaled.wait(all_rest, "every session to come to rest", bound_s=bound_s)
+
+
+def print_logs(profile):
+    """The end of each process's log, for a test that failed."""
+    for name in [f"worker-{i}" for i in range(profile.workers)] + [f"daphne-{port}" for port in profile.ports]:
+        print(f"==== {name}\n{profile.log(name)[-4000:]}")
+
+
 def owner_pid(session):
     host, _, rest = session.run_owner.partition(":")
     pid = rest.partition(":")[0]
@@ -140,14 +156,9 @@ def test_twenty_sessions_survive_a_pool_child_kill_a_redis_restart_and_a_server_
         # 3. A server is SIGKILLed.
         profile.servers[ports[0]].send_signal(signal.SIGKILL)
 
-        def all_rest():
-            rows = ReasoningSession.objects.filter(pk__in=ids).values_list("status", "run_owner")
-            return all(status in RESTING and not owner for status, owner in rows)
-
-        Scaled.wait(all_rest, "every session to come to rest", bound_s=240)
+        wait_until_all_rest(ids)
     except Exception:
-        for name in [f"worker-{i}" for i in range(profile.workers)] + [f"daphne-{p}" for p in ports]:
-            print(f"==== {name}\n{profile.log(name)[-4000:]}")
+        print_logs(profile)
         raise
     finally:
         profile.stop()

@@ -16,13 +16,12 @@ import pytest
 from django.db import connections
 
 from reasoning.models import ReasoningSession
-from tests.chaos.test_chaos import Redis, Scaled, create  # it puts scripts/ (scaled.py) on the path
+from tests.chaos.test_chaos import Redis, Scaled, create, print_logs, wait_until_all_rest  # scripts/ on the path
 from tests.test_restart import database_url, free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SESSIONS = 6
-RESTING = {"solved", "failed", "exhausted", "cancelled"}
 
 
 def test_a_cold_start_takes_over_no_live_run(alice):
@@ -44,14 +43,9 @@ def test_a_cold_start_takes_over_no_live_run(alice):
         profile.start()
         ids = [create(ports[i % 2], alice.key, str(uuid.uuid4()), budget_usd=0.5) for i in range(SESSIONS)]
 
-        def all_rest():
-            rows = ReasoningSession.objects.filter(pk__in=ids).values_list("status", "run_owner")
-            return all(status in RESTING and not owner for status, owner in rows)
-
-        Scaled.wait(all_rest, "every session to come to rest", bound_s=240)
+        wait_until_all_rest(ids)
     except Exception:
-        for name in [f"worker-{i}" for i in range(profile.workers)] + [f"daphne-{p}" for p in ports]:
-            print(f"==== {name}\n{profile.log(name)[-4000:]}")
+        print_logs(profile)
         raise
     finally:
         profile.stop()
