@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from reasoning.facts.case import CaseCheck
 from reasoning.facts.sheet import Fact, render_sheet
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
+from reasoning.prompts import format_path, render
 
 VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times before it is trusted
 VERIFY_TOP = 3  # of several final candidates, at most this many are verified, the best-scored first
@@ -289,6 +290,11 @@ class Strategy(ABC):
             "findings": self.findings_note or "(none)",
             **fields,
         }
+
+    def render_on_path(self, contract, path, **fields):
+        """A step's prompt with the session's fields and a root-first path shown as numbered steps (the root, the
+        problem itself, left out)."""
+        return render(contract, **self.case_fields(path=format_path([n.thought for n in path[1:]]), **fields))
 
     async def ask(self, contract, prompt, node, what, **options):
         """(answer, {}) or (None, the fields that record on the node why nothing came).

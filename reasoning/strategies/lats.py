@@ -20,11 +20,9 @@ import math
 
 from pydantic import BaseModel, Field
 
-from reasoning.prompts import format_path, render
-
 from .base import VERIFY_SAMPLES, Contract, Strategy, StrictParams, deepest_best, settle_all
 from .replies import AnswerOut, Commentary, ScoreOut, ThoughtsOut
-from .tot import listed, merge_duplicates, same
+from .thoughts import listed, merge_duplicates, same
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
 FAILED_TERMINAL = -1.0  # the reward of a terminal line that failed, and of a rollout that ran out of depth
@@ -155,7 +153,7 @@ class LanguageAgentTreeSearch(Strategy):
 
     async def _propose(self, parent, k, kind, iteration, reflections):
         siblings = [c.thought for c in self.ctx.store.children(parent)]
-        prompt = self._render(
+        prompt = self.render_on_path(
             EXPAND,
             self.ctx.store.path(parent),
             k=k,
@@ -187,7 +185,7 @@ class LanguageAgentTreeSearch(Strategy):
         """The node's value (its fields to store; none if the budget ran out): the model's judgement, `samples` times
         asked, mixed with self-consistency."""
         reflections = self.ctx.store.critiques()[-RECENT_REFLECTIONS:]
-        prompt = self._render(
+        prompt = self.render_on_path(
             EVALUATE,
             self.ctx.store.path(node)[:-1],
             thought=node.thought,
@@ -221,7 +219,8 @@ class LanguageAgentTreeSearch(Strategy):
     async def _reflect(self, node):
         path = self.ctx.store.path(node)
         reason = node.eval_reason or "(no reason was given)"  # stored on the node, so a resumed run still has it
-        prompt = self._render(REFLECT, path[:-1], thought=node.thought, score=f"{node.eval_score:.2f}", reason=reason)
+        score = f"{node.eval_score:.2f}"
+        prompt = self.render_on_path(REFLECT, path[:-1], thought=node.thought, score=score, reason=reason)
         answer = await self.ask_about(REFLECT, prompt, node, "reflection")
         if answer is None:
             return
@@ -238,7 +237,7 @@ class LanguageAgentTreeSearch(Strategy):
         await self._score([self.ctx.store.get(node.id)])
 
     async def synthesize(self, path):
-        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
+        return await self.ctx.gateway.ask(SYNTHESIZE, self.render_on_path(SYNTHESIZE, path), node_id=path[-1].id)
 
     def final_candidates(self):
         """Every live valued terminal node ends a line with an answer of its own."""
@@ -314,14 +313,6 @@ class LanguageAgentTreeSearch(Strategy):
         calls = 1 + p.children + p.rollout_depth * (1 + p.rollout_samples) + 3
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
-    def _render(self, contract, path, **fields):
-        return render(
-            contract,
-            **self.case_fields(
-                path=format_path([n.thought for n in path[1:]]),
-                **fields,
-            ),
-        )
 
 
 # ---- the rules, pure ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from reasoning.prompts import format_path, render
 
 from .base import Answer, Contract, Node, Strategy, StrictParams, settle_all
 from .replies import AnswerOut, Commentary, Prose, ScoreOut
-from .tot import listed, merge_duplicates, same
+from .thoughts import listed, merge_duplicates, same
 
 
 class Step(BaseModel):

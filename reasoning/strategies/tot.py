@@ -15,15 +15,13 @@ pruned while its level runs frees its slot too: the level runs again with the ne
 drops are pruned only once their level is done). The rules themselves are pure functions at the end.
 """
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from reasoning.prompts import format_path, render
-
 from .base import Contract, Strategy, StrictParams, deepest_best, settle_all
 from .replies import AnswerOut, OptionalProse, ScoreOut, ThoughtsOut
+from .thoughts import listed, merge_duplicates, same
 
 PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
@@ -130,7 +128,7 @@ class TreeOfThoughts(Strategy):
         path = self.ctx.store.path(parent)
         step, depth = parent.depth + 1, max(self.ctx.params.depth, parent.depth + 1)
         siblings = [c.thought for c in self.ctx.store.children(parent)]
-        prompt = self._render(PROPOSE, path, k=k, step=step, depth=depth, proposed=listed(siblings))
+        prompt = self.render_on_path(PROPOSE, path, k=k, step=step, depth=depth, proposed=listed(siblings))
         answer = await self.ask_about(PROPOSE, prompt, parent, "proposals", expect=k)
         if answer is None:
             return []
@@ -141,7 +139,7 @@ class TreeOfThoughts(Strategy):
     async def judge(self, node, samples):
         """Score one node, its judgement asked `samples` times; the fields to store (none if the budget ran out)."""
         contract = VALUE if self.ctx.params.value_mode == "categorical" else EVALUATE
-        prompt = self._render(contract, self.ctx.store.path(node)[:-1], thought=node.thought)
+        prompt = self.render_on_path(contract, self.ctx.store.path(node)[:-1], thought=node.thought)
         answer, failure = await self.ask(contract, prompt, node, "evaluation", samples=samples)
         if answer is None:
             return failure
@@ -149,7 +147,7 @@ class TreeOfThoughts(Strategy):
         return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
 
     async def synthesize(self, path):
-        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
+        return await self.ctx.gateway.ask(SYNTHESIZE, self.render_on_path(SYNTHESIZE, path), node_id=path[-1].id)
 
     @classmethod
     def best_node(cls, store):
@@ -162,16 +160,6 @@ class TreeOfThoughts(Strategy):
             width = min(width, params.keep) * params.branching  # the beam, then its proposals
             total += width
         return total
-
-    def _render(self, contract, path, **fields):
-        return render(
-            contract,
-            **self.case_fields(
-                path=format_path([n.thought for n in path[1:]]),
-                **fields,
-            ),
-        )
-
 
 # ---- the rules, pure ------------------------------------------------------------------------------
 
@@ -196,32 +184,6 @@ def level_work(live, depth, keep, proposed):
     parents = [n for n in kept if n.depth == depth - 1 and not proposed(n)]
     unscored = [n for n in kept if n.depth > 0 and ((n.depth == depth and n.eval_score is None) or n.stale)]
     return parents, unscored, dropped
-
-
-def listed(thoughts):
-    """Steps already proposed under a node, for its prompt: a new proposal should not repeat them."""
-    return format_path(thoughts) if thoughts else "(none)"
-
-
-def same(thought):
-    """A thought's identity for merging: its words, whatever the case, spacing and trailing full stop."""
-    return " ".join(re.findall(r"\S+", thought.casefold())).rstrip(".")
-
-
-def merge_duplicates(items, taken=()):
-    """The proposals with each thought once (the first wording kept, state["proposed"] counting how often it came);
-    a thought already among the parent's children is left out."""
-    merged, seen = [], set(taken)
-    for item in items:
-        key = same(item["thought"])
-        if key in seen:
-            for kept in merged:
-                if same(kept["thought"]) == key:
-                    kept["state"]["proposed"] = kept["state"].get("proposed", 1) + 1
-            continue
-        seen.add(key)
-        merged.append({**item, "state": dict(item.get("state") or {})})
-    return merged
 
 
 def sampled_value(samples, asked=None):
