@@ -1,14 +1,15 @@
 """The offline model's replies to every strategy's contracts when the problem is a Game of 24 puzzle.
 
-Each handler reads the prompt (offline_answers.Prompt) and asks the puzzle player (puzzle.py), which errs at the
-model's noise rate. A line's answer and its synthesis come from the board that line left, never from a fresh solve.
+Each reply reads the prompt (offline_prompt.Prompt) and asks the puzzle player (puzzle.py), which errs at the
+model's noise rate; each strategy's offline module maps its contracts to these (its PUZZLE_HANDLERS). A line's answer
+and its synthesis come from the board that line left, never from a fresh solve.
 """
 
 import re
 from dataclasses import replace
 
 from . import game24
-from .offline_answers import parse_steps
+from .offline_prompt import parse_steps
 from .puzzle import judge_exactly
 
 FINAL_STEP = 4  # three operations leave one number; the fourth step states the answer
@@ -178,22 +179,3 @@ def _answer_line(text):
 def _first_int(text, default):
     found = re.findall(r"\d+", text or "")
     return int(found[0]) if found else default
-
-
-HANDLERS = {
-    "tot.propose": proposals,
-    "tot.evaluate": score,
-    "tot.value": verdict,
-    "tot.synthesize": synthesis,
-    "lats.expand": proposals,
-    "lats.evaluate": lats_value,
-    "lats.reflect": lats_reflection,
-    "lats.synthesize": synthesis,
-    "reflexion.attempt": attempt,
-    "reflexion.evaluate": attempt_score,
-    "reflexion.reflect": critique,
-    "reflexion.expand": alternatives,
-    "reflexion.synthesize": synthesis,
-    "trm.reason": analysis,
-    "trm.improve": improvement,
-}
