@@ -12,6 +12,7 @@ commands, continues the search unless it already ended once, and finishes with t
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,8 @@ from reasoning.facts.case import CaseCheck
 from reasoning.facts.sheet import Fact, render_sheet
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
 from reasoning.prompts import format_path, render
+
+log = logging.getLogger(__name__)
 
 VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times before it is trusted
 VERIFY_TOP = 3  # of several final candidates, at most this many are verified, the best-scored first
@@ -590,9 +593,13 @@ def deepest_best(store: Store) -> Node | None:
 
 
 async def settle_all(*awaitables):
-    """Like gather, but every awaitable finishes before the first error is raised: no write is left running."""
+    """Like gather, but every awaitable finishes before the first error is raised: no write is left running. The first
+    error is raised; any other is logged, never dropped without a word."""
     results = await asyncio.gather(*awaitables, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
+    errors = [result for result in results if isinstance(result, BaseException)]
+    for dropped in errors[1:]:
+        if not isinstance(dropped, (BudgetExhausted, StopRequested, asyncio.CancelledError)):  # expected endings
+            log.error("a step running beside another that failed also failed", exc_info=dropped)
+    if errors:
+        raise errors[0]
     return results
