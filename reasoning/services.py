@@ -18,10 +18,10 @@ from pydantic import ValidationError
 
 from . import control, events, factsheet, selectors, states
 from .engine import ending_fields, run_session, write_partial_answer
-from .models import CaseFact, Mode, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
+from .models import CaseFact, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
 from .runner import get_runner
 from .store import DjangoStore, view
-from .strategies import available_modes, get_strategy
+from .strategies import AUTO, available_modes, get_strategy
 from .strategies.auto import pick_mode
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class Conflict(Exception):
 
 def resolve_mode(requested, problem_kind, problem_text=""):
     """(mode, reason) for a requested mode; InvalidInput for a mode that is not built yet."""
-    if requested == Mode.AUTO:
+    if requested == AUTO:
         return pick_mode(problem_kind, problem_text)
     if requested not in available_modes():
         available = ", ".join(sorted(available_modes()))
@@ -219,7 +219,7 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             forked_from_node_id=node.id,
         )
         # Reflexion scores a line on its last node only: a path of another mode comes with its end's score alone.
-        copies = _copy_path(fork, path, line_scored=mode == Mode.REFLEXION and source.mode != Mode.REFLEXION)
+        copies = _copy_path(fork, path, line_scored=mode == "reflexion" and source.mode != "reflexion")
         ReasoningSession.objects.filter(pk=fork.pk).update(root_node=copies[0])
         factsheet.copy_sheet(source, fork)
         audit(source, node, actor, "fork", payload={"mode": mode}, after={"session_id": str(fork.id)})

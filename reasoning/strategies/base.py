@@ -229,6 +229,10 @@ class Strategy(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    # How the explorer draws it: what its node colours measure (None: it keeps no scores), and the legend's entries
+    # that mean something for it (keys of the legend in templates/explorer/session_detail.html).
+    scale: ClassVar[str | None] = "score"
+    legend: ClassVar[tuple[str, ...]] = ("unscored",)
     Params: ClassVar[type[StrictParams]] = StrictParams
     contracts: ClassVar[tuple[Contract, ...]] = ()  # every prompt step it asks the model, with its reply's shape
 

@@ -65,6 +65,8 @@ class LATSParams(StrictParams):
 class LanguageAgentTreeSearch(Strategy):
     name = "lats"
     label = "LATS (MCTS)"
+    scale = "value"
+    legend = ("unscored", "visits", "rollout", "reflection")
     Params = LATSParams
     contracts = (EXPAND, EVALUATE, REFLECT, SYNTHESIZE)
 

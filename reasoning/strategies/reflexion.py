@@ -96,6 +96,7 @@ def copied_attempt(store, root):
 class Reflexion(Strategy):
     name = "reflexion"
     label = "Reflexion"
+    legend = ("unscored", "critique", "attempt")
     Params = ReflexionParams
     contracts = (ATTEMPT, EVALUATE, REFLECT, EXPAND, SYNTHESIZE)
 

@@ -55,6 +55,7 @@ class ToTParams(StrictParams):
 class TreeOfThoughts(Strategy):
     name = "tot"
     label = "Tree of Thoughts"
+    legend = ("unscored", "dropped")
     Params = ToTParams
     contracts = (PROPOSE, EVALUATE, VALUE, SYNTHESIZE)
 

@@ -267,6 +267,8 @@ NO_ANSWER = "(none yet: this is the first iteration)"
 class RecursiveRefinement(Strategy):
     name = "trm"
     label = "TRM recursive refinement"
+    scale = "confidence"
+    legend = ("unscored", "confidence")
     Params = TRMParams
     contracts = (REASON, IMPROVE)
 

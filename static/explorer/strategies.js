@@ -1,8 +1,10 @@
-/* How each strategy's tree looks and what its inspector shows, registered by mode (the session's `mode`).
+/* How each strategy's tree looks and what its inspector shows, by mode (the session's `mode`).
  *
+ * The modes themselves, their labels, what their colours measure and their legend's entries come from the server's
+ * registry (reasoning/strategies, embedded as #strategies-data): a strategy added there is drawn here at once.
  * Every strategy writes the same rows (nodes, edges, critiques); what differs is which numbers matter and
- * what the node's state holds. A strategy here is a set of small functions over one node row; what it does
- * not define comes from `base` (Tree of Thoughts looks exactly like the base):
+ * what the node's state holds. A look here is a set of small functions over one node row; what it does
+ * not define comes from `base` (Tree of Thoughts, and any mode without a look of its own, looks like the base):
  *   nodeSize [dx, dy]     layout spacing          prepare(rows) -> ctx, computed once per tree update
  *   ctxKey(ctx)           what of ctx a node's look depends on, as a string (nodes are restyled when it changes)
  *   labelBelow            chains: the label under the node, clear of the link (labelWidth: room kept right of it)
@@ -12,7 +14,8 @@
  *   scoreText(n, ctx)     the score badge ("" hides it)          fill(n)  optional: a colour of its own
  *   facts(n, ctx)         [[term, value]]         sections(n, ctx)  the inspector's blocks (see inspector.js)
  *   known                 state keys it renders itself; the rest show as a small key/value list
- *   scaleLabel            what the colour legend measures (null hides it)
+ * and from the registry: title (the mode's label), scaleLabel (what the colour legend measures; null hides it) and
+ * legend (its entries).
  */
 import d3 from "./d3-from-npm.js";
 import { firstLine, fixed, NODE_RADIUS, plain, truncate, UNSCORED } from "./util.js";
@@ -86,7 +89,6 @@ const MADE_BY = { expand: "expansion", rollout: "rollout (simulation)", hand: "e
 
 const lats = {
   nodeSize: [34, 200],
-  scaleLabel: "value",
   known: ["kind", "iteration", "rollout"],
   prepare(rows) {
     let most = 1;
@@ -197,7 +199,6 @@ const react = {
   nodeSize: [50, 250],
   labelBelow: true,
   labelWidth: 200,
-  scaleLabel: null, // ReAct keeps no scores
   known: ["step", "tool", "args", "answer"],
   value: () => null,
   label: (n) => truncate(firstLine(n.thought), 34),
@@ -248,7 +249,6 @@ const trm = {
   nodeSize: [50, 230],
   labelBelow: true,
   labelWidth: 200,
-  scaleLabel: "confidence",
   known: ["iteration", "insights", "issues", "suggestions", "confidence", "confidence_from", "stopped", "latent",
     "assessment", "alternative"],
   value: (n) => num(state(n).confidence) ?? num(n.eval_score),
@@ -316,13 +316,29 @@ const trm = {
 
 // ---- the registry ------------------------------------------------------------------------------
 
-const STRATEGIES = { tot: {}, lats, reflexion, react, trm };
-for (const mode of Object.keys(STRATEGIES)) {
-  STRATEGIES[mode] = Object.assign(Object.create(base), { mode, known: [] }, STRATEGIES[mode]);
+const LOOKS = { lats, reflexion, react, trm }; // the modes drawn their own way
+
+function registry() {
+  const data = document.getElementById("strategies-data");
+  return data ? JSON.parse(data.textContent) : [];
 }
 
-// The session's strategy; an unknown mode (a strategy this page has not learnt yet) looks like the base.
-export const currentStrategy = () => STRATEGIES[sessionMode()] || STRATEGIES.tot;
+const make = (entry) => Object.assign(Object.create(base), { known: [] }, LOOKS[entry.mode] || {},
+  { mode: entry.mode, title: entry.label, scaleLabel: entry.scale, legend: entry.legend || [] });
+const STRATEGIES = Object.fromEntries(registry().map((entry) => [entry.mode, make(entry)]));
+
+// The session's strategy. A mode the registry does not hold (a session of a strategy since removed) is drawn as the
+// base under its own name, said once in the console: never passed off as another strategy.
+export function currentStrategy() {
+  const mode = sessionMode();
+  if (!STRATEGIES[mode]) {
+    console.warn(`strategies: mode "${mode}" is not in the registry; drawn with the base look`);
+    STRATEGIES[mode] = make({ mode, label: mode, scale: "score", legend: ["unscored"] });
+  }
+  return STRATEGIES[mode];
+}
+
+export const modeLabel = (mode) => (STRATEGIES[mode] ? STRATEGIES[mode].title : mode);
 
 export const fillOf = (look, n) =>
   (look.strategy.fill ? look.strategy.fill(n) : scoreColor(look.strategy.value(n, look.ctx)));

@@ -189,7 +189,7 @@ class StrategiesViewTest(LiveBrowserTestCase):
         expect(inspector).not_to_contain_text("Visits")
         expect(inspector).not_to_contain_text("reward")
         expect(page.locator("#insp-mode-facts")).to_be_hidden()
-        expect(page.locator(".legend [data-modes='lats']").first).to_be_hidden()
+        expect(page.locator(".legend [data-mark='visits']").first).to_be_hidden()
         expect(page.locator("text.edge-label")).to_have_count(0)
         self.screenshot("tot")
 
