@@ -46,6 +46,15 @@ class CaseCheck:
             found.append(Finding("coverage", False, "", "the answer states none of the client's figures"))
         return found
 
+    def verdict(self, text: str) -> Finding | None:
+        """The task's own verdict on a thought that is a final answer it can check alone (a Game of 24 answer line:
+        its arithmetic on the cards), or None: no such answer, or no such task (a wealth step needs a judge)."""
+        from reasoning.llm.game24 import is_answer
+
+        if not self.puzzle or not text or not is_answer(text):
+            return None
+        return self._solves(text)
+
     def _solves(self, text):
         from reasoning.llm.game24 import solves
 

@@ -68,10 +68,9 @@ def synthesis(p, player):
 
 
 def lats_value(p, player):
-    reply = score(p, player)
-    if game24.is_answer(p.last_step):
-        return reply | {"is_terminal": True}
-    return reply | {"is_terminal": len(game24.replay(numbers(p), p.steps + [p.last_step])) == 1}
+    """A value, and whether the line is complete: only an answer line completes it (one number left is not yet an
+    answer: the next step writes it, through the same noisy answers() as every other strategy's lines)."""
+    return score(p, player) | {"is_terminal": game24.is_answer(p.last_step)}
 
 
 def lats_reflection(p, player):

@@ -85,11 +85,17 @@ function finding(item) {
 
 // ---- LATS: Monte Carlo tree search -----------------------------------------------------------
 
-const MADE_BY = { expand: "expansion", rollout: "rollout (simulation)", hand: "expansion by hand" };
+const MADE_BY = { expand: "expansion", rollout: "rollout (simulated: outside the tree, never selected)",
+  hand: "expansion by hand" };
+const DECIDED_BY = { checker: "the task's checker", judgement: "the model's own judgement of it" };
+const meanReward = (n) => (n.visit_count > 0 ? n.total_reward / n.visit_count : null);
+const signed = (v) => (v < 0 ? "−" + (-v).toFixed(2) : v.toFixed(2));
 
+// A node's score is its value estimate (the evaluator's, mixed with self-consistency): what selection ranks an
+// unvisited node by. The rewards backpropagated through it and its visits are shown beside it, never in its place.
 const lats = {
   nodeSize: [34, 200],
-  known: ["kind", "iteration", "rollout"],
+  known: ["kind", "iteration", "rollout", "success", "decided_by"],
   prepare(rows) {
     let most = 1;
     for (const n of rows) if (n.visit_count > most) most = n.visit_count;
@@ -100,31 +106,38 @@ const lats = {
     const r = ctx.size ? ctx.size(n.visit_count || 0) : R;
     return state(n).rollout ? Math.max(3.5, r * 0.75) : r;
   },
-  // The mean reward once visited; before that, the evaluator's estimate.
-  value: (n) => (n.visit_count > 0 ? n.total_reward / n.visit_count : num(n.eval_score)),
+  value: (n) => num(n.eval_score),
   hollow: (n) => !!state(n).rollout,
   label(n) {
-    const v = this.value(n);
-    const visits = n.visit_count > 0 ? ` ×${n.visit_count}` : "";
+    const v = this.value(n), mean = meanReward(n);
+    const visits = mean == null ? "" : ` r${signed(mean)} ×${n.visit_count}`;
     return (v == null ? "" : v.toFixed(2) + visits + "  ") + truncate(firstLine(n.thought), LABEL_CHARS);
+  },
+  tag(n) {
+    const s = state(n);
+    if (!n.is_terminal || s.success == null) return "";
+    return s.success ? "success" : "failed";
   },
   scoreText(n) {
     if (n.parse_error) return "parse error";
-    const mean = n.visit_count > 0 ? n.total_reward / n.visit_count : null;
-    if (mean != null) return `value ${mean.toFixed(2)} over ${plural(n.visit_count, "visit")}`;
-    return n.eval_score == null ? "not valued" : `estimate ${n.eval_score.toFixed(2)}, not visited`;
+    const v = num(n.eval_score), mean = meanReward(n);
+    if (v == null) return "not valued";
+    const visited = mean == null ? "not visited" : `reward ${signed(mean)} over ${plural(n.visit_count, "visit")}`;
+    return `value ${v.toFixed(2)} · ${visited}`;
   },
   facts(n) {
     const s = state(n);
-    const rows = [
-      ["Visits", String(n.visit_count || 0)],
-      ["Value", n.visit_count > 0
-        ? `${(n.total_reward / n.visit_count).toFixed(3)} (reward ${fixed(n.total_reward, 3)} / ${n.visit_count})`
-        : "— (not visited)"],
-    ];
-    if (n.eval_score != null) rows.push(["Estimate", `${n.eval_score.toFixed(3)} (the evaluator's value)`]);
+    const mean = meanReward(n);
+    const rows = [];
+    if (n.eval_score != null) rows.push(["Value", `${n.eval_score.toFixed(3)} (the estimate selection ranks it by)`]);
     if (num(s.judged) != null && num(s.consistency) != null) {
       rows.push(["Of which", `judged ${fixed(s.judged, 3)}, self-consistency ${fixed(s.consistency, 3)}`]);
+    }
+    rows.push(["Reward", mean == null ? "— (not visited)"
+      : `${signed(mean)} a visit (${fixed(n.total_reward, 3)} over ${plural(n.visit_count, "visit")})`]);
+    rows.push(["Visits", String(n.visit_count || 0)]);
+    if (n.is_terminal && s.success != null) {
+      rows.push(["Success", `${s.success ? "yes" : "no"}, decided by ${DECIDED_BY[s.decided_by] || "its judgement"}`]);
     }
     if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
     if (s.kind) rows.push(["Made by", MADE_BY[s.kind] || String(s.kind)]);

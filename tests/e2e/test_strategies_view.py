@@ -88,8 +88,15 @@ class StrategiesViewTest(LiveBrowserTestCase):
         self.select(visited.id)
         facts = page.locator("#insp-mode-facts")
         expect(facts).to_contain_text(f"Visits{visited.visit_count}")
-        expect(facts).to_contain_text(f"{visited.total_reward / visited.visit_count:.3f}")
-        expect(page.locator("g.node.selected text.label")).to_contain_text(f"×{visited.visit_count}")
+        mean = visited.total_reward / visited.visit_count
+        signed = f"{mean:.2f}".replace("-", "−")
+        expect(facts).to_contain_text(f"Reward{signed} a visit")
+        # The score is the value estimate, the reward and the visits beside it (not the mean reward in its place).
+        expect(facts).to_contain_text(f"Value{visited.eval_score:.3f}")
+        label = page.locator("g.node.selected text.label")
+        expect(label).to_contain_text(f"{visited.eval_score:.2f} r{signed} ×{visited.visit_count}")
+        badge = f"value {visited.eval_score:.2f} · reward {signed} over {visited.visit_count} visit"
+        expect(page.locator('[data-testid="inspector"]')).to_contain_text(badge)
 
         critiques = list(session.critiques.all())
         expect(page.locator("g.node.noted")).to_have_count(len({c.node_id for c in critiques}))
