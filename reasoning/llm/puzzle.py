@@ -120,12 +120,13 @@ class Player:
                 return f"Answer: {wrong} = 24"
         return f"Answer: {expr} + 1 = 24"
 
-    def attempt(self, numbers, avoid=()):
-        """A whole solution in one go: an operation at a time (a good one unless it slips), then its answer.
+    def attempt(self, numbers, avoid=(), start=None):
+        """A whole solution in one go: an operation at a time (a good one unless it slips), then its answer; from the
+        board `start` when steps were taken already (the rest of a line).
 
         `avoid` holds first steps a review said led nowhere: the attempt starts elsewhere when it can.
         """
-        items, lines = board(numbers), []
+        items, lines = (start if start is not None else board(numbers)), []
         while len(items) > 1:
             options = moves(items)
             if not lines:

@@ -87,8 +87,10 @@ def lats_reflection(p, player):
 
 
 def attempt(p, player):
+    """A whole attempt, or the rest of one from the steps so far (a fork's path): from the board they left."""
     count = max(1, min(6, _first_int(p.sections.get("STEPS"), 3)))
-    lines, final = player.attempt(numbers(p), avoid=failed_first_steps(p.sections.get("MEMORY", "")))
+    avoid = failed_first_steps(p.sections.get("MEMORY", "")) if not p.steps else set()
+    lines, final = player.attempt(numbers(p), avoid=avoid, start=board_after(p))
     steps = lines[: count - 1] + [final] if count < len(lines) + 1 else lines + [final]
     return {"steps": [{"thought": t} for t in steps]}
 

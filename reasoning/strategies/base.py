@@ -592,8 +592,25 @@ def best_line_text(path, why):
 
 def deepest_best(store: Store) -> Node | None:
     """The deepest live scored node, the best-scored at that depth: where a beam search's answer comes from."""
-    candidates = [n for n in store.nodes() if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)]
+    candidates = [n for n in answer_candidates(store) if n.eval_score is not None]
     return max(candidates, key=lambda n: (n.depth, n.eval_score), default=None)
+
+
+def above_fork(store: Store) -> set[str]:
+    """The ids of a fork's copied nodes above the node it was forked at: the path it continues from, never its
+    answer (the fork continues under its node, so its answer's line passes through it)."""
+    return {n.parent_id for n in store.nodes() if n.state.get("copied") and n.parent_id}
+
+
+def fork_node(store: Store) -> Node | None:
+    """The node a fork continues from (the deepest copy of its path), or None in a session that is no fork."""
+    return max((n for n in store.nodes() if n.depth and n.state.get("copied")), key=lambda n: n.depth, default=None)
+
+
+def answer_candidates(store: Store) -> list[Node]:
+    """The live nodes below the root an answer may come from (in a fork, none of the path above its node)."""
+    above = above_fork(store)
+    return [n for n in store.nodes() if n.depth > 0 and n.id not in above and not store.is_pruned(n)]
 
 
 async def settle_all(*awaitables):

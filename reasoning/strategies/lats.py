@@ -30,7 +30,16 @@ import math
 
 from pydantic import BaseModel, Field
 
-from .base import VERIFY_SAMPLES, Contract, Strategy, StrictParams, deepest_best, settle_all
+from .base import (
+    VERIFY_SAMPLES,
+    Contract,
+    Strategy,
+    StrictParams,
+    answer_candidates,
+    deepest_best,
+    fork_node,
+    settle_all,
+)
 from .replies import AnswerOut, Commentary, ScoreOut, ThoughtsOut
 from .thoughts import listed, merge_duplicates, same
 
@@ -106,6 +115,9 @@ class LanguageAgentTreeSearch(Strategy):
     async def _iterate(self):
         """One MCTS iteration (or the rest of an interrupted one): True if it simulated, False if its expansion gave
         nothing to simulate, None when there is nothing left to expand."""
+        if self._copied_to_value():
+            await self._value_copied()  # a fork's first work: its copied path valued in LATS's own terms
+            return True
         iteration = self._root().visit_count + 1
         children = self._pending(iteration)
         if not children:
@@ -125,7 +137,7 @@ class LanguageAgentTreeSearch(Strategy):
     def _pending(self, iteration):
         """The children of an iteration expanded but never backpropagated (a run cut off mid-iteration)."""
         live = [n for n in self._live() if n.state.get("iteration") == iteration and not n.parse_error]
-        return [n for n in live if n.state.get("kind") == "expand"]
+        return [n for n in live if n.state.get("kind") == "expand" and not n.state.get("copied")]
 
     async def _simulate(self, start, iteration):
         """The rollout from the best new child: best of `rollout_samples` per step; (its end, the values on the way).
@@ -138,6 +150,7 @@ class LanguageAgentTreeSearch(Strategy):
             if node.is_terminal or not self._expandable(node) or self.exhausted:
                 break
             samples = [c for c in self.ctx.store.children(node) if c.state.get("iteration") == iteration]
+            samples = [c for c in samples if not c.state.get("copied")]  # a copied path's marks are another run's
             if samples:
                 await self._score([c for c in samples if self._needs_value(c)])
             else:
@@ -148,6 +161,28 @@ class LanguageAgentTreeSearch(Strategy):
             node = max([c for c in valued if c.is_terminal] or valued, key=lambda c: (succeeded(c), c.eval_score))
             values.append(node.eval_score)
         return node, values
+
+    def _copied_to_value(self):
+        """A fork's copied path still to value: its nodes without a value, and the fork's node itself, judged again
+        once (its terminal flag is never copied), so selection descends the path and expands under its end."""
+        copied = [n for n in self._live() if n.depth and n.state.get("copied") and not n.parse_error]
+        end = fork_node(self.ctx.store)
+        fresh = [n for n in copied if not n.state.get("revalued")]
+        return [n for n in fresh if n.eval_score is None or (end is not None and n.id == end.id)]
+
+    async def _value_copied(self):
+        nodes = self._copied_to_value()
+        end = fork_node(self.ctx.store)
+        results = await settle_all(*(self.judge(node, self.ctx.params.value_samples) for node in nodes))
+        changes = []
+        for node, fields in zip(nodes, results, strict=True):
+            if "eval_score" in fields:
+                fields["state"] = {**fields.get("state", node.state), "revalued": True}
+                if node.id != end.id:  # a node above the fork's continues in its copied child: it ends no line
+                    fields["is_terminal"] = False
+            if fields:
+                changes.append((node, fields))
+        await self.ctx.store.update_many(changes)
 
     async def _backpropagate(self, end, values):
         """One visit and the reward for every node from the simulated end to the root, in one write."""
@@ -273,8 +308,7 @@ class LanguageAgentTreeSearch(Strategy):
     def best_node(cls, store):
         """The best live terminal node (a success first, then by value); else the end of the most-visited live path
         from the root."""
-        live = [n for n in store.nodes() if n.depth > 0 and not store.is_pruned(n)]
-        terminals = [n for n in live if n.is_terminal and n.eval_score is not None]
+        terminals = [n for n in answer_candidates(store) if n.is_terminal and n.eval_score is not None]
         if terminals:
             return max(terminals, key=lambda n: (succeeded(n), n.eval_score, n.visit_count))
         node = next((n for n in store.nodes() if n.depth == 0), None)
@@ -324,8 +358,10 @@ class LanguageAgentTreeSearch(Strategy):
         return not success
 
     def _in_tree(self, node, rollouts=False):
-        """A node's children in the tree: what an expansion or a hand made (rollout samples only if asked)."""
-        return [c for c in self.ctx.store.children(node) if rollouts or not c.state.get("rollout")]
+        """A node's children in the tree: what an expansion or a hand made, and a fork's copied path (rollout samples
+        only if asked)."""
+        kids = self.ctx.store.children(node)
+        return [c for c in kids if rollouts or not c.state.get("rollout") or c.state.get("copied")]
 
     def _proposed(self, node):
         """Whether a node was expanded (rollout samples are simulated: a node with only those is still a leaf)."""
