@@ -9,6 +9,8 @@ a fact check is a reason to write the answer again (the findings say what to fix
 the answer itself, so it decides the session's ending but is never used to search again.
 """
 
+from fractions import Fraction
+
 from .sheet import Finding
 
 
@@ -54,6 +56,26 @@ class CaseCheck:
         if not self.puzzle or not text or not is_answer(text):
             return None
         return self._solves(text)
+
+    def state_of(self, text: str) -> str | None:
+        """The canonical state a thought reaches, where the task defines one: on a Game of 24 the numbers a step leaves
+        as it writes them ("left: 4 4 10", sorted), or an answer line ("Answer: (13-9)*(10-4)=24"); None elsewhere
+        (a wealth step's state is the model's to declare, or none)."""
+        from reasoning.llm.game24 import LEFT, is_answer
+
+        if not self.puzzle or not text:
+            return None
+        if is_answer(text):
+            return "Answer: " + "".join(text.split(":", 1)[-1].split())
+        left = LEFT.search(text)
+        if not left:
+            return None
+        numbers = left[1].split()
+        try:
+            ordered = sorted(numbers, key=Fraction)
+        except (ValueError, ZeroDivisionError):
+            return None
+        return "left: " + " ".join(ordered)
 
     def _solves(self, text):
         from reasoning.llm.game24 import solves

@@ -3,6 +3,7 @@ when a line is complete, and reflections built from what a failed line missed (a
 """
 
 import re
+from dataclasses import replace
 
 from reasoning.llm import offline_wealth, puzzle_replies
 
@@ -15,6 +16,12 @@ def evaluate(p, rng):
     reply = offline_wealth.tot_evaluate(p, rng)
     # A wealth line is complete once it reaches its last step (the controls that keep the plan on track).
     return reply | {"is_terminal": p.step >= p.depth}
+
+
+def state_evaluate(p, rng):
+    """A wealth position judged alone: the rubric's judgement of its own words; a position is no complete plan."""
+    position = replace(p, steps=[], last_step=p.sections.get("POSITION", ""))
+    return offline_wealth.tot_evaluate(position, rng) | {"is_terminal": False}
 
 
 def reflect(p, rng):
@@ -48,12 +55,14 @@ def synthesize(p, rng):
 HANDLERS = {
     "lats.expand": expand,
     "lats.evaluate": evaluate,
+    "lats.state_evaluate": state_evaluate,
     "lats.reflect": reflect,
     "lats.synthesize": synthesize,
 }
 PUZZLE_HANDLERS = {
     "lats.expand": puzzle_replies.proposals,
     "lats.evaluate": puzzle_replies.lats_value,
+    "lats.state_evaluate": puzzle_replies.lats_state_value,
     "lats.reflect": puzzle_replies.lats_reflection,
     "lats.synthesize": puzzle_replies.synthesis,
 }

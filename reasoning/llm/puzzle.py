@@ -157,6 +157,18 @@ class Player:
             return Judgement(verdict, f"{verdict}: a quick look at {text.split(' (')[0]}", guessed=True)
         return exact
 
+    def judge_board(self, items):
+        """The verdict on the numbers left alone, as a judge shown only them says it: sure when 24 can be reached
+        from them, else impossible; a guess at the noise rate. A step that made a number up is not seen."""
+        shown = " ".join(str(v) for v, _ in items)
+        if self.slips():
+            verdict = self.rng.choice(VERDICTS)
+            return Judgement(verdict, f"{verdict}: a quick look at {shown}", guessed=True)
+        expr = solve(items)
+        if expr is not None:
+            return Judgement("sure", f"sure: {expr} = 24 from {shown}")
+        return Judgement("impossible", f"impossible: 24 cannot be reached from {shown}")
+
 
 def judge_exactly(numbers, steps, text):
     """What a careful judge says of a step after `steps`: sure (24 stays reachable), likely, or impossible."""

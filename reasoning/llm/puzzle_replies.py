@@ -7,6 +7,7 @@ and its synthesis come from the board that line left, never from a fresh solve.
 
 import re
 from dataclasses import replace
+from fractions import Fraction
 
 from . import game24
 from .offline_prompt import parse_steps
@@ -51,6 +52,29 @@ def verdict(p, player):
     return {"verdict": judgement.verdict, "reason": judgement.reason}
 
 
+def judged_state(p, player):
+    """The judgement of a position alone (the POSITION section): an answer line against the cards, or the numbers
+    left; the steps that led there are not shown, so a number a step made up is not seen."""
+    state = p.sections.get("POSITION", "")
+    if game24.is_answer(state):
+        return player.judge(numbers(p), [], state)
+    left = state.split(":", 1)[-1].split()
+    try:
+        return player.judge_board([(Fraction(n), n) for n in left])
+    except (ValueError, ZeroDivisionError):
+        return player.judge(numbers(p), [], state)
+
+
+def state_score(p, player):
+    judgement = judged_state(p, player)
+    return {"score": judgement.score(player.rng), "reason": judgement.reason}
+
+
+def state_verdict(p, player):
+    judgement = judged_state(p, player)
+    return {"verdict": judgement.verdict, "reason": judgement.reason}
+
+
 def synthesis(p, player):
     """The line's own answer, restated; a line that did not reach 24 says so (no rescue)."""
     cards = numbers(p)
@@ -71,6 +95,11 @@ def lats_value(p, player):
     """A value, and whether the line is complete: only an answer line completes it (one number left is not yet an
     answer: the next step writes it, through the same noisy answers() as every other strategy's lines)."""
     return score(p, player) | {"is_terminal": game24.is_answer(p.last_step)}
+
+
+def lats_state_value(p, player):
+    """A position's value, and whether it is a complete solution: only an answer line is."""
+    return state_score(p, player) | {"is_terminal": game24.is_answer(p.sections.get("POSITION", ""))}
 
 
 def lats_reflection(p, player):

@@ -1,7 +1,8 @@
 # The modes come from the strategies registry (a callable): adding a strategy writes no migration.
 
-import reasoning.strategies
 from django.db import migrations, models
+
+import reasoning.strategies
 
 
 class Migration(migrations.Migration):

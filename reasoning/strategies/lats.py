@@ -30,6 +30,8 @@ import math
 
 from pydantic import BaseModel, Field
 
+from reasoning.prompts import render
+
 from .base import (
     VERIFY_SAMPLES,
     Contract,
@@ -58,6 +60,7 @@ class ValueOut(ScoreOut):
 
 EXPAND = Contract("lats.expand", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("lats.evaluate", ValueOut, max_tokens=300)
+STATE_EVALUATE = Contract("lats.state_evaluate", ValueOut, max_tokens=300)  # a position alone (equal ones share it)
 REFLECT = Contract("lats.reflect", ReflectOut, max_tokens=400)
 SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1000)
 
@@ -92,7 +95,8 @@ class LanguageAgentTreeSearch(Strategy):
     scale = "value"
     legend = ("unscored", "visits", "rollout", "reflection")
     Params = LATSParams
-    contracts = (EXPAND, EVALUATE, REFLECT, SYNTHESIZE)
+    contracts = (EXPAND, EVALUATE, STATE_EVALUATE, REFLECT, SYNTHESIZE)
+    shares_states = True
 
     async def search(self):
         barren = 0  # expansions in this run that gave nothing to simulate: a bound, so failures cannot loop forever
@@ -229,7 +233,8 @@ class LanguageAgentTreeSearch(Strategy):
     async def _score(self, nodes):
         """Value nodes concurrently; a terminal judged at the threshold is verified before it can end the search."""
         if nodes:
-            results = await settle_all(*(self.judge(node, self.ctx.params.value_samples) for node in nodes))
+            samples = self.ctx.params.value_samples
+            results = await settle_all(*(self.judge_shared(node, samples) for node in nodes))
             await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
             hopeful = [n for n in self._fresh(nodes) if self._unverified_success(n)]
             await settle_all(*(self.verify(n) for n in hopeful))
@@ -243,16 +248,22 @@ class LanguageAgentTreeSearch(Strategy):
             why = f"the task's checker: {checked.detail}"
             fields = {"eval_score": 1.0 if checked.ok else 0.0, "eval_reason": why, "is_terminal": True, "state": state}
             return fields | {"stale": False, "parse_error": ""}
-        reflections = self.ctx.store.critiques()[-RECENT_REFLECTIONS:]
-        prompt = self.render_on_path(
-            EVALUATE,
-            self.ctx.store.path(node)[:-1],
-            thought=node.thought,
-            step=node.depth,
-            depth=max(self.ctx.params.max_depth, node.depth),
-            reflections=format_reflections(reflections),
-        )
-        answer, failure = await self.ask(EVALUATE, prompt, node, "evaluation", samples=samples)
+        reflections = format_reflections(self.ctx.store.critiques()[-RECENT_REFLECTIONS:])
+        position = Strategy.state_key(self, node)
+        if position is not None:  # a position judged alone: every equal one shares the judgement
+            contract = STATE_EVALUATE
+            prompt = render(contract, **self.case_fields(state=position, reflections=reflections))
+        else:
+            contract = EVALUATE
+            prompt = self.render_on_path(
+                contract,
+                self.ctx.store.path(node)[:-1],
+                thought=node.thought,
+                step=node.depth,
+                depth=max(self.ctx.params.max_depth, node.depth),
+                reflections=reflections,
+            )
+        answer, failure = await self.ask(contract, prompt, node, "evaluation", samples=samples)
         if answer is None:
             return failure
         judged = sum(s.score for s in answer.samples) / len(answer.samples)
@@ -268,6 +279,24 @@ class LanguageAgentTreeSearch(Strategy):
             state |= self._judged_success(node, judged)
         fields = {"eval_score": value, "eval_reason": reason, "is_terminal": terminal, "state": state}
         return fields | {"stale": False, "parse_error": "", "spent": answer}
+
+    def state_key(self, node):
+        """A node's state, and the reflections its judge is shown: a new reflection asks for a new judgement, as the
+        reference's value cache is keyed by its whole prompt."""
+        position = super().state_key(node)
+        shown = [c.id or str(c.attempt_num) for c in self.ctx.store.critiques()[-RECENT_REFLECTIONS:]]
+        return f"{position} · after reflections {', '.join(shown)}" if position and shown else position
+
+    def reused(self, node, fields, key, source):
+        """An equal position's judgement, mixed with this node's own self-consistency."""
+        shared = super().reused(node, fields, key, source)
+        judged = shared["state"].get("judged")
+        if judged is None or shared["state"].get("decided_by") == "checker":
+            return shared
+        shared["eval_score"] = mixed_value(judged, node.state.get("consistency", 1.0), self.ctx.params.consistency)
+        if shared.get("is_terminal"):
+            shared["state"] |= self._judged_success(node, judged)
+        return shared
 
     async def _reflect_failures(self, end):
         """A self-reflection on each failed terminal line a simulation ended on (this one's `end` included, its visit

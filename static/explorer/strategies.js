@@ -50,18 +50,27 @@ const base = {
   edgeLabel: () => "",
   scoreText(n) {
     if (n.parse_error) return "parse error";
-    return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}`;
+    return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}` + reusedNote(n);
   },
   facts: (n) => searchFacts(n),
   sections(n) { return critiquesOn(n.id).map((c) => critiqueSection(c, "Critique", "")); },
 };
 
-// What the search itself says of a node whatever the strategy: merged duplicates and a verification.
-const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency"];
+// What the search itself says of a node whatever the strategy: merged duplicates, a verification, and the state its
+// judgement was of (a judgement of an equal state reused: no model call, nothing in the ledger).
+const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency", "state_key", "reused", "revalued"];
+
+const reusedNote = (n) => (state(n).reused ? " · reused" : "");
 
 function searchFacts(n) {
   const s = state(n);
   const rows = [];
+  if (s.state_key && s.reused) {
+    rows.push(["Judgement", `reused from node ${String(s.reused).slice(0, 8)}, which reached the same state ` +
+      `(${s.state_key}): no model call, nothing in the ledger`]);
+  } else if (s.state_key) {
+    rows.push(["Judged on", `its state alone (${s.state_key}); a node reaching it again takes this judgement`]);
+  }
   if (s.proposed > 1) rows.push(["Proposed", `${s.proposed} times in one reply (merged into this node)`]);
   if (s.verified === 0) rows.push(["Verified", "no: the verification itself failed"]);
   else if (s.verified > 0) rows.push(["Verified", `judged ${plural(s.verified, "time")} before it counted`]);
@@ -123,7 +132,7 @@ const lats = {
     const v = num(n.eval_score), mean = meanReward(n);
     if (v == null) return "not valued";
     const visited = mean == null ? "not visited" : `reward ${signed(mean)} over ${plural(n.visit_count, "visit")}`;
-    return `value ${v.toFixed(2)} · ${visited}`;
+    return `value ${v.toFixed(2)} · ${visited}` + reusedNote(n);
   },
   facts(n) {
     const s = state(n);

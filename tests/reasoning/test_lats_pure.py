@@ -263,6 +263,7 @@ async def test_on_a_task_with_a_checker_the_checker_decides_success_and_the_eval
             "lats.expand": by_step({1: ["8 - 4 = 4 (left: 4 4 6)"], 2: [wrong, right]}),
             # The evaluator loves the wrong answer and scorns the right one: it is never asked about either.
             "lats.evaluate": lambda p: {"score": 0.99 if last_step(p) == wrong else 0.6, "reason": "r"},
+            "lats.state_evaluate": {"score": 0.6, "reason": "a position"},
             "lats.reflect": {"reflection": "Check the arithmetic."},
             "lats.synthesize": lambda p: {"answer": right if right in p else wrong},
         }
@@ -274,8 +275,9 @@ async def test_on_a_task_with_a_checker_the_checker_decides_success_and_the_eval
     assert answers[wrong].state["success"] is False and answers[wrong].eval_score == 0.0
     assert answers[right].state["success"] is True and answers[right].state["decided_by"] == "checker"
     assert outcome.final_node.thought == right and outcome.final_answer == right
-    valued = [p for name, _, p in gateway.calls if name == "lats.evaluate"]
-    assert valued and not any(last_step(p).startswith("Answer") for p in valued)  # the checker costs no call
+    valued = [p for name, _, p in gateway.calls if name in ("lats.evaluate", "lats.state_evaluate")]
+    assert valued and not any("Answer" in p.split("### POSITION", 1)[-1].split("###")[0] for p in valued)
+    assert gateway.count("lats.evaluate") == 0  # the checker costs no call, and a step is judged on its position
 
 
 async def test_where_the_client_facts_are_checked_a_terminal_failing_them_is_no_success():
