@@ -5,7 +5,8 @@ whole run (so its value cache spans puzzles, as in its run.py). Our code only dr
 Run by bench/search_quality.py in the reference's own venv (openai 0.27.7 and its other pins):
     python bench/tot_reference_driver.py --first 900 --last 1000 --out results.jsonl
 with OPENAI_API_BASE naming the server. Each line of the output is one puzzle: its 5 outputs' correctness (the
-reference's own test_output), their mean, whether any is right, and the requests the puzzle took.
+reference's own test_output), the first output's (its own pick: bfs.solve returns the kept lines sorted by their
+value, best first), their mean, whether any is right, and the requests the puzzle took.
 """
 
 import argparse
@@ -55,6 +56,7 @@ def main():
                 "idx": idx,
                 "puzzle": task.get_input(idx),
                 "rewards": rewards,
+                "first": rewards[0] if rewards else 0.0,
                 "mean": sum(rewards) / len(rewards) if rewards else 0.0,
                 "any": any(rewards),
                 "requests": requests_so_far() - before,

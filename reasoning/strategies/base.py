@@ -282,15 +282,15 @@ class Strategy(ABC):
     shares_states: ClassVar[bool] = False  # its judge can judge a state alone, so equal states share one judgement
 
     def state_key(self, node: Node) -> str | None:
-        """The canonical state a node's thought reaches, where the task (a Game of 24's numbers left) or the model
-        (a step's state["canonical"]) declares one; None: the node is judged on its whole line. A line an overseer
-        edited is judged whole, since a state declared before the edit may no longer be its own."""
+        """The canonical state a node's thought reaches, where the task (a Game of 24's numbers left, by its rules) or
+        the model (a step's state["canonical"]) declares one; None: the node is judged on its whole line. A line an
+        overseer edited is judged whole, since a state declared before the edit may no longer be its own."""
         if not self.shares_states or node.depth == 0 or node.stale or node.stale_mark:
             return None
+        if self.ctx.case.defines_states:  # the task's own rules, whatever a model declares
+            return self.ctx.case.state_of(node.thought, [n.thought for n in self.ctx.store.path(node)[1:-1]])
         declared = node.state.get("canonical")
-        if isinstance(declared, str) and declared.strip():
-            declared = same(declared)
-        return self.ctx.case.state_of(node.thought) or (declared if isinstance(declared, str) and declared else None)
+        return same(declared) if isinstance(declared, str) and declared.strip() else None
 
     async def judge_shared(self, node: Node, samples: int) -> dict:
         """The node's judgement; one whose state was judged already in this session, or is being judged now, takes

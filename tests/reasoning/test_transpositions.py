@@ -95,7 +95,10 @@ async def test_a_thought_without_a_state_and_an_edited_line_are_judged_on_their_
     strategy = TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway({}), FakeStore(), case=CaseCheck(puzzle=CARDS)))
     from reasoning.strategies.base import Node
 
-    assert strategy.state_key(Node("a", "r", 1, "13 - 9 = 4 (left: 4 4 10)")) == "left: 4 4 10"
+    assert strategy.state_key(Node("a", "r", 1, "13 - 9 = 4 (left: 10 4 4)")) == "left: 4 4 10"
+    # A step with a number the board does not hold reaches no state by the rules: its whole line is judged, where
+    # the made-up number shows (a judge shown only "left: 3 4 10" could not see it).
+    assert strategy.state_key(Node("a", "r", 1, "12 - 9 = 3 (left: 3 4 10)")) is None
     assert strategy.state_key(Node("a", "r", 1, "13 - 9 = 4 (left: 4 4 10)", stale_mark=1)) is None  # edited
     assert strategy.state_key(Node("a", "r", 1, "Work out the remaining pair.")) is None
     wealth = TreeOfThoughts(context(TreeOfThoughts, ScriptedGateway({}), FakeStore()))
