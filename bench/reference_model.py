@@ -19,7 +19,9 @@ from reasoning.llm import game24
 from reasoning.llm.puzzle import Player
 
 INPUT = re.compile(r"^Input: ([\d/. ]+)$", re.MULTILINE)
-LAST_STEP_ANSWER = re.compile(r"Input: ([\d ]+)\nAnswer: (.*)\nJudge:\s*$", re.DOTALL)
+# The last block of the last-step value prompt (its few-shot examples come first, each with an Input and an Answer of
+# its own): one line each, so the match can only be the block the prompt ends with.
+LAST_STEP_ANSWER = re.compile(r"Input: ([\d ]+)\nAnswer: ([^\n]*)\nJudge:\s*$")
 
 
 def player_for(prompt, seed, noise, sample):

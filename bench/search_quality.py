@@ -115,8 +115,9 @@ def reference_venv():
     return python, ""
 
 
-def reference(noise, first, last):
-    """The reference's per-puzzle results at this noise, or (None, why)."""
+def reference(noise, first, last, cache="run"):
+    """The reference's per-puzzle results at this noise, or (None, why); `cache` "puzzle" clears its value cache
+    before each puzzle, as our judgements are shared within one session only."""
     from reference_model import ReferenceModel
 
     python, why = reference_venv()
@@ -126,7 +127,7 @@ def reference(noise, first, last):
     out = Path(tempfile.mkdtemp(prefix="tot-reference-")) / "results.jsonl"
     with ReferenceModel(noise, seed=settings.REASONING["OFFLINE_SEED"]) as model:
         env = dict(os.environ, OPENAI_API_BASE=model.base_url, OPENAI_API_KEY="dummy", PYTHONPATH=path)
-        driver = [str(python), str(ROOT / "bench" / "tot_reference_driver.py"), "--out", str(out)]
+        driver = [str(python), str(ROOT / "bench" / "tot_reference_driver.py"), "--out", str(out), "--cache", cache]
         # The reference indexes its own 24.csv from 0: rank r is index r - 1.
         subprocess.run([*driver, "--first", str(first - 1), "--last", str(last)], env=env, check=True)
     return [json.loads(line) for line in out.read_text().splitlines()], ""

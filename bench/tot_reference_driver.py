@@ -27,6 +27,12 @@ def main():
     parser.add_argument("--first", type=int, default=900)
     parser.add_argument("--last", type=int, default=1000)
     parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--cache",
+        choices=["run", "puzzle"],
+        default="run",
+        help="the value cache's life: the whole run (as its run.py), or one puzzle (as our sessions' judgements)",
+    )
     args = parser.parse_args()
 
     from tot.methods.bfs import solve
@@ -48,6 +54,8 @@ def main():
     task = get_task("game24")
     with open(args.out, "w") as out:
         for idx in range(args.first, args.last):
+            if args.cache == "puzzle":
+                task.value_cache.clear()
             before = requests_so_far()
             with contextlib.redirect_stdout(io.StringIO()):  # the reference prints every step
                 ys, _ = solve(run, task, idx, to_print=False)
