@@ -266,6 +266,12 @@ def main():
     parser.add_argument("--last", type=int, default=1000)
     parser.add_argument("--noise", default="0,0.1,0.3,0.5", help="noise levels, comma-separated")
     parser.add_argument("--no-reference", action="store_true", help="leave the reference code out")
+    parser.add_argument(
+        "--reference-cache",
+        choices=["run", "puzzle"],
+        default="run",
+        help="the reference's value cache: the whole run, as its run.py (the table's), or cleared before each puzzle",
+    )
     parser.add_argument("--print-only", action="store_true", help="print, do not write docs/BENCHMARKS.md")
     args = parser.parse_args()
     noises = [float(n) for n in args.noise.split(",")]
@@ -282,7 +288,7 @@ def main():
     referenced, reference_note = {}, ""
     if not args.no_reference:
         for noise in noises:
-            results, why = reference(noise, args.first, args.last)
+            results, why = reference(noise, args.first, args.last, cache=args.reference_cache)
             if results is None:
                 referenced, reference_note = {}, f"The reference code was not run: {why}."
                 break

@@ -300,7 +300,8 @@ class DjangoStore:
         copies = {}  # node id -> its copy: several changes of one node in one write build on each other
         staged = [self._apply(node_id, fields, copies) for node_id, fields, _ in changes]
         rows = [row for row, _, _ in staged]
-        clears = [(row, seen) for row, (_, fields, seen) in zip(rows, changes) if fields.get("stale") is False]
+        judged = zip(rows, changes, strict=True)
+        clears = [(row, seen) for row, (_, fields, seen) in judged if fields.get("stale") is False]
         columns = sorted(set().union(*(written for _, written, _ in staged)))
         records = [record for _, _, spent in staged for record in spent]
         with sql.atomic():

@@ -7,6 +7,7 @@ placeholders so JSON braces stay literal.
 
 import re
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from string import Template
 
@@ -46,7 +47,7 @@ def without_empty_sections(text, empty):
     """The template's text without the sections whose every placeholder names an empty field."""
     starts = [m.start() for m in SECTION.finditer(text)] + [len(text)]
     kept = [text[: starts[0]]]
-    for start, end in zip(starts, starts[1:]):
+    for start, end in pairwise(starts):
         names = set(FIELD.findall(text[start:end]))
         if not (names and names <= empty):
             kept.append(text[start:end])
