@@ -16,10 +16,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from random import Random
 
 from reasoning.llm import game24
-from reasoning.llm.puzzle import VERDICTS, Player
+from reasoning.llm.puzzle import Player
 
 INPUT = re.compile(r"^Input: ([\d/. ]+)$", re.MULTILINE)
-LAST_STEP_ANSWER = re.compile(r"Input: ([\d ]+)\nAnswer: (.*)\nJudge:\s*$", re.DOTALL)
+# The last block of the last-step value prompt (its few-shot examples come first, each with an Input and an Answer of
+# its own): one line each, so the match can only be the block the prompt ends with.
+LAST_STEP_ANSWER = re.compile(r"Input: ([\d ]+)\nAnswer: ([^\n]*)\nJudge:\s*$")
 
 
 def player_for(prompt, seed, noise, sample):
@@ -49,10 +51,10 @@ def reply(prompt, seed, noise, sample=0):
 
 
 def judged_board(player, items):
-    """A few lines of trying, then the verdict on the last line, as the reference's value prompt shows."""
+    """A few lines of trying, then the verdict on the last line, as the reference's value prompt shows: the same
+    judgement of the numbers left as our state-only judge gets (Player.judge_board)."""
     shown = " ".join(str(v) for v, _ in items)
-    exact = "sure" if game24.reachable(items) else "impossible"
-    verdict = player.rng.choice(VERDICTS) if player.slips() else exact
+    verdict = player.judge_board(items).verdict
     expr = game24.solve(items)
     tried = f"{expr} = 24" if expr and verdict == "sure" else f"{shown}: I cannot obtain 24 now"
     return f"{tried}\n{verdict}"

@@ -5,7 +5,8 @@ whole run (so its value cache spans puzzles, as in its run.py). Our code only dr
 Run by bench/search_quality.py in the reference's own venv (openai 0.27.7 and its other pins):
     python bench/tot_reference_driver.py --first 900 --last 1000 --out results.jsonl
 with OPENAI_API_BASE naming the server. Each line of the output is one puzzle: its 5 outputs' correctness (the
-reference's own test_output), their mean, whether any is right, and the requests the puzzle took.
+reference's own test_output), the first output's (its own pick: bfs.solve returns the kept lines sorted by their
+value, best first), their mean, whether any is right, and the requests the puzzle took.
 """
 
 import argparse
@@ -26,6 +27,12 @@ def main():
     parser.add_argument("--first", type=int, default=900)
     parser.add_argument("--last", type=int, default=1000)
     parser.add_argument("--out", required=True)
+    parser.add_argument(
+        "--cache",
+        choices=["run", "puzzle"],
+        default="run",
+        help="the value cache's life: the whole run (as its run.py), or one puzzle (as our sessions' judgements)",
+    )
     args = parser.parse_args()
 
     from tot.methods.bfs import solve
@@ -47,6 +54,8 @@ def main():
     task = get_task("game24")
     with open(args.out, "w") as out:
         for idx in range(args.first, args.last):
+            if args.cache == "puzzle":
+                task.value_cache.clear()
             before = requests_so_far()
             with contextlib.redirect_stdout(io.StringIO()):  # the reference prints every step
                 ys, _ = solve(run, task, idx, to_print=False)
@@ -55,6 +64,7 @@ def main():
                 "idx": idx,
                 "puzzle": task.get_input(idx),
                 "rewards": rewards,
+                "first": rewards[0] if rewards else 0.0,
                 "mean": sum(rewards) / len(rewards) if rewards else 0.0,
                 "any": any(rewards),
                 "requests": requests_so_far() - before,

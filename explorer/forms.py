@@ -7,8 +7,7 @@ description its Params schema declares: a new strategy appears here without touc
 from django import forms
 from django.conf import settings
 
-from reasoning.models import Mode
-from reasoning.strategies import get_strategy, strategy_labels
+from reasoning.strategies import AUTO, get_strategy, mode_choices, strategy_labels
 
 FIELD_TYPES = {"integer": forms.IntegerField, "number": forms.FloatField}
 
@@ -64,7 +63,7 @@ class SessionForm(forms.Form):
         ),
     )
     problem_kind = forms.ChoiceField(label="Problem kind")
-    mode = forms.ChoiceField(label="Strategy", initial=Mode.AUTO)
+    mode = forms.ChoiceField(label="Strategy", initial=AUTO)
     budget_usd = forms.FloatField(label="Budget (USD)", widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.01"}))
     model_primary = forms.CharField(
         label="Model", required=False, max_length=200, help_text="Any litellm model name; empty for the default."
@@ -80,7 +79,7 @@ class SessionForm(forms.Form):
         self.fields["problem_kind"].choices = kinds
         if any(kind == "general" for kind, _ in kinds):
             self.fields["problem_kind"].initial = "general"
-        self.fields["mode"].choices = [(Mode.AUTO.value, Mode.AUTO.label), *strategy_labels()]
+        self.fields["mode"].choices = mode_choices()
         self.fields["budget_usd"].initial = f"{settings.REASONING['DEFAULT_BUDGET_USD']:.2f}"
         # The defaults as placeholders: empty fields leave the choice to the settings.
         self.fields["model_primary"].widget.attrs["placeholder"] = settings.REASONING["MODEL_PRIMARY"]

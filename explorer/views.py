@@ -16,8 +16,9 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from reasoning import access, selectors, services, throttles
-from reasoning.models import Mode, OverseerAction, ReasoningNode, ReasoningSession, Status, answer_badge, is_offline
+from reasoning.models import OverseerAction, ReasoningNode, ReasoningSession, Status, answer_badge, is_offline
 from reasoning.schemas import SessionIn
+from reasoning.strategies import mode_choices, modes, page_registry
 from reasoning.strategies.auto import pick_mode
 
 from . import presenters
@@ -62,7 +63,7 @@ def session_list(request):
     starters = selectors.session_starters(request.tenant)
     filters = {
         "status": _choice(request.GET.get("status"), Status.values),
-        "mode": _choice(request.GET.get("mode"), Mode.values),
+        "mode": _choice(request.GET.get("mode"), modes()),
         "problem_kind": (request.GET.get("problem_kind") or "").strip()[:64] or None,
         "model": _choice(request.GET.get("model"), list(MODEL_FILTERS)),
         "origin": _choice(request.GET.get("origin"), list(ORIGIN_FILTERS)),
@@ -83,7 +84,7 @@ def session_list(request):
             "query": query,
             "filtered": bool(query or any(filters.values())),
             "statuses": Status.values,
-            "modes": Mode.choices,
+            "modes": mode_choices(),
             "kinds": sorted(set(kinds) | ({filters["problem_kind"]} if filters["problem_kind"] else set())),
             "model_filters": MODEL_FILTERS.items(),
             "origin_filters": ORIGIN_FILTERS.items(),
@@ -192,6 +193,7 @@ def session_detail(request, session_id):
             "budget_pct": _budget_pct(session),
             "finished": session.is_finished,
             "can_act": request.principal.can_act,
+            "strategies": page_registry(),  # the modes' labels and legends, read by strategies.js
         },
     )
 

@@ -17,7 +17,7 @@ from ninja.security import HttpBearer, SessionAuth
 
 from . import access, idempotency, selectors, services
 from .factsheet import FactError
-from .models import CaseFact, Mode, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
+from .models import CaseFact, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import (
     KIND,
     NO_NUL,
@@ -36,6 +36,7 @@ from .schemas import (
     SessionOut,
     TreeOut,
 )
+from .strategies import modes
 from .throttles import CallerRate
 
 
@@ -109,7 +110,7 @@ def _field_error(error):
 class SessionFilters(Schema):
     status: Literal[tuple(Status.values)] | None = None
     problem_kind: str | None = Field(None, max_length=64, pattern=KIND)
-    mode: Literal[tuple(Mode.values)] | None = None
+    mode: Literal[tuple(modes())] | None = None
     model: Literal["offline", "noisy", "real"] | None = Field(
         None, description="offline: the simulator; noisy: the simulator that errs; real: any other model."
     )

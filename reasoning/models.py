@@ -15,6 +15,7 @@ from django.db import models
 from django.utils import timezone
 
 from .facts.sheet import Fact, Finding
+from .strategies import AUTO, mode_choices
 
 
 def sha256(text):
@@ -124,15 +125,6 @@ class Status(models.TextChoices):
     INTERRUPTED = "interrupted"
 
 
-class Mode(models.TextChoices):
-    AUTO = "auto", "Auto (by problem kind)"
-    TOT = "tot", "Tree of Thoughts"
-    LATS = "lats", "LATS (MCTS)"
-    REFLEXION = "reflexion", "Reflexion"
-    REACT = "react", "ReAct"
-    TRM = "trm", "TRM recursive refinement"
-
-
 class ReasoningSession(models.Model):
     FINISHED = {Status.SOLVED, Status.FAILED, Status.EXHAUSTED, Status.CANCELLED}
     # The state machine: which statuses a session may move to from each status.
@@ -162,8 +154,9 @@ class ReasoningSession(models.Model):
     case_name = models.CharField(
         max_length=200, blank=True, help_text='The case it belongs to, e.g. "Meier family – succession" (forks keep it).'
     )
-    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AUTO)
-    requested_mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.AUTO)
+    # The strategies' registry is the one list of modes: a callable, so a new strategy writes no migration.
+    mode = models.CharField(max_length=16, choices=mode_choices, default=AUTO)
+    requested_mode = models.CharField(max_length=16, choices=mode_choices, default=AUTO)
     mode_reason = models.CharField(max_length=300, blank=True)
     model_primary = models.CharField(max_length=200)
     model_fallback = models.CharField(max_length=200, blank=True)

@@ -148,14 +148,18 @@ class InProcessRunner:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
 
 
+RUN_SESSION_TASK = "reasoning.run_session"  # tasks.run_session_task's name: sent by name, the runner needs no tasks
+
+
 class CeleryRunner:
     """Scale-out: a Celery worker runs the session (TASK_RUNNER=celery)."""
 
     def submit(self, session_id):
-        from .tasks import run_session_task
+        from celery import current_app  # celery is the scale-out extra: loaded only where it dispatches
 
         control.wake(session_id)  # a run of it in this process (if any) looks now
-        return run_session_task.delay(str(session_id))
+        # By name, not by importing the task: tasks imports recovery, which imports this module.
+        return current_app.send_task(RUN_SESSION_TASK, args=[str(session_id)])
 
 
 _runner = None

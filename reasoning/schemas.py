@@ -8,7 +8,8 @@ from ninja import Schema
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, field_validator
 
 from .facts.sheet import CHECK_KINDS, KINDS
-from .models import LLMCall, Mode
+from .models import LLMCall
+from .strategies import modes
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 KIND = r"^[a-z0-9][a-z0-9_-]*$"
@@ -81,7 +82,7 @@ class SessionIn(Schema):
     case_name: Text = Field(
         "", max_length=200, description='The case it belongs to, e.g. "Meier family – succession"; forks keep it.'
     )
-    mode: Literal[tuple(Mode.values)] = "auto"
+    mode: Literal[tuple(modes())] = "auto"
     model_primary: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     budget_usd: Money | None = Field(
@@ -140,7 +141,7 @@ class ForkIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     node_id: Text = Field(max_length=64, description="The node the fork continues from.")
-    mode: Literal[tuple(Mode.values)] | None = Field(None, description="Default: the session's mode.")
+    mode: Literal[tuple(modes())] | None = Field(None, description="Default: the session's mode.")
     budget_usd: Money | None = Field(
         None,
         description="Default: the session's budget; at most REASONING_MAX_BUDGET_USD.",

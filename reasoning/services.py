@@ -18,10 +18,10 @@ from pydantic import ValidationError
 
 from . import control, events, factsheet, selectors, states
 from .engine import ending_fields, run_session, write_partial_answer
-from .models import CaseFact, Mode, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
+from .models import CaseFact, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
 from .runner import get_runner
 from .store import DjangoStore, view
-from .strategies import available_modes, get_strategy
+from .strategies import AUTO, available_modes, get_strategy
 from .strategies.auto import pick_mode
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class Conflict(Exception):
 
 def resolve_mode(requested, problem_kind, problem_text=""):
     """(mode, reason) for a requested mode; InvalidInput for a mode that is not built yet."""
-    if requested == Mode.AUTO:
+    if requested == AUTO:
         return pick_mode(problem_kind, problem_text)
     if requested not in available_modes():
         available = ", ".join(sorted(available_modes()))
@@ -218,8 +218,8 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             forked_from=source,
             forked_from_node_id=node.id,
         )
-        # Reflexion scores a line on its last node only: a path of another mode comes with its end's score alone.
-        copies = _copy_path(fork, path, line_scored=mode == Mode.REFLEXION and source.mode != Mode.REFLEXION)
+        # Another mode's scores mean something else (a ToT score, a TRM confidence): its own run values the path.
+        copies = _copy_path(fork, path, keep_judgements=mode == source.mode)
         ReasoningSession.objects.filter(pk=fork.pk).update(root_node=copies[0])
         factsheet.copy_sheet(source, fork)
         audit(source, node, actor, "fork", payload={"mode": mode}, after={"session_id": str(fork.id)})
@@ -227,16 +227,16 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
     return selectors.get_session(tenant, fork.id)
 
 
-# What a copied node keeps of its original: the thought as the search saw it, its scores and MCTS statistics, and
-# what an overseer did to it (an edit, a stale mark), so the fork's strategy and its report read the same path.
+# What a copied node keeps of its original: the thought as the search saw it, its scores (in a fork of the same mode),
+# and what an overseer did to it (an edit, a stale mark), so the fork's strategy and its report read the same path.
+# Never its terminal flag nor its MCTS statistics: the fork is a new search from its node, whose strategy recomputes
+# where a line ends, and the visits of a tree the fork does not hold would only misguide it.
 COPIED_FIELDS = (
     "depth",
     "thought",
     "eval_score",
     "eval_reason",
     "model_used",
-    "visit_count",
-    "total_reward",
     "stale",
     "stale_mark",
     "stale_reason",
@@ -246,27 +246,36 @@ COPIED_FIELDS = (
 )
 
 
-def _copy_path(fork, path, line_scored=False):
+# State a run wrote of how its search ended there (TRM's stop): the fork's own run decides that again.
+ENDING_MARKS = ("stopped",)
+# State that records a judgement: in a fork into another mode, the path is judged again in that mode's terms.
+JUDGEMENT_MARKS = ("verified", "judged", "consistency", "success", "decided_by")
+
+
+def _copy_path(fork, path, keep_judgements=True):
     """The path's nodes, copied into the fork with the edges between them (ReAct's actions and observations) and the
     critiques written on them (Reflexion's and LATS's memory); the fork spent nothing on them.
 
     Each copy's state says it was copied (`copied`: its original's id), so a strategy of another mode can take the path
-    as its own start (Reflexion: attempt 1; ReAct: the steps so far).
+    as its own start (Reflexion: attempt 1; ReAct: the steps so far). Without `keep_judgements` (a fork into another
+    mode) the copies carry no score: the fork's strategy values what it needs of them first.
     """
     rows = {row.pk: row for row in ReasoningNode.objects.filter(pk__in=[step.id for step in path])}
+    dropped = ENDING_MARKS + (() if keep_judgements else JUDGEMENT_MARKS)
     copies, parent, copy_of = [], None, {}
-    for i, step in enumerate(path):
+    for step in path:
         row = rows[uuid.UUID(str(step.id))]
         fields = {name: getattr(row, name) for name in COPIED_FIELDS}
-        if line_scored and i < len(path) - 1:
+        if not keep_judgements:
             fields.update(eval_score=None, eval_reason="")
+        state = row.state if isinstance(row.state, dict) else {}
+        if row.depth:
+            state = {**{k: v for k, v in state.items() if k not in dropped}, "copied": str(row.pk)}
         parent = ReasoningNode.objects.create(
             tenant_id=fork.tenant_id,
             session=fork,
             parent=parent,
-            state={**(row.state if isinstance(row.state, dict) else {}), "copied": str(row.pk)}
-            if row.depth
-            else row.state,
+            state=state,
             source_node=row,
             **fields,
         )

@@ -6,7 +6,12 @@ session, on the critical path between model calls, so they are written by hand l
 store.write_columns); everything else stays with the ORM.
 """
 
-from django.db import connections, router
+import threading
+from contextlib import contextmanager
+
+from django.db import connections, router, transaction
+
+_inserted = threading.local()  # per writer thread: the instances sql.insert saved in each open atomic(), innermost last
 
 
 def connection_for(model):
@@ -74,10 +79,28 @@ def by_pk(model, names, pk):
     return dict(zip(names, rows[0], strict=True))
 
 
+@contextmanager
+def atomic():
+    """transaction.atomic, after which the instances sql.insert saved inside it are unsaved again if it rolled back:
+    an instance is marked saved only by a write that stands (its writer would otherwise never write it again)."""
+    stack = _inserted.__dict__.setdefault("stack", [])
+    stack.append([])
+    try:
+        with transaction.atomic():
+            yield
+    except BaseException:
+        for obj in stack.pop():
+            obj._state.adding, obj._state.db = True, None
+        raise
+    saved = stack.pop()
+    if stack:  # an enclosing atomic() can still roll them back
+        stack[-1].extend(saved)
+
+
 def insert(objs):
     """Insert new instances of one model as bulk_create would, in one hand-written statement (Django's build of an
     INSERT was most of a ledger write's CPU). A column the database fills (an auto primary key) is left to it and
-    stays unset on the instance; every instance is marked saved."""
+    stays unset on the instance; every instance is marked saved (inside atomic(), until a rollback undoes it)."""
     if not objs:
         return
     model = type(objs[0])
@@ -94,3 +117,6 @@ def insert(objs):
         cursor.executemany(statement, params)
     for obj in objs:
         obj._state.adding, obj._state.db = False, alias
+    stack = getattr(_inserted, "stack", None)
+    if stack:
+        stack[-1].extend(objs)

@@ -17,10 +17,12 @@ the store waits for it too, so an error reaches the strategy at its next write a
 """
 
 import asyncio
+import copy
+import logging
 import uuid
 
 from asgiref.sync import sync_to_async
-from django.db import connections, router, transaction
+from django.db import connections, router
 
 from . import events, ledger, sql
 from .facts.case import CaseCheck
@@ -28,6 +30,8 @@ from .facts.check import capped
 from .facts.sheet import Finding
 from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
 from .strategies.base import Critique, Edge, Node
+
+log = logging.getLogger(__name__)
 
 UPDATABLE = {
     "eval_score",
@@ -151,9 +155,11 @@ class DjangoStore:
         queued, self.queued = self.queued, []
         # Shielded: a run cancelled while it waits must not cancel an insert the writer thread may not have begun.
         results = await asyncio.gather(*(asyncio.shield(task) for task in queued), return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+        errors = [result for result in results if isinstance(result, BaseException)]
+        for dropped in errors[1:]:  # one error ends the run; the others would be lost without a word
+            log.error("session %s: a queued insert also failed", self.session_id, exc_info=dropped)
+        if errors:
+            raise errors[0]
 
     async def update(self, node, **fields):
         await self.update_many([(node, fields)])
@@ -194,23 +200,26 @@ class DjangoStore:
             critique=critique,
         )
         records = [r for r in getattr(spent, "records", []) if r._state.adding]
-        with transaction.atomic():
+        charged = None
+        with sql.atomic():
             row.save()
             if node is not None and records:
                 # The call that wrote the critique is charged to the attempt it judged, like any other.
-                cost = sum(r.cost_usd for r in records)
-                self.rows[_uuid(node.id)].cost_usd += cost
-                write_columns([self.rows[_uuid(node.id)]], ["cost_usd"])
+                charged = copy.copy(self.rows[_uuid(node.id)])
+                charged.cost_usd += sum(r.cost_usd for r in records)
+                write_columns([charged], ["cost_usd"])
             self._settle(record_cost(records))  # before the rows: a refused write leaves them for the gateway
             write_records(records)
             events.publish(self.session_id, [("critique.created", {"critique": row.to_dict()})])
+        if charged is not None:  # committed: the cache takes the charge
+            self.rows[charged.id].cost_usd = charged.cost_usd
         memory = Critique(_str(row.node_id), attempt_num, outcome_score, critique, False, str(row.id))
         self.critique_views.append(memory)
         return memory
 
     def _mark_applied(self, critiques):
         ids = [c.id for c in critiques]
-        with transaction.atomic():
+        with sql.atomic():
             self._settle()
             ReasoningCritique.objects.filter(pk__in=ids).update(applied_to_next=True)
             rows = list(ReasoningCritique.objects.filter(pk__in=ids))
@@ -219,7 +228,7 @@ class DjangoStore:
             critique.applied_to_next = True
 
     def _add_root(self, thought, state):
-        with transaction.atomic():
+        with sql.atomic():
             self._settle()
             row = ReasoningNode.objects.create(
                 tenant_id=self.tenant_id, session_id=self.session_id, depth=0, thought=thought, state=state
@@ -266,7 +275,7 @@ class DjangoStore:
         return rows, edges
 
     def _insert_children(self, rows, edges, answer):
-        with transaction.atomic():
+        with sql.atomic():
             self._settle(record_cost(answer.records if answer else []))
             sql.insert(rows)
             ReasoningEdge.objects.bulk_create(edges)
@@ -287,12 +296,15 @@ class DjangoStore:
             self.kids.setdefault(row.parent_id, []).append(row.id)
 
     def _update_many(self, changes):
-        clears = [(self.rows[node_id], seen) for node_id, fields, seen in changes if fields.get("stale") is False]
-        applied = [self._apply(node_id, fields) for node_id, fields, _ in changes]
-        rows = [row for row, _, _ in applied]
-        columns = sorted(set().union(*(written for _, written, _ in applied)))
-        records = [record for _, _, spent in applied for record in spent]
-        with transaction.atomic():
+        """The changes written on copies of the cached rows; the cache takes the copies once the write committed."""
+        copies = {}  # node id -> its copy: several changes of one node in one write build on each other
+        staged = [self._apply(node_id, fields, copies) for node_id, fields, _ in changes]
+        rows = [row for row, _, _ in staged]
+        judged = zip(rows, changes, strict=True)
+        clears = [(row, seen) for row, (_, fields, seen) in judged if fields.get("stale") is False]
+        columns = sorted(set().union(*(written for _, written, _ in staged)))
+        records = [record for _, _, spent in staged for record in spent]
+        with sql.atomic():
             self._settle(record_cost(records))
             if columns:
                 write_columns(rows, columns)
@@ -300,6 +312,8 @@ class DjangoStore:
                 self._clear_stale(rows, [(row, seen) for row, seen in clears if seen is not None])
             write_records(records)
             events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
+        for row in rows:
+            self.rows[row.id] = row
 
     def _clear_stale(self, rows, clears):
         """Clear the stale marks these judgements saw (and no later edit's), then read which of the rows an edit
@@ -315,16 +329,18 @@ class DjangoStore:
             row.stale = row.id in still
             row.stale_mark, row.stale_reason = still.get(row.id, (row.stale_mark, ""))
 
-    def _apply(self, node_id, fields):
-        """Apply a strategy's change to the cached row; returns the row, the columns to write and the ledger rows.
+    def _apply(self, node_id, fields, copies):
+        """A strategy's change applied to a copy of the cached row (kept in `copies`); returns the copy, the columns
+        to write and the ledger rows.
 
         `stale` is the overseer's column: a strategy's stale=False goes to _clear_stale, over the mark it saw only.
         """
+        fields = dict(fields)
         spent = fields.pop("spent", None)
         unknown = set(fields) - UPDATABLE
         if unknown:
             raise ValueError(f"not updatable by a strategy: {sorted(unknown)}")
-        row = self.rows[node_id]
+        row = copies.setdefault(node_id, copy.copy(self.rows[node_id]))
         records = [r for r in getattr(spent, "records", []) if r._state.adding]
         # A cost is charged once, with the ledger rows that record it (an answer without rows: a fake gateway's).
         cost = sum(r.cost_usd for r in records) if getattr(spent, "records", None) else getattr(spent, "cost_usd", 0)
@@ -341,13 +357,15 @@ class DjangoStore:
         return row, fields, records
 
     def _prune(self, node_ids):
-        with transaction.atomic():
+        rows = [copy.copy(self.rows[i]) for i in node_ids]
+        for row in rows:
+            row.pruned, row.pruned_by = True, row.pruned_by or "strategy"
+        with sql.atomic():
             self._settle()
             mark_pruned(node_ids)
-            rows = [self.rows[i] for i in node_ids]
-            for row in rows:
-                row.pruned, row.pruned_by = True, row.pruned_by or "strategy"
             events.publish(self.session_id, [events.node_event("node.updated", row) for row in rows])
+        for row in rows:  # committed
+            self.rows[row.id] = row
 
     def _refresh(self):
         """Re-read the columns overseers write, for every node of the session (one statement, written by hand as

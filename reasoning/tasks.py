@@ -13,11 +13,13 @@ import threading
 from celery import shared_task
 from celery.signals import worker_ready, worker_shutdown
 
+from .runner import RUN_SESSION_TASK
+
 log = logging.getLogger(__name__)
 _sweeper = None
 
 
-@shared_task(name="reasoning.run_session", acks_late=True)
+@shared_task(name=RUN_SESSION_TASK, acks_late=True)
 def run_session_task(session_id):
     from .engine import NOT_CLAIMED, REQUEUED, run_session
     from .recovery import adopt

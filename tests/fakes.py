@@ -182,7 +182,8 @@ class FakeControl:
         self.commands.append(Command(len(self.outcomes) + len(self.commands) + 1, action, node_id, payload, "tester"))
 
 
-def context(strategy_class, gateway, store=None, control=None, params=None, prior=None):
+def context(strategy_class, gateway, store=None, control=None, params=None, prior=None, **fields):
+    """A Context on the fakes; `fields` override the rest (a problem, a `case` with a checker)."""
     return Context(
         problem="Rebalance a CHF 3m portfolio drifted to 70% equities against a 60/40 target.",
         kind="allocation-rebalance",
@@ -192,4 +193,4 @@ def context(strategy_class, gateway, store=None, control=None, params=None, prio
         gateway=gateway,
         control=control or FakeControl(),
         prior=prior or Prior(),
-    )
+    ) if not fields else replace(context(strategy_class, gateway, store, control, params, prior), **fields)

@@ -46,6 +46,39 @@ class CaseCheck:
             found.append(Finding("coverage", False, "", "the answer states none of the client's figures"))
         return found
 
+    def verdict(self, text: str) -> Finding | None:
+        """The task's own verdict on a thought that is a final answer it can check alone (a Game of 24 answer line:
+        its arithmetic on the cards), or None: no such answer, or no such task (a wealth step needs a judge)."""
+        from reasoning.llm.game24 import is_answer
+
+        if not self.puzzle or not text or not is_answer(text):
+            return None
+        return self._solves(text)
+
+    @property
+    def defines_states(self):
+        """Whether the task knows the state its thoughts reach (a puzzle's board), rather than a model declaring it."""
+        return bool(self.puzzle)
+
+    def state_of(self, text: str, before=()) -> str | None:
+        """The canonical state a thought reaches after the line's earlier thoughts `before`, where the task defines
+        one: on a Game of 24 the numbers left once the line's steps are played on the cards by the rules ("left: 4 4
+        10", sorted), or an answer line ("Answer: (13-9)*(10-4)=24"); None elsewhere (a wealth step's state is the
+        model's to declare, or none), and None for a line that breaks the rules (a step with a number not on the board
+        or wrong arithmetic has no state to share: it is judged on its whole line, where the mistake shows)."""
+        from reasoning.llm import game24
+
+        if not self.puzzle or not text:
+            return None
+        if game24.is_answer(text):
+            return "Answer: " + "".join(text.split(":", 1)[-1].split())
+        board = game24.board(self.puzzle)
+        for step in [*before, text]:
+            if game24.is_answer(step) or not game24.OPERATION.search(step) or game24.step_error(step, board):
+                return None
+            board = game24.apply_step(board, step)
+        return "left: " + " ".join(str(v) for v in sorted(v for v, _ in board))
+
     def _solves(self, text):
         from reasoning.llm.game24 import solves
 

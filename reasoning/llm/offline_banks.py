@@ -1,7 +1,7 @@
 """Text banks of the offline model: per-kind step templates ordered by stage, synthesis notes, evaluator words.
 
 Each template is "Title: body". The title names the approach (so a later step can cite it and a taken
-step is not proposed again); the body uses the placeholders offline_answers.facts() fills from the client's fact sheet, never from the problem
+step is not proposed again); the body uses the placeholders offline_wealth.facts() fills from the client's fact sheet, never from the problem
 text: {amount} the sum the plan acts on and {whole} the client's whole wealth, each with its label and its figure
 ("the portfolio (USD 3.2M)", a derived one with its arithmetic), {tranche} a third of {amount} with the division
 shown, {move} the sale or purchase a target implies; with no figure on the sheet they read as plain words.

@@ -1,24 +1,27 @@
 """The offline model's replies to the LATS contracts on wealth problems: steps from the ToT banks, a value that says
-when a line is complete, and reflections built from what a failed line missed (Game of 24: puzzle_replies.py).
+when a line is complete, and reflections built from what a failed line missed (a Game of 24: the puzzle player's).
 """
 
-import importlib
 import re
+from dataclasses import replace
 
-
-def base():
-    # offline_answers loads this module at its end: read it when a reply is asked for, never at import.
-    return importlib.import_module("reasoning.llm.offline_answers")
+from reasoning.llm import offline_wealth, puzzle_replies
 
 
 def expand(p, rng):
-    return base().tot_propose(p, rng)
+    return offline_wealth.tot_propose(p, rng)
 
 
 def evaluate(p, rng):
-    reply = base().tot_evaluate(p, rng)
+    reply = offline_wealth.tot_evaluate(p, rng)
     # A wealth line is complete once it reaches its last step (the controls that keep the plan on track).
     return reply | {"is_terminal": p.step >= p.depth}
+
+
+def state_evaluate(p, rng):
+    """A wealth position judged alone: the rubric's judgement of its own words; a position is no complete plan."""
+    position = replace(p, steps=[], last_step=p.sections.get("POSITION", ""))
+    return offline_wealth.tot_evaluate(position, rng) | {"is_terminal": False}
 
 
 def reflect(p, rng):
@@ -26,7 +29,7 @@ def reflect(p, rng):
 
 
 def wealth_reflection(p, rng):
-    offline = base()
+    offline = offline_wealth
     f = offline.facts(p)
     line = " ".join(p.steps + [p.last_step])
     missed = [c for c in offline.rubric_criteria(p.rubric) if not offline.meets(c, line)]
@@ -46,12 +49,20 @@ def wealth_reflection(p, rng):
 
 
 def synthesize(p, rng):
-    return base().tot_synthesize(p, rng)
+    return offline_wealth.tot_synthesize(p, rng)
 
 
 HANDLERS = {
     "lats.expand": expand,
     "lats.evaluate": evaluate,
+    "lats.state_evaluate": state_evaluate,
     "lats.reflect": reflect,
     "lats.synthesize": synthesize,
+}
+PUZZLE_HANDLERS = {
+    "lats.expand": puzzle_replies.proposals,
+    "lats.evaluate": puzzle_replies.lats_value,
+    "lats.state_evaluate": puzzle_replies.lats_state_value,
+    "lats.reflect": puzzle_replies.lats_reflection,
+    "lats.synthesize": puzzle_replies.synthesis,
 }

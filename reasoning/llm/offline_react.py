@@ -8,13 +8,12 @@ figure (a fact, a tool) and shows the arithmetic of each derived one. A step tak
 higher for alternatives), and final_answer when none is left or on the last step.
 """
 
-import importlib
 import json
 import re
 from dataclasses import dataclass
 
 from reasoning.facts import quantities, regimes
-from reasoning.llm import game24, offline_facts
+from reasoning.llm import game24, offline_facts, offline_wealth
 from reasoning.llm.offline_banks import STOPWORDS
 
 STEP = re.compile(r"^Thought: (.*?) Action: (\w+)\((.*)\) Observation: (.*)$")
@@ -24,10 +23,6 @@ INCOME = re.compile(r"\b(?:income|salary|earnings)\b", re.I)
 GENERIC = set("build adding make help want wants asks check client clients aged year years using given across".split())
 ORDER = ("portfolio", "search_documents", "calculate", "swiss_tax", "prices")  # the answer's paragraphs
 
-
-def base():
-    # offline_answers loads this module at its end: read it when a reply is asked for, never at import.
-    return importlib.import_module("reasoning.llm.offline_answers")
 
 
 def trajectory(p):
@@ -65,7 +60,7 @@ def plan(p, seen):
     if puzzle:
         expression = game24.solve(game24.board(puzzle))
         return [("calculate", {"expression": expression}, f"I check that {expression} makes 24.")] if expression else []
-    case, folio, actions = base().case_of(p), seen.get("portfolio"), []
+    case, folio, actions = offline_wealth.case_of(p), seen.get("portfolio"), []
     client = client_id(p)
     if client:
         actions.append(("portfolio", {"client_id": client}, f"The problem names {client}: I look up the holdings."))
@@ -171,7 +166,7 @@ def answer_text(p, done):
             return f"No expression makes 24 from {cards} with + - * /."
         checked = " The calculate tool confirmed the value 24." if "calculate" in seen else ""
         return f"Answer: {expression} = 24.{checked} Each of {cards} is used exactly once."
-    offline = base()
+    offline = offline_wealth
     f = offline.facts(p)
     case = offline.case_of(p)
     risk, mitigation = offline.risk_of(p, f)
@@ -194,7 +189,7 @@ def answer_text(p, done):
 
 def actions_of(p, f):
     """The plan's four stages, by the titles of the kind's first approach for each that fits the case."""
-    offline = base()
+    offline = offline_wealth
     bank = offline.BANKS[p.kind]
     titles = []
     for stage in range(4):

@@ -1,12 +1,14 @@
 """The offline model's Reflexion replies: attempts from the kind's step bank, judged criterion by criterion (full
 credit for a criterion taken up by name, half for one only touched), critiques naming the heaviest gaps, and later
 attempts that replace a step for each criterion the reviews in MEMORY raised with one written for it, so scores rise.
-Game of 24 is answered by puzzle_replies.py instead.
+Game of 24 is answered by the puzzle player (PUZZLE_HANDLERS, puzzle_replies.py).
 """
 
 import re
 
-from reasoning.llm import offline_answers as oa
+from reasoning.llm import offline_wealth as oa
+from reasoning.llm import puzzle_replies
+from reasoning.llm.offline_prompt import parse_steps
 
 # Judged against when the session has no rubric with criteria: what the engine's fallback rubric names.
 FALLBACK_RUBRIC = (
@@ -123,7 +125,7 @@ def rubric_line(rubric, name):
 
 
 def evaluate(p, rng):
-    steps = oa.parse_steps(p.sections.get("ATTEMPT", ""))
+    steps = parse_steps(p.sections.get("ATTEMPT", ""))
     text = " ".join(steps)
     criteria = criteria_of(p)
     credits = [(c, credit(c, text)) for c in criteria]
@@ -142,7 +144,7 @@ def judgement(credits):
 
 def reflect(p, rng):
     s = p.sections
-    steps, num = oa.parse_steps(s.get("ATTEMPT", "")), int(first_number(s.get("ATTEMPT NUMBER"), 1))
+    steps, num = parse_steps(s.get("ATTEMPT", "")), int(first_number(s.get("ATTEMPT NUMBER"), 1))
     score = first_number(s.get("SCORE"), 0.0)
     missed = gaps(criteria_of(p), " ".join(steps))[:GAPS_PER_CRITIQUE]
     number = figure(p)
@@ -171,3 +173,10 @@ def synthesize(p, rng):
 
 
 HANDLERS = {f"reflexion.{handler.__name__}": handler for handler in (attempt, evaluate, reflect, expand, synthesize)}
+PUZZLE_HANDLERS = {
+    "reflexion.attempt": puzzle_replies.attempt,
+    "reflexion.evaluate": puzzle_replies.attempt_score,
+    "reflexion.reflect": puzzle_replies.critique,
+    "reflexion.expand": puzzle_replies.alternatives,
+    "reflexion.synthesize": puzzle_replies.synthesis,
+}

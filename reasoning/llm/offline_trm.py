@@ -5,14 +5,15 @@ line under its label. The analysis finds which themes the current answer (the pr
 those are its insights, the first two missing ones its issues (with suggestions), the rest missing; its
 confidence grows with the coverage. Each improvement adds the two themes the analysis flagged, so a session
 climbs through about 0.32, 0.62 and 0.92, stops by the default threshold at the third iteration, and its
-last improvement completes the answer. Sentences are filled from the client's fact sheet (offline_answers.facts);
+last improvement completes the answer. Sentences are filled from the client's fact sheet (offline_wealth.facts);
 the first answer already names each instrument, account, goal and constraint the sheet lists, and every later one
 keeps it; the wording varies with the prompt (alternatives read differently).
 """
 
 import re
 
-from reasoning.llm import offline_answers as oa
+from reasoning.llm import offline_wealth as oa
+from reasoning.llm import puzzle_replies
 
 # (label, the issue when it is missing, two ways of writing its line)
 THEMES = (
@@ -147,3 +148,4 @@ def first_answer(p, f):
 
 
 HANDLERS = {"trm.reason": trm_reason, "trm.improve": trm_improve}
+PUZZLE_HANDLERS = {"trm.reason": puzzle_replies.analysis, "trm.improve": puzzle_replies.improvement}

@@ -120,12 +120,13 @@ class Player:
                 return f"Answer: {wrong} = 24"
         return f"Answer: {expr} + 1 = 24"
 
-    def attempt(self, numbers, avoid=()):
-        """A whole solution in one go: an operation at a time (a good one unless it slips), then its answer.
+    def attempt(self, numbers, avoid=(), start=None):
+        """A whole solution in one go: an operation at a time (a good one unless it slips), then its answer; from the
+        board `start` when steps were taken already (the rest of a line).
 
         `avoid` holds first steps a review said led nowhere: the attempt starts elsewhere when it can.
         """
-        items, lines = board(numbers), []
+        items, lines = (start if start is not None else board(numbers)), []
         while len(items) > 1:
             options = moves(items)
             if not lines:
@@ -155,6 +156,18 @@ class Player:
             verdict = self.rng.choice(VERDICTS)
             return Judgement(verdict, f"{verdict}: a quick look at {text.split(' (')[0]}", guessed=True)
         return exact
+
+    def judge_board(self, items):
+        """The verdict on the numbers left alone, as a judge shown only them says it: sure when 24 can be reached
+        from them, else impossible; a guess at the noise rate. A step that made a number up is not seen."""
+        shown = " ".join(str(v) for v, _ in items)
+        if self.slips():
+            verdict = self.rng.choice(VERDICTS)
+            return Judgement(verdict, f"{verdict}: a quick look at {shown}", guessed=True)
+        expr = solve(items)
+        if expr is not None:
+            return Judgement("sure", f"sure: {expr} = 24 from {shown}")
+        return Judgement("impossible", f"impossible: 24 cannot be reached from {shown}")
 
 
 def judge_exactly(numbers, steps, text):

@@ -1,14 +1,16 @@
 """The offline model's replies to every strategy's contracts when the problem is a Game of 24 puzzle.
 
-Each handler reads the prompt (offline_answers.Prompt) and asks the puzzle player (puzzle.py), which errs at the
-model's noise rate. A line's answer and its synthesis come from the board that line left, never from a fresh solve.
+Each reply reads the prompt (offline_prompt.Prompt) and asks the puzzle player (puzzle.py), which errs at the
+model's noise rate; each strategy's offline module maps its contracts to these (its PUZZLE_HANDLERS). A line's answer
+and its synthesis come from the board that line left, never from a fresh solve.
 """
 
 import re
 from dataclasses import replace
+from fractions import Fraction
 
 from . import game24
-from .offline_answers import parse_steps
+from .offline_prompt import parse_steps
 from .puzzle import judge_exactly
 
 FINAL_STEP = 4  # three operations leave one number; the fourth step states the answer
@@ -50,6 +52,29 @@ def verdict(p, player):
     return {"verdict": judgement.verdict, "reason": judgement.reason}
 
 
+def judged_state(p, player):
+    """The judgement of a position alone (the POSITION section): an answer line against the cards, or the numbers
+    left; the steps that led there are not shown, so a number a step made up is not seen."""
+    state = p.sections.get("POSITION", "")
+    if game24.is_answer(state):
+        return player.judge(numbers(p), [], state)
+    left = state.split(":", 1)[-1].split()
+    try:
+        return player.judge_board([(Fraction(n), n) for n in left])
+    except (ValueError, ZeroDivisionError):
+        return player.judge(numbers(p), [], state)
+
+
+def state_score(p, player):
+    judgement = judged_state(p, player)
+    return {"score": judgement.score(player.rng), "reason": judgement.reason}
+
+
+def state_verdict(p, player):
+    judgement = judged_state(p, player)
+    return {"verdict": judgement.verdict, "reason": judgement.reason}
+
+
 def synthesis(p, player):
     """The line's own answer, restated; a line that did not reach 24 says so (no rescue)."""
     cards = numbers(p)
@@ -67,10 +92,14 @@ def synthesis(p, player):
 
 
 def lats_value(p, player):
-    reply = score(p, player)
-    if game24.is_answer(p.last_step):
-        return reply | {"is_terminal": True}
-    return reply | {"is_terminal": len(game24.replay(numbers(p), p.steps + [p.last_step])) == 1}
+    """A value, and whether the line is complete: only an answer line completes it (one number left is not yet an
+    answer: the next step writes it, through the same noisy answers() as every other strategy's lines)."""
+    return score(p, player) | {"is_terminal": game24.is_answer(p.last_step)}
+
+
+def lats_state_value(p, player):
+    """A position's value, and whether it is a complete solution: only an answer line is."""
+    return state_score(p, player) | {"is_terminal": game24.is_answer(p.sections.get("POSITION", ""))}
 
 
 def lats_reflection(p, player):
@@ -87,8 +116,10 @@ def lats_reflection(p, player):
 
 
 def attempt(p, player):
+    """A whole attempt, or the rest of one from the steps so far (a fork's path): from the board they left."""
     count = max(1, min(6, _first_int(p.sections.get("STEPS"), 3)))
-    lines, final = player.attempt(numbers(p), avoid=failed_first_steps(p.sections.get("MEMORY", "")))
+    avoid = failed_first_steps(p.sections.get("MEMORY", "")) if not p.steps else set()
+    lines, final = player.attempt(numbers(p), avoid=avoid, start=board_after(p))
     steps = lines[: count - 1] + [final] if count < len(lines) + 1 else lines + [final]
     return {"steps": [{"thought": t} for t in steps]}
 
@@ -178,22 +209,3 @@ def _answer_line(text):
 def _first_int(text, default):
     found = re.findall(r"\d+", text or "")
     return int(found[0]) if found else default
-
-
-HANDLERS = {
-    "tot.propose": proposals,
-    "tot.evaluate": score,
-    "tot.value": verdict,
-    "tot.synthesize": synthesis,
-    "lats.expand": proposals,
-    "lats.evaluate": lats_value,
-    "lats.reflect": lats_reflection,
-    "lats.synthesize": synthesis,
-    "reflexion.attempt": attempt,
-    "reflexion.evaluate": attempt_score,
-    "reflexion.reflect": critique,
-    "reflexion.expand": alternatives,
-    "reflexion.synthesize": synthesis,
-    "trm.reason": analysis,
-    "trm.improve": improvement,
-}

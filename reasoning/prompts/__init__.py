@@ -5,7 +5,9 @@ schema, token limit, parser); a template is found by its contract's name. Templa
 placeholders so JSON braces stay literal.
 """
 
+import re
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from string import Template
 
@@ -28,8 +30,28 @@ def _template(name):
     return Template((HERE / name).read_text())
 
 
+SECTION = re.compile(r"^### .+$", re.MULTILINE)
+FIELD = re.compile(r"\$(\w+)")
+
+
 def render(contract, **fields):
-    return _template(contract_of(contract).template).safe_substitute({k: str(v) for k, v in fields.items()})
+    """The contract's prompt with the fields filled in; a `### SECTION` whose fields are all None is left out (a
+    section with nothing to say for this task, such as a puzzle's client facts)."""
+    template = _template(contract_of(contract).template)
+    if any(v is None for v in fields.values()):
+        template = Template(without_empty_sections(template.template, {k for k, v in fields.items() if v is None}))
+    return template.safe_substitute({k: str(v) for k, v in fields.items() if v is not None})
+
+
+def without_empty_sections(text, empty):
+    """The template's text without the sections whose every placeholder names an empty field."""
+    starts = [m.start() for m in SECTION.finditer(text)] + [len(text)]
+    kept = [text[: starts[0]]]
+    for start, end in pairwise(starts):
+        names = set(FIELD.findall(text[start:end]))
+        if not (names and names <= empty):
+            kept.append(text[start:end])
+    return "".join(kept)
 
 
 def parse(contract, text):

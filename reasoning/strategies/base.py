@@ -12,6 +12,7 @@ commands, continues the search unless it already ended once, and finishes with t
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
@@ -23,6 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from reasoning.facts.case import CaseCheck
 from reasoning.facts.sheet import Fact, render_sheet
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
+from reasoning.prompts import format_path, render
+
+from .thoughts import same
+
+log = logging.getLogger(__name__)
 
 VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times before it is trusted
 VERIFY_TOP = 3  # of several final candidates, at most this many are verified, the best-scored first
@@ -230,11 +236,16 @@ class Strategy(ABC):
 
     name: ClassVar[str]
     label: ClassVar[str]
+    # How the explorer draws it: what its node colours measure (None: it keeps no scores), and the legend's entries
+    # that mean something for it (keys of the legend in templates/explorer/session_detail.html).
+    scale: ClassVar[str | None] = "score"
+    legend: ClassVar[tuple[str, ...]] = ("unscored",)
     Params: ClassVar[type[StrictParams]] = StrictParams
     contracts: ClassVar[tuple[Contract, ...]] = ()  # every prompt step it asks the model, with its reply's shape
 
     def __init__(self, ctx: Context):
         self.ctx = ctx
+        self.states: dict[str, tuple[str, asyncio.Future]] | None = None  # state key -> (judged node, its judgement)
         self.exhausted = False
         self.model_failure: ModelError | None = None  # the first call that failed on every model, if any
         self.promoted: tuple[Node, Command] | None = None
@@ -272,6 +283,64 @@ class Strategy(ABC):
         """The fields a fresh judgement of the node writes (its evaluation asked `samples` times); {} if none came."""
         return {}
 
+    # ---- transpositions: one judgement per state ------------------------------------------------
+
+    shares_states: ClassVar[bool] = False  # its judge can judge a state alone, so equal states share one judgement
+
+    def state_key(self, node: Node) -> str | None:
+        """The canonical state a node's thought reaches, where the task (a Game of 24's numbers left, by its rules) or
+        the model (a step's state["canonical"]) declares one; None: the node is judged on its whole line. A line an
+        overseer edited is judged whole, since a state declared before the edit may no longer be its own."""
+        if not self.shares_states or node.depth == 0 or node.stale or node.stale_mark:
+            return None
+        if self.ctx.case.defines_states:  # the task's own rules, whatever a model declares
+            return self.ctx.case.state_of(node.thought, [n.thought for n in self.ctx.store.path(node)[1:-1]])
+        declared = node.state.get("canonical")
+        return same(declared) if isinstance(declared, str) and declared.strip() else None
+
+    async def judge_shared(self, node: Node, samples: int) -> dict:
+        """The node's judgement; one whose state was judged already in this session, or is being judged now, takes
+        that judgement as it is, for no call (its state names the node judged: `reused`)."""
+        key = self.state_key(node)
+        if key is None:
+            return await self.judge(node, samples)
+        states = self._judged_states()
+        if key not in states:
+            states[key] = (node.id, asyncio.ensure_future(self.judge(node, samples)))
+            fields = await asyncio.shield(states[key][1])
+            if "eval_score" not in fields:
+                del states[key]  # no judgement came: the next node of this state asks again
+            return self.keyed(node, fields, key)
+        source, judging = states[key]
+        fields = await asyncio.shield(judging)
+        if "eval_score" not in fields:
+            return await self.judge_shared(node, samples)
+        return self.reused(node, fields, key, source)
+
+    def keyed(self, node, fields, key):
+        """A fresh judgement's fields, marked with the state it judged (so a later run finds it)."""
+        if "eval_score" in fields:
+            fields = {**fields, "state": {**fields.get("state", node.state), "state_key": key}}
+        return fields
+
+    def reused(self, node, fields, key, source):
+        """A judgement of an equal state taken as this node's: its score and reason, no cost, and whose it is."""
+        state = {**node.state, **judgement_marks(fields.get("state") or {}), "state_key": key, "reused": source}
+        taken = {name: fields[name] for name in ("eval_score", "eval_reason", "is_terminal") if name in fields}
+        return taken | {"state": state, "stale": False, "parse_error": ""}
+
+    def _judged_states(self):
+        """This session's judged states: those stored (a resumed run), then each judged by this run as it goes."""
+        if self.states is None:
+            self.states = {}
+            for n in self.ctx.store.nodes():
+                key = n.state.get("state_key")
+                if key and n.eval_score is not None and not n.parse_error and key not in self.states:
+                    done = asyncio.get_running_loop().create_future()
+                    done.set_result(stored_judgement(n))
+                    self.states[key] = (n.state.get("reused") or n.id, done)
+        return self.states
+
     @classmethod
     def expected_nodes(cls, params) -> int | None:
         """How many nodes a run with these params grows, when the algorithm knows (a progress bar's total)."""
@@ -286,15 +355,22 @@ class Strategy(ABC):
 
     def case_fields(self, **fields):
         """What every prompt of the session shows: the problem, its kind, its rubric, the client's fact sheet and
-        (for a synthesis written again) what the checker found in the last one; `fields` override."""
+        (for a synthesis written again) what the checker found in the last one; `fields` override. A puzzle has no
+        client: its prompts leave the two sections out (None), rather than fill them with "(none)"."""
+        puzzle = bool(self.ctx.case.puzzle)
         return {
             "problem": self.ctx.problem,
             "kind": self.ctx.kind,
             "rubric": self.ctx.rubric,
-            "facts": render_sheet(self.ctx.case.facts),
-            "findings": self.findings_note or "(none)",
+            "facts": None if puzzle else render_sheet(self.ctx.case.facts),
+            "findings": None if puzzle else self.findings_note or "(none)",
             **fields,
         }
+
+    def render_on_path(self, contract, path, **fields):
+        """A step's prompt with the session's fields and a root-first path shown as numbered steps (the root, the
+        problem itself, left out)."""
+        return render(contract, **self.case_fields(path=format_path([n.thought for n in path[1:]]), **fields))
 
     async def ask(self, contract, prompt, node, what, **options):
         """(answer, {}) or (None, the fields that record on the node why nothing came).
@@ -552,6 +628,21 @@ class Without:
         return node.id in self.out or self.inner.is_pruned(node)
 
 
+# What a strategy's judge writes in a node's state about the judgement itself (a reuse takes it too).
+JUDGEMENT_MARKS = ("judged", "verified", "success", "decided_by")
+
+
+def judgement_marks(state):
+    return {name: state[name] for name in JUDGEMENT_MARKS if name in state}
+
+
+def stored_judgement(node):
+    """A stored node's judgement, as judge() returned it (its uncapped score: `judged`, where the judge kept it)."""
+    score = node.state.get("judged", node.eval_score)
+    fields = {"eval_score": score, "eval_reason": node.eval_reason, "state": node.state}
+    return fields | ({"is_terminal": node.is_terminal} if node.is_terminal else {})
+
+
 def failures(findings):
     return [f for f in findings or [] if not f.ok]
 
@@ -587,14 +678,35 @@ def best_line_text(path, why):
 
 def deepest_best(store: Store) -> Node | None:
     """The deepest live scored node, the best-scored at that depth: where a beam search's answer comes from."""
-    candidates = [n for n in store.nodes() if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)]
+    candidates = [n for n in answer_candidates(store) if n.eval_score is not None]
     return max(candidates, key=lambda n: (n.depth, n.eval_score), default=None)
 
 
+def above_fork(store: Store) -> set[str]:
+    """The ids of a fork's copied nodes above the node it was forked at: the path it continues from, never its
+    answer (the fork continues under its node, so its answer's line passes through it)."""
+    return {n.parent_id for n in store.nodes() if n.state.get("copied") and n.parent_id}
+
+
+def fork_node(store: Store) -> Node | None:
+    """The node a fork continues from (the deepest copy of its path), or None in a session that is no fork."""
+    return max((n for n in store.nodes() if n.depth and n.state.get("copied")), key=lambda n: n.depth, default=None)
+
+
+def answer_candidates(store: Store) -> list[Node]:
+    """The live nodes below the root an answer may come from (in a fork, none of the path above its node)."""
+    above = above_fork(store)
+    return [n for n in store.nodes() if n.depth > 0 and n.id not in above and not store.is_pruned(n)]
+
+
 async def settle_all(*awaitables):
-    """Like gather, but every awaitable finishes before the first error is raised: no write is left running."""
+    """Like gather, but every awaitable finishes before the first error is raised: no write is left running. The first
+    error is raised; any other is logged, never dropped without a word."""
     results = await asyncio.gather(*awaitables, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
+    errors = [result for result in results if isinstance(result, BaseException)]
+    for dropped in errors[1:]:
+        if not isinstance(dropped, (BudgetExhausted, StopRequested, asyncio.CancelledError)):  # expected endings
+            log.error("a step running beside another that failed also failed", exc_info=dropped)
+    if errors:
+        raise errors[0]
     return results

@@ -2,14 +2,24 @@
 
 Each iteration selects a leaf by UCB1 (a child never visited counts at its value, so the search goes deeper on the
 best line before it widens weak ones), expands it with n children in one call, values them, and rolls out from the
-best child: at each rollout step `rollout_samples` children are proposed and valued and the best is followed, down to
-a terminal node, `max_depth` or `rollout_depth` steps. The reward then goes up the path: a successful terminal's
-value; a failed terminal gets -1 itself and 0 above it; a rollout that reached max_depth without an end gets -1; any
-other rollout the mean of its values. A value is the model's judgement (with the reflections on failed lines in its
-prompt) mixed with self-consistency, the share of the expansion's proposals that were this very thought:
-(1 - consistency) * LM + consistency * SC. A terminal valued at the threshold is verified (judged again, several
-samples) before it counts as a success. Failed terminal lines get a written reflection that later expansions and
-values read.
+best child: at each rollout step `rollout_samples` children are proposed and valued and the best is followed (a
+terminal first), down to a terminal node, `max_depth` or `rollout_depth` steps. The reward then goes up the path: a
+successful terminal's 1; a failed terminal gets -1 itself and 0 above it; a rollout that reached max_depth without an
+end gets -1; any other rollout the mean of its values. A value is the model's judgement (with the reflections on
+failed lines in its prompt) mixed with self-consistency, the share of the expansion's proposals that were this very
+thought: (1 - consistency) * LM + consistency * SC.
+
+Whether a terminal line succeeded is decided as the reference decides it, from the terminal itself, never from the
+mixed value (a unique thought among 3 proposals has SC 1/3, so a perfect judgement would mix to 0.83 and one guessed
+sample under the threshold): by the task's checker where the task has one that judges an answer alone (a Game of 24
+answer's arithmetic: the environment's reward, no model call), else by the model's own judgement of the terminal
+(state["judged"], verified with several samples) at the threshold, and where the client's facts are checked, only if
+the terminal passes those checks too: the evaluator alone never reaches success on a task with a checker. Failed
+terminal lines get a written reflection that later expansions and values read.
+
+Rollout samples are simulated, as the reference's are (it keeps them out of node.children): stored and shown (kind
+"rollout"), valued and visited, but never selected into and never counted as an expansion, so a node the rollout
+passed through is still expanded to its full width when selection reaches it.
 
 Every statistic lives on the stored nodes (visit_count, total_reward, state["iteration"]), so a run rebuilds its
 search from the tree: the iteration count is the root's visit_count, and an iteration expanded but not yet
@@ -20,14 +30,24 @@ import math
 
 from pydantic import BaseModel, Field
 
-from reasoning.prompts import format_path, render
+from reasoning.prompts import render
 
-from .base import VERIFY_SAMPLES, Contract, Strategy, StrictParams, deepest_best, settle_all
+from .base import (
+    VERIFY_SAMPLES,
+    Contract,
+    Strategy,
+    StrictParams,
+    answer_candidates,
+    deepest_best,
+    fork_node,
+    settle_all,
+)
 from .replies import AnswerOut, Commentary, ScoreOut, ThoughtsOut
-from .tot import listed, merge_duplicates, same
+from .thoughts import listed, merge_duplicates, same
 
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
 FAILED_TERMINAL = -1.0  # the reward of a terminal line that failed, and of a rollout that ran out of depth
+SUCCESS = 1.0  # the reward of a terminal line that succeeded (the reference's environment reward r = 1)
 
 
 class ReflectOut(BaseModel):
@@ -40,6 +60,7 @@ class ValueOut(ScoreOut):
 
 EXPAND = Contract("lats.expand", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("lats.evaluate", ValueOut, max_tokens=300)
+STATE_EVALUATE = Contract("lats.state_evaluate", ValueOut, max_tokens=300)  # a position alone (equal ones share it)
 REFLECT = Contract("lats.reflect", ReflectOut, max_tokens=400)
 SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1000)
 
@@ -47,13 +68,15 @@ SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1000)
 class LATSParams(StrictParams):
     iterations: int = Field(8, ge=1, le=40, description="MCTS iterations (select, expand, simulate, backpropagate).")
     children: int = Field(3, ge=1, le=6, description="Children proposed per expansion.")
-    exploration: float = Field(1.0, ge=0, le=4, description="UCB1 exploration weight c.")
+    # 1.0 as the LATS reference's programming/mcts.py (uct's exploration_weight); its HotpotQA code (hotpot/lats.py)
+    # takes √2, writing sqrt(2 ln N / n).
+    exploration: float = Field(1.0, ge=0, le=4, description="UCB1 exploration weight c (the reference: 1, or √2).")
     max_depth: int = Field(5, ge=1, le=10, description="Deepest level a node may reach.")
     rollout_depth: int = Field(
         4, ge=0, le=10, description="Most simulation steps from the best new child (it stops at a terminal node)."
     )
     rollout_samples: int = Field(
-        2, ge=1, le=6, description="Children proposed per simulation step; the best is followed."
+        2, ge=1, le=6, description="Children proposed per simulation step; the best is followed (the reference: 5)."
     )
     value_samples: int = Field(
         3, ge=1, le=5, description="Judgements asked per value, in one request where the model allows (their mean)."
@@ -61,14 +84,19 @@ class LATSParams(StrictParams):
     consistency: float = Field(
         0.2, ge=0, le=1, description="Weight of self-consistency (how often a thought was proposed) in a value."
     )
-    threshold: float = Field(0.8, ge=0, le=1, description="Value at which a terminal node counts as a success.")
+    threshold: float = Field(
+        0.8, ge=0, le=1, description="The model's own judgement of a terminal at which it counts as a success."
+    )
 
 
 class LanguageAgentTreeSearch(Strategy):
     name = "lats"
     label = "LATS (MCTS)"
+    scale = "value"
+    legend = ("unscored", "visits", "rollout", "reflection")
     Params = LATSParams
-    contracts = (EXPAND, EVALUATE, REFLECT, SYNTHESIZE)
+    contracts = (EXPAND, EVALUATE, STATE_EVALUATE, REFLECT, SYNTHESIZE)
+    shares_states = True
 
     async def search(self):
         barren = 0  # expansions in this run that gave nothing to simulate: a bound, so failures cannot loop forever
@@ -91,6 +119,9 @@ class LanguageAgentTreeSearch(Strategy):
     async def _iterate(self):
         """One MCTS iteration (or the rest of an interrupted one): True if it simulated, False if its expansion gave
         nothing to simulate, None when there is nothing left to expand."""
+        if self._copied_to_value():
+            await self._value_copied()  # a fork's first work: its copied path valued in LATS's own terms
+            return True
         iteration = self._root().visit_count + 1
         children = self._pending(iteration)
         if not children:
@@ -110,7 +141,7 @@ class LanguageAgentTreeSearch(Strategy):
     def _pending(self, iteration):
         """The children of an iteration expanded but never backpropagated (a run cut off mid-iteration)."""
         live = [n for n in self._live() if n.state.get("iteration") == iteration and not n.parse_error]
-        return [n for n in live if n.state.get("kind") == "expand"]
+        return [n for n in live if n.state.get("kind") == "expand" and not n.state.get("copied")]
 
     async def _simulate(self, start, iteration):
         """The rollout from the best new child: best of `rollout_samples` per step; (its end, the values on the way).
@@ -123,6 +154,7 @@ class LanguageAgentTreeSearch(Strategy):
             if node.is_terminal or not self._expandable(node) or self.exhausted:
                 break
             samples = [c for c in self.ctx.store.children(node) if c.state.get("iteration") == iteration]
+            samples = [c for c in samples if not c.state.get("copied")]  # a copied path's marks are another run's
             if samples:
                 await self._score([c for c in samples if self._needs_value(c)])
             else:
@@ -130,14 +162,36 @@ class LanguageAgentTreeSearch(Strategy):
             valued = [c for c in self._fresh(samples) if c.eval_score is not None and not self.ctx.store.is_pruned(c)]
             if not valued:
                 break
-            node = max([c for c in valued if c.is_terminal] or valued, key=lambda c: c.eval_score)
+            node = max([c for c in valued if c.is_terminal] or valued, key=lambda c: (succeeded(c), c.eval_score))
             values.append(node.eval_score)
         return node, values
+
+    def _copied_to_value(self):
+        """A fork's copied path still to value: its nodes without a value, and the fork's node itself, judged again
+        once (its terminal flag is never copied), so selection descends the path and expands under its end."""
+        copied = [n for n in self._live() if n.depth and n.state.get("copied") and not n.parse_error]
+        end = fork_node(self.ctx.store)
+        fresh = [n for n in copied if not n.state.get("revalued")]
+        return [n for n in fresh if n.eval_score is None or (end is not None and n.id == end.id)]
+
+    async def _value_copied(self):
+        nodes = self._copied_to_value()
+        end = fork_node(self.ctx.store)
+        results = await settle_all(*(self.judge(node, self.ctx.params.value_samples) for node in nodes))
+        changes = []
+        for node, fields in zip(nodes, results, strict=True):
+            if "eval_score" in fields:
+                fields["state"] = {**fields.get("state", node.state), "revalued": True}
+                if node.id != end.id:  # a node above the fork's continues in its copied child: it ends no line
+                    fields["is_terminal"] = False
+            if fields:
+                changes.append((node, fields))
+        await self.ctx.store.update_many(changes)
 
     async def _backpropagate(self, end, values):
         """One visit and the reward for every node from the simulated end to the root, in one write."""
         path = self.ctx.store.path(end)
-        rewards = path_rewards(path, end, values, self.ctx.params)
+        rewards = path_rewards(path, end, values, self.ctx.params, succeeded(end))
         await self.ctx.store.update_many(
             [(n, {"visit_count": n.visit_count + 1, "total_reward": n.total_reward + r}) for n, r in zip(path, rewards)]
         )
@@ -154,8 +208,9 @@ class LanguageAgentTreeSearch(Strategy):
         return children
 
     async def _propose(self, parent, k, kind, iteration, reflections):
-        siblings = [c.thought for c in self.ctx.store.children(parent)]
-        prompt = self._render(
+        # A rollout's samples are simulated, outside the tree: an expansion may propose them again as its own.
+        siblings = [c.thought for c in self._in_tree(parent, kind == "rollout")]
+        prompt = self.render_on_path(
             EXPAND,
             self.ctx.store.path(parent),
             k=k,
@@ -176,26 +231,39 @@ class LanguageAgentTreeSearch(Strategy):
         return await self.ctx.store.add_children(parent, items, answer)
 
     async def _score(self, nodes):
-        """Value nodes concurrently; a terminal valued at the threshold is verified before it can end the search."""
+        """Value nodes concurrently; a terminal judged at the threshold is verified before it can end the search."""
         if nodes:
-            results = await settle_all(*(self.judge(node, self.ctx.params.value_samples) for node in nodes))
+            samples = self.ctx.params.value_samples
+            results = await settle_all(*(self.judge_shared(node, samples) for node in nodes))
             await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
-            hopeful = [n for n in self._fresh(nodes) if self._reaches_threshold(n)]
+            hopeful = [n for n in self._fresh(nodes) if self._unverified_success(n)]
             await settle_all(*(self.verify(n) for n in hopeful))
 
     async def judge(self, node, samples):
-        """The node's value (its fields to store; none if the budget ran out): the model's judgement, `samples` times
-        asked, mixed with self-consistency."""
-        reflections = self.ctx.store.critiques()[-RECENT_REFLECTIONS:]
-        prompt = self._render(
-            EVALUATE,
-            self.ctx.store.path(node)[:-1],
-            thought=node.thought,
-            step=node.depth,
-            depth=max(self.ctx.params.max_depth, node.depth),
-            reflections=format_reflections(reflections),
-        )
-        answer, failure = await self.ask(EVALUATE, prompt, node, "evaluation", samples=samples)
+        """The node's value (its fields to store; none if the budget ran out): the task's checker's verdict on an
+        answer it judges alone; else the model's judgement, `samples` times asked, mixed with self-consistency."""
+        checked = self.ctx.case.verdict(node.thought)
+        if checked is not None:  # the environment's reward, as the reference's: no model call
+            state = {**node.state, "success": checked.ok, "decided_by": "checker"}
+            why = f"the task's checker: {checked.detail}"
+            fields = {"eval_score": 1.0 if checked.ok else 0.0, "eval_reason": why, "is_terminal": True, "state": state}
+            return fields | {"stale": False, "parse_error": ""}
+        reflections = format_reflections(self.ctx.store.critiques()[-RECENT_REFLECTIONS:])
+        position = Strategy.state_key(self, node)
+        if position is not None:  # a position judged alone: every equal one shares the judgement
+            contract = STATE_EVALUATE
+            prompt = render(contract, **self.case_fields(state=position, reflections=reflections))
+        else:
+            contract = EVALUATE
+            prompt = self.render_on_path(
+                contract,
+                self.ctx.store.path(node)[:-1],
+                thought=node.thought,
+                step=node.depth,
+                depth=max(self.ctx.params.max_depth, node.depth),
+                reflections=reflections,
+            )
+        answer, failure = await self.ask(contract, prompt, node, "evaluation", samples=samples)
         if answer is None:
             return failure
         judged = sum(s.score for s in answer.samples) / len(answer.samples)
@@ -207,8 +275,28 @@ class LanguageAgentTreeSearch(Strategy):
         state = {**node.state, "judged": round(judged, 4)}
         if got >= VERIFY_SAMPLES:
             state["verified"] = got  # judged as many times as a verification would: nothing to ask again
+        if terminal:
+            state |= self._judged_success(node, judged)
         fields = {"eval_score": value, "eval_reason": reason, "is_terminal": terminal, "state": state}
         return fields | {"stale": False, "parse_error": "", "spent": answer}
+
+    def state_key(self, node):
+        """A node's state, and the reflections its judge is shown: a new reflection asks for a new judgement, as the
+        reference's value cache is keyed by its whole prompt."""
+        position = super().state_key(node)
+        shown = [c.id or str(c.attempt_num) for c in self.ctx.store.critiques()[-RECENT_REFLECTIONS:]]
+        return f"{position} · after reflections {', '.join(shown)}" if position and shown else position
+
+    def reused(self, node, fields, key, source):
+        """An equal position's judgement, mixed with this node's own self-consistency."""
+        shared = super().reused(node, fields, key, source)
+        judged = shared["state"].get("judged")
+        if judged is None or shared["state"].get("decided_by") == "checker":
+            return shared
+        shared["eval_score"] = mixed_value(judged, node.state.get("consistency", 1.0), self.ctx.params.consistency)
+        if shared.get("is_terminal"):
+            shared["state"] |= self._judged_success(node, judged)
+        return shared
 
     async def _reflect_failures(self, end):
         """A self-reflection on each failed terminal line a simulation ended on (this one's `end` included, its visit
@@ -221,7 +309,8 @@ class LanguageAgentTreeSearch(Strategy):
     async def _reflect(self, node):
         path = self.ctx.store.path(node)
         reason = node.eval_reason or "(no reason was given)"  # stored on the node, so a resumed run still has it
-        prompt = self._render(REFLECT, path[:-1], thought=node.thought, score=f"{node.eval_score:.2f}", reason=reason)
+        score = f"{node.eval_score:.2f}"
+        prompt = self.render_on_path(REFLECT, path[:-1], thought=node.thought, score=score, reason=reason)
         answer = await self.ask_about(REFLECT, prompt, node, "reflection")
         if answer is None:
             return
@@ -238,7 +327,7 @@ class LanguageAgentTreeSearch(Strategy):
         await self._score([self.ctx.store.get(node.id)])
 
     async def synthesize(self, path):
-        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
+        return await self.ctx.gateway.ask(SYNTHESIZE, self.render_on_path(SYNTHESIZE, path), node_id=path[-1].id)
 
     def final_candidates(self):
         """Every live valued terminal node ends a line with an answer of its own."""
@@ -246,11 +335,11 @@ class LanguageAgentTreeSearch(Strategy):
 
     @classmethod
     def best_node(cls, store):
-        """The best-valued live terminal node; else the end of the most-visited live path from the root."""
-        live = [n for n in store.nodes() if n.depth > 0 and not store.is_pruned(n)]
-        terminals = [n for n in live if n.is_terminal and n.eval_score is not None]
+        """The best live terminal node (a success first, then by value); else the end of the most-visited live path
+        from the root."""
+        terminals = [n for n in answer_candidates(store) if n.is_terminal and n.eval_score is not None]
         if terminals:
-            return max(terminals, key=lambda n: (n.eval_score, n.visit_count))
+            return max(terminals, key=lambda n: (succeeded(n), n.eval_score, n.visit_count))
         node = next((n for n in store.nodes() if n.depth == 0), None)
         while node is not None:
             visited = [c for c in store.children(node) if c.visit_count and not store.is_pruned(c)]
@@ -272,28 +361,44 @@ class LanguageAgentTreeSearch(Strategy):
         return [self.ctx.store.get(n.id) for n in nodes]
 
     def _done(self):
-        """The iteration limit, or a live verified terminal node at or above the threshold (early stop)."""
-        solved = any(self._succeeded(n) for n in self._live())
+        """The iteration limit, or a live terminal node that succeeded (early stop)."""
+        solved = any(succeeded(n) for n in self._live())
         return solved or self._root().visit_count >= self.ctx.params.iterations
 
-    def _reaches_threshold(self, node):
-        scored = node.is_terminal and node.eval_score is not None
-        return scored and node.eval_score >= self.ctx.params.threshold and node.state.get("verified") is None
+    def _judged_success(self, node, judged):
+        """A terminal the model judged: a success at the threshold of its own judgement (never the mixed value), and
+        where the client's facts are checked, only if the terminal passes those checks too."""
+        failed = [f for f in self.ctx.case(node.thought) if not f.ok]
+        if failed:
+            return {"success": False, "decided_by": "checker"}
+        return {"success": judged >= self.ctx.params.threshold, "decided_by": "judgement"}
 
-    def _succeeded(self, node):
-        valued = node.is_terminal and node.eval_score is not None and node.state.get("verified")
-        return bool(valued) and node.eval_score >= self.ctx.params.threshold
+    def _unverified_success(self, node):
+        """A success the model's judgement alone decided, on fewer samples than a verification asks."""
+        judged = node.state.get("decided_by") == "judgement"
+        return judged and succeeded(node, verified=False) and node.state.get("verified") is None
 
     def _failed(self, node):
-        return node.is_terminal and node.eval_score is not None and node.eval_score < self.ctx.params.threshold
+        if not node.is_terminal or node.eval_score is None:
+            return False
+        success = node.state.get("success")
+        if success is None:  # a terminal valued before success was recorded: its own judgement decides
+            success = node.state.get("judged", node.eval_score) >= self.ctx.params.threshold
+        return not success
+
+    def _in_tree(self, node, rollouts=False):
+        """A node's children in the tree: what an expansion or a hand made, and a fork's copied path (rollout samples
+        only if asked)."""
+        kids = self.ctx.store.children(node)
+        return [c for c in kids if rollouts or not c.state.get("rollout") or c.state.get("copied")]
 
     def _proposed(self, node):
-        """Children proposed under a node, by an expansion or as rollout samples: a node with any is no leaf."""
-        return self.ctx.store.children(node)
+        """Whether a node was expanded (rollout samples are simulated: a node with only those is still a leaf)."""
+        return bool(self._in_tree(node))
 
     def _selectable(self, node):
-        """Children selection may descend into: live, valued, not terminal (a terminal ends its line)."""
-        kids = [c for c in self.ctx.store.children(node) if not self.ctx.store.is_pruned(c)]
+        """Children selection may descend into: in the tree, live, valued, not terminal (a terminal ends its line)."""
+        kids = [c for c in self._in_tree(node) if not self.ctx.store.is_pruned(c)]
         return [c for c in kids if c.eval_score is not None and not c.is_terminal and not c.parse_error]
 
     def _expandable(self, node):
@@ -314,14 +419,6 @@ class LanguageAgentTreeSearch(Strategy):
         calls = 1 + p.children + p.rollout_depth * (1 + p.rollout_samples) + 3
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
-    def _render(self, contract, path, **fields):
-        return render(
-            contract,
-            **self.case_fields(
-                path=format_path([n.thought for n in path[1:]]),
-                **fields,
-            ),
-        )
 
 
 # ---- the rules, pure ------------------------------------------------------------------------------
@@ -352,10 +449,17 @@ def mixed_value(judged, consistency, weight):
     return round((1 - weight) * judged + weight * consistency, 4)
 
 
-def path_rewards(path, end, values, params):
+def succeeded(node, verified=True):
+    """A terminal that succeeded: by the task's checker, or by the model's judgement (verified, unless not asked)."""
+    if not node.is_terminal or node.eval_score is None or not node.state.get("success"):
+        return False
+    return not verified or node.state.get("decided_by") != "judgement" or bool(node.state.get("verified"))
+
+
+def path_rewards(path, end, values, params, success):
     """The reward each node of a root-first path gets for one simulation ending at `end` (the path's last node)."""
-    if end.is_terminal and end.eval_score is not None and end.eval_score >= params.threshold:
-        return [end.eval_score] * len(path)
+    if end.is_terminal and success:
+        return [SUCCESS] * len(path)
     if end.is_terminal:
         return [0.0] * (len(path) - 1) + [FAILED_TERMINAL]  # a failed end: -1 for it, nothing gained above it
     if end.depth >= params.max_depth:

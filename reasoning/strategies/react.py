@@ -70,6 +70,8 @@ def deepest(nodes):
 class ReAct(Strategy):
     name = "react"
     label = "ReAct with tools"
+    scale = None
+    legend = ("step", "answer", "action")
     Params = ReActParams
     contracts = (STEP, SYNTHESIZE)
 

@@ -1,8 +1,9 @@
 """Reflexion (Shinn et al. 2023): whole attempts judged against the rubric, and a verbal critique of each one
 that falls short kept as memory for the next.
 
-Attempt k is a chain under the root: its first step a child of the root, each further step a child of the one
-before, every node's state {"attempt": k, "step": i, "of": n}. It is written in one call and stored step by step,
+Attempt k is a chain under the root (in a fork, under the fork's node: the copied path is attempt 1, and every later
+attempt continues from it): its first step a child of that node, each further step a child of the one before, every
+node's state {"attempt": k, "step": i, "of": n}. It is written in one call and stored step by step,
 the call's cost charged to its first step; its score (and the critique's cost) lives on its last node. Under the
 threshold it gets a critique, and the last `memory` live critiques (the paper keeps 3) go into the next attempt's
 ### MEMORY and are marked applied. The search stops at the first attempt that reaches the threshold once verified
@@ -20,9 +21,9 @@ from pydantic import BaseModel, Field
 
 from reasoning.prompts import format_path, render
 
-from .base import Answer, Contract, Node, Strategy, StrictParams, settle_all
+from .base import Answer, Contract, Node, Strategy, StrictParams, answer_candidates, settle_all
 from .replies import AnswerOut, Commentary, Prose, ScoreOut
-from .tot import listed, merge_duplicates, same
+from .thoughts import listed, merge_duplicates, same
 
 
 class Step(BaseModel):
@@ -82,9 +83,9 @@ def in_attempt(node, num=None):
 
 
 def copied_attempt(store, root):
-    """A path a fork copied from a session of another mode, taken as attempt 1: its steps are the attempt's chain, its
-    last node's score the attempt's, so the next attempt is written from its critique instead of from nothing."""
-    first = next((c for c in store.children(root) if c.state.get("copied") and not in_attempt(c)), None)
+    """The path a fork copied, taken as attempt 1: its steps are the attempt's chain, its last node's score the
+    attempt's, so the next attempt continues from it, written from its critique."""
+    first = next((c for c in store.children(root) if c.state.get("copied")), None)
     if first is None:
         return None
     chain = [first]
@@ -96,6 +97,7 @@ def copied_attempt(store, root):
 class Reflexion(Strategy):
     name = "reflexion"
     label = "Reflexion"
+    legend = ("unscored", "critique", "attempt")
     Params = ReflexionParams
     contracts = (ATTEMPT, EVALUATE, REFLECT, EXPAND, SYNTHESIZE)
 
@@ -124,19 +126,24 @@ class Reflexion(Strategy):
     def _root(self):
         return next(n for n in self.ctx.store.nodes() if n.depth == 0)
 
+    def _base(self):
+        """Where attempts start: the root, or in a fork the end of its copied path (attempt 1)."""
+        copied = copied_attempt(self.ctx.store, self._root())
+        return copied.last if copied is not None else self._root()
+
     def _attempts(self):
-        """Every attempt's chain, by number: a child of the root that starts one, then its steps one by one."""
-        store, found = self.ctx.store, []
-        for first in store.children(self._root()):
-            if not in_attempt(first):
+        """Every attempt's chain, by number: a child of the base that starts one, then its steps one by one (in a
+        fork, the copied path first, as attempt 1)."""
+        store = self.ctx.store
+        copied = copied_attempt(store, self._root())
+        found = [copied] if copied is not None else []
+        for first in store.children(self._base()):
+            if not in_attempt(first) or first.state.get("copied"):
                 continue
             num, chain = first.state["attempt"], [first]
             while following := next((c for c in store.children(chain[-1]) if in_attempt(c, num)), None):
                 chain.append(following)
             found.append(Attempt(num, chain))
-        copied = copied_attempt(store, self._root())
-        if copied is not None and all(a.num != 1 for a in found):
-            found.append(copied)
         return sorted(found, key=lambda a: a.num)
 
     def _live(self, attempts):
@@ -192,34 +199,35 @@ class Reflexion(Strategy):
 
     async def _write_attempt(self, num):
         """Attempt `num` in one call, with the last critiques as its memory; those critiques are then applied."""
-        root, memory, steps = self._root(), self._memory(), self.ctx.params.steps
+        base, memory, steps = self._base(), self._memory(), self.ctx.params.steps
+        so_far = format_path([n.thought for n in self.ctx.store.path(base)[1:]])  # a fork's path: it continues there
         prompt = self._render(
-            ATTEMPT, memory=memory, attempt=num, max_attempts=self.ctx.params.max_attempts, steps=steps
+            ATTEMPT, memory=memory, attempt=num, max_attempts=self.ctx.params.max_attempts, steps=steps, path=so_far
         )
-        answer, failure = await self.ask(ATTEMPT, prompt, root, "attempt")
+        answer, failure = await self.ask(ATTEMPT, prompt, base, "attempt")
         if failure:
-            await self._record_failed_attempt(root, num, failure)
+            await self._record_failed_attempt(base, num, failure)
         if answer is None:
             return
         thoughts = [s.thought for s in answer.parsed.steps[:steps]]
         fresh = [c for c in memory if not c.applied_to_next]
-        await settle_all(self._add_chain(root, num, thoughts, answer), self.ctx.store.mark_applied(fresh))
+        await settle_all(self._add_chain(base, num, thoughts, answer), self.ctx.store.mark_applied(fresh))
 
-    async def _add_chain(self, root, num, thoughts, answer):
+    async def _add_chain(self, base, num, thoughts, answer):
         """One child at a time, each under the one before; the call's cost goes with the first step, and every step
         carries the model that wrote it."""
-        parent, written = root, Answer(parsed=None, model=answer.model, cost_usd=0.0, latency_ms=0)
+        parent, written = base, Answer(parsed=None, model=answer.model, cost_usd=0.0, latency_ms=0)
         for i, thought in enumerate(thoughts, 1):
             state = {"attempt": num, "step": i, "of": len(thoughts)}
             item = {"thought": thought, "state": state}
             [parent] = await self.ctx.store.add_children(parent, [item], answer if i == 1 else written)
 
-    async def _record_failed_attempt(self, root, num, failure):
+    async def _record_failed_attempt(self, base, num, failure):
         """An attempt that could not be written still takes its number: a one-node chain holding the error."""
         state = {"attempt": num, "step": 1, "of": 1, "failed": True}
         why = failure["parse_error"].split(":")[0]
         item = {"thought": f"Attempt {num} could not be written: {why}.", "state": state}
-        [node] = await self.ctx.store.add_children(root, [item], None)
+        [node] = await self.ctx.store.add_children(base, [item], None)
         await self.ctx.store.update(node, **failure)
 
     async def _verify_all(self, nodes):
@@ -247,7 +255,7 @@ class Reflexion(Strategy):
         prompt = self._render(
             REFLECT,
             attempt=attempt.num,
-            path=format_path([n.thought for n in attempt.chain]),
+            path=format_path([n.thought for n in self.ctx.store.path(attempt.last)[1:]]),  # a fork's path included
             score=f"{attempt.score:g}",
             threshold=f"{self.ctx.params.threshold:g}",
             # The evaluator's reason is stored on the node, so a resumed run critiques with it too.
@@ -330,7 +338,7 @@ class Reflexion(Strategy):
     @classmethod
     def best_node(cls, store):
         """The last node of the best-scored live line (a later attempt wins a tie): only line ends carry scores."""
-        lines = [n for n in store.nodes() if n.depth > 0 and n.eval_score is not None and not store.is_pruned(n)]
+        lines = [n for n in answer_candidates(store) if n.eval_score is not None]  # in a fork, from its node down
         return max(lines, key=lambda n: (n.eval_score, n.state.get("attempt") or 0), default=None)
 
     @classmethod

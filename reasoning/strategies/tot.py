@@ -15,15 +15,15 @@ pruned while its level runs frees its slot too: the level runs again with the ne
 drops are pruned only once their level is done). The rules themselves are pure functions at the end.
 """
 
-import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from reasoning.prompts import format_path, render
+from reasoning.prompts import render
 
 from .base import Contract, Strategy, StrictParams, deepest_best, settle_all
 from .replies import AnswerOut, OptionalProse, ScoreOut, ThoughtsOut
+from .thoughts import listed, merge_duplicates, same
 
 PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1200)
 EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
@@ -40,6 +40,10 @@ class VerdictOut(BaseModel):
 
 
 VALUE = Contract("tot.value", VerdictOut, max_tokens=300)
+# The same judgements of a state alone (the position a step leaves), as the paper's value prompt sees only the numbers
+# left: every candidate that reaches a state judged already shares that judgement (Strategy.judge_shared).
+STATE_EVALUATE = Contract("tot.state_evaluate", ScoreOut, max_tokens=300)
+STATE_VALUE = Contract("tot.state_value", VerdictOut, max_tokens=300)
 
 
 class ToTParams(StrictParams):
@@ -57,8 +61,10 @@ class ToTParams(StrictParams):
 class TreeOfThoughts(Strategy):
     name = "tot"
     label = "Tree of Thoughts"
+    legend = ("unscored", "dropped")
     Params = ToTParams
-    contracts = (PROPOSE, EVALUATE, VALUE, SYNTHESIZE)
+    contracts = (PROPOSE, EVALUATE, VALUE, STATE_EVALUATE, STATE_VALUE, SYNTHESIZE)
+    shares_states = True
 
     async def search(self):
         depth, keep = max(1, self._deepest_live_level()), self.ctx.params.keep
@@ -105,7 +111,7 @@ class TreeOfThoughts(Strategy):
 
     def _can_afford(self, parents, unscored, remaining):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
-        calls = parents * (1 + self.ctx.params.branching) + unscored + 1
+        calls = parents * (1 + self.ctx.params.branching) + unscored + 1  # at most: equal states share a judgement
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
     async def expand(self, node, k):
@@ -123,14 +129,14 @@ class TreeOfThoughts(Strategy):
     async def _score(self, nodes):
         if nodes:
             samples = self.ctx.params.value_samples
-            results = await settle_all(*(self.judge(node, samples) for node in nodes))
+            results = await settle_all(*(self.judge_shared(node, samples) for node in nodes))
             await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
 
     async def _propose(self, parent, k):
         path = self.ctx.store.path(parent)
         step, depth = parent.depth + 1, max(self.ctx.params.depth, parent.depth + 1)
         siblings = [c.thought for c in self.ctx.store.children(parent)]
-        prompt = self._render(PROPOSE, path, k=k, step=step, depth=depth, proposed=listed(siblings))
+        prompt = self.render_on_path(PROPOSE, path, k=k, step=step, depth=depth, proposed=listed(siblings))
         answer = await self.ask_about(PROPOSE, prompt, parent, "proposals", expect=k)
         if answer is None:
             return []
@@ -139,17 +145,26 @@ class TreeOfThoughts(Strategy):
         return await self.ctx.store.add_children(parent, items, answer)
 
     async def judge(self, node, samples):
-        """Score one node, its judgement asked `samples` times; the fields to store (none if the budget ran out)."""
-        contract = VALUE if self.ctx.params.value_mode == "categorical" else EVALUATE
-        prompt = self._render(contract, self.ctx.store.path(node)[:-1], thought=node.thought)
+        """Score one node, its judgement asked `samples` times; the fields to store (none if the budget ran out). A node
+        with a canonical state is judged on that state alone; any other on its whole line."""
+        categorical = self.ctx.params.value_mode == "categorical"
+        state = self.state_key(node)
+        if state is not None:
+            contract = STATE_VALUE if categorical else STATE_EVALUATE
+            prompt = render(contract, **self.case_fields(state=state))
+        else:
+            contract = VALUE if categorical else EVALUATE
+            prompt = self.render_on_path(contract, self.ctx.store.path(node)[:-1], thought=node.thought)
         answer, failure = await self.ask(contract, prompt, node, "evaluation", samples=samples)
         if answer is None:
             return failure
         score, reason = sampled_value(answer.samples, asked=samples)
-        return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
+        # `judged`: the judgement as the model gave it, before any cap of a failed fact check (what a reuse takes).
+        fields = {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
+        return fields | {"state": {**node.state, "judged": score}}
 
     async def synthesize(self, path):
-        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=path[-1].id)
+        return await self.ctx.gateway.ask(SYNTHESIZE, self.render_on_path(SYNTHESIZE, path), node_id=path[-1].id)
 
     @classmethod
     def best_node(cls, store):
@@ -163,25 +178,22 @@ class TreeOfThoughts(Strategy):
             total += width
         return total
 
-    def _render(self, contract, path, **fields):
-        return render(
-            contract,
-            **self.case_fields(
-                path=format_path([n.thought for n in path[1:]]),
-                **fields,
-            ),
-        )
-
-
 # ---- the rules, pure ------------------------------------------------------------------------------
 
 
 def beam_losers(live, depth, keep):
     """The live nodes of a level that leave the beam: all but the best `keep` scored ones; unscored ones leave too
-    (never scored 0). With nothing scored at the level, the level above is still the best there is: nobody leaves."""
+    (never scored 0). With nothing scored at the level, the level above is still the best there is: nobody leaves.
+    The beam keeps one node of each state (state["state_key"]): a second line to the same state would search what the
+    first searches, so it leaves and the next best state takes its slot."""
     level = [n for n in live if n.depth == depth and depth > 0]
     scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
-    kept = {n.id for n in scored[:keep]}
+    kept, states = [], set()
+    for node in scored:
+        state = node.state.get("state_key") if isinstance(node.state, dict) else None
+        if len(kept) < keep and (state is None or state not in states):
+            kept.append(node.id)
+            states.add(state)
     return [n for n in level if n.id not in kept] if kept else []
 
 
@@ -196,32 +208,6 @@ def level_work(live, depth, keep, proposed):
     parents = [n for n in kept if n.depth == depth - 1 and not proposed(n)]
     unscored = [n for n in kept if n.depth > 0 and ((n.depth == depth and n.eval_score is None) or n.stale)]
     return parents, unscored, dropped
-
-
-def listed(thoughts):
-    """Steps already proposed under a node, for its prompt: a new proposal should not repeat them."""
-    return format_path(thoughts) if thoughts else "(none)"
-
-
-def same(thought):
-    """A thought's identity for merging: its words, whatever the case, spacing and trailing full stop."""
-    return " ".join(re.findall(r"\S+", thought.casefold())).rstrip(".")
-
-
-def merge_duplicates(items, taken=()):
-    """The proposals with each thought once (the first wording kept, state["proposed"] counting how often it came);
-    a thought already among the parent's children is left out."""
-    merged, seen = [], set(taken)
-    for item in items:
-        key = same(item["thought"])
-        if key in seen:
-            for kept in merged:
-                if same(kept["thought"]) == key:
-                    kept["state"]["proposed"] = kept["state"].get("proposed", 1) + 1
-            continue
-        seen.add(key)
-        merged.append({**item, "state": dict(item.get("state") or {})})
-    return merged
 
 
 def sampled_value(samples, asked=None):

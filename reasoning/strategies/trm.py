@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from reasoning.llm.contracts import ParseError
 from reasoning.prompts import format_path, render
 
-from .base import Answer, Contract, Strategy, StrictParams, settle_all
+from .base import Answer, Contract, Strategy, StrictParams, answer_candidates, settle_all
 from .replies import Commentary, Recommendation
 
 # ---- the reasoning reply: marked lines ------------------------------------------------------
@@ -267,6 +267,8 @@ NO_ANSWER = "(none yet: this is the first iteration)"
 class RecursiveRefinement(Strategy):
     name = "trm"
     label = "TRM recursive refinement"
+    scale = "confidence"
+    legend = ("unscored", "confidence")
     Params = TRMParams
     contracts = (REASON, IMPROVE)
     REFINES_ITS_ANSWER = True  # a refused answer is rewritten with its findings at each try (base.Strategy)
@@ -410,7 +412,8 @@ class RecursiveRefinement(Strategy):
     @classmethod
     def best_node(cls, store):
         """The highest-confidence live iteration (on a tie, the later one); with none judged, the latest answer."""
-        live = [(i, n) for i, n in enumerate(store.nodes()) if n.depth > 0 and not store.is_pruned(n)]
+        candidates = {n.id for n in answer_candidates(store)}  # in a fork, never an answer above its node
+        live = [(i, n) for i, n in enumerate(store.nodes()) if n.id in candidates]
         scored = [(n.eval_score, n.depth, i, n) for i, n in live if n.eval_score is not None]
         if scored:
             return max(scored, key=lambda row: row[:3])[-1]

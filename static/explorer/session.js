@@ -7,6 +7,7 @@ import { renderAnswerChecks, renderAnswerExtras } from "./answer.js";
 import { renderConnection } from "./socket.js";
 import { renderTabs } from "./sidetabs.js";
 import { renderFacts } from "./facts.js";
+import { modeLabel } from "./strategies.js";
 
 export function renderSession() {
   const s = model.session;
@@ -14,7 +15,7 @@ export function renderSession() {
   const pill = $("session-status");
   pill.textContent = s.status;
   pill.className = "pill status-" + s.status;
-  setText("session-mode", s.mode);
+  setText("session-mode", modeLabel(s.mode));
   setText("session-mode-reason", s.mode_reason);
   $("session-mode-reason").title = s.mode_reason || "";
   const used = Number(s.budget_used_usd || 0), budget = Number(s.budget_usd || 0);

@@ -1,8 +1,10 @@
-/* How each strategy's tree looks and what its inspector shows, registered by mode (the session's `mode`).
+/* How each strategy's tree looks and what its inspector shows, by mode (the session's `mode`).
  *
+ * The modes themselves, their labels, what their colours measure and their legend's entries come from the server's
+ * registry (reasoning/strategies, embedded as #strategies-data): a strategy added there is drawn here at once.
  * Every strategy writes the same rows (nodes, edges, critiques); what differs is which numbers matter and
- * what the node's state holds. A strategy here is a set of small functions over one node row; what it does
- * not define comes from `base` (Tree of Thoughts looks exactly like the base):
+ * what the node's state holds. A look here is a set of small functions over one node row; what it does
+ * not define comes from `base` (Tree of Thoughts, and any mode without a look of its own, looks like the base):
  *   nodeSize [dx, dy]     layout spacing          prepare(rows) -> ctx, computed once per tree update
  *   ctxKey(ctx)           what of ctx a node's look depends on, as a string (nodes are restyled when it changes)
  *   labelBelow            chains: the label under the node, clear of the link (labelWidth: room kept right of it)
@@ -12,7 +14,8 @@
  *   scoreText(n, ctx)     the score badge ("" hides it)          fill(n)  optional: a colour of its own
  *   facts(n, ctx)         [[term, value]]         sections(n, ctx)  the inspector's blocks (see inspector.js)
  *   known                 state keys it renders itself; the rest show as a small key/value list
- *   scaleLabel            what the colour legend measures (null hides it)
+ * and from the registry: title (the mode's label), scaleLabel (what the colour legend measures; null hides it) and
+ * legend (its entries).
  */
 import d3 from "./d3-from-npm.js";
 import { firstLine, fixed, NODE_RADIUS, plain, truncate, UNSCORED } from "./util.js";
@@ -47,18 +50,27 @@ const base = {
   edgeLabel: () => "",
   scoreText(n) {
     if (n.parse_error) return "parse error";
-    return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}`;
+    return n.eval_score == null ? "not scored" : `score ${n.eval_score.toFixed(2)}` + reusedNote(n);
   },
   facts: (n) => searchFacts(n),
   sections(n) { return critiquesOn(n.id).map((c) => critiqueSection(c, "Critique", "")); },
 };
 
-// What the search itself says of a node whatever the strategy: merged duplicates and a verification.
-const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency"];
+// What the search itself says of a node whatever the strategy: merged duplicates, a verification, and the state its
+// judgement was of (a judgement of an equal state reused: no model call, nothing in the ledger).
+const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency", "state_key", "reused", "revalued"];
+
+const reusedNote = (n) => (state(n).reused ? " · reused" : "");
 
 function searchFacts(n) {
   const s = state(n);
   const rows = [];
+  if (s.state_key && s.reused) {
+    rows.push(["Judgement", `reused from node ${String(s.reused).slice(0, 8)}, which reached the same state ` +
+      `(${s.state_key}): no model call, nothing in the ledger`]);
+  } else if (s.state_key) {
+    rows.push(["Judged on", `its state alone (${s.state_key}); a node reaching it again takes this judgement`]);
+  }
   if (s.proposed > 1) rows.push(["Proposed", `${s.proposed} times in one reply (merged into this node)`]);
   if (s.verified === 0) rows.push(["Verified", "no: the verification itself failed"]);
   else if (s.verified > 0) rows.push(["Verified", `judged ${plural(s.verified, "time")} before it counted`]);
@@ -82,12 +94,17 @@ function finding(item) {
 
 // ---- LATS: Monte Carlo tree search -----------------------------------------------------------
 
-const MADE_BY = { expand: "expansion", rollout: "rollout (simulation)", hand: "expansion by hand" };
+const MADE_BY = { expand: "expansion", rollout: "rollout (simulated: outside the tree, never selected)",
+  hand: "expansion by hand" };
+const DECIDED_BY = { checker: "the task's checker", judgement: "the model's own judgement of it" };
+const meanReward = (n) => (n.visit_count > 0 ? n.total_reward / n.visit_count : null);
+const signed = (v) => (v < 0 ? "−" + (-v).toFixed(2) : v.toFixed(2));
 
+// A node's score is its value estimate (the evaluator's, mixed with self-consistency): what selection ranks an
+// unvisited node by. The rewards backpropagated through it and its visits are shown beside it, never in its place.
 const lats = {
   nodeSize: [34, 200],
-  scaleLabel: "value",
-  known: ["kind", "iteration", "rollout"],
+  known: ["kind", "iteration", "rollout", "success", "decided_by"],
   prepare(rows) {
     let most = 1;
     for (const n of rows) if (n.visit_count > most) most = n.visit_count;
@@ -98,31 +115,38 @@ const lats = {
     const r = ctx.size ? ctx.size(n.visit_count || 0) : R;
     return state(n).rollout ? Math.max(3.5, r * 0.75) : r;
   },
-  // The mean reward once visited; before that, the evaluator's estimate.
-  value: (n) => (n.visit_count > 0 ? n.total_reward / n.visit_count : num(n.eval_score)),
+  value: (n) => num(n.eval_score),
   hollow: (n) => !!state(n).rollout,
   label(n) {
-    const v = this.value(n);
-    const visits = n.visit_count > 0 ? ` ×${n.visit_count}` : "";
+    const v = this.value(n), mean = meanReward(n);
+    const visits = mean == null ? "" : ` r${signed(mean)} ×${n.visit_count}`;
     return (v == null ? "" : v.toFixed(2) + visits + "  ") + truncate(firstLine(n.thought), LABEL_CHARS);
+  },
+  tag(n) {
+    const s = state(n);
+    if (!n.is_terminal || s.success == null) return "";
+    return s.success ? "success" : "failed";
   },
   scoreText(n) {
     if (n.parse_error) return "parse error";
-    const mean = n.visit_count > 0 ? n.total_reward / n.visit_count : null;
-    if (mean != null) return `value ${mean.toFixed(2)} over ${plural(n.visit_count, "visit")}`;
-    return n.eval_score == null ? "not valued" : `estimate ${n.eval_score.toFixed(2)}, not visited`;
+    const v = num(n.eval_score), mean = meanReward(n);
+    if (v == null) return "not valued";
+    const visited = mean == null ? "not visited" : `reward ${signed(mean)} over ${plural(n.visit_count, "visit")}`;
+    return `value ${v.toFixed(2)} · ${visited}` + reusedNote(n);
   },
   facts(n) {
     const s = state(n);
-    const rows = [
-      ["Visits", String(n.visit_count || 0)],
-      ["Value", n.visit_count > 0
-        ? `${(n.total_reward / n.visit_count).toFixed(3)} (reward ${fixed(n.total_reward, 3)} / ${n.visit_count})`
-        : "— (not visited)"],
-    ];
-    if (n.eval_score != null) rows.push(["Estimate", `${n.eval_score.toFixed(3)} (the evaluator's value)`]);
+    const mean = meanReward(n);
+    const rows = [];
+    if (n.eval_score != null) rows.push(["Value", `${n.eval_score.toFixed(3)} (the estimate selection ranks it by)`]);
     if (num(s.judged) != null && num(s.consistency) != null) {
       rows.push(["Of which", `judged ${fixed(s.judged, 3)}, self-consistency ${fixed(s.consistency, 3)}`]);
+    }
+    rows.push(["Reward", mean == null ? "— (not visited)"
+      : `${signed(mean)} a visit (${fixed(n.total_reward, 3)} over ${plural(n.visit_count, "visit")})`]);
+    rows.push(["Visits", String(n.visit_count || 0)]);
+    if (n.is_terminal && s.success != null) {
+      rows.push(["Success", `${s.success ? "yes" : "no"}, decided by ${DECIDED_BY[s.decided_by] || "its judgement"}`]);
     }
     if (s.iteration != null) rows.push(["Iteration", String(s.iteration)]);
     if (s.kind) rows.push(["Made by", MADE_BY[s.kind] || String(s.kind)]);
@@ -197,7 +221,6 @@ const react = {
   nodeSize: [50, 250],
   labelBelow: true,
   labelWidth: 200,
-  scaleLabel: null, // ReAct keeps no scores
   known: ["step", "tool", "args", "answer"],
   value: () => null,
   label: (n) => truncate(firstLine(n.thought), 34),
@@ -248,7 +271,6 @@ const trm = {
   nodeSize: [50, 230],
   labelBelow: true,
   labelWidth: 200,
-  scaleLabel: "confidence",
   known: ["iteration", "insights", "issues", "suggestions", "confidence", "confidence_from", "stopped", "latent",
     "assessment", "alternative"],
   value: (n) => num(state(n).confidence) ?? num(n.eval_score),
@@ -316,13 +338,29 @@ const trm = {
 
 // ---- the registry ------------------------------------------------------------------------------
 
-const STRATEGIES = { tot: {}, lats, reflexion, react, trm };
-for (const mode of Object.keys(STRATEGIES)) {
-  STRATEGIES[mode] = Object.assign(Object.create(base), { mode, known: [] }, STRATEGIES[mode]);
+const LOOKS = { lats, reflexion, react, trm }; // the modes drawn their own way
+
+function registry() {
+  const data = document.getElementById("strategies-data");
+  return data ? JSON.parse(data.textContent) : [];
 }
 
-// The session's strategy; an unknown mode (a strategy this page has not learnt yet) looks like the base.
-export const currentStrategy = () => STRATEGIES[sessionMode()] || STRATEGIES.tot;
+const make = (entry) => Object.assign(Object.create(base), { known: [] }, LOOKS[entry.mode] || {},
+  { mode: entry.mode, title: entry.label, scaleLabel: entry.scale, legend: entry.legend || [] });
+const STRATEGIES = Object.fromEntries(registry().map((entry) => [entry.mode, make(entry)]));
+
+// The session's strategy. A mode the registry does not hold (a session of a strategy since removed) is drawn as the
+// base under its own name, said once in the console: never passed off as another strategy.
+export function currentStrategy() {
+  const mode = sessionMode();
+  if (!STRATEGIES[mode]) {
+    console.warn(`strategies: mode "${mode}" is not in the registry; drawn with the base look`);
+    STRATEGIES[mode] = make({ mode, label: mode, scale: "score", legend: ["unscored"] });
+  }
+  return STRATEGIES[mode];
+}
+
+export const modeLabel = (mode) => (STRATEGIES[mode] ? STRATEGIES[mode].title : mode);
 
 export const fillOf = (look, n) =>
   (look.strategy.fill ? look.strategy.fill(n) : scoreColor(look.strategy.value(n, look.ctx)));

@@ -794,13 +794,14 @@ function nodeTitle(n, look) {
   return lines.filter(Boolean).join("\n");
 }
 
-// Only the legend entries that mean something for this strategy (data-modes), and what its colours measure.
+// Only the legend entries that mean something for this strategy (its registry `legend`, as data-mark), and what its
+// colours measure.
 let legendMode = null;
 export function renderLegend(strategy) {
   if (legendMode === strategy.mode) return;
   legendMode = strategy.mode;
-  document.querySelectorAll(".legend [data-modes]").forEach((item) => {
-    item.hidden = !item.dataset.modes.split(" ").includes(strategy.mode);
+  document.querySelectorAll(".legend [data-mark]").forEach((item) => {
+    item.hidden = !strategy.legend.includes(item.dataset.mark);
   });
   show("legend-scale", !!strategy.scaleLabel);
   setText("legend-scale-label", strategy.scaleLabel || "");

@@ -88,8 +88,15 @@ class StrategiesViewTest(LiveBrowserTestCase):
         self.select(visited.id)
         facts = page.locator("#insp-mode-facts")
         expect(facts).to_contain_text(f"Visits{visited.visit_count}")
-        expect(facts).to_contain_text(f"{visited.total_reward / visited.visit_count:.3f}")
-        expect(page.locator("g.node.selected text.label")).to_contain_text(f"×{visited.visit_count}")
+        mean = visited.total_reward / visited.visit_count
+        signed = f"{mean:.2f}".replace("-", "−")
+        expect(facts).to_contain_text(f"Reward{signed} a visit")
+        # The score is the value estimate, the reward and the visits beside it (not the mean reward in its place).
+        expect(facts).to_contain_text(f"Value{visited.eval_score:.3f}")
+        label = page.locator("g.node.selected text.label")
+        expect(label).to_contain_text(f"{visited.eval_score:.2f} r{signed} ×{visited.visit_count}")
+        badge = f"value {visited.eval_score:.2f} · reward {signed} over {visited.visit_count} visit"
+        expect(page.locator('[data-testid="inspector"]')).to_contain_text(badge)
 
         critiques = list(session.critiques.all())
         expect(page.locator("g.node.noted")).to_have_count(len({c.node_id for c in critiques}))
@@ -189,9 +196,21 @@ class StrategiesViewTest(LiveBrowserTestCase):
         expect(inspector).not_to_contain_text("Visits")
         expect(inspector).not_to_contain_text("reward")
         expect(page.locator("#insp-mode-facts")).to_be_hidden()
-        expect(page.locator(".legend [data-modes='lats']").first).to_be_hidden()
+        expect(page.locator(".legend [data-mark='visits']").first).to_be_hidden()
         expect(page.locator("text.edge-label")).to_have_count(0)
         self.screenshot("tot")
+
+    def test_a_judgement_reused_from_an_equal_state_says_so(self):
+        puzzle = "Game of 24: use each of the numbers 4 9 10 13 exactly once with + - * / to make 24."
+        session = self.solve("tot", problem=puzzle, params={"branching": 8, "depth": 4, "keep": 5})
+        reused = next(n for n in session.nodes.all() if n.state.get("reused"))
+        self.select(reused.id)
+        inspector = self.page.locator('[data-testid="inspector"]')
+        expect(inspector).to_contain_text(f"score {reused.eval_score:.2f} · reused")
+        facts = self.page.locator("#insp-mode-facts")
+        expect(facts).to_contain_text(f"Judgementreused from node {reused.state['reused'][:8]}")
+        expect(facts).to_contain_text(f"({reused.state['state_key']}): no model call, nothing in the ledger")
+        self.screenshot("tot-reused")
 
     def test_the_new_session_page_shows_the_chosen_strategys_params_and_the_auto_hint(self):
         from reasoning.strategies import available_modes
@@ -212,7 +231,7 @@ class StrategiesViewTest(LiveBrowserTestCase):
 
     # ---- helpers ------------------------------------------------------------------------------
 
-    def solve(self, mode):
+    def solve(self, mode, problem=PROBLEM, params=None):
         """Start a session of this strategy as the logged-in advisor, open its page, wait for it to be solved."""
         from reasoning.models import ReasoningSession
         from reasoning.strategies import available_modes
@@ -222,7 +241,7 @@ class StrategiesViewTest(LiveBrowserTestCase):
         page, base = self.page, self.live_server_url
         self.log_in(page)
         token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-        body = {"problem_text": PROBLEM, "mode": mode, "budget_usd": 2.0, "params": PARAMS[mode]}
+        body = {"problem_text": problem, "mode": mode, "budget_usd": 2.0, "params": params or PARAMS[mode]}
         reply = page.request.post(f"{base}/api/sessions", data=body, headers={"X-CSRFToken": token})
         assert reply.status == 201, reply.text()
         session = ReasoningSession.objects.get(pk=reply.json()["id"])

@@ -171,3 +171,24 @@ def test_the_noisy_model_is_served_by_litellm_with_several_samples_per_request()
     texts = [c.message.content for c in response.choices]
     assert len(texts) == 3 and [json.loads(t)["score"] for t in texts]
     assert texts == [answer(prompt, 7, 0.5, s) for s in range(3)]
+
+
+# ---- LATS's lines through the same noise as every other strategy's (issue 22, item 4) ---------------------------
+
+
+def test_a_lats_line_is_complete_only_with_its_answer_line_and_that_line_is_written_noisily():
+    value = reply("lats.evaluate", steps=GOOD_LINE[:2], thought=GOOD_LINE[2], step=3, depth=5, reflections="(none)")
+    assert not value.is_terminal  # one number left is no answer yet: the next step writes it
+    answer_value = reply(
+        "lats.evaluate", steps=GOOD_LINE, thought="Answer: (10 - (13 - 9)) * 4 = 24", step=4, depth=5,
+        reflections="(none)",
+    )
+    assert answer_value.is_terminal
+    lines = []
+    for seed in range(40):
+        expanded = reply("lats.expand", noise=0.5, seed=seed, steps=GOOD_LINE, k=2, step=4, depth=5,
+                         reflections="(none)", proposed="(none)")
+        lines += [t.thought for t in expanded.thoughts]
+    assert all(game24.is_answer(line) for line in lines)
+    wrong = [line for line in lines if not game24.check_answer(line, CARDS)[0]]
+    assert 0.3 < len(wrong) / len(lines) < 0.7  # wrong at the noise rate, as ToT's and the reference's answers are

@@ -2,6 +2,8 @@
 observations) and critiques (Reflexion's and LATS's memory) come with it, and a strategy of another mode takes the
 copied path as its own start."""
 
+import asyncio
+
 import pytest
 from asgiref.sync import sync_to_async
 
@@ -94,3 +96,55 @@ def test_react_reads_a_copied_reasoning_step_as_a_prior_step_without_a_tool():
     copied = Node(id="a", parent_id="r", depth=1, thought="Sell the bonds first.", state={"copied": "x"})
     assert no_action(copied)[0].startswith("(no tool: a reasoning step copied")
     assert no_action(Node(id="b", parent_id="r", depth=1, thought="t")) == ("(none)", "(none)")
+
+
+# ---- every mode continues under the fork's node (issue 22, item 5; the whole matrix: test_fork_matrix.py) --------
+
+
+async def settled_fork(party, session, node, mode, runner):
+    fork = await act(services.fork_session, party.tenant, session.id, "user:tester", str(node.id), mode=mode)
+    for _ in range(600):
+        await runner.drain()
+        fork = await ReasoningSession.objects.aget(pk=fork.id)
+        if fork.status not in ("queued", "running"):
+            return fork
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the fork is still {fork.status}")
+
+
+async def test_reflexions_attempts_in_a_fork_continue_from_the_forked_path(alice, runner):
+    session = await solved(alice, "tot", {"branching": 2, "depth": 3, "keep": 1})
+    node = next(r for r in await rows(session) if r.depth == 2 and not r.pruned)
+    fork = await settled_fork(alice, session, node, "reflexion", runner)
+    nodes = await rows(fork)
+    copy = next(r for r in nodes if r.source_node_id == node.id)
+    firsts = [r for r in nodes if not r.source_node_id and r.state.get("step") == 1]
+    assert firsts and all(r.parent_id == copy.id for r in firsts)  # attempt 2 on starts under the fork's node
+    prompts = [c.prompt async for c in fork.llm_calls.filter(purpose="reflexion.attempt")]
+    copied = [r.thought for r in nodes if r.source_node_id and r.depth]
+    assert prompts and all(thought in prompts[0].split("### STEPS SO FAR", 1)[1] for thought in copied)
+
+
+async def test_a_fork_into_lats_values_the_copied_path_first_and_recomputes_what_it_does_not_copy(alice, runner):
+    session = await solved(alice, "lats", {"iterations": 3})
+    nodes = await rows(session)
+    node = next(r for r in nodes if r.depth == 2 and r.visit_count and any(c.parent_id == r.id for c in nodes))
+    fork = await act(services.fork_session, alice.tenant, session.id, "user:tester", str(node.id), mode="react")
+    copied = [r for r in await rows(fork) if r.source_node_id]
+    # Nothing of how the source's search ended, or of its statistics, is copied; another mode's scores neither.
+    assert not any(r.is_terminal or r.visit_count or r.total_reward or r.eval_score is not None for r in copied)
+    react = await ReasoningSession.objects.aget(pk=fork.id)
+    for _ in range(600):
+        await runner.drain()
+        await react.arefresh_from_db()
+        if react.status not in ("queued", "running"):
+            break
+        await asyncio.sleep(0.05)
+    step = next(r for r in await rows(react) if r.depth == 3)
+    lats = await settled_fork(alice, react, step, "lats", runner)
+    calls = [c async for c in lats.llm_calls.order_by("id")]
+    copies = {r.id for r in await rows(lats) if r.source_node_id and r.depth}
+    first = calls[: len(copies)]
+    assert [c.purpose for c in first] == ["lats.evaluate"] * len(copies)  # the copied path is valued first
+    assert {c.node_id for c in first} == copies
+    assert lats.status == "solved" and len(await rows(lats)) > len(copies) + 1

@@ -13,6 +13,7 @@ import pytest
 from reasoning.strategies.base import Node
 from reasoning.strategies.lats import (
     FAILED_TERMINAL,
+    SUCCESS,
     LanguageAgentTreeSearch,
     LATSParams,
     mixed_value,
@@ -85,13 +86,13 @@ def test_selection_skips_pruned_terminal_and_unvalued_children_and_backtracks():
 def test_a_failed_terminal_backpropagates_minus_one_not_its_value():
     params = LATSParams(threshold=0.8, max_depth=5)
     path = [ROOT, node("a"), node("end", depth=2, score=0.6, is_terminal=True)]
-    assert path_rewards(path, path[-1], [0.7, 0.6], params) == [0.0, 0.0, FAILED_TERMINAL]
-    won = [ROOT, node("a"), node("end", depth=2, score=0.9, is_terminal=True)]
-    assert path_rewards(won, won[-1], [0.7, 0.9], params) == [0.9] * 3
+    assert path_rewards(path, path[-1], [0.7, 0.6], params, False) == [0.0, 0.0, FAILED_TERMINAL]
+    won = [ROOT, node("a"), node("end", depth=2, score=0.7, is_terminal=True)]
+    assert path_rewards(won, won[-1], [0.7, 0.7], params, True) == [SUCCESS] * 3  # the success, not its value
     deep = [ROOT, node("a"), node("deep", depth=5, score=0.7)]
-    assert path_rewards(deep, deep[-1], [0.5, 0.7], params) == [FAILED_TERMINAL] * 3  # out of depth, no ending
+    assert path_rewards(deep, deep[-1], [0.5, 0.7], params, False) == [FAILED_TERMINAL] * 3  # out of depth, no end
     short = [ROOT, node("a"), node("mid", depth=2, score=0.7)]
-    assert path_rewards(short, short[-1], [0.5, 0.7], params) == [pytest.approx(0.6)] * 3
+    assert path_rewards(short, short[-1], [0.5, 0.7], params, False) == [pytest.approx(0.6)] * 3
 
 
 def test_the_value_mixes_the_judgement_with_self_consistency():
@@ -205,3 +206,107 @@ async def test_a_terminal_judged_high_once_but_low_on_verification_does_not_end_
     assert outcome.final_node.thought == "R"
     w = next(n for n in store.nodes() if n.thought == "W")
     assert w.state["verified"] == 3 and w.eval_score < 0.8
+
+
+# ---- success as the reference decides it (issue 22, item 1) ------------------------------------------------------
+
+
+def by_step(proposals):
+    def propose(prompt):
+        step = int(prompt.split("### STEP NUMBER\n", 1)[1].split()[0])
+        return {"thoughts": [{"thought": t} for t in proposals[step]]}
+
+    return propose
+
+
+async def test_a_terminal_judged_right_succeeds_whatever_self_consistency_makes_of_its_value():
+    # T is unique among three proposals (SC 1/3): judged 0.95, 0.95 and one guessed 0.6, its mixed value is 0.73.
+    samples = {"T": [0.95, 0.95, 0.6], "X": [0.2], "Y": [0.1]}
+    counts = {}
+
+    def value(prompt):
+        last = last_step(prompt)
+        counts[last] = counts.get(last, 0) + 1
+        scores = samples[last]
+        return {"score": scores[(counts[last] - 1) % len(scores)], "reason": last, "is_terminal": last == "T"}
+
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": by_step({1: ["T", "X", "Y"]}),
+            "lats.evaluate": value,
+            "lats.reflect": {"reflection": "T led nowhere."},
+            "lats.synthesize": {"answer": "The answer, written in full."},
+        }
+    )
+    store = FakeStore()
+    params = {"iterations": 4, "children": 3, "rollout_depth": 0}
+    outcome = await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    t = next(n for n in store.nodes() if n.thought == "T")
+    assert t.eval_score < 0.8 and t.state["judged"] >= 0.8  # the old rule called this line a failure
+    assert t.state["success"] and t.state["decided_by"] == "judgement" and t.total_reward == SUCCESS
+    assert outcome.final_node.id == t.id and store.get(store.path(t)[0].id).visit_count == 1  # it ended the search
+    assert store.critiques() == []  # never reflected on as a line that "led nowhere"
+
+
+def puzzle_context(gateway, store, params):
+    from reasoning.facts.case import CaseCheck
+
+    problem = "Game of 24: use each of the numbers 4 4 6 8 exactly once with + - * / to make 24."
+    return context(LanguageAgentTreeSearch, gateway, store, params=params, problem=problem,
+                   case=CaseCheck(puzzle=[4, 4, 6, 8]))
+
+
+async def test_on_a_task_with_a_checker_the_checker_decides_success_and_the_evaluator_never_does():
+    wrong, right = "Answer: (8 - 4) * 6 + 4 = 24", "Answer: (4 + 8) * (6 - 4) = 24"
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": by_step({1: ["8 - 4 = 4 (left: 4 4 6)"], 2: [wrong, right]}),
+            # The evaluator loves the wrong answer and scorns the right one: it is never asked about either.
+            "lats.evaluate": lambda p: {"score": 0.99 if last_step(p) == wrong else 0.6, "reason": "r"},
+            "lats.state_evaluate": {"score": 0.6, "reason": "a position"},
+            "lats.reflect": {"reflection": "Check the arithmetic."},
+            "lats.synthesize": lambda p: {"answer": right if right in p else wrong},
+        }
+    )
+    store = FakeStore()
+    params = {"iterations": 3, "children": 1, "rollout_samples": 2}
+    outcome = await LanguageAgentTreeSearch(puzzle_context(gateway, store, params)).run()
+    answers = {n.thought: n for n in store.nodes() if n.thought.startswith("Answer")}
+    assert answers[wrong].state["success"] is False and answers[wrong].eval_score == 0.0
+    assert answers[right].state["success"] is True and answers[right].state["decided_by"] == "checker"
+    assert outcome.final_node.thought == right and outcome.final_answer == right
+    valued = [p for name, _, p in gateway.calls if name in ("lats.evaluate", "lats.state_evaluate")]
+    assert valued and not any("Answer" in p.split("### POSITION", 1)[-1].split("###")[0] for p in valued)
+    assert gateway.count("lats.evaluate") == 0  # the checker costs no call, and a step is judged on its position
+
+
+async def test_where_the_client_facts_are_checked_a_terminal_failing_them_is_no_success():
+    from reasoning.facts.case import CaseCheck
+    from reasoning.facts.sheet import Fact
+
+    sheet = [Fact("portfolio", "amount", 3_000_000, "CHF", "CHF 3m")]
+    wrong = "Sell CHF 700,000 of the CHF 3.5M portfolio."
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": by_step({1: [wrong]}),
+            "lats.evaluate": {"score": 0.95, "reason": "r", "is_terminal": True},
+            "lats.reflect": {"reflection": "The portfolio is CHF 3m."},
+            "lats.synthesize": {"answer": "Sell CHF 300,000 of the CHF 3m portfolio, in two tranches."},
+        }
+    )
+    store = FakeStore()
+    strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store,
+                                               params={"iterations": 2, "children": 1}, case=CaseCheck(sheet)))
+    await strategy.run()
+    node = next(n for n in store.nodes() if n.thought == wrong)
+    assert node.state["judged"] >= 0.8 and node.state["success"] is False and node.state["decided_by"] == "checker"
+    assert [c.node_id for c in store.critiques()] == [node.id]  # reflected on as the failure it is
+
+
+def test_a_node_a_rollout_passed_through_is_still_a_leaf_to_expand():
+    store = tree(
+        ROOT,
+        node("a", "root", score=0.7, visits=1, reward=0.5),
+        node("sim", "a", depth=2, score=0.9, visits=1, reward=0.5, state={"kind": "rollout", "rollout": True}),
+    )
+    assert select(store) == "a"  # not "sim": a simulated node is outside the tree, and "a" was never expanded

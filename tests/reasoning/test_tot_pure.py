@@ -177,7 +177,7 @@ def test_the_beam_keeps_the_best_scored_and_drops_the_unscored():
 
 
 def test_merging_counts_each_wording_of_one_thought():
-    from reasoning.strategies.tot import merge_duplicates
+    from reasoning.strategies.thoughts import merge_duplicates
 
     items = [{"thought": "Sell 5%."}, {"thought": "sell  5%"}, {"thought": "Hold"}, {"thought": "Buy"}]
     merged = merge_duplicates(items, taken={"buy"})

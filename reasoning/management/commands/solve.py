@@ -10,10 +10,10 @@ from tqdm import tqdm
 from reasoning import access, selectors, services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
-from reasoning.models import Mode, ReasoningNode, ReasoningSession, Status, Tenant
+from reasoning.models import ReasoningNode, ReasoningSession, Status, Tenant
 from reasoning.money import usd
 from reasoning.schemas import SessionIn
-from reasoning.strategies import get_strategy
+from reasoning.strategies import get_strategy, modes
 
 # How the session ended, as the exit code; 1 (input refused) and 2 (bad arguments) are Django's and argparse's.
 EXIT_CODES = {
@@ -35,7 +35,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("problem")
-        parser.add_argument("--mode", default="auto", choices=Mode.values)
+        parser.add_argument("--mode", default="auto", choices=modes())
         parser.add_argument("--kind", default=None, help="problem kind (a rubric); default general")
         parser.add_argument("--tenant", default="demo", help="the tenant the session belongs to (created if new)")
         parser.add_argument(
