@@ -63,12 +63,17 @@ def make_party(slug, admin=False):
 
 @pytest.fixture(autouse=True)
 def healthy_models(settings):
-    """Every test starts with no model resting, and retries that wait a blink (tests of the waits set their own).
+    """Every test starts with no model resting, nothing learnt of which models take `n`, and retries that wait a
+    blink (tests of the waits set their own). A scripted server that returned fewer samples than asked taught the
+    gateway, for the whole process, to ask that model's samples apart, and a later test's one failing request then
+    became one missing sample of three.
 
     Tests name any priced model they script (tests/reasoning/test_allowed_models.py tests the operator's list)."""
+    from reasoning.llm.gateway import N_SUPPORT
     from reasoning.llm.health import HEALTH
 
     HEALTH.reset()
+    N_SUPPORT.clear()
     settings.REASONING = {
         **settings.REASONING,
         "RETRY_BACKOFF_S": 0.01,
@@ -80,6 +85,7 @@ def healthy_models(settings):
     }
     yield
     HEALTH.reset()
+    N_SUPPORT.clear()
 
 
 @pytest.fixture(autouse=True)
