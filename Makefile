@@ -84,6 +84,7 @@ bench: migrate
 	$(BIN)/python bench/strategies.py
 	$(BIN)/python bench/fact_fidelity.py
 	$(BIN)/python bench/sessions_list.py
+	$(BIN)/python bench/read_path.py --tree resting  # an unchanged tree: every 304, memo off then on
 	$(BIN)/python bench/read_path.py  # PostgreSQL too when BENCH_POSTGRES_URL (or its default) is reachable
 	$(BIN)/python bench/concurrent_sessions.py
 	$(BIN)/python bench/explorer_browser.py

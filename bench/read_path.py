@@ -45,9 +45,10 @@ def postgres_reachable(url):
         return False
 
 
-def server_env(database_url, latency_ms):
+def server_env(database_url, latency_ms, memo_s):
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "TASK_RUNNER"}}
     env.update(
+        REASONING_READ_MEMO_S=str(memo_s),
         DATABASE_URL=database_url,
         DJANGO_SETTINGS_MODULE="config.settings",
         REASONING_OFFLINE_LATENCY_MS=str(latency_ms),
@@ -170,14 +171,32 @@ def post_json(port, path, key, payload):
         return json.loads(response.read())
 
 
-def measure(database_url, readers, seconds, latency_ms, processes=1):
-    env = server_env(database_url, latency_ms)
+def get_json(port, path, key):
+    import urllib.request
+
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(req, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def wait_until_rest(port, session_id, key):
+    for _ in range(600):
+        if get_json(port, f"/api/sessions/{session_id}", key)["status"] not in {"queued", "running"}:
+            return
+        time.sleep(0.5)
+    raise RuntimeError("the session did not come to rest")
+
+
+def measure(database_url, readers, seconds, latency_ms, processes=1, memo_s=1.0, tree="live"):
+    env = server_env(database_url, latency_ms if tree == "live" else 0, memo_s)
     manage(env, "migrate", "--noinput")
     key = manage(env, "create_api_key", "bench-readers").strip().splitlines()[-1]
     port = free_port()
     servers = start_daphne(env, port, processes)
     try:
         session = post_json(port, "/api/sessions", key, {"problem_text": PROBLEM, "mode": "tot"})
+        if tree == "resting":  # what most polling meets: a tree that no longer changes
+            wait_until_rest(port, session["id"], key)
         path = f"/api/sessions/{session['id']}/tree"
         load = os.getloadavg()[0]
         latencies, statuses, errors, elapsed, nodes = asyncio.run(read_for(port, path, key, seconds, readers))
@@ -203,10 +222,11 @@ def measure(database_url, readers, seconds, latency_ms, processes=1):
     }
 
 
-def row(name, processes, r, goal):
+def row(name, processes, memo_s, r, goal):
     statuses = ", ".join(f"{n} x {s}" for s, n in sorted(r["statuses"].items()))
+    memo = f"{memo_s:g} s" if memo_s > 0 else "off"
     return (
-        f"| {name} | {processes} | {r['requests']:,} ({statuses}) | {len(r['errors'])} | {r['rate']:.0f} | {r['p50']:.0f} ms | "
+        f"| {name} | {processes} | {memo} | {r['requests']:,} ({statuses}) | {len(r['errors'])} | {r['rate']:.0f} | {r['p50']:.0f} ms | "
         f"{r['p95']:.0f} ms | {r['max']:.0f} ms | {r['nodes']} | {r['load']:.1f} | {goal} |"
     )
 
@@ -220,42 +240,59 @@ def main():
     parser.add_argument(
         "--processes", default="1,2", help="Daphne processes on the port, one row per count (comma-separated)"
     )
+    parser.add_argument(
+        "--memo-s", default="0,1", help="REASONING_READ_MEMO_S, one row per value: 0 is every 304 from the database"
+    )
+    parser.add_argument(
+        "--tree", choices=["live", "resting"], default="live", help="read a running session, or one come to rest"
+    )
     args = parser.parse_args()
     counts = [int(n) for n in args.processes.split(",")]
+    memos = [float(n) for n in args.memo_s.split(",")]
     databases = {"SQLite": lambda: f"sqlite:///{tempfile.mkdtemp(prefix='bench-read-')}/read.sqlite3"}
     if postgres_reachable(args.postgres):
         databases["PostgreSQL"] = lambda: args.postgres if postgres_reachable(args.postgres) else None
     results = {}
     for name, fresh in databases.items():
         for count in counts:
-            results[(name, count)] = measure(fresh(), args.readers, args.seconds, args.latency_ms, count)
-    for (name, count), r in results.items():
+            for memo_s in memos:  # before and after, back to back, under the same load
+                r = measure(fresh(), args.readers, args.seconds, args.latency_ms, count, memo_s, args.tree)
+                results[(name, count, memo_s)] = r
+    for (name, count, memo_s), r in results.items():
         for error in r["errors"][:5]:
-            print(f"{name} x {count}: {error}", file=sys.stderr)
+            print(f"{name} x {count} (memo {memo_s:g}): {error}", file=sys.stderr)
 
     def verdict(r):
         met = r["p95"] < 1000 and r["rate"] >= 300 and not r["errors"]
         return "p95 < 1 s at >= 300 req/s, 0 errors: " + ("met" if met else "missed")
 
     rows = "\n".join(
-        row(name, count, r, verdict(r) if name == "PostgreSQL" else "0 errors") for (name, count), r in results.items()
+        row(name, count, memo_s, r, verdict(r) if name == "PostgreSQL" else "0 errors")
+        for (name, count, memo_s), r in results.items()
     )
-    report = f"""## The read path: {args.readers} concurrent readers of a live session's tree
+    running = (
+        f"A Tree of Thoughts session runs on the offline model at {args.latency_ms} ms per call throughout"
+        if args.tree == "live"
+        else "A Tree of Thoughts session ran to its end on the offline model before the readers started"
+    )
+    what = "a live session's tree" if args.tree == "live" else "a session's tree come to rest"
+    flags = f"--readers {args.readers} --seconds {args.seconds:g} --processes {args.processes} --memo-s {args.memo_s}"
+    report = f"""## The read path: {args.readers} concurrent readers of {what}
 
-Command: `make bench` (`.venv/bin/python bench/read_path.py --readers {args.readers} --seconds {args.seconds:g} --processes {args.processes}`), {date.today()}, commit {commit()}.
+Command: `make bench` (`.venv/bin/python bench/read_path.py {flags} --tree {args.tree}`), {date.today()}, commit {commit()}.
 Machine: {machine().replace(", SQLite", "")}; PostgreSQL {"and SQLite" if "PostgreSQL" in databases else "not reachable: SQLite only"}.
 Daphne serving a fresh database, with the in-process runner: one process, or two on one port (each its own
 listening socket with SO_REUSEPORT, so the kernel spreads the connections as a balancer in front of the scaled
-profile's two servers would). A Tree of Thoughts session runs on the offline model at {args.latency_ms} ms per call
-throughout. Each reader is one keep-alive connection asking for `GET /api/sessions/{{id}}/tree` in a loop with its
+profile's two servers would). {running}. Memo: REASONING_READ_MEMO_S (off: every 304 asks the database on a request
+thread; on: an unchanged tree's 304 from memory, on the event loop). Each reader is one keep-alive connection asking for `GET /api/sessions/{{id}}/tree` in a loop with its
 API key and the last ETag it got (If-None-Match), for {args.seconds:g} s; the readers run in the bench's process on
 the same machine. Load: the 1-minute load average when the readers started (2 cores, shared).
 
-| database | Daphne processes | requests (by status) | errors | req/s | p50 | p95 | max | nodes at the end | load | goal |
-|---|---|---|---|---|---|---|---|---|---|---|
+| database | Daphne processes | memo | requests (by status) | errors | req/s | p50 | p95 | max | nodes at the end | load | goal |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 {rows}
 """
-    write_section("read_path", report)
+    write_section("read_path" if args.tree == "live" else "read_path_resting", report)
     print(report)
 
 

@@ -41,6 +41,7 @@ from explorer.routing import websocket_urlpatterns  # noqa: E402
 from reasoning.middleware import AsgiBodyLimit  # noqa: E402
 from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
+from reasoning.tree_memo import answer as not_modified_from_memory  # noqa: E402
 
 install_server_hooks()  # under Daphne: resume stranded sessions at start, checkpoint running ones on SIGTERM
 serving.install()  # under Daphne: bodies counted as they stream, deadlines for a request, 1009 for big messages
@@ -90,5 +91,7 @@ request_threads = RequestThreads(settings.REQUEST_THREADS)
 async def application(scope, receive, send):
     bind_loop()
     if scope["type"] == "http":
+        if await not_modified_from_memory(scope, send):  # a poller's unchanged tree: no thread, no query
+            return
         return await request_threads(router, scope, receive, send)
     return await router(scope, receive, send)

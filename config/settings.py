@@ -309,6 +309,9 @@ REASONING = {
     "DEFAULT_BUDGET_USD": envfloat("REASONING_DEFAULT_BUDGET_USD", 0.50),
     "MAX_BUDGET_USD": envfloat("REASONING_MAX_BUDGET_USD", 50.0),
     "LLM_TIMEOUT_S": envfloat("REASONING_LLM_TIMEOUT_S", 60.0),
+    # A poller's unchanged tree is answered 304 from memory (reasoning/tree_memo.py); a change written by another
+    # process, or a key revoked there, is seen at most this late. 0: every request goes to the database.
+    "READ_MEMO_S": envfloat("REASONING_READ_MEMO_S", 1.0),
     "LLM_RETRIES": envint("REASONING_LLM_RETRIES", 4),
     # A reply that breaks its contract is asked for again this many times (a small local model may need more).
     "PARSE_RETRIES": envint("REASONING_PARSE_RETRIES", 1),

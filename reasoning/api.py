@@ -15,7 +15,7 @@ from ninja.pagination import LimitOffsetPagination, paginate
 from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
-from . import access, idempotency, selectors, services
+from . import access, idempotency, selectors, services, tree_memo
 from .factsheet import FactError
 from .models import CaseFact, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Status
 from .schemas import (
@@ -180,11 +180,14 @@ def get_session(request, session_id: str):
 def get_tree(request, session_id: str, response: HttpResponse):
     """The whole tree, with an ETag that changes with every event of the session and every change to it. Sent back
     in If-None-Match, an unchanged tree answers 304 with no body, and no node is read."""
+    seen = tree_memo.generation(session_id)
     session = selectors.get_session(request.tenant, session_id)
     head = session.to_dict(with_forks=True)
     response.headers["ETag"] = etag = selectors.tree_etag(head)
     response.headers["Cache-Control"] = "private, no-cache"
-    if etag_matches(request.headers.get("If-None-Match", ""), etag):
+    # The next poller with this ETag is answered from memory, on the event loop (config/asgi.py).
+    tree_memo.remember(session.pk, session.tenant_id, etag, seen, *_bearer_key(request))
+    if tree_memo.etag_matches(request.headers.get("If-None-Match", ""), etag):
         return Reply(304, None)
     body = rendered_trees.get((session.pk, etag))
     if body is None:
@@ -222,10 +225,14 @@ class RenderedTrees:
 rendered_trees = RenderedTrees()
 
 
-def etag_matches(header, etag):
-    """If-None-Match's weak comparison: any listed tag (or *) equal to ours, W/ prefixes ignored."""
-    tags = {tag.strip().removeprefix("W/") for tag in header.split(",")}
-    return "*" in tags or etag.removeprefix("W/") in tags
+def _bearer_key(request):
+    """(the bearer key, its expiry as a timestamp) when a key authorised this request; else (None, None)."""
+    if not request.actor.startswith("key:"):
+        return None, None
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    key = getattr(request.principal, "key", None)
+    expires = getattr(key, "expires_at", None)
+    return (token.strip() if scheme.lower() == "bearer" else None), (expires.timestamp() if expires else None)
 
 
 @api.get("/sessions/{session_id}/calls", response={200: list[CallOut], 404: ErrorOut, **READ}, tags=["sessions"])

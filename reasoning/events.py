@@ -16,6 +16,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import connections, router, transaction
 
+from . import tree_memo
 from .models import ReasoningSession
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,12 @@ def publish(session_id, events):
     last = _advance_seq(session_id, len(events))
     first = last - len(events) + 1
     messages = [{"type": kind, "seq": first + i, **payload} for i, (kind, payload) in enumerate(events)]
-    transaction.on_commit(lambda: send(session_id, messages))
+    transaction.on_commit(lambda: _committed(session_id, messages))
+
+
+def _committed(session_id, messages):
+    tree_memo.changed(session_id)  # before the send: a reader told of the change must not be answered 304
+    send(session_id, messages)
 
 
 def _advance_seq(session_id, count):

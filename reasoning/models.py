@@ -11,7 +11,7 @@ import zoneinfo
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 
 from .facts.sheet import Fact, Finding
@@ -125,7 +125,21 @@ class Status(models.TextChoices):
     INTERRUPTED = "interrupted"
 
 
+class SessionQuerySet(models.QuerySet):
+    def update(self, **fields):
+        """A bare update moves no event: the trees a poller is told are unchanged (reasoning/tree_memo.py) are asked of
+        the database again once it commits. Which rows it touched is not known without a query, so all of them."""
+        from . import tree_memo
+
+        count = super().update(**fields)
+        if count:
+            transaction.on_commit(tree_memo.all_changed, using=self.db)
+        return count
+
+
 class ReasoningSession(models.Model):
+    objects = SessionQuerySet.as_manager()
+
     FINISHED = {Status.SOLVED, Status.FAILED, Status.EXHAUSTED, Status.CANCELLED}
     # The state machine: which statuses a session may move to from each status.
     TRANSITIONS = {
