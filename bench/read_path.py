@@ -7,7 +7,8 @@ and over with its API key, sending back the last ETag it got (If-None-Match), as
 the latency of every request (p50, p95, max), requests a second, and errors (anything but 200 and 304, or a broken
 connection). PostgreSQL is skipped when the server is not reachable.
 
-Run: make bench   (or: .venv/bin/python bench/read_path.py [--readers 200] [--seconds 10] [--processes 1,2] [--postgres URL])
+Run: make bench   (or: .venv/bin/python bench/read_path.py [--readers 200] [--seconds 10] [--processes 1,2]
+[--memo-s 0,1] [--tree live|resting] [--postgres URL]); each --memo-s value is a row, run back to back.
 """
 
 import argparse
@@ -283,9 +284,11 @@ Command: `make bench` (`.venv/bin/python bench/read_path.py {flags} --tree {args
 Machine: {machine().replace(", SQLite", "")}; PostgreSQL {"and SQLite" if "PostgreSQL" in databases else "not reachable: SQLite only"}.
 Daphne serving a fresh database, with the in-process runner: one process, or two on one port (each its own
 listening socket with SO_REUSEPORT, so the kernel spreads the connections as a balancer in front of the scaled
-profile's two servers would). {running}. Memo: REASONING_READ_MEMO_S (off: every 304 asks the database on a request
-thread; on: an unchanged tree's 304 from memory, on the event loop). Each reader is one keep-alive connection asking for `GET /api/sessions/{{id}}/tree` in a loop with its
-API key and the last ETag it got (If-None-Match), for {args.seconds:g} s; the readers run in the bench's process on
+profile's two servers would).
+{running}.
+Memo: REASONING_READ_MEMO_S (off: every 304 asks the database on a request thread; on: an unchanged tree's 304
+from memory, on the event loop). Each reader is one keep-alive connection asking for `GET /api/sessions/{{id}}/tree`
+in a loop with its API key and the last ETag it got (If-None-Match), for {args.seconds:g} s; the readers run in the bench's process on
 the same machine. Load: the 1-minute load average when the readers started (2 cores, shared).
 
 | database | Daphne processes | memo | requests (by status) | errors | req/s | p50 | p95 | max | nodes at the end | load | goal |
