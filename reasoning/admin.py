@@ -257,6 +257,8 @@ class TenantAdmin(TenantScopedAdmin, admin.ModelAdmin):
             raise PermissionDenied
         form = UsageForm(request.GET or None)
         start, end, group_by = form.window() if form.is_valid() else (*usage.window(), "day")
+        if form.is_valid():  # shown with the days it defaulted to filled in
+            form = UsageForm(initial={"start": start, "end": end, "group_by": group_by})
         report = usage.report(tenant, start, end, group_by)
         if request.GET.get("format") == "csv":
             return usage_csv(report, tenant)

@@ -13,11 +13,10 @@ can never pass its cap between them. The month is UTC; a new one starts from not
 carry over (the calls they cover are paid when they end).
 """
 
-from datetime import UTC, datetime
-
 from django.db import connections, router, transaction
 
 from .models import ReasoningSession, Tenant, TenantSpend
+from .usage import month_start
 
 EPSILON = 1e-12
 
@@ -67,10 +66,6 @@ def reserve(session_id, amount, fence=None):
     if not taken and fence is not None and not fence.held():
         raise fence.lost()
     return taken
-
-
-def this_month():
-    return datetime.now(UTC).date().replace(day=1)
 
 
 def _spend_sql(connection):
@@ -139,12 +134,12 @@ def _open_counter(connection, session_id):
     if tenant_id is None:
         return False
     counters = TenantSpend.objects.using(connection.alias)
-    counters.bulk_create([TenantSpend(tenant_id=tenant_id, month=this_month())], ignore_conflicts=True)
+    counters.bulk_create([TenantSpend(tenant_id=tenant_id, month=month_start())], ignore_conflicts=True)
     return True
 
 
 def _month_param(connection):
-    return connection.ops.adapt_datefield_value(this_month())
+    return connection.ops.adapt_datefield_value(month_start())
 
 
 def _pk_param(connection, session_id):

@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce, NullIf, TruncDate
 
-from .models import ApiKey, LLMCall, Status, Tenant, TenantSpend
+from .models import ApiKey, LLMCall, ReasoningSession, Status, Tenant, TenantSpend
 from .strategies import mode_choices
 
 MAX_DAYS = 366
@@ -114,6 +114,14 @@ def by_day_and_model(tenant, start, end):
         .order_by("day", "model")
     )
     return [{"day": r["day"].isoformat(), "model": r["model"], "cost_usd": round(r["cost_usd"], 10)} for r in rows]
+
+
+def cap_stopped(session_id):
+    """Whether the tenant's month has less left under its cap than the session's own budget: the reason an
+    exhausted session gives ("monthly_cap" rather than "budget")."""
+    session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
+    left = month_of(session.tenant)["left_usd"]
+    return left is not None and left < session.budget_usd - session.budget_used_usd - session.budget_reserved_usd
 
 
 def month_of(tenant):
