@@ -241,5 +241,6 @@ def test_the_admin_issues_a_members_key_shown_once_within_their_role(alice_admin
     plaintext = re.search(rb'data-testid="api-key"[^>]*>(rk_[\w-]+)<', page.content).group(1).decode()
     key = ApiKey.find(plaintext)
     assert key.user == viewer and key.scopes == ["read"] and key.tenant == alice.tenant
+    assert "(scopes: read)" in page.content.decode() and "vera" in page.content.decode()
     listing = alice_admin.get("/admin/reasoning/apikey/").content.decode()
     assert "vera" in listing and plaintext not in listing
