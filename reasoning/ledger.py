@@ -37,7 +37,8 @@ def settle(session_id, cost=0.0, released=None, fence=None):
     used, reserved = quote("budget_used_usd"), quote("budget_reserved_usd")
     where, params = _target(session_id, fence, connection)
     sql = f"UPDATE {table} SET {used} = {used} + %s, {reserved} = {reserved} - %s WHERE {where}"
-    with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+    # No savepoint: the store settles inside its own transaction, and a failure here fails that whole write anyway.
+    with transaction.atomic(using=connection.alias, savepoint=False), connection.cursor() as cursor:
         cursor.execute(sql, [cost, released, *params])
         if cursor.rowcount != 1 and fence is not None:
             raise fence.lost()
