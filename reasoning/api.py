@@ -6,11 +6,12 @@ import inspect
 import math
 import threading
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema
+from ninja import Path as PathParam
 from ninja.errors import AuthenticationError, HttpError, Throttled
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.pagination import LimitOffsetPagination, paginate
@@ -595,7 +596,7 @@ def create_key(request, data: KeyIn):
 @route(
     "delete", "/keys/{key_id}", Scope.ADMIN, response={204: None, 403: ErrorOut, 404: ErrorOut, **READ}, tags=["keys"]
 )
-def revoke_key(request, key_id: int):
+def revoke_key(request, key_id: Annotated[int, PathParam(ge=1, le=2**63 - 1)]):
     """Revoked at once, on open sockets too (they check their key again at each action). Kept on record."""
     keys.revoke(request.tenant, key_id)
     return Reply(204, None)

@@ -244,3 +244,9 @@ def test_the_admin_issues_a_members_key_shown_once_within_their_role(alice_admin
     assert "(scopes: read)" in page.content.decode() and "vera" in page.content.decode()
     listing = alice_admin.get("/admin/reasoning/apikey/").content.decode()
     assert "vera" in listing and plaintext not in listing
+
+
+@pytest.mark.parametrize("key_id", ["0", "-3", str(2**64), "abc"])
+def test_an_impossible_key_id_is_422_naming_it(client, alice, admin_key, key_id):
+    response = client.delete(f"/api/keys/{key_id}", **admin_key)
+    assert response.status_code == 422 and response.json()["detail"][0]["field"] == "key_id"

@@ -156,3 +156,12 @@ def test_the_usage_page_is_for_tenant_admins_only(client, alice):
     get_user_model().objects.filter(pk=alice.user.pk).update(is_staff=True)  # staff, but an advisor
     client.force_login(get_user_model().objects.get(pk=alice.user.pk))
     assert client.get("/admin/reasoning/tenant/usage/").status_code == 403
+
+
+def test_a_tenant_admin_sets_the_monthly_cap_in_the_admin(alice_admin, alice):
+    url = f"/admin/reasoning/tenant/{alice.tenant.pk}/change/"
+    refused = alice_admin.post(url, {"name": "Alice", "time_zone": "UTC", "monthly_cap_usd": "-1"})
+    assert refused.status_code == 200 and refused.context["adminform"].form.errors["monthly_cap_usd"]
+    alice_admin.post(url, {"name": "Alice", "time_zone": "UTC", "monthly_cap_usd": "25"})
+    assert Tenant.objects.get(pk=alice.tenant.pk).monthly_cap_usd == 25.0
+    assert "25.0000 USD" in alice_admin.get("/admin/reasoning/tenant/").content.decode()
