@@ -15,6 +15,7 @@ carry over (the calls they cover are paid when they end).
 
 from django.db import connections, router, transaction
 
+from . import sql
 from .models import ReasoningSession, Tenant, TenantSpend
 from .usage import month_start
 
@@ -67,6 +68,20 @@ def reserve(session_id, amount, fence=None):
     if not taken and fence is not None and not fence.held():
         raise fence.lost()
     return taken
+
+
+def month_left(tenant_id):
+    """What the tenant's cap leaves this month once spend and reservations are counted (it may be below 0 by what a
+    dead run's write-off counted); None without a cap. Read by hand: the gateway asks at every step boundary."""
+    (cap,) = sql.by_pk(Tenant, ("monthly_cap_usd",), tenant_id).values()
+    if cap is None:
+        return None
+    try:
+        spend = sql.by_pk(TenantSpend, ("month", "used_usd", "reserved_usd"), tenant_id)
+    except TenantSpend.DoesNotExist:
+        return cap
+    used = spend["used_usd"] if spend["month"] == month_start() else 0.0
+    return cap - used - spend["reserved_usd"]
 
 
 def _spend_sql(connection):
