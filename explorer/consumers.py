@@ -1,7 +1,8 @@
 """The live tree socket: a snapshot from the database on connect, then the session's events in seq order.
 
 Clients may send overseer actions; a bad message gets an error message back, never a dropped socket. Rights are
-checked again at each action (a key revoked or a member demoted since the socket opened loses them at once), and a
+checked again at each action (a key revoked or a member demoted since the socket opened loses them at once; a key
+acts only with the `oversee` scope, and a member's key only while their role allows it), and a
 socket that sends faster than REASONING_SOCKET_RATE / REASONING_SOCKET_SNAPSHOT_RATE is closed with 4429.
 """
 
@@ -12,13 +13,13 @@ import time
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from pydantic import ValidationError
 
 from reasoning import access, events, selectors, services, throttles
-from reasoning.models import ReasoningNode, ReasoningSession
+from reasoning.models import ReasoningNode, ReasoningSession, Scope
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
 from .snapshot import snapshot_parts
@@ -143,7 +144,9 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if can_act is None:
             return
         if not can_act:
-            await self.send_error("this account may watch sessions but not act on them", action=action)
+            # A viewer, or a key without the scope (a member's key narrowed by their role of now).
+            detail = "this account may watch sessions but not act on them: steering needs the 'oversee' scope"
+            await self.send_error(detail, action=action, scope="oversee")
             return
         if action in NODE_ACTIONS and not isinstance(content.get("node_id"), str):
             await self.send_error(f"'{action}' needs a node_id", action=action, field="node_id")
@@ -187,14 +190,14 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         """The caller as the database has it now: the key unrevoked, the user active, logged in and still a member of
         this socket's tenant, with their role of now."""
         if self.user_pk is None:
-            principal = access.for_key(self.token)
+            principal = access.for_key(self.token, self.address)
         else:
             session = self.scope.get("session")
             key = getattr(session, "session_key", None)
             if key is None or not session.exists(key):  # logged out (or the session expired) since
                 return None
             principal = access.for_user(get_user_model().objects.filter(pk=self.user_pk).first())
-        return principal if principal is not None and principal.tenant.pk == self.tenant.pk else None
+        return principal if watches(principal) and principal.tenant.pk == self.tenant.pk else None
 
     @database_sync_to_async
     def perform(self, action, node_id, body):
@@ -233,8 +236,15 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         principal = access.for_user(user)
         self.user_pk, self.token = (user.pk, None) if principal else (None, token)
-        principal = principal or access.for_key(token)
+        self.address = (self.scope.get("client") or [None])[0]
+        principal = principal or access.for_key(token, self.address)
+        principal = principal if watches(principal) else None
         return (principal.tenant, principal.actor, principal.can_act) if principal else (None, None, False)
+
+
+def watches(principal):
+    """A socket is for reading: a caller without the `read` scope (a key made only to run) is not let in."""
+    return principal is not None and principal.may(Scope.READ)
 
 
 def nesting(text):

@@ -12,6 +12,7 @@ REASONS = {
     "solved": "Solved",
     "unchanged": "Solved",
     "budget": "Stopped: the budget is spent",
+    "monthly_cap": "Stopped: the tenant's monthly cap is reached",
     "no_thoughts": "Failed: no step could be proposed and scored",
     "no_live_line": "Failed: every line of reasoning is pruned",
     "error": "Failed: an error stopped the run",

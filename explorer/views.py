@@ -319,7 +319,8 @@ def _create_session(request, form):
             form.add_service_error(".".join(str(p) for p in e["loc"]), _pydantic_message(e))
         return None
     try:
-        return services.create_session(request.tenant, data, triggered_by=f"web:{request.user.get_username()}")
+        who = f"web:{request.user.get_username()}"
+        return services.create_session(request.tenant, data, triggered_by=who, by=request.principal)
     except services.InvalidInput as error:
         for e in error.errors:
             form.add_service_error(e.get("field") or "", presenters.plain_message(e.get("message") or "invalid"))

@@ -3,15 +3,21 @@
 Rubrics and keys are edited here; sessions are read-only records with their nodes.
 """
 
+import csv
+
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model, password_validation
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Q
+from django.http import HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
-from . import access
+from . import access, keys, usage
 from .models import (
     ApiKey,
     LLMCall,
@@ -22,6 +28,7 @@ from .models import (
     Role,
     Rubric,
     RubricCriterion,
+    Scope,
     Tenant,
 )
 from .money import usd
@@ -225,11 +232,103 @@ class ReadOnlyInline(admin.TabularInline):
 
 @admin.register(Tenant)
 class TenantAdmin(TenantScopedAdmin, admin.ModelAdmin):
-    tenant_field = "id"  # a tenant admin sees its own tenant's row, and sets its name and time zone
+    tenant_field = "id"  # a tenant admin sees its own tenant's row, and sets its name, time zone and monthly cap
     tenant_admin_may = ("view", "change")
     tenant_admin_readonly_fields = ["slug", "created_at"]
-    list_display = ["slug", "name", "time_zone", "created_at"]
+    list_display = ["slug", "name", "time_zone", "cap", "created_at", "usage_link"]
     search_fields = ["slug", "name"]
+
+    @admin.display(description="monthly cap", ordering="monthly_cap_usd")
+    def cap(self, obj):
+        return "—" if obj.monthly_cap_usd is None else usd(obj.monthly_cap_usd)
+
+    @admin.display(description="usage")
+    def usage_link(self, obj):
+        url = reverse("admin:reasoning_tenant_usage")
+        return format_html('<a href="{}?tenant={}" data-testid="usage-link">Usage</a>', url, obj.slug)
+
+    def get_urls(self):
+        page = self.admin_site.admin_view(self.usage_view)
+        return [path("usage/", page, name="reasoning_tenant_usage"), *super().get_urls()]
+
+    def usage_view(self, request):
+        tenant = self.usage_tenant(request)
+        if tenant is None:
+            raise PermissionDenied
+        form = UsageForm(request.GET or None)
+        start, end, group_by = form.window() if form.is_valid() else (*usage.window(), "day")
+        if form.is_valid():  # shown with the days it defaulted to filled in
+            form = UsageForm(initial={"start": start, "end": end, "group_by": group_by})
+        report = usage.report(tenant, start, end, group_by)
+        if request.GET.get("format") == "csv":
+            return usage_csv(report, tenant)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Usage of {tenant}",
+            "tenant": tenant,
+            "form": form,
+            "report": report,
+            "chart": {"stacks": usage.by_day_and_model(tenant, start, end), "from": start, "to": end},
+            "month": month_text(report["month"]),
+            "csv_query": {**request.GET.dict(), "format": "csv", "tenant": tenant.slug},
+        }
+        return TemplateResponse(request, "admin/reasoning/usage.html", context)
+
+    def usage_tenant(self, request):
+        """A tenant admin's own tenant; for a superuser, the one named by ?tenant= (or the first)."""
+        if request.user.is_superuser:
+            tenants = Tenant.objects.order_by("slug")
+            return tenants.filter(slug=request.GET.get("tenant", "")).first() or tenants.first()
+        principal = tenant_admin(request)
+        return principal.tenant if principal is not None else None
+
+
+class UsageForm(forms.Form):
+    start = forms.DateField(label="From", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(label="To", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    group_by = forms.ChoiceField(
+        label="Table by", choices=[(g, g) for g in ("day", "model", "mode", "user", "key")], required=False
+    )
+
+    def clean(self):
+        data = super().clean()
+        try:
+            data["start"], data["end"] = usage.window(data.get("start"), data.get("end"))
+        except usage.BadRange as bad:
+            self.add_error("start" if bad.field == "from" else "end", str(bad))
+        return data
+
+    def window(self):
+        data = self.cleaned_data
+        return data["start"], data["end"], data.get("group_by") or "day"
+
+
+def month_text(month):
+    """The month's spend against the cap, as the page writes it, with the share the bar fills."""
+    cap, spent = month["cap_usd"], month["spent_usd"] + month["reserved_usd"]
+    share = min(spent / cap, 1.0) if cap else (1.0 if cap == 0 else None)
+    return {
+        **month,
+        "spent": usd(month["spent_usd"]),
+        "reserved": usd(month["reserved_usd"]),
+        "cap": usd(cap) if cap is not None else None,
+        "left": usd(month["left_usd"]) if cap is not None else None,
+        "percent": round(share * 100, 1) if share is not None else None,
+    }
+
+
+CSV_COLUMNS = ["group", "label", "cost_usd", "calls", "tokens_in", "tokens_out", "sessions", "solved", "solved_share"]
+
+
+def usage_csv(report, tenant):
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    name = f"usage-{tenant.slug}-{report['from']}-{report['to']}-by-{report['group_by']}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    writer = csv.DictWriter(response, fieldnames=CSV_COLUMNS, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows([*report["rows"], report["total"]])
+    return response
 
 
 class NewMemberForm(forms.ModelForm):
@@ -300,18 +399,66 @@ class MembershipAdmin(TenantScopedAdmin, admin.ModelAdmin):
             user.save(update_fields=["is_staff"])
 
 
+class ApiKeyForm(forms.ModelForm):
+    """Scopes as boxes to tick; a member's key refused scopes their role lacks (keys.check_scopes, as the API)."""
+
+    scopes = forms.MultipleChoiceField(
+        choices=Scope.choices,
+        widget=forms.CheckboxSelectMultiple,
+        initial=ApiKey.SERVICE_SCOPES,
+        help_text="A member's key never holds more than their role allows, whatever is ticked here.",
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ["tenant", "user", "name", "scopes", "expires_at"]
+
+    def clean(self):
+        data = super().clean()
+        key = self.instance
+        user = data.get("user") or (key.user if key.user_id else None)
+        tenant = data.get("tenant") or (key.tenant if key.tenant_id else None)
+        if user is not None and tenant is not None and data.get("scopes"):
+            try:
+                keys.check_scopes(keys.member_of(tenant, user.get_username()), data["scopes"])
+            except keys.KeyRefused as refused:
+                self.add_error(refused.field if refused.field in self.fields else None, refused.message)
+        expires = data.get("expires_at")
+        if expires is not None and expires <= timezone.now() and "expires_at" in self.changed_data:
+            self.add_error("expires_at", "Choose a time in the future.")
+        return data
+
+    def clean_scopes(self):
+        return [s for s in Scope.values if s in self.cleaned_data["scopes"]]
+
+
 @admin.register(ApiKey)
 class ApiKeyAdmin(TenantScopedAdmin, admin.ModelAdmin):
     tenant_admin_may = ("view", "add", "change")  # revoking is a change; a revoked key stays on record
-    fields = ["tenant", "name", "is_admin", "hint", "created_at", "last_used_at", "revoked_at"]  # never key_hash
-    readonly_fields = ["hint", "created_at", "last_used_at", "revoked_at"]
-    list_display = ["hint", "name", "tenant", "is_admin", "created_at", "last_used_at", "revoked_at"]
+    form = ApiKeyForm
+    fields = [  # never key_hash
+        "tenant", "user", "name", "scopes", "expires_at", "hint", "created_at", "last_used_at", "last_used_ip",
+        "revoked_at",
+    ]
+    readonly_fields = ["hint", "created_at", "last_used_at", "last_used_ip", "revoked_at"]
+    list_display = [
+        "hint", "name", "user", "tenant", "scope_list", "expires_at", "last_used_at", "last_used_ip", "revoked_at"
+    ]
+    list_select_related = ["user", "tenant"]
     list_filter = [("tenant", admin.RelatedOnlyFieldListFilter)]
     actions = ["revoke"]
+
+    @admin.display(description="scopes")
+    def scope_list(self, obj):
+        return ", ".join(obj.scopes)
 
     def get_fields(self, request, obj=None):
         fields = super().get_fields(request, obj)
         return fields if obj is not None else [f for f in fields if f not in self.readonly_fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        readonly = super().get_readonly_fields(request, obj)
+        return [*readonly, "user"] if obj is not None else readonly  # a key never changes hands
 
     def save_model(self, request, obj, form, change):
         if not change:

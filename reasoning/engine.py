@@ -15,7 +15,7 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
-from . import events, factsheet, selectors, states
+from . import events, factsheet, selectors, states, usage
 from .control import GuardedGateway, SessionControl, refuse_pending
 from .fence import RunLost
 from .llm.contracts import one_line
@@ -184,6 +184,8 @@ def finish(session_id, outcome, fence=None):
         ended = ReasoningSession.objects.select_for_update().filter(pk=session_id).values_list("ended_status").first()
         ended = ended[0] if ended else None
         status, reason = ending_of(outcome, ended)
+        if reason == "budget" and usage.cap_stopped(session_id):
+            reason = "monthly_cap"  # the session had budget left; its tenant's month had not
         moved = states.transition(
             session_id,
             status,

@@ -11,6 +11,7 @@ import zoneinfo
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.utils import timezone
 
@@ -45,16 +46,50 @@ class Tenant(models.Model):
         validators=[validate_time_zone],
         help_text="The IANA zone (Europe/Zurich, America/Los_Angeles) the admin shows its members' times in.",
     )
+    monthly_cap_usd = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0)],
+        help_text="The most the tenant's sessions may spend in a calendar month (UTC), in USD; empty: no cap.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
         return self.slug
 
 
+class TenantSpend(models.Model):
+    """What a tenant's sessions spent this month (UTC) and hold reserved for calls in flight: the cap's counter.
+
+    Written only by ledger.py in the statements that move a session's money, never by a form: a tenant saved in
+    the admin cannot write back a stale count. A new month starts from nothing spent; reservations carry over,
+    since the calls they cover have not been paid yet."""
+
+    tenant = models.OneToOneField(Tenant, primary_key=True, on_delete=models.CASCADE, related_name="spend")
+    month = models.DateField(help_text="The first day of the month used_usd counts.")
+    used_usd = models.FloatField(default=0.0)
+    reserved_usd = models.FloatField(default=0.0)
+
+
 class Role(models.TextChoices):
     VIEWER = "viewer", "Viewer (watch only)"
     ADVISOR = "advisor", "Advisor (run and oversee sessions)"
     ADMIN = "admin", "Admin (also rubrics and keys)"
+
+
+class Scope(models.TextChoices):
+    READ = "read", "read: sessions, trees, ledgers, rubrics, usage"
+    RUN = "run", "run: create and fork sessions (spends)"
+    OVERSEE = "oversee", "oversee: steer sessions and their facts"
+    ADMIN = "admin", "admin: rubrics, keys, members"
+
+
+# What each role may do: a member's key never holds more, whatever scopes it was given.
+ROLE_SCOPES = {
+    Role.VIEWER: frozenset({Scope.READ}),
+    Role.ADVISOR: frozenset({Scope.READ, Scope.RUN, Scope.OVERSEE}),
+    Role.ADMIN: frozenset(Scope.values),
+}
 
 
 class Membership(models.Model):
@@ -75,31 +110,71 @@ class Membership(models.Model):
     def can_act(self):
         return self.role != Role.VIEWER
 
+    @property
+    def scopes(self):
+        return ROLE_SCOPES[self.role]
+
+
+def validate_scopes(value):
+    if not isinstance(value, list) or not value or any(scope not in Scope.values for scope in value):
+        raise ValidationError(f"Scopes are a non-empty list of: {', '.join(Scope.values)}.")
+
 
 class ApiKey(models.Model):
-    """A bearer key for integrations; only its SHA-256 is stored."""
+    """A bearer key: a member's (never more than their role allows) or the tenant's service key; only its SHA-256
+    is stored."""
 
     PREFIX = "rk_"
+    SERVICE_SCOPES = [Scope.READ, Scope.RUN, Scope.OVERSEE]  # a key given no scopes: everything but admin
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="api_keys",
+        help_text="The member it acts for (its rights end with their membership); empty: a service key of the tenant.",
+    )
     name = models.CharField(max_length=100, blank=True)
     key_hash = models.CharField(max_length=64, unique=True)
     hint = models.CharField(max_length=16, help_text="The first characters of the key, to recognise it.")
-    is_admin = models.BooleanField(default=False)
+    scopes = models.JSONField(default=list, validators=[validate_scopes])
     created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField(null=True, blank=True, help_text="Refused from then on; empty: never expires.")
     last_used_at = models.DateTimeField(null=True, blank=True)
+    last_used_ip = models.GenericIPAddressField(null=True, blank=True, help_text="The address it was last used from.")
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self):
         return f"{self.hint}… ({self.tenant})"
 
+    @property
+    def is_admin(self):
+        return Scope.ADMIN in self.scopes
+
     @classmethod
-    def issue(cls, tenant, name="", is_admin=False):
+    def issue(cls, tenant, name="", scopes=None, user=None, expires_at=None):
         """Create a key and return (row, plaintext); the plaintext is never stored."""
-        row = cls(tenant=tenant, name=name, is_admin=is_admin)
+        scopes = [s for s in Scope.values if s in (scopes or cls.SERVICE_SCOPES)]  # in the one order, once each
+        row = cls(tenant=tenant, name=name, scopes=scopes, user=user, expires_at=expires_at)
         plaintext = row.set_secret()
         row.save()
         return row, plaintext
+
+    def to_dict(self):
+        return {
+            "id": self.id,
+            "name": self.name,
+            "hint": self.hint,
+            "user": self.user.get_username() if self.user_id else None,
+            "scopes": list(self.scopes),
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+            "last_used_at": self.last_used_at,
+            "last_used_ip": self.last_used_ip,
+            "revoked_at": self.revoked_at,
+        }
 
     def set_secret(self):
         """Give this (unsaved) key a fresh secret and return its plaintext: the caller shows it once."""
@@ -111,7 +186,9 @@ class ApiKey(models.Model):
     def find(cls, plaintext):
         if not plaintext or not plaintext.startswith(cls.PREFIX) or len(plaintext) > 200:
             return None
-        return cls.objects.select_related("tenant").filter(key_hash=sha256(plaintext), revoked_at=None).first()
+        keys = cls.objects.select_related("tenant", "user__membership")
+        live = keys.filter(key_hash=sha256(plaintext), revoked_at=None)
+        return live.filter(models.Q(expires_at=None) | models.Q(expires_at__gt=timezone.now())).first()
 
 
 class Status(models.TextChoices):
@@ -198,6 +275,11 @@ class ReasoningSession(models.Model):
     ended_status = models.CharField(max_length=16, choices=Status.choices, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     triggered_by = models.CharField(max_length=200, blank=True)
+    # Who started it, for the usage report by person and by key (triggered_by is the words the pages show).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    api_key = models.ForeignKey(ApiKey, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     meta = models.JSONField(default=dict, blank=True)
     seq = models.BigIntegerField(default=0, help_text="The last event sequence number published.")
     search_done = models.BooleanField(

@@ -1,14 +1,17 @@
 """The API's input and output shapes; the input shapes are also what the web form validates against."""
 
 import math
+import re
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 from django.conf import settings
+from django.utils import timezone
 from ninja import Schema
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema, field_validator
 
 from .facts.sheet import CHECK_KINDS, KINDS
-from .models import LLMCall
+from .models import LLMCall, Scope
 from .strategies import modes
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
@@ -349,3 +352,96 @@ class RubricIn(Schema):
 
 class ErrorOut(Schema):
     detail: str | list[dict]
+    scope: str | None = Field(None, description="On a 403: the scope the call needs.")
+
+
+ScopeName = Literal[tuple(Scope.values)]
+
+
+class KeyIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    name: Text = Field("", max_length=100)
+    scopes: list[ScopeName] = Field(
+        min_length=1, max_length=len(Scope.values), description="Never more than the member's role allows."
+    )
+    user: str | None = Field(
+        None, max_length=150, pattern=NO_NUL, description="The member's login name; absent: a service key."
+    )
+    expires_at: datetime | None = Field(None, description="When it stops working (ISO 8601, with its offset).")
+
+    @field_validator("expires_at")
+    @classmethod
+    def in_the_future(cls, value):
+        if value is not None and (value.tzinfo is None or value <= timezone.now()):
+            raise ValueError("must be a time in the future, with its UTC offset")
+        return value
+
+
+class KeyOut(Schema):
+    id: int
+    name: str
+    hint: str
+    user: str | None
+    scopes: list[str]
+    created_at: datetime
+    expires_at: datetime | None
+    last_used_at: datetime | None
+    last_used_ip: str | None
+    revoked_at: datetime | None
+
+
+class KeyIssuedOut(KeyOut):
+    secret: str = Field(description="The key itself: shown this once, only its hash is kept.")
+
+
+GroupBy = Literal["day", "model", "mode", "user", "key"]
+
+
+def iso_day(value):
+    # A day as YYYY-MM-DD only: pydantic would also take a number as a Unix time ("0" is 1970-01-01).
+    if isinstance(value, str) and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError("must be a day written YYYY-MM-DD")
+    return value
+
+
+Day = Annotated[date, BeforeValidator(iso_day)]
+
+
+class UsageIn(Schema):
+    model_config = ConfigDict(populate_by_name=True)
+
+    start: Day | None = Field(None, alias="from", description="The first day counted (UTC); default: the 1st.")
+    end: Day | None = Field(None, alias="to", description="The last day counted (UTC), inclusive; default: today.")
+    group_by: GroupBy = "day"
+
+
+class UsageRowOut(Schema):
+    group: str | None = Field(description="The day, model, mode, login or key hint; null: no person or key.")
+    label: str
+    cost_usd: float
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    sessions: int
+    solved: int
+    solved_share: float | None = Field(description="Solved sessions over sessions with calls in the range.")
+
+
+class MonthOut(Schema):
+    month: date
+    cap_usd: float | None
+    spent_usd: float
+    reserved_usd: float
+    left_usd: float | None
+
+
+class UsageOut(Schema):
+    model_config = ConfigDict(populate_by_name=True)
+
+    start: date = Field(alias="from")
+    end: date = Field(alias="to")
+    group_by: GroupBy
+    rows: list[UsageRowOut]
+    total: UsageRowOut
+    month: MonthOut

@@ -16,9 +16,10 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError
 
-from . import control, events, factsheet, selectors, states
+from . import control, events, factsheet, selectors, states, usage
 from .engine import ending_fields, run_session, write_partial_answer
 from .models import CaseFact, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
+from .money import usd
 from .runner import get_runner
 from .store import DjangoStore, view
 from .strategies import AUTO, available_modes, get_strategy
@@ -101,8 +102,28 @@ def price_models(primary, fallback):
     return prices
 
 
-def create_session(tenant, data, triggered_by="", submit=True):
-    """Create a queued session from a validated SessionIn; submit it to the runner once committed."""
+def within_cap(tenant, budget):
+    """InvalidInput (budget_usd) if the budget would take the tenant past its monthly cap: the cap and what is left
+    named. A check for the caller's sake: the reservation before each call (ledger.py) is what never lets it pass."""
+    month = usage.month_of(tenant)
+    if month["cap_usd"] is not None and budget > month["left_usd"] + 1e-9:
+        message = (
+            f"the tenant's monthly cap is {usd(month['cap_usd'])} and {usd(month['left_usd'])} of it is left this "
+            f"month (UTC); a budget of {usd(budget)} would pass it"
+        )
+        raise InvalidInput(
+            [{"field": "budget_usd", "message": message, "cap_usd": month["cap_usd"], "left_usd": month["left_usd"]}]
+        )
+
+
+def starter(by):
+    """Who started a session, for the usage report: the person and the key of the caller's principal."""
+    return {"created_by_id": by.user_id, "api_key_id": by.key_id} if by is not None else {}
+
+
+def create_session(tenant, data, triggered_by="", submit=True, by=None):
+    """Create a queued session from a validated SessionIn; submit it to the runner once committed. `by` is the
+    caller's principal (access.Principal), recorded for the usage report."""
     kind = data.problem_kind or "general"
     if selectors.rubric_for(tenant, kind) is None:
         raise InvalidInput([{"field": "problem_kind", "message": f"no rubric for problem kind '{kind}'"}])
@@ -112,6 +133,8 @@ def create_session(tenant, data, triggered_by="", submit=True):
     primary = data.model_primary or engine["MODEL_PRIMARY"]
     fallback = data.model_fallback or engine["MODEL_FALLBACK"]
     prices = price_models(primary, fallback)
+    budget = data.budget_usd if data.budget_usd is not None else engine["DEFAULT_BUDGET_USD"]
+    within_cap(tenant, budget)
     with transaction.atomic():
         session = ReasoningSession.objects.create(
             tenant=tenant,
@@ -124,9 +147,10 @@ def create_session(tenant, data, triggered_by="", submit=True):
             model_primary=primary,
             model_fallback=fallback,
             prices=prices,
-            budget_usd=data.budget_usd if data.budget_usd is not None else engine["DEFAULT_BUDGET_USD"],
+            budget_usd=budget,
             params=params,
             triggered_by=triggered_by,
+            **starter(by),
         )
         factsheet.read_problem(session)
         if submit:
@@ -193,9 +217,11 @@ def cancel_session(tenant, session_id, actor):
     return selectors.get_session(tenant, session_id)
 
 
-def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None, params=None):
+def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None, params=None, by=None):
     """A new session holding a copy of the path to a node, continuing with the same or another mode."""
     source = selectors.get_session(tenant, session_id)
+    budget_usd = budget_usd if budget_usd is not None else source.budget_usd
+    within_cap(tenant, budget_usd)
     node = _node_in(source, node_id, field="node_id")
     mode, reason = resolve_mode(mode or source.requested_mode, source.problem_kind, source.problem_text)
     params = validate_params(mode, source.params if params is None and mode == source.mode else params)
@@ -212,9 +238,10 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             model_primary=source.model_primary,
             model_fallback=source.model_fallback,
             prices=source.prices,  # a fork spends at the prices its parent was created with
-            budget_usd=budget_usd if budget_usd is not None else source.budget_usd,
+            budget_usd=budget_usd,
             params=params,
             triggered_by=actor,
+            **starter(by),
             forked_from=source,
             forked_from_node_id=node.id,
         )

@@ -18,7 +18,7 @@ from django.db.models import Case, DateTimeField, ExpressionWrapper, F, Q, Value
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from . import events
+from . import events, ledger
 from .fence import Fence, RunLost
 from .models import LLMCall, ReasoningSession, Status
 
@@ -191,7 +191,9 @@ def take_over(session):
         if not taken:
             return False
         if fresh.budget_reserved_usd > 1e-12:
-            # A call in flight when the run stopped may have been paid for; its row never came back.
+            # A call in flight when the run stopped may have been paid for; its row never came back. The tenant's
+            # month counts it as spent: its cap must hold even for what the ledger cannot tell.
+            ledger.tenant_write_off(fresh.pk, fresh.budget_reserved_usd)
             LLMCall.objects.create(
                 tenant_id=fresh.tenant_id,
                 session_id=fresh.pk,

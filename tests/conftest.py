@@ -29,7 +29,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from reasoning.fixtures import load_rubrics
-from reasoning.models import ApiKey, Membership, Role, Tenant
+from reasoning.models import ApiKey, Membership, Role, Scope, Tenant
 
 # The problem kinds of the seed card, plus general: their shared rubrics come with every database.
 SEEDED_KINDS = {
@@ -57,7 +57,7 @@ def make_party(slug, admin=False):
     tenant = Tenant.objects.create(slug=slug, name=slug.title())
     user = get_user_model().objects.create_user(username=f"{slug}-advisor", password="pw-for-tests")
     Membership.objects.create(user=user, tenant=tenant, role=Role.ADMIN if admin else Role.ADVISOR)
-    _, key = ApiKey.issue(tenant, name="tests", is_admin=admin)
+    _, key = ApiKey.issue(tenant, name="tests", scopes=Scope.values if admin else None)
     return Party(tenant=tenant, user=user, key=key)
 
 
@@ -117,6 +117,15 @@ def alice(db, rubrics):
 @pytest.fixture
 def bob(db, rubrics):
     return make_party("bob")
+
+
+@pytest.fixture
+def alice_admin(client, alice):
+    """A test client logged in as alice made her tenant's admin (staff, not a superuser): the tenant admin's admin."""
+    Membership.objects.filter(user=alice.user).update(role=Role.ADMIN)
+    get_user_model().objects.filter(pk=alice.user.pk).update(is_staff=True)
+    client.force_login(get_user_model().objects.get(pk=alice.user.pk))
+    return client
 
 
 @pytest.fixture

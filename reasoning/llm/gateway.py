@@ -252,20 +252,23 @@ class ModelGateway:
         return N_SUPPORT[model]
 
     async def remaining_usd(self):
-        """The budget not yet spent nor promised to a call in flight; writes the ledger first, in the same round trip."""
+        """The budget not yet spent nor promised to a call in flight, and never more than the tenant's month has left
+        under its cap (this gateway's lease counts as its own in both); writes the ledger first."""
         rows, self.unwritten = self.unwritten, []
         self.flushed_at = time.monotonic()
         try:
-            row = await sync_to_async(self._write_and_read)(rows)
+            row, month_left = await sync_to_async(self._write_and_read)(rows)
         except RunLost:
             self.unwritten = rows + self.unwritten
             raise
-        return row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"] + self.lease
+        left = row["budget_usd"] - row["budget_used_usd"] - row["budget_reserved_usd"]
+        return (left if month_left is None else min(left, month_left)) + self.lease
 
     def _write_and_read(self, rows):
         if rows:
             self._write(rows)
-        return sql.by_pk(ReasoningSession, ("budget_usd", "budget_used_usd", "budget_reserved_usd"), self.session_id)
+        row = sql.by_pk(ReasoningSession, ("budget_usd", "budget_used_usd", "budget_reserved_usd"), self.session_id)
+        return row, ledger.month_left(self.tenant_id)
 
     async def close(self):
         """Write what is unwritten (answers a strategy never stored included) and give back the unspent lease.

@@ -10,6 +10,7 @@ const TICK_MS = 500; // the clock, and node counts within half a second of the t
 // termination_reason -> the sentence after the status, for statuses that end or rest.
 const REASONS = {
   budget: ["Stopped: the budget is spent", "warn"],
+  monthly_cap: ["Stopped: the tenant's monthly cap is reached", "warn"],
   no_thoughts: ["Failed: no step could be proposed and scored", "bad"],
   no_live_line: ["Failed: every line of reasoning is pruned", "bad"],
   error: ["Failed: an error stopped the run", "bad"],

@@ -362,3 +362,56 @@ async def test_a_watcher_whose_key_is_revoked_stops_receiving_events(alice, monk
     assert reply["type"] == "error" and "no longer valid" in reply["detail"]
     assert (await ws.receive_output(timeout=5))["code"] == 4401
     await ws.disconnect()
+
+
+# ---- keys with scopes (issue 25) ---------------------------------------------------------------------------
+
+
+async def key_socket(session, plaintext):
+    ws = connect(session.id, token=plaintext, headers=[])
+    assert (await ws.connect())[0]
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    return ws
+
+
+@pytest.mark.parametrize("action", ["cancel", "pause", "prune", "expand", "edit", "promote"])
+async def test_a_read_key_watches_but_cannot_steer_by_socket(alice, action):
+    from reasoning.models import ApiKey, OverseerAction, Scope
+
+    session = await new_session(alice)
+    _, plaintext = await sync_to_async(ApiKey.issue)(alice.tenant, scopes=[Scope.READ])
+    ws = await key_socket(session, plaintext)
+    await ws.send_json_to({"action": action, "node_id": "00000000-0000-0000-0000-000000000000", "thought": "x"})
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and reply["scope"] == "oversee" and "'oversee' scope" in reply["detail"]
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    assert not await OverseerAction.objects.filter(session_id=session.id).aexists()
+    await ws.disconnect()
+
+
+async def test_a_members_key_demoted_while_its_socket_is_open_can_no_longer_act(alice):
+    from reasoning.models import ApiKey, Membership, Role, Scope
+
+    session = await new_session(alice)
+    _, plaintext = await sync_to_async(ApiKey.issue)(
+        alice.tenant, scopes=[Scope.READ, Scope.OVERSEE], user=alice.user
+    )
+    ws = await key_socket(session, plaintext)
+    await Membership.objects.filter(user=alice.user).aupdate(role=Role.VIEWER)
+    await ws.send_json_to({"action": "pause"})
+    reply = await ws.receive_json_from()
+    assert reply["type"] == "error" and reply["scope"] == "oversee"
+    assert (await ReasoningSession.objects.aget(pk=session.id)).status == "queued"
+    await Membership.objects.filter(user=alice.user).adelete()  # removed from the tenant: the key is gone with them
+    await ws.send_json_to({"action": "pause"})
+    assert "no longer valid" in (await ws.receive_json_from())["detail"]
+    assert (await ws.receive_output())["code"] == 4401
+    await ws.disconnect()
+
+
+async def test_a_key_without_read_cannot_open_a_socket(alice):
+    from reasoning.models import ApiKey, Scope
+
+    session = await new_session(alice)
+    _, plaintext = await sync_to_async(ApiKey.issue)(alice.tenant, scopes=[Scope.RUN])
+    assert not await refused_or_not(connect(session.id, token=plaintext, headers=[]))

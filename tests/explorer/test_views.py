@@ -205,6 +205,7 @@ def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
     }
     assert session.budget_usd == 0.50
     assert session.triggered_by == f"web:{alice.user.username}"
+    assert session.created_by == alice.user and session.api_key is None  # for the usage report by person
 
 
 def test_detail_page_embeds_the_tree_and_escapes_thoughts(client_of, alice):

@@ -8,19 +8,22 @@ from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
 from reasoning import access
-from reasoning.models import ApiKey, Membership, Role, sha256
+from reasoning.models import ROLE_SCOPES, ApiKey, Membership, Role, Scope, sha256
 
 pytestmark = pytest.mark.django_db
 
 
 def test_a_member_is_its_tenant_by_name(alice):
     principal = access.for_user(alice.user)
-    assert principal == access.Principal(tenant=alice.tenant, actor="user:alice-advisor", is_admin=False, can_act=True)
+    assert principal == access.Principal(
+        tenant=alice.tenant, actor="user:alice-advisor", scopes=ROLE_SCOPES[Role.ADVISOR], user_id=alice.user.pk
+    )
+    assert not principal.is_admin and principal.can_act
 
 
 def test_the_principal_is_frozen(alice):
     with pytest.raises(dataclasses.FrozenInstanceError):
-        access.for_user(alice.user).is_admin = True
+        access.for_user(alice.user).scopes = frozenset(Scope.values)
 
 
 def test_an_admin_member_is_admin(alice):
@@ -49,13 +52,13 @@ def test_a_key_is_its_tenant_and_its_use_is_recorded(alice):
     assert key.last_used_at is None
     principal = access.for_key(alice.key)
     assert principal == access.Principal(
-        tenant=alice.tenant, actor=f"key:{alice.key[:10]}", is_admin=False, can_act=True
+        tenant=alice.tenant, actor=f"key:{alice.key[:10]}", scopes=frozenset(ApiKey.SERVICE_SCOPES), key_id=key.pk
     )
     assert ApiKey.objects.get(pk=key.pk).last_used_at is not None
 
 
 def test_an_admin_key_is_admin(alice):
-    _, plaintext = ApiKey.issue(alice.tenant, is_admin=True)
+    _, plaintext = ApiKey.issue(alice.tenant, scopes=Scope.values)
     assert access.for_key(plaintext).is_admin
 
 

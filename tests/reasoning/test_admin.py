@@ -209,7 +209,9 @@ def test_shared_rubrics_are_visible_but_read_only(client, demo):
 
 
 def test_a_tenant_admin_issues_a_key_shown_once_and_revokes_it(client, demo, rival):
-    page = client.post("/admin/reasoning/apikey/add/", {"name": "crm", "tenant": rival.tenant.pk})
+    page = client.post(
+        "/admin/reasoning/apikey/add/", {"name": "crm", "tenant": rival.tenant.pk, "scopes": ["read", "run", "oversee"]}
+    )
     assert page.status_code == 200
     plaintext = re.search(rb'data-testid="api-key"[^>]*>(rk_[\w-]+)<', page.content).group(1).decode()
     key = ApiKey.find(plaintext)

@@ -144,3 +144,17 @@ async def test_parse_outcomes_survive_a_flush_between_calls(alice, monkeypatch):
     await gateway.close()
     calls = [c async for c in LLMCall.objects.filter(session=session)]
     assert [c.parse_ok for c in calls] == [False, False] and all("JSON" in c.error for c in calls)
+
+
+async def test_what_is_left_is_never_more_than_the_tenants_month_has(alice):
+    """A strategy's budget check at each step sees the cap too, so it stops (and synthesises) inside it."""
+    from reasoning.models import Tenant
+
+    session = await make_session_async(alice)
+    gateway = ModelGateway(session)
+    assert await gateway.remaining_usd() == pytest.approx(session.budget_usd)  # no cap: the session's budget
+    await Tenant.objects.filter(pk=alice.tenant.pk).aupdate(monthly_cap_usd=0.004)
+    answer = await gateway.ask(EVALUATE, PROMPT)
+    remaining = await gateway.remaining_usd()
+    assert remaining == pytest.approx(0.004 - answer.cost_usd)  # its own lease counted as its own
+    await gateway.close()

@@ -187,3 +187,19 @@ async def test_a_bare_update_of_the_session_row_is_never_answered_304(alice, wat
     await ReasoningSession.objects.filter(pk=session.pk).aupdate(budget_used_usd=0.01)
     status, headers = await get_tree(session.id, alice.key, etag)
     assert status == 200 and headers[b"etag"].decode() != etag
+
+
+def test_an_expired_key_is_never_answered_from_memory():
+    import time
+
+    session_id = "0b6cbb57-8f80-4a1c-9a8a-2f6f1c3c9d11"
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": f"/api/sessions/{session_id}/tree",
+        "headers": [(b"if-none-match", b'W/"3-abc"'), (b"authorization", b"Bearer rk_x")],
+    }
+    tree_memo.remember(session_id, 1, 'W/"3-abc"', tree_memo.generation(session_id), "rk_x", time.time() + 60)
+    assert tree_memo.not_modified_headers(scope) is not None
+    tree_memo.remember(session_id, 1, 'W/"3-abc"', tree_memo.generation(session_id), "rk_x", time.time() - 1)
+    assert tree_memo.not_modified_headers(scope) is None

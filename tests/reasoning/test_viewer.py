@@ -56,6 +56,7 @@ def test_the_cli_refuses_a_viewer_and_runs_as_an_advisor(viewer, bob):
     )
     session = ReasoningSession.objects.get()
     assert session.tenant == bob.tenant and session.triggered_by == f"cli:user:{bob.user.username}"
+    assert session.created_by == bob.user  # the usage report counts it as theirs
 
 
 def test_a_tenant_admin_adds_a_viewer_with_a_login_in_the_admin(client):

@@ -48,7 +48,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         load_rubrics()
-        tenant, triggered_by = self.caller(o)
+        tenant, triggered_by, principal = self.caller(o)
         try:
             data = SessionIn(
                 problem_text=o["problem"],
@@ -59,7 +59,7 @@ class Command(BaseCommand):
                 model_fallback=o["fallback"],
                 params=json.loads(o["params"]),
             )
-            session = services.create_session(tenant, data, triggered_by=triggered_by, submit=False)
+            session = services.create_session(tenant, data, triggered_by=triggered_by, submit=False, by=principal)
         except ValueError as error:  # pydantic's ValidationError and a malformed --params alike
             raise CommandError(str(error)) from None
         except services.InvalidInput as error:
@@ -84,17 +84,18 @@ class Command(BaseCommand):
             raise CommandError(f"session {session.id} ended {session.status}{reason}", returncode=code)
 
     def caller(self, o):
-        """(tenant, who the session records as its starter): a named member's, else the --tenant's as the operator."""
+        """(tenant, who the session records as its starter, the member's principal or None): a named member's, else
+        the --tenant's as the operator."""
         if o["user"] is None:
             tenant, _ = Tenant.objects.get_or_create(slug=o["tenant"], defaults={"name": o["tenant"]})
-            return tenant, "cli"
+            return tenant, "cli", None
         user = get_user_model().objects.filter(username=o["user"]).first()
         principal = access.for_user(user)
         if principal is None:
             raise CommandError(f"'{o['user']}' is not an active member of any tenant")
         if not principal.can_act:
             raise CommandError(f"'{o['user']}' is a viewer: a viewer may watch sessions but not start them")
-        return principal.tenant, f"cli:{principal.actor}"
+        return principal.tenant, f"cli:{principal.actor}", principal
 
     async def run_with_progress(self, session):
         task = asyncio.create_task(run_session(session.id))
