@@ -43,6 +43,7 @@ LINES_JS = """(selector) => {
   range.selectNodeContents(document.querySelector(selector));
   return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
 }"""
+MATCHES_JS = "Array.from(document.querySelectorAll('#tree g.node.match'), (g) => g.dataset.nodeId)"
 ACTIVE_JS = "() => document.querySelector('[data-testid=progress-active]').textContent"
 
 
@@ -169,9 +170,16 @@ class DeskSecondPassTest(LiveBrowserTestCase):
                 page.keyboard.press("Escape")
                 # Search matches keep their labels however far out.
                 page.fill('[data-testid="tree-search"]', "lot 7 ")
-                page.wait_for_timeout(600)
-                matches = [label for label in page.evaluate(LABELS_JS) if "lot 7 " in label["text"] + " "]
-                assert matches, total
+                matches = []
+                for _ in range(40):  # the search is debounced and redraws: a busy machine takes its time
+                    page.wait_for_timeout(250)
+                    shown = {label["id"] for label in page.evaluate(LABELS_JS)}
+                    found = page.evaluate(MATCHES_JS)
+                    matches = [node for node in found if node in shown]
+                    if found and len(matches) == len(found):
+                        break
+                # Every match shows its label, however far out (where a label is cut depends on the font's widths).
+                assert found and len(matches) == len(found), (total, found, matches)
                 page.fill('[data-testid="tree-search"]', "")
         assert self.page_errors == []
 
