@@ -140,6 +140,7 @@ MIDDLEWARE = [
     "reasoning.outages.DependencyOutage",  # an API request meeting a dependency that is down: 503 JSON
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "reasoning.rls.RequestWall",  # no tenant until authentication names one (PostgreSQL's row-level security)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The whole stack runs as one sync call in the request's thread (config/asgi.py, OnePassASGIHandler).
@@ -207,6 +208,16 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envin
         "max_size": pool_max,
         "timeout": envfloat("DB_POOL_TIMEOUT_S", 30.0),
     }
+
+# On PostgreSQL, row-level security is the second wall behind each query's tenant filter: this backend sets each
+# connection to its caller's tenant before a query (reasoning/rls.py). REASONING_RLS=off leaves the policies unused
+# (every query runs as the connection's own role: a superuser's sees every row).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "reasoning.backends.postgresql"
+    if not envbool("REASONING_RLS", True):
+        import reasoning.rls
+
+        reasoning.rls.ENABLED = False
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from . import selectors
+from . import rls, selectors
 from .models import ApiKey, Tenant
 
 STAMP_EVERY = timedelta(minutes=1)  # how fresh an API key's last_used_at is kept
@@ -38,7 +38,11 @@ def for_user(user):
 
 def for_key(plaintext):
     """A live API key's principal, its use recorded; None for an unknown, revoked or malformed key."""
-    key = ApiKey.find(plaintext) if isinstance(plaintext, str) else None
+    with rls.all_tenants():  # the key names its tenant: until it is found, no tenant is known
+        return _stamped(ApiKey.find(plaintext) if isinstance(plaintext, str) else None)
+
+
+def _stamped(key):
     if key is None:
         return None
     # Stamped only while still unrevoked: a key revoked since the lookup is refused, not used. At most once a
@@ -51,8 +55,10 @@ def for_key(plaintext):
 
 
 def attach(request, principal):
-    """Hang the principal on the request, with the tenant, actor, is_admin and can_act that code reads; returns it."""
+    """Hang the principal on the request, with the tenant, actor, is_admin and can_act that code reads; returns it.
+    The rest of the request works for that tenant behind the database's wall too (reasoning/rls.py)."""
     if principal is not None:
+        rls.use_tenant(principal.tenant.pk)
         request.principal = principal
         request.tenant, request.actor = principal.tenant, principal.actor
         request.is_admin, request.can_act = principal.is_admin, principal.can_act

@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
+from reasoning import rls
 from reasoning.fixtures import load_rubrics
 from reasoning.models import ApiKey, Tenant
 
@@ -15,6 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="", help="a label for the key")
         parser.add_argument("--admin", action="store_true", help="the key may also write rubrics")
 
+    @rls.all_tenants()  # an operator's command: it works across tenants, as migrations do
     def handle(self, *args, tenant, name, admin, **options):
         slug = slugify(tenant)
         if not slug or slug != tenant:
