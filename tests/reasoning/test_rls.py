@@ -162,3 +162,30 @@ async def test_a_run_works_for_its_sessions_tenant(alice, runner, owner):
 
     status, nodes = await sync_to_async(outcome)()
     assert status == "solved" and nodes > 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_works_for_its_keys_tenant(alice, bob, runner, owner):
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    def create():
+        with rls.all_tenants():
+            return new_session(alice), new_session(bob)
+
+    mine, theirs = await sync_to_async(create)()
+    ws = WebsocketCommunicator(application, f"/ws/sessions/{mine.id}/?token={alice.key}")
+    assert (await ws.connect())[0]
+    snapshot = await ws.receive_json_from(timeout=10)
+    assert snapshot["type"] == "snapshot" and snapshot["session"]["id"] == str(mine.id)
+    await ws.send_json_to({"action": "cancel"})
+    statuses = set()
+    while "cancelled" not in statuses:  # its action's event may come first
+        message = await ws.receive_json_from(timeout=10)
+        statuses.add(message.get("session", {}).get("status") if message["type"] == "session.updated" else None)
+    await ws.disconnect()
+    other = WebsocketCommunicator(application, f"/ws/sessions/{theirs.id}/?token={alice.key}")
+    connected, code = await other.connect()
+    await other.disconnect()
+    assert (connected, code) == (False, 4404)
