@@ -23,7 +23,9 @@ def grants():
     # user that migrates (the app's) may switch to it.
     rights = "SELECT, INSERT, UPDATE, DELETE"
     return [
-        f"GRANT {rls.ROLE} TO CURRENT_USER",
+        # A role a DBA made and granted beforehand needs no CREATEROLE here, nor the admin option to grant it again.
+        f"DO $$ BEGIN IF NOT pg_has_role(current_user, '{rls.ROLE}', 'MEMBER') THEN GRANT {rls.ROLE} TO "
+        "CURRENT_USER; END IF; END $$",
         f"GRANT USAGE ON SCHEMA public TO {rls.ROLE}",
         f"GRANT {rights} ON ALL TABLES IN SCHEMA public TO {rls.ROLE}",
         f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {rls.ROLE}",
