@@ -96,6 +96,18 @@ def test_code_that_names_no_tenant_sees_nothing_and_all_tenants_sees_all(alice, 
 
 
 @pytest.mark.django_db
+def test_a_setting_undone_by_a_rollback_is_made_again(alice, bob, owner):
+    with rls.all_tenants():
+        mine, _ = new_session(alice), new_session(bob)  # the connection now sees every tenant
+    with rls.tenant(alice.tenant.pk):
+        with pytest.raises(RuntimeError), transaction.atomic():
+            assert ReasoningSession.objects.count() == 1  # Alice's setting, made inside the block
+            raise RuntimeError
+        # The rollback put the connection back to every tenant: Alice's setting is made again before the next query.
+        assert list(ReasoningSession.objects.values_list("pk", flat=True)) == [mine.pk]
+
+
+@pytest.mark.django_db
 def test_a_tenant_cannot_write_a_row_of_another_tenant(alice, bob):
     theirs = new_session(bob)
     with rls.tenant(alice.tenant.pk):
