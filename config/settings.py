@@ -211,13 +211,18 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envin
 
 # On PostgreSQL, row-level security is the second wall behind each query's tenant filter: this backend sets each
 # connection to its caller's tenant before a query (reasoning/rls.py). REASONING_RLS=off leaves the policies unused
-# (every query runs as the connection's own role: a superuser's sees every row).
+# (every query runs as the connection's own role: a superuser's sees every row); REASONING_RLS=strict runs code that
+# names no tenant as the app's role with none, as a connection as the tables' owner would, under a superuser too.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["ENGINE"] = "reasoning.backends.postgresql"
-    if not envbool("REASONING_RLS", True):
-        import reasoning.rls
+    import reasoning.rls
 
-        reasoning.rls.ENABLED = False
+    DATABASES["default"]["ENGINE"] = "reasoning.backends.postgresql"
+    RLS_MODE = (os.environ.get("REASONING_RLS") or "on").strip().lower()
+    if RLS_MODE not in {"on", "off", "strict"}:
+        raise ImproperlyConfigured(f"REASONING_RLS is on, off or strict, not {RLS_MODE!r}")
+    reasoning.rls.ENABLED = RLS_MODE != "off"
+    if RLS_MODE == "strict":
+        reasoning.rls.PLAIN = (reasoning.rls.ROLE, "")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

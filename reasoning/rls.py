@@ -17,6 +17,7 @@ The states:
 - ALL (`all_tenants()`): as ROLE, seeing every tenant's rows; the one door for code that must (the sweeper and
   recovery, management commands, an API key's or a login's lookup before its tenant is known, the superuser's
   admin);
+- OWNER (`as_owner()`): the connection's own role, seeing every tenant: the `migrate` command runs so;
 - unset: the connection's own role, with no tenant. A role that owns the tables sees nothing (the policies are
   forced); a superuser (CI's `postgres`, a developer's) bypasses row-level security and sees everything, which is
   what migrations and the test suite's fixtures need.
@@ -29,6 +30,7 @@ import contextvars
 
 ROLE = "reasoning_app"  # NOLOGIN, no superuser, no BYPASSRLS: created by migration 0011
 ALL = "all"
+OWNER = "owner"  # the connection's own role, every tenant visible: migrations (reasoning/management/commands/migrate.py)
 SETTING = "app.tenant_id"
 
 # False turns the wall off in this process (bench/rls_cost.py measures with and without; REASONING_RLS=off).
@@ -90,6 +92,8 @@ def wanted():
     value = _tenant.get() if ENABLED else None
     if value is None:
         return PLAIN
+    if value == OWNER:
+        return ("none", ALL)
     return (ROLE, ALL if value == ALL else str(int(value)))
 
 
@@ -111,6 +115,12 @@ def tenant(tenant_id):
 def all_tenants():
     """See every tenant inside the block (also a decorator): the one documented door past the wall."""
     return tenant(ALL)
+
+
+def as_owner():
+    """Work as the connection's own role (the tables' owner, or a superuser), seeing every tenant: the schema's
+    changes need the owner, and a data migration sees every row under the forced policies too."""
+    return tenant(OWNER)
 
 
 def use_tenant(tenant_id):
