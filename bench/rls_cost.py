@@ -141,11 +141,13 @@ def report(args, results):
 
     text = f"""## Row-level security: its cost on the tree read and the engine
 
-{date.today()}, commit {commit()}, PostgreSQL (`{args.postgres}`, a fresh database), one process. `uptime` at
-the end: `{uptime}`. Command: `.venv/bin/python bench/rls_cost.py --rounds {args.rounds} --reads {args.reads}
---nodes {args.nodes}`. Rounds alternate the wall off and on in the same run (off: every query as the connection's
-own role, a superuser's, the policies never applied; on: as `reasoning_app` with the tenant set, as CI and
-production run). Medians of {args.rounds * args.reads} reads and of {args.rounds} runs a side.
+{date.today()}, commit {commit()}, PostgreSQL, a fresh database, one process.
+Command: `.venv/bin/python bench/rls_cost.py --rounds {args.rounds} --reads {args.reads} --nodes {args.nodes}`.
+`uptime` when it ended: `{uptime}`.
+
+Rounds alternate the wall off and on in the same run. Off: every query as the connection's own role (a
+superuser's), the policies never applied, as before migration 0011. On: as `reasoning_app` with the tenant set, as
+CI and production run. Medians of {args.rounds * args.reads} reads and of {args.rounds} runs a side.
 
 | | RLS off | RLS on | cost |
 |---|---|---|---|
