@@ -140,6 +140,7 @@ MIDDLEWARE = [
     "reasoning.outages.DependencyOutage",  # an API request meeting a dependency that is down: 503 JSON
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "reasoning.rls.RequestWall",  # no tenant until authentication names one (PostgreSQL's row-level security)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # The whole stack runs as one sync call in the request's thread (config/asgi.py, OnePassASGIHandler).
@@ -207,6 +208,21 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envin
         "max_size": pool_max,
         "timeout": envfloat("DB_POOL_TIMEOUT_S", 30.0),
     }
+
+# On PostgreSQL, row-level security is the second wall behind each query's tenant filter: this backend sets each
+# connection to its caller's tenant before a query (reasoning/rls.py). REASONING_RLS=off leaves the policies unused
+# (every query runs as the connection's own role: a superuser's sees every row); REASONING_RLS=strict runs code that
+# names no tenant as the app's role with none, as a connection as the tables' owner would, under a superuser too.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    import reasoning.rls
+
+    DATABASES["default"]["ENGINE"] = "reasoning.backends.postgresql"
+    RLS_MODE = (os.environ.get("REASONING_RLS") or "on").strip().lower()
+    if RLS_MODE not in {"on", "off", "strict"}:
+        raise ImproperlyConfigured(f"REASONING_RLS is on, off or strict, not {RLS_MODE!r}")
+    reasoning.rls.ENABLED = RLS_MODE != "off"
+    if RLS_MODE == "strict":
+        reasoning.rls.PLAIN = (reasoning.rls.ROLE, "")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from pydantic import ValidationError
 
-from reasoning import access, events, selectors, services, throttles
+from reasoning import access, events, rls, selectors, services, throttles
 from reasoning.models import ReasoningNode, ReasoningSession, Scope
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
@@ -205,6 +205,10 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         wait = throttles.take("ACTION_RATE", self.actor)  # the caller's allowance, shared with its API calls
         if wait is not None:
             return f"too many actions from this key or user: retry in {math.ceil(wait)} s"
+        with rls.tenant(self.tenant.pk):
+            return self.act(action, node_id, body)
+
+    def act(self, action, node_id, body):
         try:
             if action in SESSION_ACTIONS:
                 SESSION_ACTIONS[action](self.tenant, self.session_id, self.actor)
@@ -223,11 +227,13 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
 
     @database_sync_to_async
     def find_session(self):
-        return str(selectors.get_session(self.tenant, self.session_id).id)
+        with rls.tenant(self.tenant.pk):
+            return str(selectors.get_session(self.tenant, self.session_id).id)
 
     @database_sync_to_async
     def read_snapshot(self, emit):
-        return snapshot_parts(self.tenant, self.session_id, emit)
+        with rls.tenant(self.tenant.pk):
+            return snapshot_parts(self.tenant, self.session_id, emit)
 
     @database_sync_to_async
     def authenticate(self):

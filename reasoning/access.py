@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from . import selectors
+from . import rls, selectors
 from .models import ROLE_SCOPES, ApiKey, Membership, Scope, Tenant
 
 STAMP_EVERY = timedelta(minutes=1)  # how fresh an API key's last_used_at is kept
@@ -56,7 +56,11 @@ def for_user(user):
 def for_key(plaintext, address=None):
     """A live API key's principal, its use (and the address it came from) recorded; None for an unknown, revoked,
     expired or malformed key, and for a member's key whose member left the tenant or was deactivated."""
-    key = ApiKey.find(plaintext) if isinstance(plaintext, str) else None
+    with rls.all_tenants():  # the key names its tenant: until it is found, no tenant is known
+        return _principal(ApiKey.find(plaintext) if isinstance(plaintext, str) else None, address)
+
+
+def _principal(key, address):
     if key is None:
         return None
     scopes, actor = frozenset(key.scopes), f"key:{key.hint}"
@@ -99,8 +103,10 @@ def stamp(key, address):
 
 
 def attach(request, principal):
-    """Hang the principal on the request, with the tenant, actor, is_admin and can_act that code reads; returns it."""
+    """Hang the principal on the request, with the tenant, actor, is_admin and can_act that code reads; returns it.
+    The rest of the request works for that tenant behind the database's wall too (reasoning/rls.py)."""
     if principal is not None:
+        rls.use_tenant(principal.tenant.pk)
         request.principal = principal
         request.tenant, request.actor = principal.tenant, principal.actor
         request.is_admin, request.can_act = principal.is_admin, principal.can_act

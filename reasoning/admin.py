@@ -60,6 +60,8 @@ def tenant_admin(request):
         user = request.user
         principal = access.for_user(user) if user.is_staff and not user.is_superuser else None
         request._tenant_admin = principal if principal is not None and principal.is_admin else None
+        if request._tenant_admin is not None:
+            access.attach(request, principal)  # its queries behind the database's wall too
     return request._tenant_admin
 
 

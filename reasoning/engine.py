@@ -15,7 +15,7 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
-from . import events, factsheet, selectors, states, usage
+from . import events, factsheet, rls, selectors, states, usage
 from .control import GuardedGateway, SessionControl, refuse_pending
 from .fence import RunLost
 from .llm.contracts import one_line
@@ -48,6 +48,8 @@ async def run_session(session_id, gateway=None, owner=None):
 
 
 async def _run(session_id, gateway, owner):
+    # The run works for its session's tenant (this task's context): every write of it, behind the database's wall.
+    rls.use_tenant(await sync_to_async(states.tenant_of)(session_id))
     fence = await sync_to_async(states.claim)(session_id, owner)
     if fence is None:
         return NOT_CLAIMED

@@ -18,13 +18,14 @@ from django.conf import settings
 from django.db.models import DateTimeField, ExpressionWrapper
 from django.db.models.functions import Now
 
-from . import states
+from . import rls, states
 from .models import ReasoningSession, Status
 from .runner import InProcessRunner, get_runner
 
 log = logging.getLogger(__name__)
 
 
+@rls.all_tenants()  # the sweeper and recovery look at every tenant's sessions
 def resume_stranded():
     """Queue every session whose run is gone (and every queued one) for a run; returns their ids."""
     ids = []
@@ -42,6 +43,7 @@ def resume_stranded():
     return ids
 
 
+@rls.all_tenants()  # the sweeper and recovery look at every tenant's sessions
 def sweep():
     """One pass of the sweeper, on every runner: dead runs taken over and dispatched, lost starts dispatched again."""
     return resume_dead_runs() + dispatch_waiting()
@@ -78,6 +80,7 @@ def dispatch_waiting():
     return dispatched
 
 
+@rls.all_tenants()  # the sweeper and recovery look at every tenant's sessions
 def adopt(session_id):
     """A run could not claim its session (a redelivered task, a second dispatch): True if the session needs a run
     and is free for one now (queued with no run, or its run is dead and was taken over), False if a live run holds

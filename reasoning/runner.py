@@ -7,11 +7,11 @@ import itertools
 import logging
 import threading
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 
-from . import control, events
+from . import control, events, states
 from .engine import REQUEUED, run_session
-from .models import ReasoningSession
 
 log = logging.getLogger(__name__)
 
@@ -74,9 +74,7 @@ class InProcessRunner:
     async def _enqueue(self, session_id):
         """Queue the session behind its tenant's others (one query for the tenant), then fill the free slots."""
         try:
-            tenant_id = (
-                await ReasoningSession.objects.filter(pk=session_id).values_list("tenant_id", flat=True).afirst()
-            )
+            tenant_id = await sync_to_async(states.tenant_of)(session_id)
         except Exception:  # the run itself will meet the database's trouble and record it
             log.exception("the runner could not read the tenant of session %s", session_id)
             tenant_id = None

@@ -7,14 +7,25 @@ import uuid
 from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 
+from . import rls
 from .models import LLMCall, Membership, OverseerAction, ReasoningNode, ReasoningSession, Rubric, is_offline
+
+# A test-only switch: False drops the tenant filter from the session and node reads below, to show that on
+# PostgreSQL the database's own wall (reasoning/rls.py) still hides another tenant's rows. Never False in code.
+TENANT_FILTER = True
+
+
+def of_tenant(tenant):
+    """The filter that scopes a read to its tenant (none while a test has turned TENANT_FILTER off)."""
+    return {"tenant": tenant} if TENANT_FILTER else {}
 
 
 def membership_for(user):
     """The user's membership (with its tenant), or None for anonymous users and users without one."""
     if not user or not user.is_authenticated:
         return None
-    return Membership.objects.select_related("tenant").filter(user=user).first()
+    with rls.all_tenants():  # the membership names the user's tenant: until it is read, no tenant is known
+        return Membership.objects.select_related("tenant").filter(user=user).first()
 
 
 def tenant_for_user(user):
@@ -35,7 +46,7 @@ def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, 
     """The tenant's sessions, newest first, narrowed by each filter given: status, kind, mode, model group
     (MODEL_GROUPS), fork or original, who started it (triggered_by, exactly), and words in the case name or the
     problem (q)."""
-    qs = ReasoningSession.objects.filter(tenant=tenant).select_related("tenant")
+    qs = ReasoningSession.objects.filter(**of_tenant(tenant)).select_related("tenant")
     if status:
         qs = qs.filter(status=status)
     if problem_kind:
@@ -73,7 +84,7 @@ def get_session(tenant, session_id):
         raise ReasoningSession.DoesNotExist from None
     # Whether it has forks comes with the row: most sessions have none, and then to_dict(with_forks=True) asks no more.
     forked = Exists(ReasoningSession.objects.filter(forked_from=OuterRef("pk")))
-    return ReasoningSession.objects.select_related("tenant").annotate(has_forks=forked).get(tenant=tenant, pk=pk)
+    return ReasoningSession.objects.select_related("tenant").annotate(has_forks=forked).get(pk=pk, **of_tenant(tenant))
 
 
 def get_node(tenant, node_id):
@@ -82,7 +93,7 @@ def get_node(tenant, node_id):
         pk = uuid.UUID(str(node_id))
     except ValueError:
         raise ReasoningNode.DoesNotExist from None
-    return ReasoningNode.objects.select_related("session", "session__tenant").get(tenant=tenant, pk=pk)
+    return ReasoningNode.objects.select_related("session", "session__tenant").get(pk=pk, **of_tenant(tenant))
 
 
 def tree_snapshot(tenant, session_id):

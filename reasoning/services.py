@@ -16,7 +16,7 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError
 
-from . import control, events, factsheet, selectors, states, usage
+from . import control, events, factsheet, rls, selectors, states, usage
 from .engine import ending_fields, run_session, write_partial_answer
 from .models import CaseFact, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
 from .money import usd
@@ -541,6 +541,7 @@ def fact_changed(session, actor, action, before, after):
         audit(session, None, actor, action, payload=after or before, before=before, after=after)
 
 
+@rls.all_tenants()  # every tenant's sessions a stopped server left running
 def interrupt_running(reason="server_restarted"):
     """Mark sessions left running by a stopped process as interrupted (resumable); returns how many."""
     running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", flat=True)

@@ -18,7 +18,7 @@ from django.db.models import Case, DateTimeField, ExpressionWrapper, F, Q, Value
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from . import events, ledger
+from . import events, ledger, rls
 from .fence import Fence, RunLost
 from .models import LLMCall, ReasoningSession, Status
 
@@ -86,6 +86,12 @@ def _leave_running(rows, to, fields, tries=3):
     return 0
 
 
+@rls.all_tenants()
+def tenant_of(session_id):
+    """The id of the session's tenant (None for no such session): a run learns for whom it works from it."""
+    return ReasoningSession.objects.filter(pk=session_id).values_list("tenant_id", flat=True).first()
+
+
 def claim(session_id, owner):
     """Take a queued session for a run; only when no live run holds it. The run's Fence if it has it now, else None.
 
@@ -122,8 +128,8 @@ def release(fence):
 
 def beat(fence):
     """The run is alive (on the database's clock); returns the session's status, or None if this run no longer
-    holds it."""
-    with transaction.atomic():
+    holds it. The heartbeat thread beats for the runs of every tenant."""
+    with rls.all_tenants(), transaction.atomic():
         if not fence.rows().update(heartbeat_at=Now()):
             return None
         return ReasoningSession.objects.filter(pk=fence.session_id).values_list("status", flat=True).first()

@@ -104,6 +104,16 @@ def fresh_rate_limits(settings):
         settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
 
 
+@pytest.fixture(autouse=True)
+def no_tenant_left_behind():
+    """A test that authenticates outside a request (access.attach, the admin's tenant_admin on a bare request) names
+    a tenant for the rest of its context (reasoning/rls.py): the next test starts with none again."""
+    from reasoning import rls
+
+    with rls.tenant(None):
+        yield
+
+
 @pytest.fixture
 def rubrics(db):
     load_rubrics()

@@ -127,6 +127,9 @@ def test_twenty_sessions_survive_a_pool_child_kill_a_redis_restart_and_a_server_
         "REASONING_MODELS": json.dumps({"openai/local": {**BYTE_PRICE, "api_base": model.base_url}}),
         "OPENAI_API_KEY": "dummy-key-for-a-local-server",
         "SECRET_KEY": "a-secret-key-for-the-chaos-test-only-0123456789",
+        # The servers and workers meet row-level security as a connection as the tables' owner would: a path that
+        # names no tenant sees nothing, under CI's superuser too (reasoning/rls.py).
+        "REASONING_RLS": "strict",
     }
     profile = Scaled(database_url(), f"redis://127.0.0.1:{REDIS_PORT}/0", ports=ports, env=env)
     try:

@@ -6,7 +6,7 @@ the tenant. --scopes lists what it may do, comma-separated: read, run, oversee, 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
 
-from reasoning import keys
+from reasoning import keys, rls
 from reasoning.fixtures import load_rubrics
 from reasoning.models import ApiKey, Scope, Tenant
 
@@ -34,6 +34,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--admin", action="store_true", help="add the admin scope (rubrics, keys)")
 
+    @rls.all_tenants()  # an operator's command: it works across tenants, as migrations do
     def handle(self, *args, tenant, name, user, scopes, admin, **options):
         slug = slugify(tenant)
         if not slug or slug != tenant:

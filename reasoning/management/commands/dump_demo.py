@@ -7,7 +7,7 @@ from django.core import serializers
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from reasoning import services
+from reasoning import rls, services
 from reasoning.fixtures import load_rubrics
 from reasoning.management.commands.seed_demo import DEMO_SESSIONS
 from reasoning.models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Tenant
@@ -40,6 +40,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--out", default=str(DEMO_SESSIONS))
 
+    @rls.all_tenants()  # an operator's command: it works across tenants, as migrations do
     def handle(self, *args, **options):
         load_rubrics()
         Tenant.objects.filter(slug=SCRATCH_TENANT).delete()

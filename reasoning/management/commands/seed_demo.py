@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import DateTimeField
 from django.utils import timezone
 
+from reasoning import rls
 from reasoning.fixtures import load_rubrics
 from reasoning.models import Membership, ReasoningSession, Role, Tenant
 
@@ -64,6 +65,7 @@ class Command(BaseCommand):
         "(idempotent; the sessions are loaded from fixtures/demo_sessions.json, no model is called)."
     )
 
+    @rls.all_tenants()  # an operator's command: it works across tenants, as migrations do
     def handle(self, *args, **options):
         created = load_rubrics()
         tenant, _ = Tenant.objects.get_or_create(slug="demo", defaults={"name": "Demo Family Office"})

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from reasoning import access, selectors, services
+from reasoning import access, rls, selectors, services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
 from reasoning.models import ReasoningNode, ReasoningSession, Status, Tenant
@@ -47,8 +47,13 @@ class Command(BaseCommand):
         parser.add_argument("--params", default="{}", help="the strategy's params as JSON, e.g. '{\"depth\": 3}'")
 
     def handle(self, *args, **o):
-        load_rubrics()
-        tenant, triggered_by, principal = self.caller(o)
+        with rls.all_tenants():  # the shared rubrics, and the tenant or member named: no tenant is known yet
+            load_rubrics()
+            tenant, triggered_by, principal = self.caller(o)
+        with rls.tenant(tenant.pk):
+            self.solve(tenant, triggered_by, principal, o)
+
+    def solve(self, tenant, triggered_by, principal, o):
         try:
             data = SessionIn(
                 problem_text=o["problem"],
