@@ -14,8 +14,9 @@ tool's output depends on its arguments only), and the answer comes from the fina
 """
 
 import json
+from typing import Literal, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from reasoning import tools
 from reasoning.prompts import render
@@ -46,7 +47,27 @@ class StepOut(BaseModel):
     action: Action
 
 
-STEP = Contract("react.step", StepOut, max_tokens=900)
+class FinalArgs(BaseModel):
+    answer: str = Field(description="The recommendation for the advisor, written in full.")
+
+
+class StepWire(BaseModel):
+    """The step as a model bound to a JSON grammar is held to it: `action` is one of the registered tools, each with
+    its own arguments (and final_answer with its answer), so the grammar cannot pair a tool with another's arguments
+    or leave final_answer without its text. Built from the registry each time a schema is made."""
+
+    @classmethod
+    def model_json_schema(cls, *args, **kwargs):
+        calls = [_call_of(t.name, t.args_model) for t in tools.available()] + [_call_of(FINAL, FinalArgs)]
+        step = create_model("StepOut", thought=(str, ...), action=(Union[tuple(calls)], ...))
+        return step.model_json_schema(*args, **kwargs)
+
+
+def _call_of(name, args_model):
+    return create_model(f"Call_{name}", tool=(Literal[name], ...), args=(args_model, ...))
+
+
+STEP = Contract("react.step", StepOut, max_tokens=900, wire=StepWire)
 SYNTHESIZE = Contract("react.synthesize", AnswerOut, max_tokens=1000)
 
 
@@ -134,7 +155,8 @@ class ReAct(Strategy):
             if isinstance(answer, str) and answer.strip():
                 observation, state["answer"] = answer.strip(), answer.strip()
             else:
-                observation = f'error: {FINAL} needs {{"answer": "<the answer>"}}; the run goes on'
+                # Said in words, with nothing to fill in: a placeholder here was copied into the answer (issue 24).
+                observation = f"error: the {FINAL} action came with no answer text, so the run goes on"
         else:
             observation = await tools.call(tool, args)
         return {"thought": step.thought, "action": action_text(tool, args), "observation": observation, "state": state}

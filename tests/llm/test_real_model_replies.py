@@ -74,3 +74,20 @@ async def test_a_figure_off_its_scale_is_a_refused_reply_asked_again(alice, mode
     assert [r.parse_ok for r in rows] == [False, True] and "100.92" not in json.dumps(answer.parsed.model_dump())
     with pytest.raises(Unparseable):  # never clamped into a perfect 1.0
         await asked(alice, contract, [bad, bad])
+
+
+async def test_react_s_schema_holds_each_tool_to_its_own_arguments(alice, models):
+    from reasoning import tools
+    from reasoning.strategies.react import FINAL, STEP
+
+    models(**{"openai/primary": LLAMACPP})
+    good = {"thought": "Look up the client's holdings first.", "action": {"tool": "portfolio", "args": {}}}
+    _, requests, _ = await asked(alice, STEP, [good])
+    schema = requests[0]["response_format"]["schema"]
+    calls = [schema["$defs"][ref["$ref"].rsplit("/", 1)[1]] for ref in schema["properties"]["action"]["anyOf"]]
+    by_tool = {c["properties"]["tool"]["const"]: c["properties"]["args"] for c in calls}
+    assert set(by_tool) == {t.name for t in tools.available()} | {FINAL}
+    portfolio = schema["$defs"][by_tool["portfolio"]["$ref"].rsplit("/", 1)[1]]
+    assert "client_id" in portfolio["properties"] and portfolio["additionalProperties"] is False
+    final = schema["$defs"][by_tool[FINAL]["$ref"].rsplit("/", 1)[1]]
+    assert final["required"] == ["answer"]  # the grammar cannot end a run without its answer
