@@ -91,3 +91,17 @@ async def test_react_s_schema_holds_each_tool_to_its_own_arguments(alice, models
     assert "client_id" in portfolio["properties"] and portfolio["additionalProperties"] is False
     final = schema["$defs"][by_tool[FINAL]["$ref"].rsplit("/", 1)[1]]
     assert final["required"] == ["answer"]  # the grammar cannot end a run without its answer
+
+
+async def test_a_call_retrying_leaves_a_primary_that_was_set_to_rest_for_its_fallback(alice, models, settings):
+    from tests.fake_openai import status
+
+    models(**{"openai/primary": PRICES, "openai/backup": PRICES})
+    settings.REASONING = {**settings.REASONING, "LLM_RETRIES": 4, "COOLDOWN_AFTER": 2, "COOLDOWN_S": 30}
+    session = await session_on(alice)
+    good = {"score": 0.7, "reason": "Specific and sound."}
+    with FakeOpenAI(default=lambda body: status(500)) as primary, FakeOpenAI(default=lambda b: reply_json(good)) as up:
+        answer = await ask_once(session, gateway_for(session, primary.base_url, up.base_url))
+        # Two failures set it to rest: its three retries left go to the fallback, not to the resting primary.
+        assert len(primary.requests) == 2 and len(up.requests) == 1
+    assert answer.model == "openai/backup"
