@@ -14,11 +14,13 @@ tool's output depends on its arguments only), and the answer comes from the fina
 """
 
 import json
+import logging
 from typing import Literal, Union
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from reasoning import tools
+from reasoning.llm.contracts import first_error
 from reasoning.prompts import render
 
 from .base import Answer, Contract, Strategy, StrictParams, settle_all
@@ -28,6 +30,7 @@ FINAL = tools.FINAL_ANSWER
 ACTION_LIMIT = 500  # the edge's action column
 PROMPT_OBSERVATION_LIMIT = 2500  # characters of each observation the next prompt repeats
 MAX_ALTERNATIVES = 8
+log = logging.getLogger(__name__)
 
 
 def tool_names(schema):
@@ -165,9 +168,14 @@ class ReAct(Strategy):
         """The final step's own answer when the run ended with one; else (or when asked again) written by the model."""
         last = path[-1]
         rewrite = self.resynthesize and last.id == self.ctx.prior.final_node_id
+        prompt = self._render(SYNTHESIZE, path)
         if is_final(last) and not rewrite:
-            return Answer(parsed=AnswerOut(answer=last.state["answer"]), model="", cost_usd=0.0, latency_ms=0)
-        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=last.id)
+            try:  # the step's own answer is held to the answer's contract too: else written from the trajectory
+                parsed = AnswerOut.model_validate({"answer": last.state["answer"]}, context={"prompt": prompt})
+                return Answer(parsed=parsed, model="", cost_usd=0.0, latency_ms=0)
+            except ValidationError as error:
+                log.info("ReAct's final step answer refused (%s): written from the trajectory", first_error(error))
+        return await self.ctx.gateway.ask(SYNTHESIZE, prompt, node_id=last.id)
 
     @classmethod
     def best_node(cls, store):
