@@ -156,6 +156,9 @@ def _off_topic(text, info, answer=False):
         return None  # a step is judged by the evaluator; only its form is checked here
     prompt = (info.context or {}).get("prompt") or ""
     subject = sections(prompt, ("PROBLEM",)) or sections(prompt, SUBJECT)
+    share, _ = copied(tokens(text), grams_of(tokens(sections(prompt, ("PROBLEM",)))))
+    if share >= ECHO_SHARE and len(tokens(text)) >= ECHO_RUN:
+        return "restates the problem instead of answering it"
     words = content(subject)
     shared = content(text) & words
     if subject.strip() and words - GENERIC_STEMS and not shared - GENERIC_STEMS:
