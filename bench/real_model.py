@@ -113,15 +113,16 @@ def main():
 
 Command: `REASONING_REAL_MODEL_BASE=<server>/v1 .venv/bin/python bench/real_model.py --runs {args.runs}`
 (the server as `scripts/real_model.sh` starts it), {date.today()}, commit {commit()}.
-Machine: {machine()}. Every mode (auto too) on a Game of 24 puzzle and on a rebalancing problem (the issue 24
-recipe, tests/real_model/recipe.py), each strategy at its smallest (as tests/real_model), priced at 0.10/0.20 USD
-per million tokens, the README's local-server settings (a reply's schema sent as a `json_object` with a schema, a
-grammar; one request at a time; up to 3 more tries for a broken reply). Means over {args.runs} runs; "replies
-parsed" counts every attempt that reached the parser; "accepted" the thoughts and solved answers kept, "refused as junk" the replies the
-contracts refused as echoes, restatements, markup or off-topic (all runs). SmolLM2-135M writes nothing a reader
-keeps (below), so every session solved is junk solved: **{solved} of {len(sessions)} sessions ended solved**.
+Machine: {machine()}. Every mode (auto too) on a Game of 24 puzzle and on a
+rebalancing problem (the issue 24 recipe, tests/real_model/recipe.py), each strategy at its smallest (as
+tests/real_model), priced at 0.10/0.20 USD per million tokens, the README's local-server settings (a reply's schema
+sent as a `json_object` with a schema, a grammar; one request at a time; up to 3 more tries for a broken reply).
+Means over {args.runs} runs; "replies parsed" counts every attempt that reached the parser; "accepted" the thoughts
+and solved answers kept, "refused as junk" the replies the contracts refused as echoes, restatements, markup or
+off-topic (all runs). SmolLM2-135M writes nothing a reader keeps (below), so every session solved is junk solved:
+**{solved} of {len(sessions)} sessions ended solved**.
 
-| mode | problem | ended | nodes | attempts | replies parsed | median call | cost | wall | accepted | refused as junk |
+| mode | problem | ended | nodes | attempts | replies parsed | median call | cost | wall | accepted | refused |
 |---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 """
