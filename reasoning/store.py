@@ -279,10 +279,9 @@ class DjangoStore:
         with sql.atomic():
             self._settle(record_cost(answer.records if answer else []))
             sql.insert(rows)
-            if not self.wrote_offline and any(is_offline(row.model_used) for row in rows):
-                # Said once, with the node: the session's label follows what wrote it, not only its primary.
+            offline = not self.wrote_offline and any(is_offline(row.model_used) for row in rows)
+            if offline:  # said once, with the node: the session's label follows what wrote it, not only its primary
                 ReasoningSession.objects.filter(pk=self.session_id).update(wrote_offline=True)
-                self.wrote_offline = True
             ReasoningEdge.objects.bulk_create(edges)
             write_records(answer.records if answer else [])
             events.publish(
@@ -290,6 +289,7 @@ class DjangoStore:
                 [events.node_event("node.created", row) for row in rows]
                 + [("edge.created", {"edge": edge.to_dict()}) for edge in edges],
             )
+        self.wrote_offline = self.wrote_offline or offline  # once committed
 
     def _settle(self, spent=0.0):
         """The fenced statement of every write: settle its spend, and refuse the write if the run lost the session."""
