@@ -62,8 +62,8 @@ function renderModels(s) {
 function renderAnswer(s) {
   renderTabs();
   show("answer-offline", !!(s.offline || s.partly_offline));
-  const note = $("answer-offline");
-  setText("answer-offline", s.partly_offline ? note.dataset.partly : note.dataset.offline);
+  const offlineNote = $("answer-offline").dataset;
+  setText("answer-offline", s.partly_offline ? offlineNote.partly : offlineNote.offline);
   show("answer-model", !!s.answer_model);
   setText("answer-model", s.answer_model ? `Written by ${s.answer_model}` : "");
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
