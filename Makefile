@@ -72,7 +72,7 @@ test-chaos: install
 	else echo "chaos test skipped: PostgreSQL or redis-server is not available (CI starts them)"; fi
 
 # Tests against a real model: SmolLM2-135M served by llama-cpp-python on loopback (scripts/real_model.sh). Separate
-# from `test`: the first run builds llama-cpp-python into ~/.cache/reasoning-wheels (about 15 minutes on two cores).
+# from `test`: the first run builds llama-cpp-python into ~/.cache/reasoning-wheels (about 14 minutes on two cores).
 test-real-model: install
 	PY=$(PY) APP_BIN=$(BIN) scripts/real_model.sh
 

@@ -342,6 +342,9 @@ REASONING = {
     "ALLOWED_MODELS": envlist("REASONING_ALLOWED_MODELS"),
     # A model with no price is refused unless the operator allows it; it is then counted at DEFAULT_PRICE.
     "ALLOW_UNPRICED": envbool("REASONING_ALLOW_UNPRICED"),
+    # The simulator (offline/*) as the fallback of a real model writes text that is no advice under a real model's
+    # name: refused unless the operator allows it (an offline primary may always fall back to an offline model).
+    "ALLOW_OFFLINE_FALLBACK": envbool("REASONING_ALLOW_OFFLINE_FALLBACK"),
     # A real model reads the client's facts once at a session's first run (case.facts), grounded in the problem.
     "MODEL_READS_FACTS": envbool("REASONING_MODEL_READS_FACTS", True),
     "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),

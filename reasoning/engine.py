@@ -198,6 +198,7 @@ def finish(session_id, outcome, fence=None):
             **({"termination_reason": reason} if reason is not None else {}),
             **ending_fields(ended, status),
             answer_partial=outcome.partial or (status == Status.EXHAUSTED and bool(outcome.final_answer)),
+            **answer_model(outcome),
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
             **({"answer_checks": [f.to_dict() for f in outcome.checks]} if outcome.checks is not None else {}),
@@ -223,6 +224,17 @@ def finish(session_id, outcome, fence=None):
         pending = OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING)
         if moved and (pending.exists() or in_pruned_branch(session_id, outcome.final_node)):
             states.transition(session_id, Status.QUEUED, [status], fence=fence)
+
+
+def answer_model(outcome):
+    """The model that wrote the answer, to label it: the synthesis's, else (a line standing in, a step's own answer,
+    a promoted node) its final node's; an answer kept unchanged keeps its label."""
+    if outcome.kept or not outcome.final_answer:
+        return {}
+    if outcome.model:
+        return {"answer_model": outcome.model}
+    node = outcome.final_node and ReasoningNode.objects.filter(pk=outcome.final_node.id).values_list("model_used")
+    return {"answer_model": (node.first() or ("",))[0] if node else ""}
 
 
 def in_pruned_branch(session_id, node):

@@ -286,6 +286,13 @@ class ReasoningSession(models.Model):
         default=False, help_text="The strategy's search has ended once; a reopened session only applies commands."
     )
     answer_partial = models.BooleanField(default=False, help_text="The answer is the best so far, not a finished one.")
+    answer_model = models.CharField(max_length=200, blank=True, help_text="The model that wrote the final answer.")
+    wrote_offline = models.BooleanField(
+        default=False, help_text="An offline (simulated) model wrote at least one of its nodes."
+    )
+    token_cap = models.PositiveBigIntegerField(
+        null=True, blank=True, help_text="Tokens (prompt and reply) the session may use at most; none: no cap."
+    )
     answer_chosen_by = models.CharField(
         max_length=200, blank=True, help_text="Who promoted the final node, if a person did."
     )
@@ -339,6 +346,16 @@ class ReasoningSession(models.Model):
         """It runs on the simulator; which models actually wrote its nodes is `models_used` (selectors)."""
         return is_offline(self.model_primary)
 
+    @property
+    def unmetered(self):
+        """A model it may call is priced at 0: its calls cost nothing, so the USD budget cannot stop them."""
+        return any(not (p.get("input") or p.get("output")) for p in (self.prices or {}).values())
+
+    @property
+    def partly_offline(self):
+        """A real model's session in which the simulator wrote a node or the answer (its fallback, where allowed)."""
+        return not self.offline and (self.wrote_offline or is_offline(self.answer_model))
+
     def fork_ids(self):
         """The ids of the sessions forked from this one; no query when the row was read knowing it has none
         (selectors.get_session annotates has_forks)."""
@@ -362,8 +379,11 @@ class ReasoningSession(models.Model):
             "model_primary": self.model_primary,
             "model_fallback": self.model_fallback or None,
             "offline": self.offline,
+            "partly_offline": self.partly_offline,
             "budget_usd": self.budget_usd,
             "budget_used_usd": round(self.budget_used_usd, 8),
+            "unmetered": self.unmetered,
+            "budget_note": UNMETERED if self.unmetered else None,
             "params": self.params,
             "root_node_id": _str_or_none(self.root_node_id),
             "final_answer": self.final_answer or None,
@@ -379,6 +399,9 @@ class ReasoningSession(models.Model):
             "ended_at": self.ended_at.isoformat() if self.ended_at else None,
             "triggered_by": self.triggered_by,
             "answer_partial": self.answer_partial,
+            "answer_model": self.answer_model or None,
+            "answer_offline": is_offline(self.answer_model),
+            "token_cap": self.token_cap,
             "answer_chosen_by": self.answer_chosen_by or None,
             "answer_note": self.answer_note or None,
             "answer_checks": self.answer_checks or [],
@@ -814,6 +837,9 @@ def answer_badge(checks):
     from .facts.check import badge  # the checker's patterns compile only where a badge is shown
 
     return badge([Finding.from_dict(c) for c in checks])
+
+
+UNMETERED = "unmetered model: the budget does not bind"  # said wherever a budget of a model priced at 0 is shown
 
 
 def is_offline(model_name):

@@ -46,6 +46,9 @@ def whole_number(value):
 # Strict: "5" is not an amount nor a count (a JSON integer is still an amount). Constraint first: the schema says it.
 Money = Annotated[float, Field(gt=0, strict=True), BeforeValidator(not_a_bool)]
 Count = Annotated[int, Field(strict=True), BeforeValidator(whole_number), BeforeValidator(not_a_bool)]
+TokenCap = Annotated[
+    int, Field(strict=True, ge=1, le=10**9), BeforeValidator(whole_number), BeforeValidator(not_a_bool)
+]
 
 
 def budget_bound(schema):
@@ -90,6 +93,11 @@ class SessionIn(Schema):
     model_fallback: str | None = Field(None, max_length=200, pattern=MODEL_NAME)
     budget_usd: Money | None = Field(
         None, description="USD; at most REASONING_MAX_BUDGET_USD.", json_schema_extra=budget_bound
+    )
+    token_cap: TokenCap | None = Field(
+        None,
+        description="Tokens (prompts and replies) the session may use at most, reserved before each call like the "
+        "budget: the cap that binds a model priced at 0, where the USD budget does not.",
     )
     params: dict = Field(
         default_factory=dict,
@@ -251,8 +259,16 @@ class SessionOut(Schema):
     model_primary: str
     model_fallback: str | None
     offline: bool
+    partly_offline: bool = Field(
+        description="A real model's session in which the offline simulator wrote a node or the answer."
+    )
     budget_usd: float
     budget_used_usd: float
+    unmetered: bool = Field(description="A model it may call is priced at 0: the USD budget cannot stop it.")
+    budget_note: str | None = Field(None, description="'unmetered model: the budget does not bind' when unmetered.")
+    token_cap: int | None = Field(None, description="Tokens the session may use at most (none: no cap).")
+    answer_model: str | None = Field(None, description="The model that wrote the final answer.")
+    answer_offline: bool = Field(False, description="The offline simulator wrote the final answer.")
     params: dict
     root_node_id: str | None
     final_answer: str | None

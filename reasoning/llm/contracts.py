@@ -130,9 +130,29 @@ def first_error(error):
     return str(error)[:200]
 
 
+REFUSED_AT = re.compile(r"\('([^']+)', (\d+)\)")
+
+
+def refused_connection(error):
+    """The refused connection under a provider error, or None: litellm reports a server that is down as an
+    InternalServerError (500) "Connection error.", which reads as the server's own fault."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, ConnectionRefusedError):
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def one_line(error):
     """What failed, in one plain line a person can read: the error's kind, the provider's HTTP status where it sent
     one, and its reason; no traceback, no server paths (the caller logs those)."""
+    refused = refused_connection(error)
+    if refused is not None:
+        where = REFUSED_AT.search(str(refused))
+        at = f" at {where[1]}:{where[2]}" if where else ""
+        return f"ConnectionRefused: nothing answers{at}: the connection was refused (is the server running?)"
     name = type(error).__name__
     text = SERVER_PATH.sub("", TRACEBACK.sub("", str(error)))
     text = " ".join(text.split()).replace("litellm.", "")

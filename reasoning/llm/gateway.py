@@ -24,7 +24,8 @@ import litellm  # noqa: E402
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import transaction  # noqa: E402
-from django.db.models import F  # noqa: E402
+from django.db.models import F, Sum  # noqa: E402
+from django.db.models.functions import Coalesce  # noqa: E402
 from litellm import Router  # noqa: E402
 from litellm._internal_context import internal_sub_call  # noqa: E402
 
@@ -35,7 +36,7 @@ from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E
 
 from . import offline  # noqa: E402
 from .health import HEALTH, LIMITS  # noqa: E402
-from .prices import Price, price_of, response_format  # noqa: E402
+from .prices import Price, offline_fallback_allowed, price_of, response_format  # noqa: E402
 
 litellm.drop_params = True  # a provider that lacks a parameter (e.g. max_tokens) ignores it instead of failing
 litellm.suppress_debug_info = True
@@ -121,6 +122,9 @@ class ModelGateway:
         offline.register_with(engine)
         self.session_id, self.tenant_id = session.id, session.tenant_id
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
+        if self.fallback and not offline_fallback_allowed(self.primary, self.fallback):
+            log.warning("session %s: offline fallback %s not allowed for %s", session.id, self.fallback, self.primary)
+            self.fallback = ""  # a session created before the operator withdrew it: its real model alone answers
         deployment_params = deployment_params or configured_deployments(self.primary, self.fallback)
         self.retries = engine["LLM_RETRIES"] if retries is None else retries
         self.parse_retries = engine["PARSE_RETRIES"]
@@ -147,6 +151,10 @@ class ModelGateway:
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
         self.fence = None  # the run's token (the engine sets it): leases and settlements only while the run holds it
+        # The session's token cap, the budget of a model priced at 0: each call's most (its prompt and a full reply)
+        # is reserved before it is sent, out of what earlier runs left; one run writes a session, so memory holds it.
+        self.token_cap, self.tokens_held = session.token_cap, 0
+        self.tokens_used = session_tokens(session.id) if self.token_cap else 0
 
     async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
         """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again
@@ -377,13 +385,17 @@ class ModelGateway:
                 failures.append(f"{model}: resting {HEALTH.resting(model):.0f} s after repeated failures")
                 continue
             for retry in range(1 + self.retries):
+                if retry and HEALTH.resting(model) and index < len(self.routes) - 1:
+                    break  # it was set aside while this call waited to retry: the next model serves now
                 n = samples if self._takes_n(model) else 1
                 reserve = self.reservation_usd(contract, messages, price, n, model)
-                if not await self._take(reserve):
+                tokens = self._hold_tokens(contract, messages, n, model)
+                if tokens is None or not await self._take(reserve):
+                    self.tokens_held -= tokens or 0
                     self._record(
                         contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
                     )
-                    raise BudgetExhausted(f"{contract.name} on {model} needs up to {reserve:.6f} USD")
+                    raise BudgetExhausted(self._over_budget(contract, model, reserve, tokens))
                 started = time.perf_counter()
                 try:
                     async with LIMITS.slot(model, self.parallel.get(model)):  # a wait here is not part of the timeout
@@ -395,17 +407,13 @@ class ModelGateway:
                     texts = reply_texts(response, n)
                 except Exception as error:  # any provider failure: recorded, then retried or passed on
                     self.lease += reserve
+                    self.tokens_held -= tokens
                     line = one_line(error)
                     # One line per attempt; the traceback only for those who ask for debug logs.
                     log.warning("model call failed: %s (%s, attempt %d)", line, model, attempt)
                     log.debug("model call failed on %s", model, exc_info=error)
                     if HEALTH.failed(model, engine["COOLDOWN_AFTER"], engine["COOLDOWN_S"]):
-                        log.warning(
-                            "%s rests %.0f s after %d failures in a row",
-                            model,
-                            engine["COOLDOWN_S"],
-                            engine["COOLDOWN_AFTER"],
-                        )
+                        self._log_rest(model, index, engine)
                     self._record(
                         contract,
                         node_id,
@@ -427,10 +435,43 @@ class ModelGateway:
                     await asyncio.sleep(wait)
                     continue
                 HEALTH.succeeded(model)
+                self.tokens_held -= tokens
                 return texts, self._answered(
                     contract, node_id, role, model, price, messages, attempt, reserve, response, texts, _ms(started)
                 )
         raise ModelError(f"every model failed ({len(failures)} attempts); last: {failures[-1]}"[:500])
+
+    def _log_rest(self, model, index, engine):
+        """Say what a model's rest means for this session: its fallback serves, or (none) it is tried again anyway."""
+        failed, seconds = engine["COOLDOWN_AFTER"], engine["COOLDOWN_S"]
+        if index < len(self.routes) - 1:
+            log.warning(
+                "%s failed %d times in a row: it rests %.0f s, %s serves",
+                model,
+                failed,
+                seconds,
+                self.routes[index + 1][1],
+            )
+        else:
+            log.warning(
+                "%s failed %d times in a row; this session has no other model, so it is tried again", model, failed
+            )
+
+    def _hold_tokens(self, contract, messages, n, model):
+        """The tokens a call may use at most, held against the token cap; None when the cap cannot cover them."""
+        if not self.token_cap:
+            return 0
+        most = prompt_tokens(model, messages) + self.max_tokens(contract, model) * n
+        if self.tokens_used + self.tokens_held + most > self.token_cap:
+            return None
+        self.tokens_held += most
+        return most
+
+    def _over_budget(self, contract, model, reserve, tokens):
+        if tokens is None:
+            left = max(0, self.token_cap - self.tokens_used - self.tokens_held)
+            return f"{contract.name} on {model} may use more than the {left} tokens left of the session's token cap"
+        return f"{contract.name} on {model} needs up to {reserve:.6f} USD"
 
     def _call_options(self, contract, model, expect, n=1):
         options = {"max_tokens": self.max_tokens(contract, model), "max_retries": 0}  # the SDK's own retries stay off
@@ -452,6 +493,7 @@ class ModelGateway:
         if cost > reserve + EPSILON:  # a provider that ignored max_tokens, or a tokenizer litellm does not know
             log.warning("%s cost %.6f USD, over the %.6f USD reserved for it", model, cost, reserve)
         self.spent, self.calls = self.spent + cost, self.calls + 1
+        self.tokens_used += tokens_in + tokens_out
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
         outcome = LLMCall.Outcome.OK if role == "primary" else LLMCall.Outcome.FALLBACK
         return self._record(
@@ -641,6 +683,14 @@ def retry_wait(error, retry, uniform=random.uniform):
         return max(0.0, wait) if wait <= settings.REASONING["RETRY_AFTER_MAX_S"] else None
     engine = settings.REASONING
     return min(engine["RETRY_BACKOFF_MAX_S"], engine["RETRY_BACKOFF_S"] * 2**retry * uniform(0.5, 1.5))
+
+
+def session_tokens(session_id):
+    """The tokens a session's calls have used so far, by its ledger."""
+    used = LLMCall.objects.filter(session_id=session_id).aggregate(
+        total=Coalesce(Sum(F("tokens_in") + F("tokens_out")), 0)
+    )
+    return used["total"]
 
 
 def _sum_cost(records):

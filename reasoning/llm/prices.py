@@ -18,6 +18,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm  # noqa: E402
 from django.conf import settings  # noqa: E402
 
+from reasoning.models import UNMETERED  # noqa: E402
+
 from . import offline  # noqa: E402
 
 MILLION = 1_000_000
@@ -32,8 +34,13 @@ class Price:
     def cost(self, tokens_in, tokens_out):
         return (tokens_in * self.input + tokens_out * self.output) / MILLION
 
+    @property
+    def unmetered(self):
+        return not (self.input or self.output)
+
     def as_dict(self):
-        return asdict(self)
+        """As a session stores it; a price of 0 says what it means, so nobody reads it as a budget kept."""
+        return asdict(self) | ({"note": UNMETERED} if self.unmetered else {})
 
     @classmethod
     def from_dict(cls, data):
@@ -95,6 +102,15 @@ def is_allowed(model):
     REASONING_ALLOWED_MODELS lets any priced model through."""
     listed = settings.REASONING.get("ALLOWED_MODELS")
     return offline.is_offline(model) or model in named_models() or (listed is not None and "*" in listed)
+
+
+def offline_fallback_allowed(primary, fallback):
+    """Whether `fallback` may serve `primary`'s calls: any model may, but the simulator stands in for a real model
+    only where the operator allows it (REASONING_ALLOW_OFFLINE_FALLBACK); else a session that seems to run on a
+    real model would be written by the simulator while its server is down."""
+    if not offline.is_offline(fallback) or offline.is_offline(primary):
+        return True
+    return bool(settings.REASONING.get("ALLOW_OFFLINE_FALLBACK"))
 
 
 def response_format(model, schema, name, expect=None):

@@ -220,6 +220,8 @@ class Outcome:
     note: str = ""
     detail: str = ""  # why there is no answer (or only a partial one), in the words of the failure
     checks: list | None = None  # the fact checker's findings on the answer (None: the answer is the one stored)
+    model: str = ""  # the model that wrote the answer ("": its final node's own, as a line or a step's answer)
+    kept: bool = False  # the answer stored before this turn, as it was (its label stands)
 
     @property
     def exhausted(self):
@@ -551,7 +553,7 @@ class Strategy(ABC):
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
             reason = "unchanged" if not self.exhausted else "budget"
-            return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note)
+            return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note, kept=True)
         outcome = await self._synthesized(node, chosen_by, note)
         if chosen_by:  # a person's choice stands as it is; its findings are shown with it
             return self._checked(outcome)
@@ -564,7 +566,7 @@ class Strategy(ABC):
         marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
         try:
             answer = await self.synthesize(path)
-            text, partial, detail = answer.parsed.answer, False, ""
+            text, partial, detail, model = answer.parsed.answer, False, "", answer.model
             await self.ctx.store.update(node, spent=answer)
         except (BudgetExhausted, Unparseable, ModelError) as error:
             # No answer passed its contract: the best line so far stands in, marked partial, and the run says why.
@@ -574,11 +576,11 @@ class Strategy(ABC):
             why = {BudgetExhausted: "budget exhausted", Unparseable: "the synthesis broke its contract"}.get(
                 type(error), "the synthesis failed on every model"
             )
-            text, partial, detail = best_line_text(path, why), True, f"{why}: {error}"
+            text, partial, detail, model = best_line_text(path, why), True, f"{why}: {error}", ""
             reason = "budget" if self.exhausted else "synthesis_failed"
         finally:
             await marking
-        return Outcome(text, node, reason, partial=partial, chosen_by=chosen_by, note=note, detail=detail)
+        return Outcome(text, node, reason, partial, chosen_by, note, detail, model=model)
 
     def _checked(self, outcome: Outcome) -> Outcome:
         outcome.checks = self.ctx.case(outcome.final_answer, final=True) if outcome.final_answer else []

@@ -14,10 +14,13 @@ tool's output depends on its arguments only), and the answer comes from the fina
 """
 
 import json
+import logging
+from typing import Literal, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from reasoning import tools
+from reasoning.llm.contracts import first_error
 from reasoning.prompts import render
 
 from .base import Answer, Contract, Strategy, StrictParams, settle_all
@@ -27,6 +30,7 @@ FINAL = tools.FINAL_ANSWER
 ACTION_LIMIT = 500  # the edge's action column
 PROMPT_OBSERVATION_LIMIT = 2500  # characters of each observation the next prompt repeats
 MAX_ALTERNATIVES = 8
+log = logging.getLogger(__name__)
 
 
 def tool_names(schema):
@@ -46,7 +50,27 @@ class StepOut(BaseModel):
     action: Action
 
 
-STEP = Contract("react.step", StepOut, max_tokens=900)
+class FinalArgs(BaseModel):
+    answer: str = Field(description="The recommendation for the advisor, written in full.")
+
+
+class StepWire(BaseModel):
+    """The step as a model bound to a JSON grammar is held to it: `action` is one of the registered tools, each with
+    its own arguments (and final_answer with its answer), so the grammar cannot pair a tool with another's arguments
+    or leave final_answer without its text. Built from the registry each time a schema is made."""
+
+    @classmethod
+    def model_json_schema(cls, *args, **kwargs):
+        calls = [_call_of(t.name, t.args_model) for t in tools.available()] + [_call_of(FINAL, FinalArgs)]
+        step = create_model("StepOut", thought=(str, ...), action=(Union[tuple(calls)], ...))
+        return step.model_json_schema(*args, **kwargs)
+
+
+def _call_of(name, args_model):
+    return create_model(f"Call_{name}", tool=(Literal[name], ...), args=(args_model, ...))
+
+
+STEP = Contract("react.step", StepOut, max_tokens=900, wire=StepWire)
 SYNTHESIZE = Contract("react.synthesize", AnswerOut, max_tokens=1000)
 
 
@@ -134,7 +158,8 @@ class ReAct(Strategy):
             if isinstance(answer, str) and answer.strip():
                 observation, state["answer"] = answer.strip(), answer.strip()
             else:
-                observation = f'error: {FINAL} needs {{"answer": "<the answer>"}}; the run goes on'
+                # Said in words, with nothing to fill in: a placeholder here was copied into the answer (issue 24).
+                observation = f"error: the {FINAL} action came with no answer text, so the run goes on"
         else:
             observation = await tools.call(tool, args)
         return {"thought": step.thought, "action": action_text(tool, args), "observation": observation, "state": state}
@@ -143,9 +168,14 @@ class ReAct(Strategy):
         """The final step's own answer when the run ended with one; else (or when asked again) written by the model."""
         last = path[-1]
         rewrite = self.resynthesize and last.id == self.ctx.prior.final_node_id
+        prompt = self._render(SYNTHESIZE, path)
         if is_final(last) and not rewrite:
-            return Answer(parsed=AnswerOut(answer=last.state["answer"]), model="", cost_usd=0.0, latency_ms=0)
-        return await self.ctx.gateway.ask(SYNTHESIZE, self._render(SYNTHESIZE, path), node_id=last.id)
+            try:  # the step's own answer is held to the answer's contract too: else written from the trajectory
+                parsed = AnswerOut.model_validate({"answer": last.state["answer"]}, context={"prompt": prompt})
+                return Answer(parsed=parsed, model="", cost_usd=0.0, latency_ms=0)
+            except ValidationError as error:
+                log.info("ReAct's final step answer refused (%s): written from the trajectory", first_error(error))
+        return await self.ctx.gateway.ask(SYNTHESIZE, prompt, node_id=last.id)
 
     @classmethod
     def best_node(cls, store):

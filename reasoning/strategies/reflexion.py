@@ -17,7 +17,7 @@ next attempt's number follows the highest one used. A pruned attempt leaves the 
 
 from dataclasses import dataclass
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
 from reasoning.prompts import format_path, render
 
@@ -32,6 +32,15 @@ class Step(BaseModel):
 
 class AttemptOut(BaseModel):
     steps: list[Step] = Field(min_length=1, max_length=12)
+
+    @model_validator(mode="after")
+    def exactly_as_asked(self, info: ValidationInfo):
+        """The prompt asks for exactly `steps` steps (the count in the context): another count is a broken reply,
+        asked again, never a chain quietly cut or left short of what its judgement and label say."""
+        asked = (info.context or {}).get("expect")
+        if asked and len(self.steps) != asked:
+            raise ValueError(f"holds {len(self.steps)} steps; exactly {asked} were asked for")
+        return self
 
 
 class ReflectOut(BaseModel):
@@ -204,12 +213,12 @@ class Reflexion(Strategy):
         prompt = self._render(
             ATTEMPT, memory=memory, attempt=num, max_attempts=self.ctx.params.max_attempts, steps=steps, path=so_far
         )
-        answer, failure = await self.ask(ATTEMPT, prompt, base, "attempt")
+        answer, failure = await self.ask(ATTEMPT, prompt, base, "attempt", expect=steps)
         if failure:
             await self._record_failed_attempt(base, num, failure)
         if answer is None:
             return
-        thoughts = [s.thought for s in answer.parsed.steps[:steps]]
+        thoughts = [s.thought for s in answer.parsed.steps]
         fresh = [c for c in memory if not c.applied_to_next]
         await settle_all(self._add_chain(base, num, thoughts, answer), self.ctx.store.mark_applied(fresh))
 
@@ -239,7 +248,8 @@ class Reflexion(Strategy):
         await self.ctx.store.update_many([(n, fields) for n, fields in zip(nodes, results, strict=True) if fields])
 
     async def judge(self, node, samples):
-        """The fields to store on a line's last node, its judgement asked `samples` times (none if the budget ran out)."""
+        """The fields to store on a line's last node, its judgement asked `samples` times (none if the budget ran
+        out)."""
         steps = [n.thought for n in self.ctx.store.path(node)[1:]]
         prompt = self._render(EVALUATE, path=format_path(steps))
         answer, failure = await self.ask(EVALUATE, prompt, node, "evaluation", samples=samples)

@@ -11,10 +11,12 @@ the node), never thoughts or answers:
 
 A thought or step must not be mostly punctuation. An answer a client reads must also say something about this
 problem: three words or numbers at least, no markup or JSON fragments, and (a first-pass relevance check) at least one
-content word or number shared with the problem itself, so a line of steps that drifted off the problem cannot carry
-its answer along. The check is lexical, so it has limits: an on-topic answer written only in synonyms is
-refused, and an off-topic one that reuses a single word of the problem passes; it catches what a weak model writes
-when it loses the thread, not a wrong recommendation. The checks read the prompt from pydantic's validation context.
+content word or number shared with the problem itself that is not a word any text may hold (GENERIC: "make", "plan",
+"clear" ...; a beach trip passed on "make" alone), so a line of steps that drifted off the problem cannot carry its
+answer along. The check is lexical, so it has limits: an on-topic answer written only in synonyms is refused, and an
+off-topic one that reuses one specific word of the problem passes; it catches what a weak model writes when it loses
+the thread, not a wrong recommendation: the task's own checks (a puzzle's arithmetic, the client's facts and goals)
+decide whether an answer is solved. The checks read the prompt from pydantic's validation context.
 Fewer thoughts than asked for are fewer children, not a breach.
 """
 
@@ -58,6 +60,13 @@ MARKUP = re.compile(r"```|^\s*#{2,}|[{}]|^\s*[\[\]]|\"\w+\"\s*:", re.MULTILINE)
 STOPWORDS = set(
     "that this with from into have each what which when where will would their them they there these those about "
     "also more most much well only over under should must than then your very such some other both".split()
+)
+# Words any text may hold whatever it is about: a beach trip "makes a clear plan" as a rebalancing does, so sharing
+# them says nothing about the problem (ToT answered a beach trip that passed on the word "make" alone).
+GENERIC = set(
+    "make makes making made plan plans planning clear clearly time times first next last good best better need needs "
+    "want wants like take takes keep keeps give gives help helps find found work works look full long short high "
+    "right sure start step steps thing things done able back just even ever many every year years today".split()
 )
 
 
@@ -119,6 +128,9 @@ def _echo(text, info, instructions=True):
     return None
 
 
+GENERIC_STEMS = {word[:6] for word in GENERIC}
+
+
 def content(text):
     """The words that carry meaning (4+ letters, not filler, compared by their first 6 letters) and the numbers."""
     found = set()
@@ -144,7 +156,15 @@ def _off_topic(text, info, answer=False):
         return None  # a step is judged by the evaluator; only its form is checked here
     prompt = (info.context or {}).get("prompt") or ""
     subject = sections(prompt, ("PROBLEM",)) or sections(prompt, SUBJECT)
-    if subject.strip() and not content(text) & content(subject):
+    share, _ = copied(tokens(text), grams_of(tokens(sections(prompt, ("PROBLEM",)))))
+    if share >= ECHO_SHARE and len(tokens(text)) >= ECHO_RUN:
+        return "restates the problem instead of answering it"
+    words = content(subject)
+    shared = content(text) & words
+    if subject.strip() and words - GENERIC_STEMS and not shared - GENERIC_STEMS:
+        if shared:
+            common = ", ".join(sorted(shared))
+            return f"says nothing about the problem: it shares only words any text may hold ({common})"
         return "says nothing about the problem: it shares no word or figure with it"
     return None
 

@@ -24,7 +24,9 @@ export function renderSession() {
   $("budget-bar").setAttribute("aria-valuenow", pct.toFixed(0));
   $("budget-bar").classList.toggle("high", pct >= 85);
   setText("budget-text", `${usd(used)} of ${usd(budget)}`);
-  show("session-offline", !!s.offline);
+  show("session-offline", !!(s.offline || s.partly_offline));
+  setText("session-offline", s.partly_offline ? "partly offline" : "offline");
+  show("session-unmetered", !!s.unmetered);
   renderModels(s);
   renderAnswer(s);
   renderLineage(s);
@@ -59,7 +61,11 @@ function renderModels(s) {
 
 function renderAnswer(s) {
   renderTabs();
-  show("answer-offline", !!s.offline);
+  show("answer-offline", !!(s.offline || s.partly_offline));
+  const offlineNote = $("answer-offline").dataset;
+  setText("answer-offline", s.partly_offline ? offlineNote.partly : offlineNote.offline);
+  show("answer-model", !!s.answer_model);
+  setText("answer-model", s.answer_model ? `Written by ${s.answer_model}` : "");
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
   renderAnswerChecks(s);
   show("answer-partial", !!s.answer_partial);

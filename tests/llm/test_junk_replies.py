@@ -42,6 +42,8 @@ ANSWER_JUNK = [
     "]\n\n### CONTENTS\nThe code is ready to be used in the application.",
     "Meadowermoney_Selling. 10,872,654.39",
     "The 45-360 triangle is a mathematical concept used in geometry and trigonometry.",
+    # The problem given back as its answer (SmolLM2's "empty" answers, docs/BENCHMARKS.md; issue 24).
+    "Rebalance the CHF 12m portfolio that drifted to 72% equities against a 60/40 target, minimising realised gains.",
 ]
 
 
@@ -65,7 +67,7 @@ async def test_a_thought_that_echoes_the_prompt_or_our_messages_is_refused(alice
 @pytest.mark.parametrize("junk", ANSWER_JUNK)
 async def test_an_answer_that_says_nothing_about_the_problem_is_refused(alice, models, junk):
     models(**{"openai/primary": PRICES})
-    with pytest.raises(Unparseable, match="markup|says nothing about the problem"):
+    with pytest.raises(Unparseable, match="markup|says nothing about the problem|restates the problem"):
         await asked(alice, SYNTHESIZE, SYNTHESIZE_PROMPT, [{"answer": junk}] * 2)
 
 

@@ -26,3 +26,30 @@ def settings_for(model, base):
         name: int(value) if value.is_integer() and name.endswith("RETRIES") else value for name, value in values.items()
     }
     return values | {"MODELS": {model: entry}}
+
+
+# Each strategy as small as it goes: a 135M model on two cores takes a few seconds a call.
+SMALL = {
+    "tot": {"depth": 2, "branching": 2, "keep": 1},
+    "lats": {"iterations": 2, "children": 2, "rollout_depth": 1, "max_depth": 2},
+    "reflexion": {"max_attempts": 2, "steps": 2},
+    "react": {"max_steps": 3},
+    "trm": {"max_steps": 2},
+}
+REBALANCE = "Rebalance a CHF 3m portfolio drifted to 70% equities back to 60/40 within a year, tax-aware."
+PUZZLE = "Use the numbers 4 9 10 13 and basic arithmetic operations (+ - * /) to obtain 24."
+# The issue 24 recipe: every mode (auto too) on a Game of 24 puzzle and on a rebalancing problem, 12 sessions.
+JUNK_PROBLEMS = {"game24": PUZZLE, "rebalance": REBALANCE}
+
+
+def junk_sessions():
+    """(mode, problem name) for each of the 12 sessions; auto runs at the params of the mode it picks."""
+    from reasoning.strategies import modes
+
+    return [(mode, name) for mode in modes() for name in JUNK_PROBLEMS]
+
+
+def small_params(mode, problem):
+    from reasoning.services import resolve_mode
+
+    return SMALL[resolve_mode(mode, "general", problem)[0]]

@@ -16,23 +16,17 @@ from reasoning.models import LLMCall, ReasoningNode
 from reasoning.prompts import format_path, render
 from reasoning.schemas import SessionIn
 from reasoning.strategies.tot import PROPOSE
+from tests.real_model.recipe import JUNK_PROBLEMS, REBALANCE, SMALL, junk_sessions, small_params
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PROBLEM = "Rebalance a CHF 3m portfolio drifted to 70% equities back to 60/40 within a year, tax-aware."
 PRICE = {"input": 0.10, "output": 0.20}  # USD per million tokens: small, but a real number the budget counts
 DEFINED_ENDS = {"solved", "failed", "exhausted"}
-SMALL = {  # each strategy as small as it goes: a 135M model on two cores takes a few seconds a call
-    "tot": {"depth": 2, "branching": 2, "keep": 1},
-    "lats": {"iterations": 2, "children": 2, "rollout_depth": 1, "max_depth": 2},
-    "reflexion": {"max_attempts": 2, "steps": 2},
-    "react": {"max_steps": 3},
-    "trm": {"max_steps": 2},
-}
+PROBLEM = REBALANCE
 
 
-async def run(party, model, mode, params, budget_usd=0.5):
-    data = SessionIn(problem_text=PROBLEM, mode=mode, params=params, model_primary=model, budget_usd=budget_usd)
+async def run(party, model, mode, params, budget_usd=0.5, problem=PROBLEM):
+    data = SessionIn(problem_text=problem, mode=mode, params=params, model_primary=model, budget_usd=budget_usd)
     session = await sync_to_async(services.create_session)(party.tenant, data, submit=False)
     await run_session(session.id)
     await session.arefresh_from_db()
@@ -104,13 +98,18 @@ async def test_a_small_budget_is_exhausted_and_never_passed(alice, real_model):
     assert_accounted(session, calls, nodes)
 
 
-@pytest.mark.parametrize("mode", ["lats", "reflexion", "react", "trm"])
-async def test_every_strategy_comes_to_a_defined_end(alice, real_model, mode):
-    session, calls, nodes = await run(alice, real_model, mode, SMALL[mode])
-    assert session.status in DEFINED_ENDS, session.status
+@pytest.mark.parametrize("mode, problem", junk_sessions(), ids=[f"{m}-{p}" for m, p in junk_sessions()])
+async def test_none_of_the_recipe_s_12_sessions_ends_solved_on_junk(alice, real_model, mode, problem):
+    """SmolLM2-135M writes nothing a reader would keep (docs/BENCHMARKS.md: every kept item was junk), so none of its
+    answers may end a session solved: the puzzle's answer is checked by its arithmetic, the rebalancing answer by the
+    client's facts, and the contracts refuse what is not about the problem (issue 24: 4 of 12 ended solved)."""
+    text = JUNK_PROBLEMS[problem]
+    session, calls, nodes = await run(alice, real_model, mode, small_params(mode, text), problem=text)
+    assert session.status in {"failed", "exhausted"}, (session.status, session.final_answer)
+    # And each comes to a defined end, every attempt to the real model, every node labelled by it.
     assert "\n" not in session.error and "Traceback" not in session.error
     assert calls and all(c.model_requested == real_model for c in calls)
-    assert all(n.model_used == real_model for n in nodes if n.depth and not n.parse_error)  # every node labelled
+    assert all(n.model_used == real_model for n in nodes if n.depth and not n.parse_error)
     assert_accounted(session, calls, nodes)
     assert_no_echo(session, calls, nodes)
 

@@ -27,6 +27,7 @@ def default_list(settings):
         "ALLOWED_MODELS": None,
         "MODEL_PRIMARY": "openai/gpt-4o-mini",
         "MODEL_FALLBACK": "offline/sim",
+        "ALLOW_OFFLINE_FALLBACK": True,  # the simulator stands in for the real primary only as the operator allows
         "MODELS": {"openai/smollm2": {"input": 0.1, "output": 0.2, "api_base": "http://127.0.0.1:8080/v1"}},
     }
 

@@ -185,3 +185,6 @@ def test_solve_with_the_model_down_prints_one_line_per_attempt_and_no_traceback(
     assert "Traceback" not in done.stderr and "site-packages" not in done.stderr
     lines = [line for line in done.stderr.replace("\r", "\n").splitlines() if "model call failed" in line]
     assert lines and all("openai/nope" in line for line in lines)
+    # Each on a line of its own, above the progress bar, not glued after it (issue 24).
+    assert all(line.startswith("model call failed: ConnectionRefused: nothing answers at 127.0.0.1") for line in lines)
+    assert "rests" not in done.stderr and "no other model, so it is tried again" in done.stderr  # no fallback

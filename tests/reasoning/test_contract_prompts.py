@@ -33,6 +33,10 @@ def test_the_prompt_names_every_field_its_schema_holds_the_model_to(contract):
     template = (HERE / contract.template).read_text()
     output = template.split("### OUTPUT", 1)[1]
     text = Template(output).safe_substitute()
+    if contract.name == "react.step":  # each tool's arguments are named where the prompt lists the tools
+        from reasoning import tools
+
+        text += tools.catalogue() + template.split("### TOOLS", 1)[1]
     missing = [name for name in field_names(contract.structured.model_json_schema()) if f'"{name}"' not in text]
     assert not missing, f"{contract.name}: the OUTPUT section never names {missing}"
 
@@ -42,6 +46,7 @@ def test_reacts_schema_offers_exactly_the_registered_tools():
     from reasoning.strategies.react import FINAL, STEP
 
     schema = STEP.structured.model_json_schema()
-    action = schema["$defs"]["Action"]["properties"]["tool"]
-    assert action["enum"] == [t.name for t in tools.available()] + [FINAL]
-    assert not re.search(r"MEADOWER", str(action))
+    calls = [schema["$defs"][ref["$ref"].rsplit("/", 1)[1]] for ref in schema["properties"]["action"]["anyOf"]]
+    offered = [c["properties"]["tool"]["const"] for c in calls]
+    assert offered == [t.name for t in tools.available()] + [FINAL]
+    assert not re.search(r"MEADOWER", str(calls))

@@ -80,7 +80,8 @@ async def test_concurrent_calls_never_spend_past_the_budget(alice):
     assert gateway_session.budget_used_usd <= gateway_session.budget_usd
 
 
-async def test_it_falls_back_when_the_primary_raises(alice):
+async def test_it_falls_back_when_the_primary_raises(alice, settings):
+    settings.REASONING = {**settings.REASONING, "ALLOW_OFFLINE_FALLBACK": True}
     session = await make_session_async(alice, model_primary="openai/gpt-4o-mini", model_fallback="offline/sim")
     gateway = ModelGateway(
         session, retries=0, deployment_params={"primary": {"mock_response": Exception("primary is down")}}

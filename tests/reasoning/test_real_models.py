@@ -98,6 +98,7 @@ async def test_allowed_unpriced_models_are_counted_at_the_stated_default_price(a
 
 async def test_a_mixed_session_labels_each_node_with_the_model_that_wrote_it(alice, settings, client):
     configure(settings, **{"openai/primary": PRICES})
+    settings.REASONING["ALLOW_OFFLINE_FALLBACK"] = True  # the operator allows the simulator to stand in
     proposals = itertools.count()
 
     def flaky(body):  # a bad request is not retried: every second proposal goes to the fallback at once
@@ -125,9 +126,53 @@ async def test_a_mixed_session_labels_each_node_with_the_model_that_wrote_it(ali
     }
     assert used["offline/sim"]["role"] == "fallback" and used["offline/sim"]["offline"] is True
     assert body.json()["offline"] is False  # the session runs on a real model; some nodes came from the simulator
+    assert body.json()["partly_offline"] is True  # ...and says so (issue 24: the page hid its offline note)
+    assert body.json()["answer_model"] in {"openai/primary", "offline/sim"}
+    assert body.json()["answer_offline"] == (body.json()["answer_model"] == "offline/sim")
+    await sync_to_async(client.force_login)(alice.user)
+    page = (await sync_to_async(client.get)(f"/sessions/{session.id}/")).content.decode()
+    note = page.split('id="answer-offline"', 1)[1].split("</p>", 1)[0]
+    assert " hidden" not in note.split(">", 1)[0] and "Written in part by the offline model" in note
+    assert ">partly offline</span>" in page
     tree = (await sync_to_async(client.get)(f"/api/sessions/{session.id}/tree", **alice.auth)).json()
     assert {n["model_used"] for n in tree["nodes"] if n["depth"]} == {"openai/primary", "offline/sim"}
     assert all(n["offline"] == (n["model_used"] == "offline/sim") for n in tree["nodes"] if n["depth"])
+
+
+async def test_the_simulator_stands_in_for_a_real_model_only_where_the_operator_allows_it(alice, settings, client):
+    configure(settings, **{"openai/primary": {**PRICES, "api_base": free_port()}})
+    body = {"problem_text": PROBLEM, "model_primary": "openai/primary", "model_fallback": "offline/sim"}
+    refused = await sync_to_async(post)(client, alice, body)
+    assert refused.status_code == 422, refused.content
+    detail = refused.json()["detail"][0]
+    assert detail["field"] == "model_fallback" and "REASONING_ALLOW_OFFLINE_FALLBACK" in detail["message"]
+    # A session made before the operator withdrew it: its real model alone answers, and the server is down.
+    session = await ReasoningSession.objects.acreate(
+        tenant=alice.tenant,
+        problem_text=PROBLEM,
+        mode="tot",
+        params=SMALL_TOT,
+        model_primary="openai/primary",
+        model_fallback="offline/sim",
+        prices={"openai/primary": {**PRICES, "source": "setting"}, "offline/sim": {"input": 0.15, "output": 0.6}},
+    )
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    assert session.status == "failed" and not session.partly_offline
+    assert not await ReasoningNode.objects.filter(session=session, model_used="offline/sim").aexists()
+    assert not await LLMCall.objects.filter(session=session, model_used="offline/sim").aexists()
+
+
+async def test_a_refused_connection_is_reported_as_what_it_is(alice, settings):
+    down = free_port()
+    configure(settings, **{"openai/primary": {**PRICES, "api_base": down}})
+    session = await start(alice, model_primary="openai/primary")
+    await run_session(session.id)
+    await session.arefresh_from_db()
+    errors = {c.error async for c in LLMCall.objects.filter(session=session, outcome="error")}
+    port = down.rsplit(":", 1)[1].split("/")[0]
+    assert errors and all(e.startswith(f"ConnectionRefused: nothing answers at 127.0.0.1:{port}") for e in errors)
+    assert "InternalServerError" not in session.error and "(500)" not in session.error
 
 
 # ---- failures: marked on the node, one plain line, the search goes on ----------------------

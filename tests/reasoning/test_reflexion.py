@@ -465,7 +465,8 @@ async def test_a_verification_that_fails_accepts_nothing_and_the_attempts_go_on(
         "reflexion.synthesize": {"answer": "Sell CHF 300k of equities this quarter."},
     }
     store = FakeStore()
-    outcome = await Reflexion(context(Reflexion, ScriptedGateway(script), store, params={"max_attempts": 2})).run()
+    params = {"max_attempts": 2, "steps": 1}  # the script writes one step: exactly as many as asked
+    outcome = await Reflexion(context(Reflexion, ScriptedGateway(script), store, params=params)).run()
     ends = sorted((n for n in store.nodes() if n.eval_score is not None), key=lambda n: n.state["attempt"])
     assert [n.state["verified"] for n in ends] == [0, 3]  # attempt 1's verification failed; attempt 2 was verified
     assert outcome.final_node.state["attempt"] == 2

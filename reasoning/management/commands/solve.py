@@ -6,11 +6,12 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from reasoning import access, rls, selectors, services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
-from reasoning.models import ReasoningNode, ReasoningSession, Status, Tenant
+from reasoning.models import UNMETERED, ReasoningNode, ReasoningSession, Status, Tenant, is_offline
 from reasoning.money import usd
 from reasoning.schemas import SessionIn
 from reasoning.strategies import get_strategy, modes
@@ -42,6 +43,9 @@ class Command(BaseCommand):
             "--user", default=None, help="run as this member: in their tenant, refused if their role is viewer"
         )
         parser.add_argument("--budget", type=float, default=None, help="budget in USD")
+        parser.add_argument(
+            "--token-cap", type=int, default=None, help="tokens the session may use at most (binds a model priced at 0)"
+        )
         parser.add_argument("--model", default=None, help="primary model (any litellm model name)")
         parser.add_argument("--fallback", default=None, help="fallback model")
         parser.add_argument("--params", default="{}", help="the strategy's params as JSON, e.g. '{\"depth\": 3}'")
@@ -60,6 +64,7 @@ class Command(BaseCommand):
                 mode=o["mode"],
                 problem_kind=o["kind"],
                 budget_usd=o["budget"],
+                token_cap=o["token_cap"],
                 model_primary=o["model"],
                 model_fallback=o["fallback"],
                 params=json.loads(o["params"]),
@@ -73,13 +78,14 @@ class Command(BaseCommand):
         self.stdout.write(
             f"session {session.id}: {session.mode} ({session.mode_reason}), model {session.model_primary}{fallback}"
         )
+        if session.unmetered:
+            self.stdout.write(f"{UNMETERED}{cap_note(session)}")
         asyncio.run(self.run_with_progress(session))
         session.refresh_from_db()
-        self.stdout.write(
-            f"\nstatus: {session.status}  nodes: {session.nodes.count()}  "
-            f"spent: {usd(session.budget_used_usd)} of {usd(session.budget_usd)}"
-        )
-        self.stdout.write(f"written by: {written_by(session)}")
+        self.stdout.write(f"\nstatus: {session.status}  nodes: {session.nodes.count()}  spent: {spent(session)}")
+        self.stdout.write(f"written by: {written_by(session)}{'  (partly offline)' if session.partly_offline else ''}")
+        if session.answer_model:
+            self.stdout.write(f"answer written by: {session.answer_model}{offline_note(session)}")
         if session.error:
             self.stderr.write(session.error)
         self.stdout.write("\n" + (session.final_answer or "(no answer)"))
@@ -106,7 +112,9 @@ class Command(BaseCommand):
         task = asyncio.create_task(run_session(session.id))
         strategy = get_strategy(session.mode)
         expected = strategy.expected_nodes(strategy.Params.model_validate(session.params))
-        with tqdm(total=expected, unit="node", desc=session.mode, file=self.stderr._out) as bar:
+        # A failed attempt's log line is written above the bar, not into it.
+        bar = tqdm(total=expected, unit="node", desc=session.mode, file=self.stderr._out)
+        with logging_redirect_tqdm(), bar:
             while not task.done():
                 await asyncio.wait({task}, timeout=0.2)
                 count = await ReasoningNode.objects.filter(session_id=session.id).acount()
@@ -128,3 +136,21 @@ def written_by(session):
         f"{u['model']}{' (fallback)' if u['role'] == 'fallback' else ''} {u['nodes']} of {total} nodes" for u in used
     ]
     return ", ".join(parts) or "no model (no node was written)"
+
+
+def spent(session):
+    """What it spent of its budget, and that the budget cannot bind an unmetered model."""
+    text = f"{usd(session.budget_used_usd)} of {usd(session.budget_usd)}"
+    return f"{text} ({UNMETERED}{cap_note(session)})" if session.unmetered else text
+
+
+def cap_note(session):
+    return f"; token cap {session.token_cap:,}" if session.token_cap else "; no token cap (--token-cap)"
+
+
+def offline_note(session):
+    if session.offline:
+        return " (the offline model: illustrative text, not advice)"
+    if is_offline(session.answer_model):
+        return " (partly offline: the offline model, the fallback, wrote it: illustrative text, not advice)"
+    return ""
