@@ -171,3 +171,25 @@ def channel_layer_per_test():
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    """A session a sync test started over HTTP runs on the runner's background loop, in another thread: it must end
+    before the test's database is flushed (before any fixture's teardown), or it reads a flushed database and, on
+    PostgreSQL, waits on the flush's locks (tests/reasoning/test_facts_api.py hung or erred there)."""
+    import concurrent.futures
+
+    from reasoning import runner as runners
+
+    the_runner = runners._runner
+    loop = getattr(the_runner, "loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running() or not getattr(the_runner, "tasks", None):
+        return  # an async test's loop is not running now: its `runner` fixture drains it
+    ended = asyncio.run_coroutine_threadsafe(the_runner.drain(), loop)
+    try:
+        ended.result(timeout=30)
+    except concurrent.futures.TimeoutError:  # a long search the test did not wait for: stopped, as at shutdown
+        for task in list(the_runner.tasks):
+            loop.call_soon_threadsafe(task.cancel)
+        ended.result(timeout=30)
