@@ -233,6 +233,10 @@ def test_async_tools_are_awaited_and_long_outputs_cut():
         tools.unregister("long_report")
 
 
+# An answer the answer's contract keeps (a bare "CHF 0.94." is refused since issue 24, and written again).
+ANSWER = "One euro is worth CHF 0.94 at today's rate: the francs a euro buys."
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_strategy_calls_a_tool_an_integrator_registered(alice, fx_tool):
     data_in = SessionIn(
@@ -242,7 +246,7 @@ async def test_the_strategy_calls_a_tool_an_integrator_registered(alice, fx_tool
     replies = iter(
         [
             json.dumps({"thought": "Look the rate up.", "action": {"tool": "fx_rate", "args": {"currency": "eur"}}}),
-            json.dumps({"thought": "Done.", "action": {"tool": "final_answer", "args": {"answer": "CHF 0.94."}}}),
+            json.dumps({"thought": "Done.", "action": {"tool": "final_answer", "args": {"answer": ANSWER}}}),
         ]
     )
     gateway = await sync_to_async(ModelGateway)(session, deployment_params={"primary": {}})
@@ -257,5 +261,5 @@ async def test_the_strategy_calls_a_tool_an_integrator_registered(alice, fx_tool
     await session.arefresh_from_db()
     step = await ReasoningNode.objects.aget(session=session, depth=1)
     edge = await ReasoningEdge.objects.aget(to_node=step)
-    assert session.status == "solved" and session.final_answer == "CHF 0.94."
+    assert session.status == "solved" and session.final_answer == ANSWER
     assert edge.action == 'fx_rate({"currency":"eur"})' and edge.observation == '{"currency":"EUR","chf":0.94}'
