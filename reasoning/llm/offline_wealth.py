@@ -256,7 +256,27 @@ def lead_of(p, f):
     for pattern, lead in GOAL_LEADS:
         if any(re.search(pattern, goal, re.I) for goal in case.goals):
             return fill(lead, f)
-    return fill(NOTES[p.kind][0], f)
+    lead = fill(NOTES[p.kind][0], f)
+    subject = subject_of(p.problem) if p.kind == "general" else ""
+    # The general lead names no task of its own: without the problem's subject the answer would fit any problem,
+    # and the answer's relevance check refuses such an answer, as it should.
+    return f"{subject}: {lead[0].lower()}{lead[1:]}" if subject else lead
+
+
+def subject_of(problem, words=14):
+    """The problem's opening words, up to its first figure (at most `words`, never ending on a little word): a name
+    for it that quotes no figure, so the fact checks have nothing of the problem's to misread in it."""
+    kept = []
+    for word in re.split(r"(?<=[.;:?!])\s|\n", problem.strip(), maxsplit=1)[0].split()[:words]:
+        if re.search(r"\d|[$€£¥]|^[A-Z]{3}$", word):
+            break
+        kept.append(word.rstrip(",;:"))
+    while kept and kept[-1].lower() in LITTLE_WORDS:
+        kept.pop()
+    return " ".join(kept)
+
+
+LITTLE_WORDS = set("a an the of to at after before and or but for in on with by from into that which".split())
 
 
 def risk_of(p, f):
