@@ -330,9 +330,8 @@ def _bearer_key(request):
     principal = request.principal
     if principal.key_id is None:
         return None, None
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     expires = principal.key_expires_at
-    return (token.strip() if scheme.lower() == "bearer" else None), (expires.timestamp() if expires else None)
+    return tree_memo.bearer(request.headers.get("Authorization", "")), (expires.timestamp() if expires else None)
 
 
 @route(

@@ -85,13 +85,13 @@ def generation(session_id):
     return _epoch[0], _generations.get(_canonical(str(session_id)), 0)
 
 
-def remember(session_id, tenant_id, etag, seen_generation, bearer=None, key_expires_at=None):
+def remember(session_id, tenant_id, etag, seen_generation, token=None, key_expires_at=None):
     """What a full answer learnt: the session's ETag, and the key that read it (when a bearer key did)."""
     session_id = str(session_id)
     if seen_generation == (_epoch[0], _generations.get(session_id, 0)):
         trees.put(session_id, (etag, tenant_id))
-    if bearer:
-        keys.put(sha256(bearer), (tenant_id, key_expires_at))
+    if token:
+        keys.put(sha256(token), (tenant_id, key_expires_at))
 
 
 def changed(session_id):
@@ -142,11 +142,11 @@ def not_modified_headers(scope):
     if match is None:
         return None
     headers = dict(scope.get("headers") or ())
-    bearer = _bearer(headers.get(b"authorization", b""))
+    token = bearer(headers.get(b"authorization", b"").decode("latin-1"))
     sent = headers.get(b"if-none-match", b"").decode("latin-1")
-    if bearer is None or not sent:
+    if token is None or not sent:
         return None
-    key, tree = keys.get(sha256(bearer)), trees.get(_canonical(match.group(1)))
+    key, tree = keys.get(sha256(token)), trees.get(_canonical(match.group(1)))
     if key is None or tree is None:
         return None
     (key_tenant, expires_at), (etag, tree_tenant) = key, tree
@@ -173,8 +173,9 @@ def etag_matches(header, etag):
     return "*" in tags or etag.removeprefix("W/") in tags
 
 
-def _bearer(value):
-    scheme, _, token = value.decode("latin-1").partition(" ")
+def bearer(header):
+    """The token of an `Authorization: Bearer <token>` header's value, else None (the full answer reads it too)."""
+    scheme, _, token = header.partition(" ")
     token = token.strip()
     return token if scheme.lower() == "bearer" and token else None
 
