@@ -7,6 +7,7 @@ gets the new sheet as a command at its next step boundary, so its later prompts 
 """
 
 import logging
+import re
 
 import pycountry
 from asgiref.sync import sync_to_async
@@ -18,7 +19,7 @@ from . import events
 from .facts.case import CaseCheck
 from .facts.extract import extract
 from .facts.quantities import find_quantities, matches
-from .facts.sheet import KINDS, NUMERIC, Fact, display
+from .facts.sheet import KINDS, NUMERIC, ROLES, Fact, display
 from .llm.contracts import BudgetExhausted, ModelError, Unparseable, one_line
 from .models import CaseFact, ReasoningNode, ReasoningSession, is_offline
 
@@ -91,6 +92,10 @@ def validated(data, current=None):
         errors.append({"field": "kind", "message": f"one of {', '.join(KINDS)}"})
     fact = Fact(label=label[:120], kind=kind or "", value=merged.get("value"), unit=str(merged.get("unit") or ""))
     fact.base = str(merged.get("base") or "")[:120]
+    fact.role = str(merged.get("role") or "")
+    if kind in KINDS and fact.role not in ROLES.get(kind, ("",)):
+        roles = ", ".join(r for r in ROLES.get(kind, ()) if r) or "none"
+        errors.append({"field": "role", "message": f"a {kind}'s role is one of: {roles}"})
     fact.text = str(merged.get("text") or "")
     fact.source = "advisor"
     if not errors:
@@ -106,6 +111,8 @@ def _an(kind):
 
 def _value_errors(fact):
     value = fact.value
+    if fact.kind in MEASURED:
+        return _measure_errors(fact)
     if fact.kind in NUMERIC:
         if isinstance(value, str):
             read = [q for q in find_quantities(value) if q.kind == fact.kind]
@@ -127,6 +134,40 @@ def _value_errors(fact):
         fact.value, fact.unit = place_code(fact.value), "ISO 3166"
         if fact.value is None:
             return [{"field": "value", "message": "a place as an ISO 3166 code or subdivision (US-FL), or its name"}]
+    return []
+
+
+MEASURED = ("person", "limit", "horizon")
+MEASURE = re.compile(r"^\s*(?P<figure>-?\d+(?:\.\d+)?)\s*(?P<unit>%|[A-Za-z]+)?\s*$")
+
+
+def _measure_errors(fact):
+    """A person's count, a limit's or a horizon's figure: a number with its unit (months, years, year, age, %, or an
+    ISO 4217 code), given apart or as written ('18 months', 'CHF 200k', '10%')."""
+    value, unit = fact.value, fact.unit.strip()
+    if isinstance(value, str):
+        amounts = [q for q in find_quantities(value) if q.kind in ("amount", "percent")]
+        plain = MEASURE.match(value)
+        if len(amounts) == 1:
+            value, unit = amounts[0].value, unit or amounts[0].unit
+        elif plain:
+            value, unit = float(plain["figure"]), unit or (plain["unit"] or "")
+        else:
+            return [{"field": "value", "message": f"{_an(fact.kind)} as a number (or as written, like '18 months')"}]
+    elif not isinstance(value, int | float) or isinstance(value, bool):
+        return [{"field": "value", "message": f"{_an(fact.kind)} is a number"}]
+    fact.value = int(value) if float(value).is_integer() else value
+    if fact.kind == "person":
+        fact.unit = "people"
+        return []
+    unit = {"month": "months", "year": "years", "yrs": "years", "%": "%"}.get(unit.lower(), unit)
+    if unit.upper() != unit and unit.lower() in ("months", "years", "year", "age"):
+        unit = unit.lower()
+    elif len(unit) == 3 and pycountry.currencies.get(alpha_3=unit.upper()):
+        unit = unit.upper()
+    elif unit != "%":
+        return [{"field": "unit", "message": "months, years, year, age, % or an ISO 4217 code such as CHF"}]
+    fact.unit = unit
     return []
 
 
@@ -159,7 +200,7 @@ def next_position(session):
 def apply_fields(row, fact):
     """An advisor's corrected fact written over a stored one (its place in the sheet kept)."""
     fresh = CaseFact.from_fact(row.session, fact, row.position)
-    for name in ("label", "kind", "number", "name", "unit", "base", "text", "source"):
+    for name in ("label", "kind", "number", "name", "unit", "base", "role", "text", "source"):
         setattr(row, name, getattr(fresh, name))
     return row
 
@@ -177,7 +218,7 @@ def describe(before, after):
 
 
 def _shown(data):
-    return display(Fact.from_dict({**data, "base": data.get("base") or ""}))
+    return display(Fact.from_dict({**data, "base": data.get("base") or "", "role": data.get("role") or ""}))
 
 
 def recheck(session, actor, what, changed):

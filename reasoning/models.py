@@ -621,6 +621,9 @@ class CaseFact(models.Model):
         INSTRUMENT = "instrument"
         GOAL = "goal"
         CONSTRAINT = "constraint"
+        PERSON = "person"
+        LIMIT = "limit"
+        HORIZON = "horizon"
 
     class Source(models.TextChoices):
         EXTRACTED = "extracted"
@@ -635,7 +638,12 @@ class CaseFact(models.Model):
     number = models.FloatField(null=True, blank=True)
     name = models.CharField(max_length=300, blank=True)
     unit = models.CharField(max_length=16, blank=True, help_text="ISO 4217 code, %, years or ISO 3166.")
-    base = models.CharField(max_length=120, blank=True, help_text="A percent's base: the label of its amount.")
+    base = models.CharField(
+        max_length=120, blank=True, help_text="A percent's base (the label of its amount); what a limit applies to."
+    )
+    role = models.CharField(
+        max_length=16, blank=True, help_text="What it is for: a percent's target or share, a person's spouse, a floor."
+    )
     text = models.TextField(blank=True, help_text="The exact words of the problem it was read from.")
     start = models.IntegerField(default=-1)
     end = models.IntegerField(default=-1)
@@ -667,6 +675,7 @@ class CaseFact(models.Model):
             end=self.end,
             source=self.source,
             base=self.base,
+            role=self.role,
             id=str(self.pk or ""),
         )
 
@@ -683,6 +692,7 @@ class CaseFact(models.Model):
             name="" if number else str(fact.value or "")[:300],
             unit=fact.unit[:16],
             base=fact.base[:120],
+            role=fact.role[:16],
             text=fact.text,
             start=fact.start,
             end=fact.end,
@@ -697,6 +707,7 @@ class CaseFact(models.Model):
             "value": self.value,
             "unit": self.unit,
             "base": self.base or None,
+            "role": self.role or None,
             "text": self.text,
             "start": self.start if self.start >= 0 else None,
             "end": self.end if self.end >= 0 else None,

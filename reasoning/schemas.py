@@ -192,7 +192,13 @@ class FactOut(Schema):
         "its ISO 3166 code or subdivision (US-CA); an account, instrument, goal or constraint by name."
     )
     unit: str
-    base: str | None = Field(None, description="A percent's base: the label of the amount it is a share of.")
+    base: str | None = Field(
+        None, description="A percent's base (the label of the amount it is a share of); what a limit applies to."
+    )
+    role: str | None = Field(
+        None, description="What it is for: a percent's share, target, spending, tax, growth; a person's client, "
+        "spouse, child ...; a limit's floor, cap, minimum, maximum; a horizon's over, within, by, before, after.",
+    )
     text: str = Field(description="The exact words of the problem it was read from ('' for an advisor's own).")
     start: int | None
     end: int | None
@@ -232,7 +238,8 @@ class FactIn(Schema):
         "('$450k'); a place's ISO 3166 code (US-FL) or name; a name or clause for the other kinds."
     )
     unit: Text = Field("", max_length=16, description="An amount's ISO 4217 code (USD).")
-    base: Text = Field("", max_length=120, description="A percent's base: the label of its amount.")
+    base: Text = Field("", max_length=120, description="A percent's base: the label of its amount; a limit's object.")
+    role: Text = Field("", max_length=16, description="What it is for (a percent's target, a limit's floor ...).")
     text: Text = Field("", max_length=2000, description="The words the client used, if any.")
 
 
@@ -244,6 +251,7 @@ class FactPatch(Schema):
     value: FactValue | None = None
     unit: Text | None = Field(None, max_length=16)
     base: Text | None = Field(None, max_length=120)
+    role: Text | None = Field(None, max_length=16)
     text: Text | None = Field(None, max_length=2000)
 
 

@@ -15,8 +15,23 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-KINDS = ("amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint")
-NUMERIC = ("amount", "percent", "age", "year")
+KINDS = (
+    "amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint",
+    "person", "limit", "horizon",
+)  # fmt: skip
+NUMERIC = ("amount", "percent", "age", "year", "person", "limit", "horizon")
+# What a fact is for, where its kind alone does not say (docs/FACTS.md, "Roles"):
+ROLES = {
+    "amount": ("", "holding", "commitment", "liability", "income", "expense", "goal"),
+    "percent": ("", "share", "target", "spending", "tax", "growth", "return", "fee"),
+    "person": ("", "client", "spouse", "partner", "child", "grandchild", "heir", "parent", "sibling", "beneficiary"),
+    "age": ("", "client", "spouse", "partner", "child", "grandchild", "heir", "parent", "sibling", "beneficiary"),
+    "limit": ("floor", "cap", "minimum", "maximum"),
+    "horizon": ("over", "within", "by", "before", "after"),
+    "place": ("", "residence", "citizenship", "domicile", "seat", "property", "assets", "situs"),
+}
+# A limit's or a horizon's unit: a duration, a calendar year, an age, a currency (ISO 4217) or a percent.
+DURATION_UNITS = ("months", "years")
 SOURCES = ("extracted", "advisor")
 CHECK_KINDS = ("figure", "arithmetic", "currency", "jurisdiction", "label", "coverage")
 
@@ -31,7 +46,8 @@ class Fact:
     start: int = -1  # where that span starts in the problem text (-1: not from the text)
     end: int = -1
     source: str = "extracted"  # extracted | advisor
-    base: str = ""  # a percent's base: the label of the amount it is a share of ("" when the text gives none)
+    base: str = ""  # a percent's base (the label of the amount it is a share of); a limit's object ("cash")
+    role: str = ""  # what it is for (ROLES): a percent's "target" or "share", a person's "spouse", a limit's "floor"
     id: str = ""  # the stored fact's id, once stored
 
     def to_dict(self):
@@ -78,7 +94,7 @@ class Sheet:
 
 # ---- the sheet in a prompt ------------------------------------------------------------------------------------
 
-LINE = re.compile(r"^- (?P<label>.+?) \[(?P<kind>[a-z]+)\]: (?P<display>.*)$")
+LINE = re.compile(r"^- (?P<label>.+?) \[(?P<kind>[a-z]+)(?:, (?P<role>[a-z]+))?\]: (?P<display>.*)$")
 EMPTY = "(no facts were read from the problem)"
 
 
@@ -94,7 +110,25 @@ def display(fact):
         return f"{_figure(value)} years"
     if fact.kind == "year" and isinstance(value, int | float):
         return _figure(value)
+    if fact.kind == "person" and isinstance(value, int | float):
+        return f"{_figure(value)} {'person' if value == 1 else 'people'}"
+    if fact.kind in ("limit", "horizon") and isinstance(value, int | float):
+        return _measure(value, fact.unit) + (f" of {fact.base}" if fact.base else "")
     return str(value if value not in (None, "") else fact.text)
+
+
+def _measure(value, unit):
+    """A limit's or horizon's figure with its unit as people read it: "18 months", "CHF 200,000", "10%", "2031",
+    "age 61"."""
+    if unit == "%":
+        return f"{_figure(value)}%"
+    if unit == "year":
+        return str(int(value)) if float(value).is_integer() else _figure(value)
+    if unit == "age":
+        return f"age {_figure(value)}"
+    if len(unit) == 3 and unit.isupper():
+        return f"{unit} {_figure(value)}"
+    return f"{_figure(value)} {unit}".strip()
 
 
 def render_sheet(facts):
@@ -102,7 +136,7 @@ def render_sheet(facts):
     if not facts:
         return EMPTY
     return "\n".join(
-        f"- {f.label} [{f.kind}]: {display(f)}" + (f'  (the client wrote "{_one_line(f.text)}")' if f.text else "")
+        f"- {f.label} [{f.kind}{', ' + f.role if f.role else ''}]: {display(f)}" + (f'  (the client wrote "{_one_line(f.text)}")' if f.text else "")
         for f in facts
     )
 
@@ -120,6 +154,7 @@ def read_sheet(text):
             continue
         kind, shown = match["kind"], match["display"].strip()
         fact = Fact(label=match["label"], kind=kind, value=shown, text=quoted["text"] if quoted else "")
+        fact.role = match["role"] or ""
         _read_value(fact, shown)
         facts.append(fact)
     return facts
@@ -128,6 +163,11 @@ def read_sheet(text):
 AMOUNT = re.compile(r"^(?P<unit>[A-Z]{3}) (?P<figure>-?[\d,]+(?:\.\d+)?)$")
 PERCENT = re.compile(r"^(?P<figure>-?[\d,]+(?:\.\d+)?)%(?: of (?P<base>.+))?$")
 NUMBER = re.compile(r"^(?P<figure>-?[\d,]+(?:\.\d+)?)(?: years)?$")
+PEOPLE = re.compile(r"^(?P<figure>[\d,]+) (?:person|people)$")
+MEASURE = re.compile(
+    r"^(?:(?P<code>[A-Z]{3}) (?P<amount>-?[\d,]+(?:\.\d+)?)|age (?P<age>[\d,]+(?:\.\d+)?)"
+    r"|(?P<figure>-?[\d,]+(?:\.\d+)?)(?P<percent>%)?(?: (?P<unit>[a-z]+))?)(?: of (?P<base>.+))?$"
+)
 
 
 def _read_value(fact, shown):
@@ -139,6 +179,17 @@ def _read_value(fact, shown):
         fact.value, fact.unit = _number(m["figure"]), "years" if fact.kind == "age" else ""
     elif fact.kind == "place":
         fact.value, fact.unit = shown.split(" ")[0], "ISO 3166"
+    elif fact.kind == "person" and (m := PEOPLE.match(shown)):
+        fact.value, fact.unit = _number(m["figure"]), "people"
+    elif fact.kind in ("limit", "horizon") and (m := MEASURE.match(shown)):
+        if m["code"]:
+            fact.value, fact.unit = _number(m["amount"]), m["code"]
+        elif m["age"]:
+            fact.value, fact.unit = _number(m["age"]), "age"
+        else:
+            fact.value = _number(m["figure"])
+            fact.unit = "%" if m["percent"] else m["unit"] or ("year" if fact.kind == "horizon" else "")
+        fact.base = m["base"] or ""
 
 
 def _number(figure):
