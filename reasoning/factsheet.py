@@ -117,7 +117,8 @@ def _value_errors(fact):
         if isinstance(value, str):
             read = [q for q in find_quantities(value) if q.kind == fact.kind]
             if len(read) == 1:
-                fact.value, fact.unit = read[0].value, fact.unit or read[0].unit
+                # the currency typed with the figure ("EUR 1.8M") wins over the unit field's
+                fact.value, fact.unit = read[0].value, read[0].unit or fact.unit
             else:
                 return [{"field": "value", "message": f"{_an(fact.kind)} as a number (or as written, like '$450k')"}]
         elif not isinstance(value, int | float) or isinstance(value, bool):

@@ -7,14 +7,16 @@ import { $, setText, show, state } from "./util.js";
 import { model } from "./model.js";
 import { refused, request } from "./steering.js";
 import { setStatusLine } from "./session.js";
-import { NUMERIC, editableValue, exactValue, shortValue, valueToSend } from "./factvalues.js";
+import { NUMERIC, ROLES, editableValue, exactValue, shortValue, valueToSend } from "./factvalues.js";
 
-const FIELDS = ["label", "kind", "value", "unit", "base", "text"];
+const FIELDS = ["label", "kind", "value", "unit", "base", "role", "text"];
 const COLLAPSED_KEY = "explorer.factsCollapsed";
 const PLACEHOLDER = {
   amount: "450,000 or $450k", percent: "70", age: "58", year: "2031", place: "US-CA",
   account: "Roth IRA", instrument: "exchange fund", goal: "retire at 62", constraint: "no sale before 2027",
+  person: "1 (or 3 for three children)", limit: "18 months or CHF 200k", horizon: "4 years or 2031",
 };
+const UNIT_NAME = { amount: "Currency", limit: "Unit", horizon: "Unit" };
 
 let editing = null; // the fact's id the form edits, "new" for an addition, null when closed
 let collapsed = readCollapsed();
@@ -138,7 +140,8 @@ function openFactForm(f) {
   $("fact-label").value = f ? f.label : "";
   $("fact-kind").value = f ? f.kind : "amount";
   $("fact-value").value = f ? editableValue(f) : "";
-  $("fact-unit").value = f ? f.unit || "" : "USD";
+  // A new fact's unit starts empty: the currency typed in the value ("EUR 1.8M") is the one kept.
+  $("fact-unit").value = f ? f.unit || "" : "";
   $("fact-base").value = f ? f.base || "" : "";
   $("fact-text").value = f ? f.text || "" : "";
   setText("fact-form-title", f ? `Correct “${f.label}”` : "Add a fact");
@@ -147,6 +150,7 @@ function openFactForm(f) {
   show("fact-remove-confirm", false);
   show("fact-form", true);
   renderKindFields();
+  $("fact-role").value = f ? f.role || "" : $("fact-role").value;
   renderList(facts());
   (f ? $("fact-value") : $("fact-label")).focus();
 }
@@ -165,11 +169,24 @@ export function closeFactForm() {
   }
 }
 
-// The unit is an amount's currency; the base, a percent's.
+// The unit is an amount's currency, a limit's or horizon's unit; the base, a percent's or a limit's object; the
+// role's choices are the kind's.
 function renderKindFields() {
   const kind = $("fact-kind").value;
-  show("fact-unit-field", kind === "amount");
-  show("fact-base-field", kind === "percent");
+  show("fact-unit-field", kind in UNIT_NAME);
+  setText("fact-unit-name", UNIT_NAME[kind] || "Unit");
+  show("fact-base-field", kind === "percent" || kind === "limit");
+  const roles = ROLES[kind] || [];
+  const role = $("fact-role");
+  const was = role.value;
+  role.replaceChildren(...roles.map((r) => {
+    const option = document.createElement("option");
+    option.value = r;
+    option.textContent = r || "—";
+    return option;
+  }));
+  role.value = roles.includes(was) ? was : roles[0] || "";
+  show("fact-role-field", roles.length > 0);
   $("fact-value").placeholder = PLACEHOLDER[kind] || "";
   $("fact-value").inputMode = NUMERIC.has(kind) && kind !== "amount" ? "decimal" : "text";
 }
@@ -183,13 +200,15 @@ function formFields() {
     text: $("fact-text").value.trim(),
   };
   if (kind === "amount") fields.unit = $("fact-unit").value.trim().toUpperCase();
-  if (kind === "percent") fields.base = $("fact-base").value.trim();
+  if (kind === "limit" || kind === "horizon") fields.unit = $("fact-unit").value.trim();
+  if (kind === "percent" || kind === "limit") fields.base = $("fact-base").value.trim();
+  if (ROLES[kind]) fields.role = $("fact-role").value;
   return fields;
 }
 
 // What an edit changes: only those fields are sent (the audit then says what changed).
 function changes(fields, f) {
-  const now = { ...f, base: f.base || "", unit: f.unit || "", text: f.text || "" };
+  const now = { ...f, base: f.base || "", unit: f.unit || "", role: f.role || "", text: f.text || "" };
   const out = {};
   for (const name of FIELDS) {
     if (!(name in fields)) continue;

@@ -3,8 +3,28 @@
  * its ISO 4217 code, a percent as a number of percent, a place as an ISO 3166 code or subdivision, else a name.
  */
 
-export const KINDS = ["amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint"];
-export const NUMERIC = new Set(["amount", "percent", "age", "year"]);
+export const KINDS = ["amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint",
+  "person", "limit", "horizon"];
+export const NUMERIC = new Set(["amount", "percent", "age", "year", "person", "limit", "horizon"]);
+// What a fact is for, by kind (reasoning/facts/sheet.py ROLES): the form's role choices.
+export const ROLES = {
+  amount: ["", "holding", "commitment", "liability", "income", "expense", "goal"],
+  percent: ["", "share", "target", "spending", "tax", "growth", "return", "fee"],
+  person: ["", "client", "spouse", "partner", "child", "grandchild", "heir", "parent", "sibling", "beneficiary"],
+  age: ["", "client", "spouse", "partner", "child", "grandchild", "heir", "parent", "sibling", "beneficiary"],
+  limit: ["floor", "cap", "minimum", "maximum"],
+  horizon: ["over", "within", "by", "before", "after"],
+  place: ["", "residence", "citizenship", "domicile", "seat", "property", "assets", "situs"],
+};
+
+// A limit's or horizon's figure with its unit: "18 months", "CHF 200k", "10%", "2031", "age 61".
+function measure(v, unit) {
+  if (unit === "%") return `${trimmed(v, 2)}%`;
+  if (unit === "year") return String(Math.round(v));
+  if (unit === "age") return `age ${trimmed(v, 1)}`;
+  if (/^[A-Z]{3}$/.test(unit || "")) return `${unit} ${compact(v)}`;
+  return `${trimmed(v, 2)} ${unit || ""}`.trim();
+}
 
 const isNumber = (v) => typeof v === "number" && isFinite(v);
 
@@ -82,9 +102,15 @@ export function shortValue(fact) {
   const v = fact.value;
   switch (isNumber(v) ? fact.kind : "") {
     case "amount": return { text: `${fact.unit || ""} ${compact(v)}`.trim(), aside: "" };
-    case "percent": return { text: `${trimmed(v, 2)}%`, aside: fact.base ? `of ${fact.base}` : "" };
+    case "percent": return {
+      text: `${trimmed(v, 2)}%`,
+      aside: [fact.role && fact.role !== "share" ? fact.role : "", fact.base ? `of ${fact.base}` : ""].filter(Boolean).join(" "),
+    };
     case "age": return { text: `${trimmed(v, 1)} years`, aside: "" };
     case "year": return { text: String(Math.round(v)), aside: "" };
+    case "person": return { text: v === 1 ? "1 person" : `${trimmed(v, 0)} people`, aside: fact.role || "" };
+    case "limit": case "horizon":
+      return { text: `${fact.role ? fact.role + " " : ""}${measure(v, fact.unit)}`, aside: fact.base ? `of ${fact.base}` : "" };
     default: break;
   }
   if (fact.kind === "place") {

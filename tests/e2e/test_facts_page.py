@@ -219,6 +219,37 @@ class FactsPageTest(LiveBrowserTestCase):
         assert {"fact.edit", "fact.add", "fact.remove"} <= actions
         assert self.page_errors == []
 
+    def test_an_advisor_adds_a_limit_with_its_role_and_an_amount_keeps_its_typed_currency(self):
+        from reasoning.models import CaseFact
+
+        session, _ = self.checked_session()
+        with self.chromium() as browser:
+            page = self.open(browser, session, WIDE)
+            chips = page.locator('[data-testid="fact-list"] li.fact')
+            page.click('[data-testid="fact-add"]')
+            expect(page.locator('[data-testid="fact-unit"]')).to_have_value("")  # no USD to win over the typed EUR
+            page.fill('[data-testid="fact-label"]', "holiday flat")
+            page.fill('[data-testid="fact-value"]', "EUR 1.8M")
+            page.click('[data-testid="fact-submit"]')
+            expect(chips.filter(has_text="EUR 1.8M")).to_have_count(1)
+            page.click('[data-testid="fact-add"]')
+            page.fill('[data-testid="fact-label"]', "cash floor")
+            page.select_option('[data-testid="fact-kind"]', "limit")
+            page.select_option('[data-testid="fact-role"]', "floor")
+            page.fill('[data-testid="fact-value"]', "18")
+            page.fill('[data-testid="fact-unit"]', "months")
+            page.fill('[data-testid="fact-base"]', "expenses")
+            shot(page, "1440-add-limit")
+            page.click('[data-testid="fact-submit"]')
+            limit = chips.filter(has_text="floor 18 months")
+            expect(limit).to_have_count(1)
+            expect(limit).to_contain_text("of expenses")
+        flat = CaseFact.objects.get(session=session, label="holiday flat")
+        assert (flat.number, flat.unit) == (1_800_000, "EUR")
+        floor = CaseFact.objects.get(session=session, label="cash floor")
+        assert (floor.kind, floor.number, floor.unit, floor.role, floor.base) == ("limit", 18, "months", "floor", "expenses")
+        assert self.page_errors == []
+
     def test_a_viewer_reads_the_sheet_with_no_way_to_change_it(self):
         from reasoning.models import CaseFact, Role
 

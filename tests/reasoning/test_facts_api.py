@@ -81,6 +81,11 @@ def test_an_advisor_corrects_adds_and_removes_facts_each_audited(client, alice):
         ({"label": "x", "kind": "amount", "value": 5, "unit": "ZZZ"}, "unit"),  # three letters, but no currency
         ({"label": "x", "kind": "amount", "value": 1e300, "unit": "USD"}, "value"),
         ({"label": "x", "kind": "goal", "value": "x" * 301}, "value"),
+        ({"label": "x", "kind": "percent", "value": 60, "role": "favourite"}, "role"),
+        ({"label": "cash floor", "kind": "limit", "value": 18, "unit": "fortnights", "role": "floor"}, "unit"),
+        ({"label": "cash floor", "kind": "limit", "value": "plenty", "role": "floor"}, "value"),
+        ({"label": "x", "kind": "person", "value": 2, "role": "boss"}, "role"),
+        ({"label": "x", "kind": "amount", "value": 1, "unit": "USD", "role": "x" * 17}, "role"),
     ],
 )
 def test_a_bad_fact_is_a_422_naming_the_field(client, alice, body, field):
@@ -99,6 +104,44 @@ def test_an_amount_in_lower_case_currency_is_stored_as_its_iso_code(client, alic
     body = {"label": "gift", "kind": "amount", "value": "lots", "unit": "USD"}
     response = send(client, "post", f"/api/sessions/{session['id']}/facts", alice, body)
     assert response.json()["detail"][0]["message"].startswith("an amount as a number")
+
+
+def test_the_currency_typed_with_the_figure_wins_over_the_unit_field(client, alice):
+    """Issue 33: the page's form once started its currency at USD, and "EUR 1.8M" was saved as USD 1.8M."""
+    session = create(client, alice)
+    path = f"/api/sessions/{session['id']}/facts"
+    for body in ({"value": "EUR 1.8M", "unit": "USD"}, {"value": "EUR 1.8M"}):
+        response = send(client, "post", path, alice, {"label": "holiday flat", "kind": "amount", **body})
+        assert response.status_code == 201, response.content
+        assert (response.json()["value"], response.json()["unit"]) == (1_800_000, "EUR")
+
+
+@pytest.mark.parametrize(
+    "body, stored",
+    [
+        ({"label": "cash floor", "kind": "limit", "value": "18 months", "role": "floor", "base": "expenses"},
+         (18, "months", "floor", "expenses")),
+        ({"label": "cash minimum", "kind": "limit", "value": "CHF 200k", "role": "minimum", "base": "cash"},
+         (200_000, "CHF", "minimum", "cash")),
+        ({"label": "issuer cap", "kind": "limit", "value": 10, "unit": "%", "role": "cap", "base": "one issuer"},
+         (10, "%", "cap", "one issuer")),
+        ({"label": "rebalancing horizon", "kind": "horizon", "value": 4, "unit": "years", "role": "over"},
+         (4, "years", "over", None)),
+        ({"label": "children", "kind": "person", "value": 3, "role": "child"}, (3, "people", "child", None)),
+        ({"label": "equities target", "kind": "percent", "value": 60, "role": "target", "base": "portfolio"},
+         (60, "%", "target", "portfolio")),
+        ({"label": "uncalled commitments", "kind": "amount", "value": "CHF 3M", "role": "commitment"},
+         (3_000_000, "CHF", "commitment", None)),
+    ],
+)
+def test_limits_horizons_people_and_roles_are_facts_an_advisor_adds(client, alice, body, stored):
+    session = create(client, alice)
+    response = send(client, "post", f"/api/sessions/{session['id']}/facts", alice, body)
+    assert response.status_code == 201, response.content
+    fact = response.json()
+    assert (fact["value"], fact["unit"], fact["role"], fact["base"]) == stored
+    sheet = send(client, "get", f"/api/sessions/{session['id']}/facts", alice).json()
+    assert any(f["id"] == fact["id"] and f["role"] == stored[2] for f in sheet)
 
 
 def test_a_viewer_reads_the_sheet_but_cannot_change_it(client, alice):
