@@ -13,13 +13,20 @@ can never pass its cap between them. The month is UTC; a new one starts from not
 carry over (the calls they cover are paid when they end).
 """
 
+from datetime import UTC, datetime
+
 from django.db import connections, router, transaction
 
 from . import sql
 from .models import ReasoningSession, Tenant, TenantSpend
-from .usage import month_start
 
 EPSILON = 1e-12
+
+
+def month_start(today=None):
+    """The first day of the month a tenant's spend is counted in (UTC)."""
+    today = today or datetime.now(UTC).date()
+    return today.replace(day=1)
 
 
 def settle(session_id, cost=0.0, released=None, fence=None):

@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce, NullIf, TruncDate
 
+from .ledger import month_start  # noqa: F401  (the month the ledger counts in; tests and callers read it here too)
 from .models import ApiKey, LLMCall, ReasoningSession, Status, Tenant, TenantSpend
 from .strategies import mode_choices
 
@@ -35,11 +36,6 @@ class BadRange(ValueError):
     def __init__(self, field, message):
         super().__init__(message)
         self.field = field
-
-
-def month_start(today=None):
-    today = today or datetime.now(UTC).date()
-    return today.replace(day=1)
 
 
 def window(start=None, end=None):

@@ -71,3 +71,11 @@ def test_no_circle_runs_through_these_two_modules(first, second):
 
 def test_the_graph_sees_imports_inside_functions():
     assert "reasoning.engine" in graph()["reasoning.tasks"]  # imported by run_session_task, not at module level
+
+
+def test_the_ledger_reaches_neither_the_usage_report_nor_the_strategies_through_it():
+    """The gateway settles through the ledger; the ledger once took its month from the usage report, which reads the
+    strategies' registry for its labels: a money path that loaded the page's concerns."""
+    imports = graph()
+    assert not reaches(imports, "reasoning.ledger", "reasoning.usage")
+    assert "reasoning.strategies" not in imports["reasoning.ledger"] | imports["reasoning.llm.gateway"]
