@@ -195,7 +195,11 @@ TAX_WORD = re.compile(
 NOT_TAX_RATE = re.compile(
     r"\b(?:spending|withdrawal|growth|return|interest|inflation|discount|hurdle|savings|exchange|FX|mortgage|"
     r"coupon|payout|distribution|success|vacancy|default|swap|policy|funding|participation|saving|"
-    r"contribution|replacement|draw|burn|churn|cap|capitalisation|capitalization|dividend)\s+rates?\b|"
+    r"contribution|replacement|draw|burn|churn|cap|capitalisation|capitalization|dividend|7520|AFR|prime|base|bank|"
+    r"deposit|lending|borrowing|loan|cash|money[- ]market|treasury|bond|real|nominal|risk-free|policy|Fed|SOFR|"
+    r"applicable federal|hurdle|IRR|internal|crossing|retention|response|turnover|occupancy|utili[sz]ation)"
+    r"\s+rates?\b|\brates?\s+(?:rise|rises|rose|risen|fall|falls|fell|climb|climbs|drop|drops|cut|cuts|hike|hikes|"
+    r"move|moves|go up|go down|environment|risk|sensitivity|shock|outlook|path)\b|"
     r"\b(?:after|pre|post|before)-?tax\b|\btax-(?:free|exempt|deferred|efficient|advantaged|loss|adjusted|smart)\b",
     re.IGNORECASE,
 )
@@ -205,7 +209,9 @@ NOT_TAX_NEAR = re.compile(
     r"allocat\w*|weight\w*|equit(?:y|ies)|stocks?|bonds?|cash|alternatives|share|shares|stake|holding|position|"
     r"inflation|discount|coupon|payout|distribut\w*|probability|chance|odds|annuali[sz]ed|CAGR|IRR|"
     r"a year|per year|p\.a\.|annually|per annum|appreciat\w*|volatility|margin|premium|LTV|loan-to-value|"
-    r"ownership|owned|owns|stake|interest rate|mortgage|portfolio|target)\b",
+    r"ownership|owned|owns|stake|interest rate|mortgage|portfolio|target|multiplier|Steuerfuss|Steuerfuß|"
+    r"coefficient|taxable|deductible|included|inclusion|exclusion|excluded|up|down|higher|lower|more|less|"
+    r"rise|rises|rose|increase|increases|cut|cuts|reduction|savings?)\b",
     re.IGNORECASE,
 )
 TAX_CUE_BEFORE = re.compile(
@@ -220,7 +226,21 @@ ON_TAXABLE = re.compile(
 )
 OF_SHARE = re.compile(r"^\s*(?:of|in)\b", re.IGNORECASE)
 APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nearly|almost|close to|c\.)\s*$|~\s*$")
-FLAT = re.compile(r"\bflat\b", re.IGNORECASE)
+FLAT = re.compile(
+    r"\bflat(?:[- ]rate)?\s+(?:(?:tax|rate|levy|withholding|tax rate)\s+(?:of\s+|at\s+|is\s+|=\s*|:\s*)?)?$", re.I
+)
+EFFECTIVE = re.compile(r"\b(?:effective|blended|average|overall|all-in|in total|total|combined|altogether)\b", re.I)
+OF_AMOUNT = re.compile(
+    r"^\s*of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+|all\s+|any\s+)?(?:[\w'’-]+\s+){0,2}?"
+    r"(?:gains?|profits?|income|proceeds|sale|dividends?|interest|bonus|salary|payout)\b",
+    re.IGNORECASE,
+)
+# Words that may sit between a place and the rate or tax it qualifies: "California's top 13.3%", "Florida's state
+# income tax"; not a clause ("a Florida resident pays 20%": the place is who pays, not whose tax).
+QUALIFIER_WORDS = (
+    r"(?:['’]s)?(?:\s+(?:top|state|income|marginal|flat|tax|taxes|estate|inheritance|gift|wealth|capital|gains|rate|"
+    r"rates|own|new|personal|local|city|death|cantonal|communal|federal|levy|duty|the|a|an|of))*\s*"
+)
 COMBINED = re.compile(r"\b(?:combined|all-in|together|in total|total|overall|plus|on top|including|effective)\b", re.I)
 LEVELS = {
     "state": re.compile(r"\bstate(?:-level)?\b(?!\s+(?:pension|bonds?))", re.IGNORECASE),
@@ -282,6 +302,28 @@ def _named_patterns():
     aliases += [a for m in rules.measures.values() for a in m.aliases]
     generic = {w.lower(): k for k in rules.kinds.values() for w in k.words}
     return _words(aliases), owners, _words(list(generic)), generic
+
+
+@lru_cache(maxsize=1)
+def _tax_aliases():
+    return _words([a for place in table().places.values() for t in place.taxes for a in t.aliases])
+
+
+@lru_cache(maxsize=1)
+def _topic_patterns():
+    """(kinds, pattern) per kind of tax (its topic and generic words) and per tax with aliases (its own names)."""
+    found = []
+    for kind in table().kinds.values():
+        words = [*kind.topic, *kind.words]
+        if words:
+            alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+            found.append((kind.family, re.compile(rf"(?<![\w-])(?:{alt})(?![\w-])", re.IGNORECASE)))
+    for place in table().places.values():
+        for tax in place.taxes:
+            if tax.aliases:
+                alt = "|".join(re.escape(a) for a in tax.aliases)
+                found.append((tax.kinds, re.compile(rf"(?<![\w-])(?:{alt})(?![\w-])")))
+    return found
 
 
 def _level(clause_text):
@@ -395,7 +437,7 @@ def _pointless(text, start, end, measure, reach_):
     )
 
 
-PLACE_BEFORE = re.compile(r"^(?:['’]s)?(?:\s+[\w-]+){0,3}?\s*$")
+PLACE_BEFORE = re.compile(rf"^{QUALIFIER_WORDS}$", re.IGNORECASE)
 PLACE_AFTER = re.compile(r"^\s*(?:in|of|by|under)\s+(?:the\s+)?$")
 
 
@@ -492,7 +534,8 @@ def _near_words(text, q, clause, n=3):
 def _tax_context(text, q, clause):
     """Whether the percent is a tax rate: a tax word in its clause (not a return, fee or allocation next to it)."""
     cs, ce = clause
-    before_text = text[cs : q.start]
+    masked = NOT_TAX_RATE.sub(lambda m: " " * len(m[0]), text[cs:ce])  # "the mortgage rate is": no tax rate
+    before_text = masked[: q.start - cs]
     cue = bool(TAX_CUE_BEFORE.search(before_text[-40:]))
     after_text = text[q.end : ce]
     if not cue:
@@ -501,23 +544,15 @@ def _tax_context(text, q, clause):
             return False
         if OF_SHARE.match(after_text) and not ON_TAXABLE.match(after_text):
             return False
-    clause_text = NOT_TAX_RATE.sub(" ", text[cs:ce])
-    aliases = _named_patterns()[0]
-    named = any(p.search(clause_text) for p in aliases)
-    return cue or named or bool(TAX_WORD.search(clause_text)) or bool(ON_TAXABLE.match(after_text))
+    named = any(p.search(masked) for p in _tax_aliases())
+    return cue or named or bool(TAX_WORD.search(masked)) or bool(ON_TAXABLE.match(after_text))
 
 
 def _topics(clause_text):
     kinds = set()
-    for kind in table().kinds.values():
-        for word in (*kind.topic, *kind.words):
-            if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", clause_text, re.IGNORECASE):
-                kinds |= kind.family
-                break
-    for place in table().places.values():
-        for tax in place.taxes:
-            if any(re.search(rf"(?<![\w-]){re.escape(a)}(?![\w-])", clause_text) for a in tax.aliases):
-                kinds |= tax.kinds
+    for family, pattern in _topic_patterns():
+        if pattern.search(clause_text):
+            kinds |= family
     return frozenset(kinds)
 
 
@@ -550,6 +585,19 @@ def _fit(value, tol, places, kinds, level, flat, combine, clause_text):
     return None
 
 
+def _effective(value, tol, places, kinds, level, clause_text):
+    """An effective or blended rate ("30% of the gain goes in tax", "about 50% in total") fits anything up to the
+    highest rates of the client's country and state together."""
+    taxes = _candidates(places, kinds, level, False, clause_text)
+    top = {}
+    for t in taxes:
+        high = max(t.rates + ((t.range[1],) if t.range else ()), default=0)
+        top[t.place] = max(top.get(t.place, 0), high)
+    if top and value <= sum(top.values()) + tol:
+        return f"an effective rate up to {sum(top.values()):g}% ({', '.join(_label(c) for c in top)})"
+    return None
+
+
 def _rate(text, q, reach_, clause):
     rules = table()
     cs, ce = clause
@@ -561,6 +609,7 @@ def _rate(text, q, reach_, clause):
     kinds = _topics(clause_text)
     level = _level(clause_text)
     flat = bool(FLAT.search(text[cs : q.start]))
+    effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
     combine = not flat and not level
     negated = _negated(text, q.start, q.end, clause)
     if qualifier and qualifier in rules.places and not _related(qualifier, reach_) and not negated:
@@ -573,7 +622,11 @@ def _rate(text, q, reach_, clause):
     if not _tax_context(text, q, clause):
         return None
     places = _known(reach_)
+    if qualifier and qualifier in rules.places and "-" in qualifier and _related(qualifier, reach_):
+        places, level, combine = [rules.places[qualifier]], "", False  # "California's 13.3%": that state's own
     fit = _fit(q.value, tol, places, kinds, level, flat, combine, clause_text)
+    if not fit and effective:
+        fit = _effective(q.value, tol, places, kinds, level, clause_text)
     if fit:
         return _finding(True, text, f"{q.text} fits {fit}", q.start, q.end)
     if reach_.unknown:
