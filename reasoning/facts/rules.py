@@ -229,6 +229,7 @@ APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nea
 FLAT = re.compile(
     r"\bflat(?:[- ]rate)?\s+(?:(?:tax|rate|levy|withholding|tax rate)\s+(?:of\s+|at\s+|is\s+|=\s*|:\s*)?)?$", re.I
 )
+FLAT_AFTER = re.compile(r"\s*(?:flat|single)(?:[- ]rate)?\s+(?:tax|rate|levy|withholding)\b", re.IGNORECASE)
 EFFECTIVE = re.compile(r"\b(?:effective|blended|average|overall|all-in|in total|total|combined|altogether)\b", re.I)
 OF_AMOUNT = re.compile(
     r"^\s*of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+|all\s+|any\s+)?(?:[\w'’-]+\s+){0,2}?"
@@ -608,7 +609,7 @@ def _rate(text, q, reach_, clause):
     qualifier = _place_of(text, q.start, q.end, clause)
     kinds = _topics(clause_text)
     level = _level(clause_text)
-    flat = bool(FLAT.search(text[cs : q.start]))
+    flat = bool(FLAT.search(text[cs : q.start]) or FLAT_AFTER.match(text, q.end))
     effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
     combine = not flat and not level
     negated = _negated(text, q.start, q.end, clause)
@@ -637,7 +638,7 @@ def _rate(text, q, reach_, clause):
         if _fit(q.value, tol, places + others, kinds, level, flat, combine, clause_text):
             return _finding(True, text, f"{q.text}: fits some state or canton, and the client's is not known",
                             q.start, q.end, False)
-    about = f" on {', '.join(sorted(kinds))}" if kinds else ""
+    about = f" on {', '.join(sorted(k.replace('_', ' ') for k in kinds))}" if kinds else ""
     shape = "flat " if flat else ""
     level_text = f" at {level} level" if level else ""
     return _finding(

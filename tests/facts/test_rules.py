@@ -105,6 +105,16 @@ SLIPS = [
     (("US-WY",), "Wyoming's estate tax would then apply at 16%.", "estate tax"),
     (("US-TX",), "The gain is taxed at 13.3% as ordinary income by the state.", "13.3%"),
     (("US-FL",), "KESt is withheld at source on the dividends.", "KESt"),
+    (("US-FL",), "Florida's 5% inheritance tax applies to the nephew.", "5%"),
+    (("US-TX",), "The state estate tax of 16% on the excess makes a credit shelter trust worthwhile.", "estate tax"),
+    (("AT",), "She can use the Sparer-Pauschbetrag of EUR 1,000 against the interest.", "Sparer-Pauschbetrag"),
+    (("DE",), "Gains are taxed at 27.5% in Germany.", "27.5%"),
+    (("GB",), "The 3.8% NIIT also applies to her gains.", "NIIT"),
+    (("CH-ZG",), "Zug's wealth tax of 1.2% is the highest in the country.", "1.2%"),
+    (("US-FL",), "The 26% flat tax on capital income keeps things simple.", "26%"),
+    (("IT",), "Italy's 30% flat tax on dividends applies.", "30%"),
+    (("FR",), "The French PFU of 26.375% applies to the dividends.", "26.375%"),
+    (("CH-ZH",), "To cut the bill, realise losses to offset gains before year end.", "realise losses to offset gains"),
 ]
 
 
@@ -159,6 +169,29 @@ RIGHT = [
     (("US-FL", "GB"), "IHT still reaches her UK flat, at 40% above the nil-rate band."),
     (("US-IL",), "Illinois taxes the estate above $4M, at up to 16%."),
     (("ES",), "The Spanish wealth tax applies to assets above EUR 700k."),
+    (("CH-ZH",), "**Tax considerations:** Switzerland does not tax private capital gains, so the rebalancing itself is "
+     "tax-neutral; dividends are taxed as income and the wealth tax (about 0.4% in Zurich) applies to the portfolio."),
+    (("CH-ZH",), "Step 2: buy into the Pensionskasse (CHF 150k capacity), deductible at a marginal rate of roughly 40%."),
+    (("US-FL",), "Gift $19,000 per grandchild under the annual exclusion; GST tax at 40% applies only above the exemption."),
+    (("US-CA",), "Harvesting losses offsets gains taxed at up to 37.1% combined."),
+    (("DE",), "With church tax the rate rises to about 27.99%."),
+    (("DE",), "Germany has not levied a wealth tax since 1997."),
+    (("GB",), "The IHT bill is 40% of £1.5M above the bands, i.e. £600k."),
+    (("FR",), "Succession duties for the children run from 5% to 45% after the EUR 100k allowance."),
+    (("IT",), "The inheritance tax is 4% above EUR 1M per child."),
+    (("US-TX",), "Texas has no state income tax, no estate tax and no inheritance tax."),
+    (("US-TX",), "Withdraw 4% a year, about $200k, adjusted for inflation."),
+    (("US-TX",), "The management fee is 0.75% and the performance fee 10%."),
+    (("US-TX",), "Roughly 30% of the gain would go to taxes."),
+    (("US-FL",), "The mortgage rate is 6.5% fixed for 30 years."),
+    (("US-FL",), "The GRAT's 7520 rate of 5.2% sets the hurdle."),
+    (("CH-ZH",), "The canton's tax multiplier is 98%."),
+    (("CH-ZH",), "Zurich taxes the real estate gain on the flat at up to 40%, less for long holdings."),
+    (("US-CA",), "Selling the RSUs triggers federal tax at 37% plus California's 13.3%, about 50% in total."),
+    (("US-NJ",), "New Jersey's estate tax was repealed in 2018; its inheritance tax remains."),
+    (("US-WA",), "Washington's estate tax now reaches 35%."),
+    (("CH-GE",), "Geneva's top marginal rate, federal included, is about 45%."),
+    (("CH-ZH", "US"), "As a US citizen she should still harvest losses for the IRS."),
 ]
 
 
