@@ -85,6 +85,7 @@ class Kind:
     words: tuple
     family: frozenset  # itself and the kinds a writer loosely means by its words
     topic: tuple
+    untracked: bool = False  # the places' tables do not list every tax of this kind: undecided, never flagged
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,10 @@ def table() -> Table:
         for key, m in raw["measure"].items()
     }
     kinds = {
-        key: Kind(key, tuple(k.get("words", ())), frozenset([key, *k.get("with", ())]), tuple(k.get("topic", ())))
+        key: Kind(
+            key, tuple(k.get("words", ())), frozenset([key, *k.get("with", ())]), tuple(k.get("topic", ())),
+            k.get("untracked", False),
+        )
         for key, k in raw["kinds"].items()
     }
     return Table(raw["meta"]["as_of"], raw["meta"]["disclaimer"], places, measures, kinds)
@@ -178,6 +182,7 @@ CLAUSE = re.compile(
 )
 NEGATION = re.compile(
     r"\b(?:no|not|never|nor|without|zero|free of|exempt from|abolished|repealed|avoid(?:s|ed|ing)?|escape[sd]?|"
+    r"kein\w*|nicht|ohne|pas de|aucune?|sans|nessuna?|senza|"
     r"unlike|instead of|rather than|compared (?:to|with)|versus|vs\.?|neither|none|lacks?|spared|outside)\b"
     r"(?:\s+[\w'’-]+){0,4}\s*$",
     re.IGNORECASE,
@@ -185,7 +190,8 @@ NEGATION = re.compile(
 NEGATED_AFTER = re.compile(
     r"^\s*(?:[\w'’-]+\s+){0,3}?(?:(?:does|do|did|would|will|is|are|was|were)\s*(?:not|n[o']t)|isn['’]t|aren['’]t|"
     r"doesn['’]t|don['’]t|no longer|was abolished|were abolished|was repealed|has been abolished|ended|"
-    r"is not levied|does not apply|doesn['’]t apply|not relevant|irrelevant|pointless|makes? no sense)\b",
+    r"is not levied|does not apply|doesn['’]t apply|not relevant|irrelevant|pointless|makes? no sense|"
+    r"(?:[\w'’-]+\s+){0,5}?(?:nicht|abgeschafft|aufgehoben|n['’]existe plus|supprimée?|abolie?|abolita|abrogata))\b",
     re.IGNORECASE,
 )
 TAX_WORD = re.compile(
@@ -248,6 +254,7 @@ LEVELS = {
     "federal": re.compile(r"\b(?:federal|Bundes\w*|fédéral\w*)\b", re.IGNORECASE),
     "canton": re.compile(r"\b(?:cantonal|canton|kantonal\w*|communal)\b", re.IGNORECASE),
 }
+LEVEL_BEFORE = re.compile(r"\b(?:state|federal|cantonal)\s+$", re.IGNORECASE)
 LEVEL_OF = {"state": ("state",), "federal": ("federal", "country"), "canton": ("canton",)}
 
 
@@ -507,7 +514,11 @@ def _generic(text, m, kind, reach_, clause):
         return None
     where = ", ".join(_label(p.code) for p in places) or _where(reach_)
     level_text = f" at {level} level" if level else ""
-    return _finding(False, text, f"{words}: no such tax{level_text} in {where}", m.start(), m.end())
+    start = m.start()
+    qualified = LEVEL_BEFORE.search(text, max(clause[0], start - 12), start)
+    if qualified and level:
+        start, words = qualified.start(), text[qualified.start() : m.end()]  # "state income tax", not "income tax"
+    return _finding(False, text, f"{words}: no such tax{level_text} in {where}", start, m.end())
 
 
 # ---- rates -----------------------------------------------------------------------------------------------------
@@ -611,6 +622,8 @@ def _rate(text, q, reach_, clause):
     level = _level(clause_text)
     flat = bool(FLAT.search(text[cs : q.start]) or FLAT_AFTER.match(text, q.end))
     effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
+    if effective:
+        level = ""  # "the combined rate ... with the 37% federal rate": every level together
     combine = not flat and not level
     negated = _negated(text, q.start, q.end, clause)
     if qualifier and qualifier in rules.places and not _related(qualifier, reach_) and not negated:
@@ -630,6 +643,10 @@ def _rate(text, q, reach_, clause):
         fit = _effective(q.value, tol, places, kinds, level, clause_text)
     if fit:
         return _finding(True, text, f"{q.text} fits {fit}", q.start, q.end)
+    untracked = [k for k in kinds if rules.kinds[k].untracked] if kinds else []
+    if untracked:
+        return _finding(True, text, f"{q.text}: the table does not list every {untracked[0]} tax", q.start, q.end,
+                        False)
     if reach_.unknown:
         return _finding(True, text, f"{q.text}: the table lacks {', '.join(sorted(reach_.unknown))}", q.start,
                         q.end, False)

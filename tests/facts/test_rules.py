@@ -73,7 +73,7 @@ SLIPS = [
     (("US-FL",), "At the 45% top rate, most of the bonus goes to tax.", "45%"),
     (("US-TX",), "Budget for 13.3% state tax on the sale of the business.", "state tax"),
     (("US-TX",), "The Californian 13.3% would take a large bite out of the gain.", "13.3%"),
-    (("US-FL",), "Florida's state income tax will take another 5% of the bonus.", "income tax"),
+    (("US-FL",), "Florida's state income tax will take another 5% of the bonus.", "state income tax"),
     (("US-NY",), "IHT at 40% applies above the nil-rate band.", "IHT"),
     (("US-FL", "US"), "Inheritance tax planning should start with the UK's IHT exposure.", "IHT"),
     (("CH-ZH",), "Use tax-loss harvesting on the European equities to offset this year's gains.", "tax-loss harvesting"),
@@ -106,7 +106,7 @@ SLIPS = [
     (("US-TX",), "The gain is taxed at 13.3% as ordinary income by the state.", "13.3%"),
     (("US-FL",), "KESt is withheld at source on the dividends.", "KESt"),
     (("US-FL",), "Florida's 5% inheritance tax applies to the nephew.", "5%"),
-    (("US-TX",), "The state estate tax of 16% on the excess makes a credit shelter trust worthwhile.", "estate tax"),
+    (("US-TX",), "The state estate tax of 16% on the excess makes a credit shelter trust worthwhile.", "state estate tax"),
     (("AT",), "She can use the Sparer-Pauschbetrag of EUR 1,000 against the interest.", "Sparer-Pauschbetrag"),
     (("DE",), "Gains are taxed at 27.5% in Germany.", "27.5%"),
     (("GB",), "The 3.8% NIIT also applies to her gains.", "NIIT"),
@@ -192,6 +192,23 @@ RIGHT = [
     (("US-WA",), "Washington's estate tax now reaches 35%."),
     (("CH-GE",), "Geneva's top marginal rate, federal included, is about 45%."),
     (("CH-ZH", "US"), "As a US citizen she should still harvest losses for the IRS."),
+    (("DE",), "Die Abgeltungsteuer beträgt 25% zuzüglich Solidaritätszuschlag, insgesamt 26,375%. Eine Vermögensteuer "
+     "gibt es seit 1997 nicht mehr."),
+    (("US-NY",), "The NYC resident pays 10.9% state plus 3.876% city tax, so the combined marginal rate on short-term "
+     "gains is about 51.8% with the 37% federal rate."),
+    (("AT",), "Austria has no inheritance tax, so the transfer to the children costs only the 3.5% land transfer tax "
+     "on the house."),
+    (("US-FL",), "1. Sell over three tax years to stay in the 15% LTCG bracket; gains above $600k are taxed at 20% "
+     "plus 3.8% NIIT.\n2. Fund a donor-advised fund with the lowest-basis shares: no capital gains tax, and a "
+     "deduction worth about 37%.\n3. Keep 18 months of expenses in T-bills yielding 4.3%.\n4. Florida levies no "
+     "income or estate tax, so the federal estate tax (40% above $13.99M) is the only transfer tax to plan for."),
+    (("CH-ZH",), "- Wealth tax: about 0.45% on CHF 8M, i.e. roughly CHF 36k a year.\n- Income tax: dividends of CHF "
+     "120k at a marginal rate of 38% cost about CHF 45k.\n- Capital gains on the securities are tax-free for a "
+     "private investor."),
+    (("FR",), "Dividends: PFU 30% (12.8% + 17.2% social charges). IFI: 1% on the EUR 3M Paris flat above the EUR "
+     "1.3M threshold."),
+    (("US-TX",), "At 6% a year, the $2M grows to $3.6M in 10 years; after the 23.8% federal tax on the gain, about "
+     "$3.2M remains."),
 ]
 
 
