@@ -47,6 +47,7 @@ class Tax:
     flat: bool = False
     when: tuple = ()  # words the clause must hold for a rate of this tax to fit ("recapture")
     note: str = ""
+    unless: tuple = ()  # words that rule it out ("long-term": not the ordinary rates)
 
     def fits(self, value, tol):
         return any(abs(value - r) <= tol for r in self.rates) or bool(
@@ -108,7 +109,7 @@ def table() -> Table:
             Tax(
                 code, frozenset(t["kinds"]), t["name"], tuple(t.get("aliases", ())), tuple(t.get("rates", ())),
                 tuple(t["range"]) if "range" in t else None, t.get("top"), t.get("flat", False),
-                tuple(t.get("when", ())), t.get("note", ""),
+                tuple(t.get("when", ())), t.get("note", ""), tuple(t.get("unless", ())),
             )
             for t in p.get("taxes", ())
         )
@@ -178,7 +179,7 @@ def _where(reach_):
 
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'\d])|\n+|;\s+")
 CLAUSE = re.compile(
-    r",\s+|:\s+|\s+[-–—]\s+|[()]|\b(?:while|whereas|but|so|because|since|although|though|however|which|whereby)\b"
+    r",\s+|:\s+|\s+[-–—]\s+|\b(?:while|whereas|but|so|because|since|although|though|however|which|whereby)\b"
 )
 NEGATION = re.compile(
     r"\b(?:no|not|never|nor|without|zero|free of|exempt from|abolished|repealed|avoid(?:s|ed|ing)?|escape[sd]?|"
@@ -191,6 +192,7 @@ NEGATED_AFTER = re.compile(
     r"^\s*(?:[\w'’-]+\s+){0,3}?(?:(?:does|do|did|would|will|is|are|was|were)\s*(?:not|n[o']t)|isn['’]t|aren['’]t|"
     r"doesn['’]t|don['’]t|no longer|was abolished|were abolished|was repealed|has been abolished|ended|"
     r"is not levied|does not apply|doesn['’]t apply|not relevant|irrelevant|pointless|makes? no sense|"
+    r"(?:adds?|takes?|costs?|comes? to) nothing|(?:is|are) (?:zero|nil|none)|does not exist|doesn['’]t exist|"
     r"(?:[\w'’-]+\s+){0,5}?(?:nicht|abgeschafft|aufgehoben|n['’]existe plus|supprimée?|abolie?|abolita|abrogata))\b",
     re.IGNORECASE,
 )
@@ -251,7 +253,7 @@ QUALIFIER_WORDS = (
 COMBINED = re.compile(r"\b(?:combined|all-in|together|in total|total|overall|plus|on top|including|effective)\b", re.I)
 LEVELS = {
     "state": re.compile(r"\bstate(?:-level)?\b(?!\s+(?:pension|bonds?))", re.IGNORECASE),
-    "federal": re.compile(r"\b(?:federal|Bundes\w*|fédéral\w*)\b", re.IGNORECASE),
+    "federal": re.compile(r"\b(?:federal(?:ly)?|Bundes\w*|fédéral\w*)\b", re.IGNORECASE),
     "canton": re.compile(r"\b(?:cantonal|canton|kantonal\w*|communal)\b", re.IGNORECASE),
 }
 LEVEL_BEFORE = re.compile(r"\b(?:state|federal|cantonal)\s+$", re.IGNORECASE)
@@ -334,6 +336,18 @@ def _topic_patterns():
     return found
 
 
+def _level_near(text, q, clause, reach=30):
+    """The level word nearest the rate, within a few words: "37% federal + 13.3% state" gives each its own."""
+    cs, ce = clause
+    best, distance = "", reach + 1
+    for name, pattern in LEVELS.items():
+        for m in pattern.finditer(text, cs, ce):
+            d = q.start - m.end() if m.end() <= q.start else m.start() - q.end
+            if 0 <= d < distance:
+                best, distance = name, d
+    return best
+
+
 def _level(clause_text):
     found = [name for name, pattern in LEVELS.items() if pattern.search(clause_text)]
     return found[0] if len(found) == 1 else ""
@@ -406,12 +420,13 @@ def _named(text, reach_, clauses):
 def _named_one(text, start, end, what, reach_, clause):
     """A place's own tax or measure, or a measure pointless in the client's places."""
     kind, item = what[0]
-    if kind == "tax":
-        homes = tuple(dict.fromkeys(w[1].place for w in what))
-        return _homes(text, start, end, homes, reach_, f"{text[start:end]} is {item.name}")
-    if item.only:
-        return _homes(text, start, end, item.only, reach_, f"{text[start:end]} is {item.why}")
-    return _pointless(text, start, end, item, reach_)
+    homes = []
+    for k, x in what:
+        homes += [x.place] if k == "tax" else list(x.only)
+    if kind == "measure" and not item.only:
+        return _pointless(text, start, end, item, reach_)
+    about = item.name if kind == "tax" else item.why
+    return _homes(text, start, end, tuple(dict.fromkeys(homes)), reach_, f"{text[start:end]} is {about}")
 
 
 def _homes(text, start, end, homes, reach_, what):
@@ -470,7 +485,10 @@ def _levies(places, family, level, clause_text):
 
 
 def _cued(tax, clause_text):
-    return not tax.when or any(re.search(rf"(?<!\w){re.escape(w)}", clause_text, re.IGNORECASE) for w in tax.when)
+    def said(words):
+        return any(re.search(rf"(?<![\w-]){re.escape(w)}", clause_text, re.IGNORECASE) for w in words)
+
+    return (not tax.when or said(tax.when)) and not (tax.unless and said(tax.unless))
 
 
 def _generic(text, m, kind, reach_, clause):
@@ -619,7 +637,7 @@ def _rate(text, q, reach_, clause):
         tol = max(tol, 1.0, q.value * 0.05)
     qualifier = _place_of(text, q.start, q.end, clause)
     kinds = _topics(clause_text)
-    level = _level(clause_text)
+    level = _level_near(text, q, clause)
     flat = bool(FLAT.search(text[cs : q.start]) or FLAT_AFTER.match(text, q.end))
     effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
     if effective:

@@ -115,6 +115,15 @@ SLIPS = [
     (("IT",), "Italy's 30% flat tax on dividends applies.", "30%"),
     (("FR",), "The French PFU of 26.375% applies to the dividends.", "26.375%"),
     (("CH-ZH",), "To cut the bill, realise losses to offset gains before year end.", "realise losses to offset gains"),
+    (("US-FL",), "Her top marginal rate is 50.3% (37% federal + 13.3% state).", "13.3%"),
+    (("US-FL",), "At the 13.3% top state rate, deferring the bonus saves $40k.", "13.3%"),
+    (("CH-ZH",), "Open a Roth IRA for the daughter.", "Roth IRA"),
+    (("GB",), "Contribute the maximum to the 401(k).", "401(k)"),
+    (("US-NY",), "The 35% Verrechnungssteuer is withheld on the dividends.", "Verrechnungssteuer"),
+    (("DE",), "The Swiss wealth tax would cost EUR 20k a year.", "wealth tax"),
+    (("AT",), "The estate tax on the children's share is the main risk.", "estate tax"),
+    (("US-TX",), "Long-term gains are taxed at 28%.", "28%"),
+    (("US-TX",), "The 39.6% top rate applies to the bonus.", "39.6%"),
 ]
 
 
@@ -207,6 +216,13 @@ RIGHT = [
      "private investor."),
     (("FR",), "Dividends: PFU 30% (12.8% + 17.2% social charges). IFI: 1% on the EUR 3M Paris flat above the EUR "
      "1.3M threshold."),
+    (("US-TX",), "Her gains are taxed at 15% federally (the Texas state tax adds nothing)."),
+    (("US-CA",), "The combined rate on gains is 37.1% (20% + 3.8% + 13.3%)."),
+    (("US-TX",), "Donating appreciated stock avoids the 23.8% tax and gives a deduction at 37%."),
+    (("GB",), "Gains above the annual exempt amount are taxed at 20%, or 28% on residential property."),
+    (("CH-ZH",), "Dividends from the Swiss shares bear 35% withholding tax, reclaimable in full."),
+    (("US-FL",), "Put the house in a QPRT and the shares in a GRAT."),
+    (("CH-BE",), "The 3a account and the Pensionskasse buy-in both cut taxable income."),
     (("US-TX",), "At 6% a year, the $2M grows to $3.6M in 10 years; after the 23.8% federal tax on the gain, about "
      "$3.2M remains."),
 ]
