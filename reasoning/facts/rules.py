@@ -250,7 +250,6 @@ QUALIFIER_WORDS = (
     r"(?:['’]s)?(?:\s+(?:top|state|income|marginal|flat|tax|taxes|estate|inheritance|gift|wealth|capital|gains|rate|"
     r"rates|own|new|personal|local|city|death|cantonal|communal|federal|levy|duty|the|a|an|of))*\s*"
 )
-COMBINED = re.compile(r"\b(?:combined|all-in|together|in total|total|overall|plus|on top|including|effective)\b", re.I)
 LEVELS = {
     "state": re.compile(r"\bstate(?:-level)?\b(?!\s+(?:pension|bonds?))", re.IGNORECASE),
     "federal": re.compile(r"\b(?:federal(?:ly)?|Bundes\w*|fédéral\w*)\b", re.IGNORECASE),
@@ -464,12 +463,19 @@ PLACE_BEFORE = re.compile(rf"^{QUALIFIER_WORDS}$", re.IGNORECASE)
 PLACE_AFTER = re.compile(r"^\s*(?:in|of|by|under)\s+(?:the\s+)?$")
 
 
+@lru_cache(maxsize=16)
+def _places_in(text):
+    return tuple(placelib.find_places(text))
+
+
 def _place_of(text, start, end, clause):
     """The place a tax's words are tied to: "Florida's state income tax", "the Swiss inheritance tax",
     "inheritance tax in Austria"."""
     cs, ce = clause
-    for place in placelib.find_places(text[cs:ce]):
-        ps, pe = place.start + cs, place.end + cs
+    for place in _places_in(text):
+        ps, pe = place.start, place.end
+        if ps < cs or pe > ce:
+            continue
         if pe <= start and PLACE_BEFORE.match(text[pe:start]):
             return place.code
         if ps >= end and PLACE_AFTER.match(text[end:ps]):
