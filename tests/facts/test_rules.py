@@ -1,0 +1,284 @@
+"""The rule table per jurisdiction (reasoning/facts/data/jurisdictions.toml) and the check that a text applies only the
+taxes and measures of the client's places (reasoning/facts/rules.py), on sentences written in an advisor's style."""
+
+import pytest
+
+from reasoning.facts import rules
+from reasoning.facts.sheet import Fact, Finding
+
+CANTONS = "AG AI AR BE BL BS FR GE GL GR JU LU NE NW OW SG SH SO SZ TG TI UR VD VS ZG ZH".split()
+STATES = (
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR "
+    "PA RI SC SD TN TX UT VT VA WA WV WI WY"
+).split()
+
+
+def places(*codes):
+    return [Fact("residence", "place", code, "ISO 3166") for code in codes]
+
+
+def kinds_of(code):
+    return {k for t in rules.table().places[code].taxes for k in t.kinds}
+
+
+# ---- the table --------------------------------------------------------------------------------------------------
+
+
+def test_the_table_covers_every_canton_state_and_named_country():
+    table = rules.table()
+    assert table.as_of == "2025" and "not advice" in table.disclaimer
+    assert {f"CH-{c}" for c in CANTONS} <= set(table.places) and len(CANTONS) == 26
+    assert {f"US-{s}" for s in STATES} <= set(table.places) and len(STATES) == 51
+    assert {"CH", "DE", "AT", "GB", "FR", "IT", "US"} <= set(table.places)
+
+
+def test_every_canton_taxes_wealth_and_income_but_schwyz_no_inheritance():
+    for canton in CANTONS:
+        assert {"wealth", "income"} <= kinds_of(f"CH-{canton}"), canton
+    assert "inheritance" not in kinds_of("CH-SZ")
+    assert "inheritance" in kinds_of("CH-ZH")
+    assert "capital_gains" not in kinds_of("CH")  # private movable gains are tax-free
+
+
+@pytest.mark.parametrize("state", ["AK", "FL", "NV", "SD", "TN", "TX", "WY", "NH", "WA"])
+def test_states_without_an_income_tax(state):
+    assert "income" not in kinds_of(f"US-{state}")
+
+
+@pytest.mark.parametrize("state", ["CT", "DC", "HI", "IL", "ME", "MD", "MA", "MN", "NY", "OR", "RI", "VT", "WA"])
+def test_states_with_an_estate_tax(state):
+    assert "estate" in kinds_of(f"US-{state}")
+
+
+@pytest.mark.parametrize("state", ["KY", "MD", "NE", "NJ", "PA"])
+def test_states_with_an_inheritance_tax(state):
+    assert "inheritance" in kinds_of(f"US-{state}")
+
+
+def test_the_countries_rules():
+    assert "wealth" not in kinds_of("DE") and "wealth" not in kinds_of("AT") and "wealth" not in kinds_of("GB")
+    assert "inheritance" not in kinds_of("AT") and "inheritance" in kinds_of("DE")
+    assert "wealth" not in kinds_of("US") and "inheritance" not in kinds_of("US-IA")
+    assert "capital_gains" in kinds_of("US-WA")
+    assert any(26.375 in t.rates for t in rules.table().places["DE"].taxes)
+    assert any(27.5 in t.rates for t in rules.table().places["AT"].taxes)
+    assert any(30 in t.rates and t.flat for t in rules.table().places["FR"].taxes)
+
+
+# ---- slips: a tax or measure the client's places do not have ------------------------------------------------------
+
+SLIPS = [
+    # (the client's places, the sentence, the span flagged)
+    (("US-TX",), "A flat 25% tax takes the gains, so the sale nets about $1.5M.", "25%"),
+    (("US-FL",), "At the 45% top rate, most of the bonus goes to tax.", "45%"),
+    (("US-TX",), "Budget for 13.3% state tax on the sale of the business.", "state tax"),
+    (("US-TX",), "The Californian 13.3% would take a large bite out of the gain.", "13.3%"),
+    (("US-FL",), "Florida's state income tax will take another 5% of the bonus.", "state income tax"),
+    (("US-NY",), "IHT at 40% applies above the nil-rate band.", "IHT"),
+    (("US-FL", "US"), "Inheritance tax planning should start with the UK's IHT exposure.", "IHT"),
+    (("CH-ZH",), "Use tax-loss harvesting on the equities to offset this year's gains.", "tax-loss harvesting"),
+    (("CH-GE",), "Harvest losses in December to reduce the tax on the realised gains.", "Harvest losses"),
+    (("CH-SZ",), "The inheritance tax on the children's share will be modest.", "inheritance tax"),
+    (("AT",), "Austrian inheritance tax would take around 15% of the flat in Vienna.", "inheritance tax"),
+    (("AT",), "She should plan for the wealth tax on the portfolio.", "wealth tax"),
+    (("DE",), "The German wealth tax of 1% makes the cash drag worse.", "wealth tax"),
+    (("GB",), "A wealth tax of 0.5% a year would cost him £40k.", "wealth tax"),
+    (("US-FL",), "Consider state estate tax planning with a SLAT before year end.", "state estate tax planning"),
+    (("US-TX",), "The state estate tax exemption is only $1M here.", "state estate tax exemption"),
+    (("US-CA",), "Put the surplus into an ISA each year.", "ISA"),
+    (("US-NY",), "Top up her SIPP before the tax year ends.", "SIPP"),
+    (("DE",), "Max out pillar 3a contributions to cut the tax bill.", "pillar 3a"),
+    (("GB",), "A Roth conversion this year would use the lower bracket.", "Roth conversion"),
+    (("CH-ZH",), "A 1031 exchange would defer the tax on the rental's sale.", "1031 exchange"),
+    (("FR",), "The Abgeltungsteuer of 26.375% applies to the dividends.", "Abgeltungsteuer"),
+    (("IT",), "Wrap the bonds in an assurance-vie for the estate.", "assurance-vie"),
+    (("US-TX",), "A 7% capital gains tax applies to gains above $270k.", "7%"),
+    (("US-FL",), "A wealth tax of 1% would cost $30k a year.", "wealth tax"),
+    (("US-NV",), "His marginal rate is 50% once state tax is added.", "state tax"),
+    (("US-NV",), "His combined marginal rate on the bonus is 50%.", "50%"),
+    (("DE",), "Capital gains are taxed at a flat 30% in Germany.", "30%"),
+    (("AT",), "The dividends bear KESt at 30%.", "30%"),
+    (("US-TN",), "The 12% state tax on dividends still applies.", "state tax"),
+    (("CH-ZH",), "The 1.5% wealth tax would cost CHF 45k a year.", "1.5%"),
+    (("US-FL",), "The top estate tax rate of 55% leaves the heirs less than half.", "55%"),
+    (("CH-ZH",), "Capital gains tax of 20% on the ETF sale reduces the proceeds.", "Capital gains tax"),
+    (("US-WY",), "Wyoming's estate tax would then apply at 16%.", "estate tax"),
+    (("US-TX",), "The gain is taxed at 13.3% as ordinary income by the state.", "13.3%"),
+    (("US-FL",), "KESt is withheld at source on the dividends.", "KESt"),
+    (("US-FL",), "Florida's 5% inheritance tax applies to the nephew.", "5%"),
+    (("US-TX",), "The state estate tax of 16% on the excess makes a bypass trust worthwhile.", "state estate tax"),
+    (("AT",), "She can use the Sparer-Pauschbetrag of EUR 1,000 against the interest.", "Sparer-Pauschbetrag"),
+    (("DE",), "Gains are taxed at 27.5% in Germany.", "27.5%"),
+    (("GB",), "The 3.8% NIIT also applies to her gains.", "NIIT"),
+    (("CH-ZG",), "Zug's wealth tax of 1.2% is the highest in the country.", "1.2%"),
+    (("US-FL",), "The 26% flat tax on capital income keeps things simple.", "26%"),
+    (("IT",), "Italy's 30% flat tax on dividends applies.", "30%"),
+    (("FR",), "The French PFU of 26.375% applies to the dividends.", "26.375%"),
+    (("CH-ZH",), "To cut the bill, realise losses to offset gains before year end.", "realise losses to offset gains"),
+    (("US-FL",), "Her top marginal rate is 50.3% (37% federal + 13.3% state).", "13.3%"),
+    (("US-FL",), "At the 13.3% top state rate, deferring the bonus saves $40k.", "13.3%"),
+    (("CH-ZH",), "Open a Roth IRA for the daughter.", "Roth IRA"),
+    (("GB",), "Contribute the maximum to the 401(k).", "401(k)"),
+    (("US-NY",), "The 35% Verrechnungssteuer is withheld on the dividends.", "Verrechnungssteuer"),
+    (("DE",), "The Swiss wealth tax would cost EUR 20k a year.", "wealth tax"),
+    (("AT",), "The estate tax on the children's share is the main risk.", "estate tax"),
+    (("US-TX",), "Long-term gains are taxed at 28%.", "28%"),
+    (("US-TX",), "The 39.6% top rate applies to the bonus.", "39.6%"),
+]
+
+
+@pytest.mark.parametrize("codes, text, span", SLIPS, ids=[s[1][:40] for s in SLIPS])
+def test_a_slip_is_flagged(codes, text, span):
+    failed = [f for f in rules.findings(text, places(*codes)) if not f.ok]
+    assert failed, f"not flagged: {text}"
+    assert span in [f.text for f in failed], [(f.text, f.detail) for f in failed]
+    for f in failed:
+        assert f.kind == "jurisdiction" and text[f.start : f.end] == f.text
+
+
+# ---- right sentences: nothing flagged ---------------------------------------------------------------------------
+
+RIGHT = [
+    (("CH-ZH",), "The Zurich wealth tax of about 0.5% costs roughly CHF 15k a year."),
+    (("CH-ZH",), "Her wealth tax falls as the mortgage is kept, but private capital gains stay tax-free."),
+    (("US-FL",), "She pays 20% federal LTCG plus the 3.8% NIIT on the gain."),
+    (("US-FL",), "Florida has no state income tax, so only the federal 37% top rate applies."),
+    (("US-TX",), "As a Texan he pays no state tax at all; the federal rate on the gain is 23.8% including NIIT."),
+    (("DE",), "Capital income is taxed at 26.375% including the Soli."),
+    (("DE",), "The Abgeltungsteuer of 25% plus Soli applies above the Sparer-Pauschbetrag of EUR 1,000."),
+    (("AT",), "The 27.5% KESt is withheld on the dividends."),
+    (("AT",), "Austria has had no inheritance tax since 2008 and no wealth tax."),
+    (("US-NY",), "New York's estate tax tops out at 16%, with a cliff above the exemption."),
+    (("US-NY",), "Assume a return of 7% a year on the portfolio."),
+    (("US-FL",), "A 4% spending rate keeps the real value intact."),
+    (("CH-ZH",), "Rebalance to 60% equities and 40% bonds over the next 9 months."),
+    (("US-CA",), "The combined federal and state rate on the gain is about 37.1%."),
+    (("US-CA",), "California taxes the gain as income, at up to 13.3%."),
+    (("US-WA",), "Washington's 7% capital gains tax applies above about $270k."),
+    (("GB",), "Fill both ISAs every April; CGT is 24% on gains above the annual exempt amount."),
+    (("GB",), "IHT at 40% applies above the nil-rate band, so gifts now start the seven-year clock."),
+    (("FR",), "The PFU of 30% applies to the dividends, and the IFI to the flat in Paris."),
+    (("FR",), "The assurance-vie passes EUR 152,500 per beneficiary free of droits de succession."),
+    (("IT",), "Gains are taxed at 26%, and IVAFE of 0.2% applies to the Swiss account."),
+    (("IT",), "Italian government bonds are taxed at 12.5%, the rest at 26%."),
+    (("US-NJ",), "New Jersey's inheritance tax spares the children but hits the nephew at up to 16%."),
+    (("US-PA",), "Pennsylvania's inheritance tax takes 4.5% of what the children inherit."),
+    (("CH-SZ",), "Schwyz levies no inheritance tax, so the children receive the estate tax-free."),
+    (("CH-ZH",), "A Pensionskasse buy-in of CHF 120k is deductible; pillar 3a adds CHF 7,258 a year."),
+    (("US-FL",), "A drawdown of 25% in equities would cut the portfolio to $3M."),
+    (("US-TX",), "Fees of 1% a year compound to a large sum."),
+    (("US-MA",), "Massachusetts adds a 4% surtax on income above $1M, for a 9% top rate."),
+    (("US-FL",), "The federal estate tax is 40% above the $13.99M exemption."),
+    (("US-FL",), "Unlike California, Florida levies no income tax on the bonus."),
+    (("CH-GE",), "Geneva's wealth tax reaches about 1% at this level of wealth."),
+    (("US-TX",), "Tax-loss harvesting offsets the federal tax on the gains."),
+    (("CH-VD",), "Vaud taxes even the children's inheritance above CHF 250k, at low rates."),
+    (("DE",), "Erbschaftsteuer applies to the son above his EUR 400k allowance, at 7% to 30%."),
+    (("US-NY",), "Budget for 10.9% state income tax plus the NYC 3.876% on the bonus."),
+    (("US-FL", "GB"), "IHT still reaches her UK flat, at 40% above the nil-rate band."),
+    (("US-IL",), "Illinois taxes the estate above $4M, at up to 16%."),
+    (("ES",), "The Spanish wealth tax applies to assets above EUR 700k."),
+    (("CH-ZH",), "**Tax considerations:** Switzerland does not tax private capital gains, so the rebalancing itself is "
+     "tax-neutral; dividends are taxed as income and the wealth tax (about 0.4% in Zurich) applies to the portfolio."),
+    (("CH-ZH",), "Step 2: buy into the Pensionskasse (CHF 150k capacity), deductible at a marginal rate of about 40%."),
+    (("US-FL",), "Gift $19,000 per grandchild under the annual exclusion; GST tax at 40% applies above the exemption."),
+    (("US-CA",), "Harvesting losses offsets gains taxed at up to 37.1% combined."),
+    (("DE",), "With church tax the rate rises to about 27.99%."),
+    (("DE",), "Germany has not levied a wealth tax since 1997."),
+    (("GB",), "The IHT bill is 40% of £1.5M above the bands, i.e. £600k."),
+    (("FR",), "Succession duties for the children run from 5% to 45% after the EUR 100k allowance."),
+    (("IT",), "The inheritance tax is 4% above EUR 1M per child."),
+    (("US-TX",), "Texas has no state income tax, no estate tax and no inheritance tax."),
+    (("US-TX",), "Withdraw 4% a year, about $200k, adjusted for inflation."),
+    (("US-TX",), "The management fee is 0.75% and the performance fee 10%."),
+    (("US-TX",), "Roughly 30% of the gain would go to taxes."),
+    (("US-FL",), "The mortgage rate is 6.5% fixed for 30 years."),
+    (("US-FL",), "The GRAT's 7520 rate of 5.2% sets the hurdle."),
+    (("CH-ZH",), "The canton's tax multiplier is 98%."),
+    (("CH-ZH",), "Zurich taxes the real estate gain on the flat at up to 40%, less for long holdings."),
+    (("US-CA",), "Selling the RSUs triggers federal tax at 37% plus California's 13.3%, about 50% in total."),
+    (("US-NJ",), "New Jersey's estate tax was repealed in 2018; its inheritance tax remains."),
+    (("US-WA",), "Washington's estate tax now reaches 35%."),
+    (("CH-GE",), "Geneva's top marginal rate, federal included, is about 45%."),
+    (("CH-ZH", "US"), "As a US citizen she should still harvest losses for the IRS."),
+    (("DE",), "Die Abgeltungsteuer beträgt 25% zuzüglich Solidaritätszuschlag, insgesamt 26,375%. Eine Vermögensteuer "
+     "gibt es seit 1997 nicht mehr."),
+    (("US-NY",), "The NYC resident pays 10.9% state plus 3.876% city tax, so the combined marginal rate on short-term "
+     "gains is about 51.8% with the 37% federal rate."),
+    (("AT",), "Austria has no inheritance tax, so the transfer to the children costs only the 3.5% land transfer tax "
+     "on the house."),
+    (("US-FL",), "1. Sell over three tax years to stay in the 15% LTCG bracket; gains above $600k are taxed at 20% "
+     "plus 3.8% NIIT.\n2. Fund a donor-advised fund with the lowest-basis shares: no capital gains tax, and a "
+     "deduction worth about 37%.\n3. Keep 18 months of expenses in T-bills yielding 4.3%.\n4. Florida levies no "
+     "income or estate tax, so the federal estate tax (40% above $13.99M) is the only transfer tax to plan for."),
+    (("CH-ZH",), "- Wealth tax: about 0.45% on CHF 8M, i.e. roughly CHF 36k a year.\n- Income tax: dividends of CHF "
+     "120k at a marginal rate of 38% cost about CHF 45k.\n- Capital gains on the securities are tax-free for a "
+     "private investor."),
+    (("FR",), "Dividends: PFU 30% (12.8% + 17.2% social charges). IFI: 1% on the EUR 3M Paris flat above the EUR "
+     "1.3M threshold."),
+    (("US-TX",), "Her gains are taxed at 15% federally (the Texas state tax adds nothing)."),
+    (("US-CA",), "The combined rate on gains is 37.1% (20% + 3.8% + 13.3%)."),
+    (("US-TX",), "Donating appreciated stock avoids the 23.8% tax and gives a deduction at 37%."),
+    (("GB",), "Gains above the annual exempt amount are taxed at 20%, or 28% on residential property."),
+    (("CH-ZH",), "Dividends from the Swiss shares bear 35% withholding tax, reclaimable in full."),
+    (("US-FL",), "Put the house in a QPRT and the shares in a GRAT."),
+    (("CH-BE",), "The 3a account and the Pensionskasse buy-in both cut taxable income."),
+    (("US-TX",), "At 6% a year, the $2M grows to $3.6M in 10 years; after the 23.8% federal tax on the gain, about "
+     "$3.2M remains."),
+]
+
+
+@pytest.mark.parametrize("codes, text", RIGHT, ids=[r[1][:40] for r in RIGHT])
+def test_a_right_sentence_is_not_flagged(codes, text):
+    failed = [(f.text, f.detail) for f in rules.findings(text, places(*codes)) if not f.ok]
+    assert not failed
+
+
+# ---- what a rate that fits says, and what is not checked --------------------------------------------------------
+
+
+def test_a_rate_that_fits_names_its_tax():
+    found = rules.findings("Capital income is taxed at 26.375% including the Soli.", places("DE"))
+    assert [(f.ok, f.text) for f in found] == [(True, "26.375%")]
+    assert "Abgeltungsteuer" in found[0].detail
+
+
+def test_no_place_facts_no_findings():
+    assert rules.findings("IHT at 40% and a flat 25% tax on the gains.", []) == []
+
+
+def test_a_return_or_an_allocation_is_no_tax_rate():
+    text = "Expect a 7% return, a 4% spending rate, 60% in equities and a 25% drawdown in a bad year."
+    assert rules.findings(text, places("US-TX")) == []
+
+
+def test_a_country_without_its_state_is_undecided_not_flagged():
+    found = rules.findings("Budget for 9.9% state income tax on the bonus.", places("US"))
+    assert not [f for f in found if not f.ok]
+    if "verified" in Finding.__dataclass_fields__:
+        assert all(not f.verified for f in found)
+
+
+def test_a_place_the_table_lacks_is_never_flagged():
+    found = rules.findings("The 19% tax on the gains and the wealth tax both apply.", places("ES"))
+    assert not [f for f in found if not f.ok]
+
+
+def test_undecided_is_marked_unverified_once_finding_has_the_field(monkeypatch):
+    from dataclasses import dataclass
+
+    @dataclass
+    class Checked:
+        kind: str
+        ok: bool
+        text: str
+        detail: str
+        start: int = -1
+        end: int = -1
+        verified: bool = True
+
+    monkeypatch.setattr(rules, "Finding", Checked)
+    found = rules.findings("Budget for 9.9% state income tax on the bonus.", places("US"))
+    assert [(f.ok, f.verified, f.text) for f in found] == [(True, False, "9.9%")]
+    found = rules.findings("Capital income is taxed at 26.375% including the Soli.", places("DE"))
+    assert [(f.ok, f.verified) for f in found] == [(True, True)]
