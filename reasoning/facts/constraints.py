@@ -1,0 +1,805 @@
+"""The client's constraints checked: limits, horizons and commitments on the sheet against a step or an answer.
+
+`findings(text, facts, final)` returns Findings of kind "constraint", failed ones and kept ones (ok=True, naming the
+constraint, so a badge can say "4 constraints kept"). Pure: no Django, no litellm. Whatever it cannot tie to a
+constraint it leaves alone; each rule says what it reads.
+
+- limit, floor or minimum: a cash reserve stated in months (or years) of expenses below a floor in months
+  ("keep 6 months of expenses in cash" under an 18-month floor), or a cash level stated as an amount below a floor
+  in that currency ("hold CHF 120k in cash" under CHF 200k; a months floor too when the sheet has the monthly or
+  yearly expenses). A level is read only in its own forms: "keep/hold/leave/retain X in cash", "cash (reserve) of/at/
+  to X", "X as a reserve", "N months of expenses"; a flow ("move CHF 50k into cash") is no level.
+- limit, cap or maximum (or a percent floor): a percent tied to the limit's object ("12% in one issuer", "a 15%
+  position", "cap each issuer at 12%") above the cap. A percent that is the client's current share (a share fact,
+  or "is now", "today") is the situation, not the plan; a trade ("sell 5% of") is no level.
+- horizon over N: the plan's own timing ("three steps over six weeks", "immediately") far shorter than the client's
+  span (under half of it) or longer (over 1.5 times); within N: a timing longer than N; by/before a year: a later
+  year with a deadline cue ("by 2035", "in Q3 2033"); before an age (retiring): "after retiring", "in retirement" or a
+  later age, in a sentence that acts. A timing is read after a timing word (over, within, in, across, during, the
+  next ...) or as "a N-year plan/programme"; "a 2-year GRAT" or "every 6 months" says nothing about the horizon. With
+  several duration horizons on the sheet, a sentence must name what the horizon governs ("rebalancing", "sale").
+- final answers only: each commitment or liability (amounts with role commitment / liability) is provided for: a
+  sentence names it (its words, a synonym: capital calls, uncalled, mortgage, loan; or its amount) and acts on it
+  (`addressed`). An answer that splits into tranches an amount of the sheet that is not the amount to be moved
+  (the sheet's amount for the trades, or the drift of current shares from their targets times their base) fails.
+
+Durations are read with a small table (number words through quantities.words_value, "a year and a half", "1.5
+years", "18-month", "Q3 2027", "mid-2030"): dateparser reads dates, not spans (it takes "eighteen months" for a date
+in the past) and text2num only turns number words into digits, which words_value already does.
+
+`addressed(text, start, end)` says whether the sentence around a mention acts on it; `coverage_findings(text,
+facts)` is today's coverage rule (check.py) that requires it, for the checker to wire in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reasoning.facts import regimes
+from reasoning.facts.quantities import NUMBER_WORDS, alternation, find_quantities, format_amount, format_percent, words_value
+from reasoning.facts.sheet import Fact, Finding, display
+
+# ---- sentences and clauses ---------------------------------------------------------------------------------------
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*•\d-])|\n+|;\s+")
+ABBREVIATION = re.compile(r"\b(?:Fr|SFr|Mr|Mrs|Ms|Dr|St|No|Nr|ca|approx|vs|e\.g|i\.e|p\.a|Mio|Mrd|Tsd|Inc|Ltd|Co|Art)\.$")
+CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|then|and then|so that|although)\b")
+
+
+def sentences(text):
+    """(start, end) of each sentence, a line or a bullet being one; "Fr. 400'000" ends none."""
+    spans, start = [], 0
+    for m in SENTENCE_END.finditer(text):
+        if ABBREVIATION.search(text, max(0, m.start() - 8), m.start()):
+            continue
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _sentence(text, position):
+    return next(((s, e) for s, e in sentences(text) if s <= position < e or s <= position == e), (0, len(text)))
+
+
+def _clause(text, start, end):
+    """The clause around [start, end): from the last break before it to the next break after it, in its sentence."""
+    s, e = _sentence(text, start)
+    before = [m.end() for m in CLAUSE_BREAK.finditer(text, s, start)]
+    after = CLAUSE_BREAK.search(text, end, e)
+    return (before[-1] if before else s), (after.start() if after else e)
+
+
+# ---- durations and dates -----------------------------------------------------------------------------------------
+
+UNIT_MONTHS = {"day": 12 / 365, "week": 12 / 52, "month": 1, "quarter": 3, "year": 12, "yr": 12, "mo": 1}
+UNIT = r"(?P<unit>days?|weeks?|months?|mos?|quarters?|years?|yrs?)\b"
+VAGUE = {"a few": (2, 4), "a couple of": (2, 3), "several": (3, 8), "some": (2, 8)}
+_NUMBER_WORD = alternation([*NUMBER_WORDS, "several", "some"])
+NUMBER = rf"(?P<num>\d+(?:[.,]\d+)?|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?|a\s+few|a\s+couple\s+of|an?)"
+DURATION = re.compile(
+    rf"(?<![\w-])(?:(?P<halfa>half\s+an?\s+)(?P<hunit>year|month)\b"
+    rf"|(?:an?\s+|(?<=next\s))(?P<aunit>year|month|week|quarter)\s+and\s+a\s+half\b"
+    rf"|(?<=next\s)(?P<nunit>year|month|week|quarter)\b"
+    rf"|{NUMBER}(?P<half>\s+and\s+a\s+half)?[\s-]+{UNIT})",
+    re.IGNORECASE,
+)
+TIMING_BEFORE = re.compile(
+    r"\b(?:over|within|in|across|during|inside(?:\s+of)?|throughout|spread\s+over|staggered\s+over|phased\s+over"
+    r"|for)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+|first\s+)?(?:about\s+|roughly\s+|around\s+|some\s+|only\s+"
+    r"|just\s+)?$",
+    re.IGNORECASE,
+)
+PLAN_AFTER = re.compile(
+    r"^[\s-]*(?:(?:sale|selling|rebalancing|exit|transition|diversification|implementation|execution)\s+)?"
+    r"(?:plan|programme|program|schedule|glide\s*path|transition|roll-?out|phase-?in|wind-?down|rebalancing|sale)\b",
+    re.IGNORECASE,
+)
+AT_ONCE = re.compile(
+    r"\b(?:immediately|at\s+once|in\s+one\s+go|in\s+a\s+single\s+(?:trade|step|block|transaction|tranche)|right\s+away"
+    r"|this\s+week|all\s+now)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Span:
+    low: float  # months (a duration) or a year (a date) or an age
+    high: float
+    start: int
+    end: int
+    text: str
+
+
+def _amount_of(match):
+    """The number of a DURATION match, as (low, high) of its units; None when the words are not a number."""
+    if match["halfa"]:
+        return (0.5, 0.5), match["hunit"]
+    if match["aunit"]:
+        return (1.5, 1.5), match["aunit"]
+    if match["nunit"]:
+        return (1, 1), match["nunit"]
+    num = re.sub(r"\s+", " ", match["num"].lower())
+    if num in VAGUE:
+        low, high = VAGUE[num]
+    elif num[0].isdigit():
+        low = high = float(num.replace(",", "."))
+    else:
+        value = words_value(num)
+        if value is None or num in ("and", "the"):
+            return None
+        low = high = float(value)
+    extra = 0.5 if match["half"] else 0
+    return (low + extra, high + extra), match["unit"]
+
+
+def durations(text):
+    """Every span of time the text states, in months: "eighteen months" (18), "1.5 years" (18), "a year and a half"
+    (18), "six weeks" (1.4), "a few weeks" (0.5-0.9)."""
+    found = []
+    for m in DURATION.finditer(text):
+        read = _amount_of(m)
+        if read is None:
+            continue
+        (low, high), unit = read
+        factor = UNIT_MONTHS[unit.lower().rstrip("s")]
+        found.append(Span(low * factor, high * factor, m.start(), m.end(), m[0]))
+    return found
+
+
+def timings(text, start, end):
+    """The plan's own timings between start and end: a duration after a timing word ("over six weeks", "within the
+    next 18 months") or before a plan's name ("a 4-year glide path"), and "immediately" as a timing of none."""
+    found = []
+    for d in durations(text[start:end]):
+        at, to = start + d.start, start + d.end
+        if re.search(r"\b(?:every|each|per|a|an)\s+$", text[max(0, at - 8) : at], re.IGNORECASE) and d.low == d.high == 0:
+            continue
+        if re.search(r"\b(?:every|each|per)\s+$", text[max(0, at - 8) : at], re.IGNORECASE):
+            continue  # "every 6 months": a frequency
+        if TIMING_BEFORE.search(text, max(0, at - 60), at) or ("-" in d.text and PLAN_AFTER.match(text, to)):
+            found.append(Span(d.low, d.high, at, to, d.text))
+    for m in AT_ONCE.finditer(text, start, end):
+        found.append(Span(0, 0.25, m.start(), m.end(), m[0]))
+    return found
+
+
+MONTHS = "january february march april may june july august september october november december".split()
+MONTH_NAMES = "|".join(MONTHS + [m[:3] for m in MONTHS])
+DATE = re.compile(
+    rf"\b(?:(?P<q>Q[1-4]|H[12])\s*(?P<qyear>(?:19|20)\d\d)|(?:(?:the\s+)?end(?:\s+of|-)\s*|mid-?\s*|year-?end\s+"
+    rf"|(?:{MONTH_NAMES})\.?\s+)?(?P<year>(?:19|20)\d\d))(?![\d%])",
+    re.IGNORECASE,
+)
+DEADLINE_BEFORE = re.compile(
+    r"\b(?:by|until|till|through|thru|before|no\s+later\s+than|in|during|completed?\s+in|finish\w*\s+in|end\s+of"
+    r"|from|starting(?:\s+in)?|after|beginning(?:\s+in)?|into)\s+(?:the\s+)?(?:end\s+of\s+|early\s+|late\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def deadlines(text, start, end):
+    """Calendar years the text sets for the plan: "by 2035", "in Q3 2033", "by the end of 2031", "from 2032"; each
+    with the word before it (Span.text is the date, the cue is returned apart)."""
+    found = []
+    for m in DATE.finditer(text, start, end):
+        year = int(m["qyear"] or m["year"])
+        cue = DEADLINE_BEFORE.search(text, max(0, m.start() - 30), m.start())
+        if cue is None and not m["q"]:
+            continue
+        found.append((Span(year, year, m.start(), m.end(), m[0]), (cue[0].split()[0].lower() if cue else "in")))
+    return found
+
+
+# ---- what a sentence acts on --------------------------------------------------------------------------------------
+
+# Verbs that act on a thing; a word that is also a noun ("fund", "gift", "transfer", "open") acts only as a verb:
+# first in a sentence or after a modal, "to", a pronoun or "and", or followed by what it acts on.
+ACTIONS = (
+    "sell sells sold selling buy buys bought buying contribute contributes contributed contributing donate donates "
+    "donated donating exercise exercised exercising deploy deploys deployed deploying invest invests invested "
+    "investing allocate allocates allocated allocating hedge hedged hedging purchase purchased purchasing repay "
+    "repays repaid repaying withdraw withdraws withdrew withdrawing rebalance rebalanced rebalancing diversify "
+    "diversified diversifying trim trims trimmed trimming reduce reduces reduced reducing realise realised realising "
+    "realize realized realizing harvest harvested harvesting seed seeded seeding execute executed executing implement "
+    "implemented implementing sign signed draft drafted elect elected claim claimed defer deferred deferring split "
+    "splits stage staged staging move moves moved moving shift shifted shifting use uses used using put place placed "
+    "establish established establishing settle settled settling cover covers covered covering earmark earmarked "
+    "ring-fence ring-fenced ringfence reserve reserved meet meets pay pays paid paying amortise amortize amortised "
+    "amortized refinance refinanced make makes made making roll rolled rolling convert converts converted converting "
+    "gifted gifting funded funding transferred transferring opened opening avoid skip drop forgo decline reject "
+    "exclude name named fill filled swap swapped exchange exchanged wrap wrapped hold holds holding retain retained "
+    "leave leaving collar collared sets set-up"
+).split()
+NOUN_VERBS = "fund funds gift gifts transfer transfers open opens".split()
+VERB_BEFORE = re.compile(
+    r"(?:^|[:•*\-–]\s*|\b(?:to|will|would|should|could|can|must|then|and|we|she|he|they|you|i|first,?|next,?"
+    r"|also|now|later|recommend|please)\s+)$",
+    re.IGNORECASE,
+)
+VERB_AFTER = re.compile(r"^\s+(?:an?|the|it|them|her|his|their|its|this|that|some|part|up|with|into|\d|[A-Z]{3}\s|\$|€|£)")
+SET_UP = re.compile(r"\bset(?:s|ting)?\s+up\b|\bpay\s+down\b|\brule\s+out\b|\bdo\s+not\b|\bdon't\b", re.IGNORECASE)
+# A date or a schedule, not "next year" or "later": a year, a quarter, a month, an age, a span, a frequency.
+WHEN = re.compile(
+    rf"\b(?:Q[1-4]|H[12])\b|\b(?:{MONTH_NAMES})\b|\b(?:annually|yearly|quarterly|monthly|each\s+year|every\s+year"
+    r"|per\s+year|a\s+year|year-?end|at\s+(?:age\s+)?\d{2}|by\s+(?:age\s+)?\d{2})\b",
+)
+FILLER_ONLY = re.compile(r"\b(?:weigh|consider|evaluate|review|discuss|explore|revisit|note|compare|think)\b", re.I)
+
+
+def _words(text):
+    return [(m.start(), m.end(), m[0]) for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text)]
+
+
+def acts(sentence, mask=()):
+    """Whether a sentence acts (a figure, an action verb, a date or horizon), the masked spans aside."""
+    chars = list(sentence)
+    for s, e in mask:
+        chars[s:e] = " " * (e - s)
+    plain = "".join(chars)
+    if any(q.kind in ("amount", "percent", "year") for q in find_quantities(plain)):
+        return True
+    spans = [d for d in durations(plain) if d.text.lower() not in ("year", "month", "week", "quarter")]  # "next year"
+    if WHEN.search(plain) or spans or SET_UP.search(plain):
+        return True
+    for start, end, word in _words(plain):
+        lower = word.lower()
+        if lower in ACTIONS:
+            return True
+        if lower in NOUN_VERBS and (VERB_BEFORE.search(plain[:start]) or VERB_AFTER.match(plain[end:])):
+            return True
+    return False
+
+
+def addressed(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around text[start:end] (a mention of an instrument, a goal, a commitment) acts on it: a
+    figure, an action verb (fund, sell, gift, transfer, convert, open, contribute, buy, set up ...), a date or a
+    horizon. "GRAT: weigh it against the plan above." names the GRAT and does nothing with it."""
+    s, e = _sentence(text, start)
+    return acts(text[s:e], mask=[(max(0, start - s), max(0, end - s))])
+
+
+# ---- the constraints ----------------------------------------------------------------------------------------------
+
+
+def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
+    """Each statement of the text about a limit or horizon of the sheet, kept or broken; on a final answer, each
+    commitment or liability provided for or not, and a split of an amount that is not the one to be moved."""
+    text = text or ""
+    found = []
+    limits = [f for f in facts if f.kind == "limit" and isinstance(f.value, int | float)]
+    horizons = [f for f in facts if f.kind == "horizon" and isinstance(f.value, int | float)]
+    for limit in limits:
+        found += _limit(text, limit, facts)
+    spans = [f for f in horizons if f.unit in ("months", "years")]
+    for horizon in horizons:
+        found += _horizon(text, horizon, specific=len(spans) > 1 and horizon in spans)
+    if final:
+        found += _commitments(text, facts) + _splits(text, facts)
+    unique = {}
+    for f in found:
+        unique.setdefault((f.start, f.end, f.detail), f)
+    return sorted(unique.values(), key=lambda f: (f.start, f.end))
+
+
+def _name(fact):
+    return f"{fact.label} ({display(fact)})"
+
+
+def _negated(text, start):
+    return re.search(r"\b(?:not|rather\s+than|instead\s+of|than|never|from)\s+(?:just\s+|only\s+|the\s+)?$",
+                     text[max(0, start - 20) : start], re.IGNORECASE) is not None  # fmt: skip
+
+
+def _verdict(limit, value, span, text, shown):
+    """A finding for one stated level against the limit: below a floor or minimum, above a cap or maximum."""
+    low = limit.role in ("floor", "minimum")
+    broken = value < limit.value - 1e-9 if low else value > limit.value + 1e-9
+    bound = "below" if low else "above"
+    if broken:
+        detail = f"{shown} is {bound} the client's {_name(limit)}"
+    else:
+        detail = f"{shown} keeps the client's {_name(limit)}"
+    return Finding("constraint", not broken, text[span[0] : span[1]], detail, span[0], span[1])
+
+
+EXPENSES = r"(?:(?:annual|yearly|monthly|living|household|running|the\s+family's|her|his|their|the|of)\s+)*" \
+    r"(?:expenses|costs|spending|outgoings|expenditure|living\s+costs|burn|needs|cash\s+needs|withdrawals)\b"
+CASH_WORDS = r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway)"
+MONTHS_LEVEL_AFTER = re.compile(rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
+                                rf"|[\s-]*(?:cash\s+)?(?:reserve|buffer|cushion|runway|floor))", re.IGNORECASE)  # fmt: skip
+MONTHS_LEVEL_BEFORE = re.compile(
+    rf"\b(?:{CASH_WORDS}|floor)\s+(?:reserve\s+|buffer\s+)?(?:of|for|covering|to\s+cover|equal\s+to|at|to|:)\s+"
+    r"(?:at\s+least\s+|only\s+|just\s+|about\s+|roughly\s+|around\s+)?$",
+    re.IGNORECASE,
+)
+AMOUNT_LEVEL_BEFORE = re.compile(
+    rf"(?:\b(?:keep|keeps|keeping|hold|holds|holding|leave|leaves|leaving|retain|retaining|maintain|maintaining|park"
+    rf"|set\s+aside|reserve|earmark)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+|at\s+least\s+)?"
+    rf"|\b{CASH_WORDS}\s*(?:reserve|buffer|cushion|floor|position|holdings?)?\s*(?:of|at|:|to|=|stays\s+at"
+    rf"|remains\s+at|falls\s+to|drops\s+to|down\s+to|is)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+)?)$",
+    re.IGNORECASE,
+)
+AMOUNT_LEVEL_AFTER = re.compile(
+    rf"^\s*(?:in\s+{CASH_WORDS}|(?:of\s+)?{CASH_WORDS}\b|as\s+(?:a\s+|the\s+)?(?:cash\s+)?(?:reserve|buffer|cushion))",
+    re.IGNORECASE,
+)
+
+
+def _limit(text, limit, facts):
+    if limit.unit in ("months", "years"):
+        return _months_floor(text, limit, facts)
+    if limit.unit == "%":
+        return _percent_limit(text, limit, facts)
+    if re.fullmatch(r"[A-Z]{3}", limit.unit or ""):
+        return _amount_limit(text, limit)
+    return []
+
+
+def _months_floor(text, limit, facts):
+    """"6 months of expenses in cash", "a 12-month cash reserve", "a cash reserve of one year"; and, when the sheet
+    has the monthly or yearly expenses, a cash level as an amount against the floor's amount."""
+    floor = limit.value * (12 if limit.unit == "years" else 1)
+    out = []
+    for d in durations(text):
+        before, after = text[max(0, d.start - 60) : d.start], text[d.end :]
+        if not (MONTHS_LEVEL_AFTER.match(after) or MONTHS_LEVEL_BEFORE.search(before)) or _negated(text, d.start):
+            continue
+        if re.search(r"\b(?:every|each|per)\s+$", before, re.IGNORECASE):
+            continue
+        floor_fact = Fact(**{**limit.__dict__, "value": floor, "unit": "months"})
+        finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
+        finding.detail = finding.detail.replace(_name(floor_fact), _name(limit))
+        out.append(finding)
+    monthly = _monthly_expenses(facts)
+    if monthly:
+        money = Fact(**{**limit.__dict__, "value": round(floor * monthly[0]), "unit": monthly[1]})
+        out += _amount_limit(text, money, shown_limit=limit)
+    return out
+
+
+def _monthly_expenses(facts):
+    """(amount a month, currency) from an expense fact whose label or words say monthly or yearly."""
+    for f in facts:
+        if f.kind != "amount" or not isinstance(f.value, int | float):
+            continue
+        words = f"{f.label} {f.text}".lower()
+        if f.role != "expense" and not re.search(r"\b(?:expenses|spending|costs|outgoings)\b", words):
+            continue
+        if re.search(r"month", words):
+            return f.value, f.unit
+        if re.search(r"\b(?:year|yearly|annual|annually|p\.a\.|a year)\b", words):
+            return f.value / 12, f.unit
+    return None
+
+
+def _amount_limit(text, limit, shown_limit=None):
+    """A cash level stated as an amount: "hold CHF 120k in cash", "cash reserve of CHF 150k", "CHF 150k as a
+    reserve". Other currencies and flows ("move CHF 50k into cash") are left alone."""
+    named = shown_limit or limit
+    base = _content(limit.base) | _content(limit.label)
+    cashy = not base or base & {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "liquid"}
+    out = []
+    for q in find_quantities(text):
+        if q.kind != "amount" or q.unit != limit.unit or _negated(text, q.start):
+            continue
+        before, after = text[max(0, q.start - 50) : q.start], text[q.end :]
+        if cashy:
+            level = AMOUNT_LEVEL_BEFORE.search(before) and (AMOUNT_LEVEL_AFTER.match(after) or re.search(
+                CASH_WORDS, before, re.IGNORECASE)) or re.search(r"\b(?:keep|hold|leave|retain|maintain)\w*\s+$", before,
+                re.IGNORECASE) and AMOUNT_LEVEL_AFTER.match(after)  # fmt: skip
+        else:
+            s, e = _clause(text, q.start, q.end)
+            level = base & _content(text[s:e]) and re.search(r"\b(?:to|at|of|:|max\w*|cap\w*|limit\w*|at\s+least)\s*$",
+                                                             before, re.IGNORECASE)  # fmt: skip
+        if not level:
+            continue
+        finding = _verdict(limit, q.value, (q.start, q.end), text, q.text)
+        if shown_limit is not None:
+            finding.detail = finding.detail.replace(_name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}")
+        out.append(finding)
+    return out
+
+
+ISSUER = {"issuer", "issuers", "name", "names", "stock", "position", "positions", "company", "holding", "line",
+          "single", "security", "securities", "stake", "share", "shares", "counterparty", "bank"}  # fmt: skip
+CLASSES = {"equities", "equity", "bonds", "bond", "alternatives", "cash", "gold", "real", "estate", "hedge", "funds",
+           "fixed", "income", "private", "markets", "commodities", "stocks", "portfolio"}  # fmt: skip
+TRADE_BEFORE = re.compile(r"\b(?:sell|sells|selling|buy|buying|add|adding|trim|trimming|by|another|extra|of)\s+$", re.I)
+NOW = re.compile(r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to|was)\b", re.I)
+
+
+def _percent_limit(text, limit, facts):
+    """A percent tied to the limit's object, above a cap or below a floor: "12% in one issuer", "a 15% single-stock
+    position", "cap each issuer at 12%". The client's current shares and trades are left alone."""
+    base = _content(limit.base) | (_content(limit.label) - {"cap", "limit", "maximum", "max", "floor", "minimum", "min"})
+    issuer = bool(base & {"issuer", "issuers", "name", "single", "position", "stock", "company"})
+    shares = [f for f in facts if f.kind == "percent" and f.role in ("share", "") and isinstance(f.value, int | float)]
+    out = []
+    for q in find_quantities(text):
+        if q.kind != "percent" or _negated(text, q.start) or TRADE_BEFORE.search(text[max(0, q.start - 12) : q.start]):
+            continue
+        s, e = _clause(text, q.start, q.end)
+        clause = _content(text[s:e])
+        if NOW.search(text, s, e) or any(q.value == f.value and _content(f.label) & clause for f in shares):
+            continue  # the client's situation today, not the plan
+        ties = clause & (ISSUER if issuer else base)
+        if issuer and clause & CLASSES - {"stocks"} and not clause & {"issuer", "issuers", "single", "position"}:
+            continue  # "60% equities": a class, not one issuer
+        if not ties or (not issuer and not base <= clause):
+            continue
+        if issuer and not (clause & {"issuer", "issuers", "single", "one", "any", "each", "every", "position",
+                                     "stake", "name"} or re.search(r"\b[A-Z][a-zé]+", text[s:e])):  # fmt: skip
+            continue
+        out.append(_verdict(limit, q.value, (q.start, q.end), text, q.text))
+    return out
+
+
+def _content(text):
+    return {w.lower().removesuffix("'s") for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", str(text or ""))} - STOP
+
+
+STOP = set("the a an of in on at to for and or with by from as is are was be this that it its her his their our "
+           "client client's one any each every per".split()) - {"one", "any", "each", "every"}  # fmt: skip
+
+
+# ---- horizons -----------------------------------------------------------------------------------------------------
+
+GENERIC = set("horizon deadline window timeline time period plan timing date target goal by within over before after "
+              "latest".split())  # fmt: skip
+SUBJECT_GROUPS = (
+    "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign",
+    "sale sell selling sold exit divest divestment dispose disposal",
+    "diversification diversify diversifying concentrated position",
+    "retirement retire retiring retires retired",
+    "buy-in buy-ins buyin contribution contributions",
+    "gift gifts gifting transfer transfers succession handover",
+)
+SUBJECT = {w: set(g.split()) for g in SUBJECT_GROUPS for w in g.split()}
+FILLER_WORDS = set("wants want would like needs must should fully complete done finished have keep make before after "
+                   "retiring years months".split())  # fmt: skip
+PLAN_WORDS = set("steps step tranches tranche trades trade rebalance rebalancing sell sale selling exit transition plan "
+                 "programme program stage staged phase phased execute implement move diversify reduce trim".split())
+
+
+def _subject(horizon):
+    words = _content(horizon.label) | _content(horizon.base) | {w for w in _content(horizon.text) if len(w) > 3}
+    words = {w for w in words if w not in GENERIC and w not in FILLER_WORDS}
+    return set().union(*(SUBJECT.get(w, {w}) for w in words)) if words else set()
+
+
+def _relevant(sentence, horizon, specific):
+    words = _content(sentence) | {w.lower() for w in re.findall(r"[A-Za-z-]+", sentence)}
+    subject = _subject(horizon)
+    if subject & words:
+        return True
+    return not specific and bool(PLAN_WORDS & words)
+
+
+def _horizon(text, horizon, specific):
+    out = []
+    for s, e in sentences(text):
+        sentence = text[s:e]
+        if horizon.unit != "age" and not _relevant(sentence, horizon, specific):
+            continue
+        if horizon.unit in ("months", "years"):
+            out += _span(text, s, e, horizon)
+        elif horizon.unit == "year":
+            out += _calendar(text, s, e, horizon)
+        elif horizon.unit == "age":
+            out += _age(text, s, e, horizon)
+    return out
+
+
+def _span(text, s, e, horizon):
+    """A duration horizon: over N (a span far shorter or longer is a contradiction), within N (longer is)."""
+    months = horizon.value * (12 if horizon.unit == "years" else 1)
+    out = []
+    for t in timings(text, s, e):
+        if _negated(text, t.start):
+            continue
+        if horizon.role == "over":
+            broken = t.high < months * 0.5 or t.low > months * 1.5
+        elif horizon.role in ("within", "by", "before"):
+            broken = t.low > months + 1e-9
+        else:  # after: not before N
+            broken = t.high < months - 1e-9
+        verb = "contradicts" if broken else "keeps"
+        detail = f"the plan's timing '{t.text}' {verb} the client's {_name(horizon)}"
+        out.append(Finding("constraint", not broken, t.text, detail, t.start, t.end))
+    return out
+
+
+def _calendar(text, s, e, horizon):
+    """A deadline year: a later year with a deadline cue breaks "by"/"before"; an earlier one breaks "after"."""
+    out = []
+    for span, cue in deadlines(text, s, e):
+        year = span.low
+        if cue in ("from", "starting", "after", "beginning", "into") and horizon.role in ("by", "within", "before"):
+            broken, kept = year > horizon.value, False
+        elif horizon.role == "before":
+            broken, kept = year >= horizon.value, year < horizon.value
+        elif horizon.role in ("by", "within", "over"):
+            broken, kept = year > horizon.value, year <= horizon.value
+        else:  # after
+            broken, kept = year < horizon.value and cue not in ("after", "from"), year > horizon.value
+        if broken or kept:
+            verb = "contradicts" if broken else "keeps"
+            detail = f"'{span.text}' {verb} the client's {_name(horizon)}"
+            out.append(Finding("constraint", not broken, span.text, detail, span.start, span.end))
+    return out
+
+
+AFTER_RETIRING = re.compile(
+    r"\b(?:after|once|following)\s+(?:(?:she|he|they|the\s+client|[A-Z][a-z]+)\s+(?:has\s+|have\s+)?)?"
+    r"(?:retir\w*|stops?\s+working)|\bin\s+retirement\b|\bpost-retirement\b|\bin\s+the\s+first\s+years?\s+of\s+retirement",
+    re.IGNORECASE,
+)
+BEFORE_RETIRING = re.compile(
+    r"\b(?:before|ahead\s+of|prior\s+to|until)\s+(?:(?:she|he|they|the\s+client|[A-Z][a-z]+)\s+)?retir\w*"
+    r"|\bpre-retirement\b|\bwhile\s+(?:she|he|they|[A-Z][a-z]+)\s+(?:is|are|still)\s+(?:still\s+)?working\b",
+    re.IGNORECASE,
+)
+AGE_CUE = re.compile(r"\b(?P<cue>at|by|after|from|when\s+(?:she|he|they)\s+turns?|aged?|turning|before)\s+(?:age\s+)?"
+                     r"(?P<age>\d{2})\b(?![%\d])", re.IGNORECASE)  # fmt: skip
+OTHER_PEOPLE = re.compile(r"\b(?:son|daughter|child|children|grandchild\w*|kids?|heirs?|nephew|niece)\b", re.I)
+PENSION_DRAW = re.compile(r"\b(?:draw\w*|withdraw\w*|receive\w*|annuity|pension\s+starts|begins?|starts?|claim)\b", re.I)
+
+
+def _age(text, s, e, horizon):
+    """"before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it."""
+    sentence = text[s:e]
+    if not acts(sentence) or OTHER_PEOPLE.search(sentence):
+        return []
+    out = []
+    if horizon.role in ("before", "by", "within"):
+        for m in AFTER_RETIRING.finditer(text, s, e):
+            if PENSION_DRAW.search(sentence) and not _subject(horizon) & _content(sentence):
+                continue  # drawing the pension in retirement is what retirement is for
+            detail = f"'{m[0]}' contradicts the client's {_name(horizon)}"
+            out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
+        for m in BEFORE_RETIRING.finditer(text, s, e):
+            out.append(Finding("constraint", True, m[0], f"'{m[0]}' keeps the client's {_name(horizon)}", m.start(), m.end()))
+    for m in AGE_CUE.finditer(text, s, e):
+        age, cue = int(m["age"]), m["cue"].lower()
+        if PENSION_DRAW.search(sentence) or not 40 <= age <= 90:
+            continue
+        if horizon.role in ("before", "by", "within"):
+            broken = age > horizon.value or (cue in ("after", "from") and age >= horizon.value)
+            kept = age < horizon.value and cue not in ("after", "from")
+        else:
+            broken, kept = age < horizon.value and cue not in ("after", "from"), age >= horizon.value
+        if broken or kept:
+            verb = "contradicts" if broken else "keeps"
+            out.append(Finding("constraint", not broken, m[0], f"'{m[0]}' {verb} the client's {_name(horizon)}",
+                               m.start(), m.end()))  # fmt: skip
+    return out
+
+
+# ---- commitments and the amount to be moved (final answers) ------------------------------------------------------
+
+OBLIGATION_GROUPS = (
+    "commitment commitments call calls capital-call capital-calls uncalled unfunded drawdown drawdowns undrawn",
+    "mortgage mortgages hypothec hypothek home-loan",
+    "loan loans credit lombard borrowing debt",
+    "pledge pledges pledged",
+    "liability liabilities obligation obligations",
+    "tax bill",
+)
+OBLIGATION = {w: set(g.split()) for g in OBLIGATION_GROUPS for w in g.split()}
+
+
+def _obligation_words(fact):
+    words = _content(fact.label) | _content(fact.text if len(str(fact.text).split()) <= 8 else "")
+    heads = set().union(*(OBLIGATION[w] for w in words if w in OBLIGATION)) if words & set(OBLIGATION) else set()
+    return heads or {w for w in words if len(w) > 3}
+
+
+def _mentions(text, words):
+    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r")(?![\w-])",
+                         re.IGNORECASE)  # fmt: skip
+    spaced = [w.replace("-", " ") for w in words if "-" in w]
+    found = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    for w in spaced:
+        found += [(m.start(), m.end()) for m in re.finditer(rf"\b{re.escape(w)}s?\b", text, re.IGNORECASE)]
+    return sorted(found)
+
+
+def _commitments(text, facts):
+    out = []
+    for fact in facts:
+        if fact.kind != "amount" or fact.role not in ("commitment", "liability"):
+            continue
+        spans = _mentions(text, _obligation_words(fact))
+        if isinstance(fact.value, int | float):
+            spans += [(q.start, q.end) for q in find_quantities(text) if q.kind == "amount" and q.unit == fact.unit
+                      and abs(q.value - fact.value) <= max(q.precision, 1e-9 * fact.value)]  # fmt: skip
+        acting = next(((s, e) for s, e in sorted(spans) if addressed(text, s, e)), None)
+        name = f"{fact.label} ({display(fact)})"
+        if acting:
+            detail = f"the answer provides for the {name}"
+            out.append(Finding("constraint", True, text[acting[0] : acting[1]], detail, *acting))
+        elif spans:
+            s, e = spans[0]
+            detail = f"the answer names the {name} but never provides for it"
+            out.append(Finding("constraint", False, text[s:e], detail, s, e))
+        else:
+            out.append(Finding("constraint", False, "", f"the answer never provides for the {name}", -1, -1))
+    return out
+
+
+MOVE_WORDS = re.compile(r"\b(?:trades?|rebalancing|to\s+(?:be\s+)?(?:move|moved|sell|sold|rebalance|deploy|invest)\w*|"
+                        r"sale|proceeds|overweight|excess|drift|to\s+stage|staged)\b", re.IGNORECASE)  # fmt: skip
+SPLIT = re.compile(
+    r"\b(?:split|splits|splitting|divide|dividing|break|stage|staging|phase|phasing|deploy|deploying|invest|investing"
+    r"|move|moving|sell|selling|spread|cut|tranche)\b(?P<what>(?:[^.;:\n]|[.:](?=\d)){0,80}?)\b(?:into|in|over|across)\s+"
+    r"(?P<parts>(?:\w+|\d+)\s+(?:equal\s+)?(?:tranches|steps|stages|instalments|installments|parts|slices|pieces)"
+    r"|thirds|halves|quarters|(?:\w+)\s+equal\s+(?:parts|amounts))\b",
+    re.IGNORECASE,
+)
+
+
+def _moved(facts):
+    """The amount to be moved: an amount the sheet names as the trades, else the drift of current shares above their
+    targets times their base. None when the sheet says neither."""
+    for f in facts:
+        if f.kind == "amount" and isinstance(f.value, int | float) and MOVE_WORDS.search(f"{f.label} {f.text}"):
+            return f.value, f.unit, f.label
+    amounts = {f.label: f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)}
+    percents = [f for f in facts if f.kind == "percent" and isinstance(f.value, int | float) and f.base in amounts]
+    targets = {_class(f.label): f for f in percents if f.role == "target"}
+    drift = {}
+    for f in percents:
+        if f.role != "target" and _class(f.label) in targets:
+            drift.setdefault(f.base, 0.0)
+            drift[f.base] += max(0.0, f.value - targets[_class(f.label)].value)
+    for base, points in drift.items():
+        if points > 0:
+            whole = amounts[base]
+            return whole.value * points / 100, whole.unit, f"rebalancing trades ({format_percent(points)} of the {base})"
+    return None
+
+
+def _class(label):
+    return " ".join(w for w in label.lower().split() if w not in ("target", "current", "share", "today"))
+
+
+def _splits(text, facts):
+    moved = _moved(facts)
+    if moved is None:
+        return []
+    value, unit, label = moved
+    wholes = [f for f in facts if f.kind == "amount" and isinstance(f.value, int | float) and f.unit == unit
+              and f.value > value * 1.2 and f.role in ("", "holding")]  # fmt: skip
+    out = []
+    for m in SPLIT.finditer(text):
+        what, (ws, we) = m["what"], m.span("what")
+        amounts = [q for q in find_quantities(what) if q.kind == "amount"]
+        split = None
+        if amounts:
+            q = amounts[0]
+            if q.unit == unit and abs(q.value - value) <= max(q.precision, value * 0.02):
+                split = "kept"
+            split = split or next((f for f in wholes if abs(q.value - f.value) <= max(q.precision, 1e-9)), None)
+        else:
+            words = _content(what)
+            split = next((f for f in wholes if _content(f.label) - {"total", "whole", "value"} & words), None)
+            if split is None and MOVE_WORDS.search(what):
+                split = "kept"
+        if split == "kept":
+            detail = f"the answer stages the amount to be moved ({label}, {format_amount(value, unit)})"
+            out.append(Finding("constraint", True, m[0], detail, m.start(), m.end()))
+        elif split is not None:
+            detail = (f"the answer splits the {split.label} ({format_amount(split.value, split.unit)}) into "
+                      f"{m['parts']}; the amount to be moved is the {label} ({format_amount(value, unit)})")  # fmt: skip
+            out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
+    return out
+
+
+# ---- coverage that means something -------------------------------------------------------------------------------
+
+ABBREVIATIONS = {
+    "charitable remainder trust": "CRT", "charitable remainder unitrust": "CRUT", "charitable lead trust": "CLT",
+    "donor advised fund": "DAF", "grantor retained annuity trust": "GRAT", "exchange traded fund": "ETF",
+    "spousal lifetime access trust": "SLAT", "intentionally defective grantor trust": "IDGT",
+    "qualified small business stock": "QSBS", "irrevocable life insurance trust": "ILIT",
+}  # fmt: skip
+DETERMINER = re.compile(r"^(?:(?:a|an|the|her|his|their|its|some|one|two)\s+)+", re.IGNORECASE)
+
+
+def _instrument_mentions(text, fact):
+    """Where the answer names an instrument: its name, the client's words, or its abbreviation (CRT, DAF ...)."""
+    phrases = {DETERMINER.sub("", str(fact.value or "")).strip()}
+    if fact.text and len(fact.text.split()) <= 6:
+        phrases.add(DETERMINER.sub("", fact.text).strip())
+    phrases.discard("")
+    spans = []
+    for phrase in phrases:
+        plain = " ".join(re.sub(r"[-‐–’'/]", " ", phrase.lower()).split())
+        abbreviation = ABBREVIATIONS.get(plain) or ("".join(w[0] for w in plain.split()).upper()
+                                                    if len(plain.split()) >= 3 else "")  # fmt: skip
+        if abbreviation:
+            spans += [m.span() for m in re.finditer(rf"(?<!\w){abbreviation}s?(?!\w)", text)]
+        loose = r"[\s\-‐–’'/]+".join(map(re.escape, plain.split()))
+        spans += [m.span() for m in re.finditer(rf"(?<!\w){loose}(?:e?s)?(?!\w)", text, re.IGNORECASE)]
+    return sorted(set(spans))
+
+
+GOAL_FILLERS = set(
+    "get gets getting got keep keeps keeping kept stay stays staying make makes making want wants wanted would like "
+    "while within without into onto over under below above before after next than then them they she he him it so "
+    "such very also still both some any more less most least much many way ways use uses using need needs can could "
+    "should will able start starts begin begins the a an her his their its your our my client of in on at to for and "
+    "or with by from as is are was this that these those about all each per".split()
+)
+GOAL_SYNONYMS = (
+    "pass transfer transfers hand gift gifts gifting succession bequeath inherit inheritance leave",
+    "business company firm gmbh stake enterprise",
+    "daughter son children child kids heir heirs brother sister sibling siblings grandchildren",
+    "fair fairly equal equally equalise equalize equalisation equalization even",
+    "reduce sell sale sales trim cut lower diversify diversified divest unwind exit",
+    "withdrawals withdrawal withdraw draw drawing drawdowns distributions decumulation",
+    "sequence order ordering sequencing",
+    "retire retirement retiring",
+    "single concentrated concentration",
+    "position holding stake shares stock",
+    "manageable minimise minimize lowest low spread",
+    "thresholds threshold tier tiers limit bracket",
+    "bill cost costs",
+)
+GOAL_GROUPS = {w[:5]: {m[:5] for m in g.split()} for g in GOAL_SYNONYMS for w in g.split()}
+
+
+def _plain(text):
+    return " ".join(re.sub(r"[-‐–’'/]", " ", str(text).lower()).split())
+
+
+def _goal_met(goal, text):
+    """Today's rule (check.py): at least half the goal's words, by their first five letters or a word of their group,
+    each figure in any form, each rule by any of its names, are in the text."""
+    rules = regimes.find_regimes(goal)
+    named = {m.name for m in regimes.find_regimes(text)}
+    figures = [x for x in find_quantities(goal) if x.kind in ("amount", "percent", "age")]
+    for span in sorted([(x.start, x.end) for x in figures] + [(m.start, m.end) for m in rules], reverse=True):
+        goal = goal[: span[0]] + " " + goal[span[1] :]
+    stems = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(text))}
+    words = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(goal)) if w not in GOAL_FILLERS}
+    present = sum(bool(GOAL_GROUPS.get(w, {w}) & stems) for w in words)
+    ours = [y for y in find_quantities(text) if y.kind in ("amount", "percent", "age")]
+    present += sum(any(y.unit == x.unit and abs(y.value - x.value) <= max(x.precision, y.precision) * 2 + 1e-9 *
+                       abs(x.value) for y in ours) for x in figures)  # fmt: skip
+    present += sum(m.name in named for m in rules)
+    total = len(words) + len(figures) + len(rules)
+    return not total or present * 2 >= total
+
+
+def coverage_findings(text: str, facts: list[Fact]) -> list[Finding]:
+    """Each instrument the client listed and each goal, addressed by a sentence that acts on it (`addressed`): an
+    instrument named only in a filler line ("GRAT: weigh it against the plan above.") is not addressed; a goal is
+    met by today's rule on the sentences that act."""
+    text = text or ""
+    acting = " ".join(text[s:e] for s, e in sentences(text) if acts(text[s:e]))
+    out = []
+    for fact in facts:
+        name = str(fact.value or fact.text)
+        if fact.kind == "instrument":
+            what = f"the {DETERMINER.sub('', name)} the client listed"
+            spans = _instrument_mentions(text, fact)
+            hit = next(((s, e) for s, e in spans if addressed(text, s, e)), None)
+            if hit:
+                out.append(Finding("coverage", True, text[hit[0] : hit[1]], f"the answer addresses {what}", *hit))
+            elif spans:
+                s, e = spans[0]
+                out.append(Finding("coverage", False, text[s:e], f"the answer names {what} but never acts on it", s, e))
+            else:
+                out.append(Finding("coverage", False, "", f"the answer never addresses {what}", -1, -1))
+        elif fact.kind == "goal":
+            what = f"the client's goal: {name}"
+            if _goal_met(name, acting):
+                out.append(Finding("coverage", True, "", f"the answer addresses {what}", -1, -1))
+            elif _goal_met(name, text):
+                out.append(Finding("coverage", False, "", f"the answer names {what} but never acts on it", -1, -1))
+            else:
+                out.append(Finding("coverage", False, "", f"the answer never addresses {what}", -1, -1))
+    return out
