@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 
 from reasoning.facts import regimes
-from reasoning.facts.quantities import NUMBER_WORDS, alternation, find_quantities, format_amount, format_percent, words_value
+from reasoning.facts.quantities import NUMBER_WORDS, Quantity, alternation, find_quantities, format_amount, format_percent, words_value
 from reasoning.facts.sheet import Fact, Finding, display
 
 # ---- sentences and clauses ---------------------------------------------------------------------------------------
@@ -82,7 +82,7 @@ DURATION = re.compile(
     rf"(?<![\w-])(?:(?P<halfa>half\s+an?\s+)(?P<hunit>year|month)\b"
     rf"|(?:an?\s+|(?<=next\s))(?P<aunit>year|month|week|quarter)\s+and\s+a\s+half\b"
     rf"|(?<=next\s)(?P<nunit>year|month|week|quarter)\b"
-    rf"|{NUMBER}(?P<half>\s+and\s+a\s+half)?[\s-]+{UNIT})",
+    rf"|{NUMBER}(?:\s*(?:-|–|to)\s*(?P<num2>\d+(?:[.,]\d+)?|{_NUMBER_WORD}))?(?P<half>\s+and\s+a\s+half)?[\s-]+{UNIT})",
     re.IGNORECASE,
 )
 TIMING_BEFORE = re.compile(
@@ -130,6 +130,9 @@ def _amount_of(match):
         if value is None or num in ("and", "the"):
             return None
         low = high = float(value)
+    if match["num2"]:  # "3-5 years", "two to three years"
+        second = float(match["num2"].replace(",", ".")) if match["num2"][0].isdigit() else words_value(match["num2"])
+        high = max(high, float(second or high))
     extra = 0.5 if match["half"] else 0
     return (low + extra, high + extra), match["unit"]
 
@@ -199,33 +202,42 @@ def deadlines(text, start, end):
 ACTIONS = (
     "sell sells sold selling buy buys bought buying contribute contributes contributed contributing donate donates "
     "donated donating exercise exercised exercising deploy deploys deployed deploying invest invests invested "
-    "investing allocate allocates allocated allocating hedge hedged hedging purchase purchased purchasing repay "
-    "repays repaid repaying withdraw withdraws withdrew withdrawing rebalance rebalanced rebalancing diversify "
-    "diversified diversifying trim trims trimmed trimming reduce reduces reduced reducing realise realised realising "
-    "realize realized realizing harvest harvested harvesting seed seeded seeding execute executed executing implement "
-    "implemented implementing sign signed draft drafted elect elected claim claimed defer deferred deferring split "
-    "splits stage staged staging move moves moved moving shift shifted shifting use uses used using put place placed "
-    "establish established establishing settle settled settling cover covers covered covering earmark earmarked "
-    "ring-fence ring-fenced ringfence reserve reserved meet meets pay pays paid paying amortise amortize amortised "
-    "amortized refinance refinanced make makes made making roll rolled rolling convert converts converted converting "
-    "gifted gifting funded funding transferred transferring opened opening avoid skip drop forgo decline reject "
-    "exclude name named fill filled swap swapped exchange exchanged wrap wrapped hold holds holding retain retained "
-    "leave leaving collar collared sets set-up"
+    "investing allocate allocates allocated allocating hedged hedging purchased purchasing repay repays repaid "
+    "repaying withdraw withdraws withdrew withdrawing rebalance rebalanced rebalancing diversify diversified "
+    "diversifying trim trims trimmed trimming reduce reduces reduced reducing realise realised realising realize "
+    "realized realizing harvest harvested harvesting seeded seeding execute executed executing implement implemented "
+    "implementing sign signed drafted elect elected claimed defer deferred deferring staged staging move moves moved "
+    "moving shift shifted shifting use uses using put establish established establishing settle settled settling "
+    "cover covers covering earmark earmarked ring-fence ring-fenced ringfence reserved meet meets pay pays paid "
+    "paying amortise amortize amortised amortized refinance refinanced roll rolled rolling convert converts converted "
+    "converting gifted gifting funded funding transferred transferring opened opening avoid skip forgo decline reject "
+    "exclude designate designated appoint appointed filled swapped exchanged wrap wrapped hold holds holding retain "
+    "retained collared sets-up placed"
 ).split()
-NOUN_VERBS = "fund funds gift gifts transfer transfers open opens".split()
+# Words that are nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
+NOUN_VERBS = (
+    "fund funds gift gifts transfer transfers open opens place exchange hedge split stage reserve purchase claim draft "
+    "seed swap collar drop"
+).split()
+MAKE = re.compile(
+    r"\bmak(?:e|es|ing)\s+(?:a|an|the|both|two|three|her|his|their|its|annual|yearly|one|each)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:buy-?ins?|gifts?|contributions?|payments?|transfers?|donations?|conversions?|withdrawals?|elections?|grants?"
+    r"|loans?|purchases?|distributions?)\b",
+    re.IGNORECASE,
+)
 VERB_BEFORE = re.compile(
     r"(?:^|[:•*\-–]\s*|\b(?:to|will|would|should|could|can|must|then|and|we|she|he|they|you|i|first,?|next,?"
     r"|also|now|later|recommend|please)\s+)$",
     re.IGNORECASE,
 )
 VERB_AFTER = re.compile(r"^\s+(?:an?|the|it|them|her|his|their|its|this|that|some|part|up|with|into|\d|[A-Z]{3}\s|\$|€|£)")
+NOUN_AFTER = re.compile(r"^\s*(?:funds?|trusts?|or|and|of|is|are|was|has|[:,;)]|$)", re.IGNORECASE)  # "Hedge fund or"
 SET_UP = re.compile(r"\bset(?:s|ting)?\s+up\b|\bpay\s+down\b|\brule\s+out\b|\bdo\s+not\b|\bdon't\b", re.IGNORECASE)
 # A date or a schedule, not "next year" or "later": a year, a quarter, a month, an age, a span, a frequency.
 WHEN = re.compile(
     rf"\b(?:Q[1-4]|H[12])\b|\b(?:{MONTH_NAMES})\b|\b(?:annually|yearly|quarterly|monthly|each\s+year|every\s+year"
     r"|per\s+year|a\s+year|year-?end|at\s+(?:age\s+)?\d{2}|by\s+(?:age\s+)?\d{2})\b",
 )
-FILLER_ONLY = re.compile(r"\b(?:weigh|consider|evaluate|review|discuss|explore|revisit|note|compare|think)\b", re.I)
 
 
 def _words(text):
@@ -241,13 +253,15 @@ def acts(sentence, mask=()):
     if any(q.kind in ("amount", "percent", "year") for q in find_quantities(plain)):
         return True
     spans = [d for d in durations(plain) if d.text.lower() not in ("year", "month", "week", "quarter")]  # "next year"
-    if WHEN.search(plain) or spans or SET_UP.search(plain):
+    if WHEN.search(plain) or spans or SET_UP.search(plain) or MAKE.search(plain):
         return True
     for start, end, word in _words(plain):
         lower = word.lower()
         if lower in ACTIONS:
             return True
-        if lower in NOUN_VERBS and (VERB_BEFORE.search(plain[:start]) or VERB_AFTER.match(plain[end:])):
+        if lower in NOUN_VERBS and not NOUN_AFTER.match(plain[end:]) and (
+            VERB_BEFORE.search(plain[:start]) or VERB_AFTER.match(plain[end:])
+        ):
             return True
     return False
 
@@ -274,13 +288,26 @@ def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
         found += _limit(text, limit, facts)
     spans = [f for f in horizons if f.unit in ("months", "years")]
     for horizon in horizons:
-        found += _horizon(text, horizon, specific=len(spans) > 1 and horizon in spans)
+        found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
+    found = [f for f in found if not _about_obligation(text, f, facts)]
     if final:
         found += _commitments(text, facts) + _splits(text, facts)
     unique = {}
     for f in found:
         unique.setdefault((f.start, f.end, f.detail), f)
     return sorted(unique.values(), key=lambda f: (f.start, f.end))
+
+
+def _about_obligation(text, finding, facts):
+    """A horizon's timing in a sentence about a commitment or liability ("meet the calls over the next 18 months")
+    is the obligation's schedule, not the plan's."""
+    if finding.start < 0 or not any(f.kind == "horizon" and _name(f) in finding.detail for f in facts):
+        return False
+    obligations = [f for f in facts if f.kind == "amount" and f.role in ("commitment", "liability")]
+    if not obligations:
+        return False
+    s, e = _sentence(text, finding.start)
+    return any(_mentions(text[s:e], _obligation_words(f)) for f in obligations)
 
 
 def _name(fact):
@@ -337,6 +364,9 @@ def _limit(text, limit, facts):
     return []
 
 
+RESERVE = re.compile(rf"\b(?:{CASH_WORDS}|floor|emergency|keep\w*|hold\w*|set\s+aside|savings)\b", re.IGNORECASE)
+
+
 def _months_floor(text, limit, facts):
     """"6 months of expenses in cash", "a 12-month cash reserve", "a cash reserve of one year"; and, when the sheet
     has the monthly or yearly expenses, a cash level as an amount against the floor's amount."""
@@ -348,6 +378,9 @@ def _months_floor(text, limit, facts):
             continue
         if re.search(r"\b(?:every|each|per)\s+$", before, re.IGNORECASE):
             continue
+        s, e = _sentence(text, d.start)
+        if not RESERVE.search(text, s, e):
+            continue  # "the first 6 months of expenses come from the salary": no reserve is stated
         floor_fact = Fact(**{**limit.__dict__, "value": floor, "unit": "months"})
         finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
         finding.detail = finding.detail.replace(_name(floor_fact), _name(limit))
@@ -374,13 +407,20 @@ def _monthly_expenses(facts):
     return None
 
 
+EXTRA = re.compile(r"\b(?:additional|extra|on\s+top|in\s+addition|besides|another|further|more|earmark\w*|separate)\b",
+                   re.IGNORECASE)  # fmt: skip
+
+
+LISTED = re.compile(r"(?:\band|\bplus|\+|,)\s*(?:another\s+|a\s+further\s+)?$")
+
+
 def _amount_limit(text, limit, shown_limit=None):
     """A cash level stated as an amount: "hold CHF 120k in cash", "cash reserve of CHF 150k", "CHF 150k as a
     reserve". Other currencies and flows ("move CHF 50k into cash") are left alone."""
     named = shown_limit or limit
     base = _content(limit.base) | _content(limit.label)
     cashy = not base or base & {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "liquid"}
-    out = []
+    out, levels = [], []
     for q in find_quantities(text):
         if q.kind != "amount" or q.unit != limit.unit or _negated(text, q.start):
             continue
@@ -395,7 +435,25 @@ def _amount_limit(text, limit, shown_limit=None):
                                                              before, re.IGNORECASE)  # fmt: skip
         if not level:
             continue
-        finding = _verdict(limit, q.value, (q.start, q.end), text, q.text)
+        c0, c1 = _clause(text, q.start, q.end)
+        if EXTRA.search(text, c0, c1) or EXTRA.search(before[-20:]) or any(x.end > q.start for x in levels):
+            continue  # "an extra CHF 150k in cash for the capital calls": not the reserve
+        levels.append(q)
+    by_sentence = {}
+    for q in levels:
+        by_sentence.setdefault(_sentence(text, q.start), []).append(q)
+    for (s, e), group in by_sentence.items():  # a level and the amounts listed with it ("... and CHF 100k at ZKB")
+        for r in find_quantities(text[group[-1].end : e]):
+            r_start = group[-1].end + r.start
+            between = text[group[-1].end : r_start]
+            if r.kind == "amount" and r.unit == limit.unit and LISTED.search(between) and len(between) <= 40:
+                group.append(Quantity(r.kind, r.value, r.unit, r_start, r_start + len(r.text), r.text, r.precision,
+                                      r.scaled))  # fmt: skip
+    for group in by_sentence.values():  # "CHF 120k in cash at UBS and CHF 100k at ZKB": the reserve is their sum
+        q, value = group[0], sum(x.value for x in group)
+        start, end = group[0].start, group[-1].end
+        finding = _verdict(limit, value, (start, end), text, text[start:end] if len(group) == 1 else
+                           format_amount(value, limit.unit))  # fmt: skip
         if shown_limit is not None:
             finding.detail = finding.detail.replace(_name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}")
         out.append(finding)
@@ -403,11 +461,21 @@ def _amount_limit(text, limit, shown_limit=None):
 
 
 ISSUER = {"issuer", "issuers", "name", "names", "stock", "position", "positions", "company", "holding", "line",
-          "single", "security", "securities", "stake", "share", "shares", "counterparty", "bank"}  # fmt: skip
+          "single", "security", "securities", "stake", "share", "shares", "counterparty", "bank", "exposure", "weight",
+          "concentration"}  # fmt: skip
 CLASSES = {"equities", "equity", "bonds", "bond", "alternatives", "cash", "gold", "real", "estate", "hedge", "funds",
            "fixed", "income", "private", "markets", "commodities", "stocks", "portfolio"}  # fmt: skip
-TRADE_BEFORE = re.compile(r"\b(?:sell|sells|selling|buy|buying|add|adding|trim|trimming|by|another|extra|of)\s+$", re.I)
-NOW = re.compile(r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to|was)\b", re.I)
+# A trade ("sell 5% of"), the level being reduced ("reduce the 35% position"), or today's ("is 35%", "the current
+# 35%"): not the plan's level.
+TRADE_BEFORE = re.compile(
+    r"(?:\b(?:sell|sells|selling|buy|buying|add|adding|trim|trimming|by|another|extra|of|reduce|reducing|cut|cutting"
+    r"|unwind|unwinding|lower|lowering|shrink|diversify|diversifying|down)\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+"
+    r"|this\s+|that\s+)?|\b(?:current|existing|today's|present|is|are|was|were|makes\s+up|represents|accounts\s+for"
+    r"|stands\s+at|sits\s+at)\s+(?:now\s+|currently\s+|about\s+|roughly\s+|around\s+|some\s+|over\s+|nearly\s+"
+    r"|almost\s+)?)$",
+    re.I,
+)
+NOW = re.compile(r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to)\b", re.I)
 
 
 def _percent_limit(text, limit, facts):
@@ -418,7 +486,7 @@ def _percent_limit(text, limit, facts):
     shares = [f for f in facts if f.kind == "percent" and f.role in ("share", "") and isinstance(f.value, int | float)]
     out = []
     for q in find_quantities(text):
-        if q.kind != "percent" or _negated(text, q.start) or TRADE_BEFORE.search(text[max(0, q.start - 12) : q.start]):
+        if q.kind != "percent" or _negated(text, q.start) or TRADE_BEFORE.search(text[max(0, q.start - 40) : q.start]):
             continue
         s, e = _clause(text, q.start, q.end)
         clause = _content(text[s:e])
@@ -449,7 +517,8 @@ STOP = set("the a an of in on at to for and or with by from as is are was be thi
 GENERIC = set("horizon deadline window timeline time period plan timing date target goal by within over before after "
               "latest".split())  # fmt: skip
 SUBJECT_GROUPS = (
-    "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign",
+    "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign "
+    "excess overweight underweight",
     "sale sell selling sold exit divest divestment dispose disposal",
     "diversification diversify diversifying concentrated position",
     "retirement retire retiring retires retired",
@@ -469,19 +538,25 @@ def _subject(horizon):
     return set().union(*(SUBJECT.get(w, {w}) for w in words)) if words else set()
 
 
-def _relevant(sentence, horizon, specific):
+def _relevant(sentence, horizon, specific, facts=()):
+    """Whether a sentence is about what the horizon governs: its object ("villa") where several spans compete, else
+    its subject ("rebalancing": the trades and the classes of the targets), else any plan word."""
     words = _content(sentence) | {w.lower() for w in re.findall(r"[A-Za-z-]+", sentence)}
+    if specific and horizon.base:
+        return bool(_content(horizon.base) & words)
     subject = _subject(horizon)
-    if subject & words:
-        return True
+    if subject & SUBJECT["rebalancing"]:
+        subject |= {w for f in facts if f.kind == "percent" and f.role == "target" for w in _content(_class(f.label))}
+    if subject:
+        return bool(subject & words)
     return not specific and bool(PLAN_WORDS & words)
 
 
-def _horizon(text, horizon, specific):
+def _horizon(text, horizon, specific, facts=()):
     out = []
     for s, e in sentences(text):
         sentence = text[s:e]
-        if horizon.unit != "age" and not _relevant(sentence, horizon, specific):
+        if horizon.unit != "age" and not _relevant(sentence, horizon, specific, facts):
             continue
         if horizon.unit in ("months", "years"):
             out += _span(text, s, e, horizon)
@@ -492,6 +567,13 @@ def _horizon(text, horizon, specific):
     return out
 
 
+PART = re.compile(
+    r"\b(?:first|initial|opening|second|third|fourth|next|each|every|per|one|a\s+single)\s+(?:[\w-]+\s+)?"
+    r"(?:tranche|step|trade|sale|instalment|installment|buy-?in|purchase|leg|batch|block|order|gift)s?\b",
+    re.IGNORECASE,
+)
+
+
 def _span(text, s, e, horizon):
     """A duration horizon: over N (a span far shorter or longer is a contradiction), within N (longer is)."""
     months = horizon.value * (12 if horizon.unit == "years" else 1)
@@ -499,6 +581,9 @@ def _span(text, s, e, horizon):
     for t in timings(text, s, e):
         if _negated(text, t.start):
             continue
+        c0, c1 = _clause(text, t.start, t.end)
+        if horizon.role == "over" and PART.search(text, c0, c1):
+            continue  # "the first tranche within 30 days": a part's timing, not the plan's span
         if horizon.role == "over":
             broken = t.high < months * 0.5 or t.low > months * 1.5
         elif horizon.role in ("within", "by", "before"):
@@ -543,8 +628,14 @@ BEFORE_RETIRING = re.compile(
 )
 AGE_CUE = re.compile(r"\b(?P<cue>at|by|after|from|when\s+(?:she|he|they)\s+turns?|aged?|turning|before)\s+(?:age\s+)?"
                      r"(?P<age>\d{2})\b(?![%\d])", re.IGNORECASE)  # fmt: skip
-OTHER_PEOPLE = re.compile(r"\b(?:son|daughter|child|children|grandchild\w*|kids?|heirs?|nephew|niece)\b", re.I)
-PENSION_DRAW = re.compile(r"\b(?:draw\w*|withdraw\w*|receive\w*|annuity|pension\s+starts|begins?|starts?|claim)\b", re.I)
+OTHER_PEOPLE = re.compile(
+    r"\b(?:son|daughter|child|children|grandchild\w*|kids?|heirs?|nephew|niece|husband|wife|spouse|partner)\b", re.I
+)
+PENSION_DRAW = re.compile(
+    r"\b(?:draw\w*|withdraw\w*|receiv\w*|annuity|annuities|pays|paid|begins?|starts?|claim\w*|AHV|AVS|social\s+security"
+    r"|benefits?|RMDs?|lump\s+sum|live\s+on)\b",
+    re.I,
+)
 
 
 def _age(text, s, e, horizon):
@@ -555,7 +646,7 @@ def _age(text, s, e, horizon):
     out = []
     if horizon.role in ("before", "by", "within"):
         for m in AFTER_RETIRING.finditer(text, s, e):
-            if PENSION_DRAW.search(sentence) and not _subject(horizon) & _content(sentence):
+            if PENSION_DRAW.search(sentence):
                 continue  # drawing the pension in retirement is what retirement is for
             detail = f"'{m[0]}' contradicts the client's {_name(horizon)}"
             out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
@@ -580,7 +671,7 @@ def _age(text, s, e, horizon):
 # ---- commitments and the amount to be moved (final answers) ------------------------------------------------------
 
 OBLIGATION_GROUPS = (
-    "commitment commitments call calls capital-call capital-calls uncalled unfunded drawdown drawdowns undrawn",
+    "commitment commitments call calls capital-call capital-calls uncalled unfunded undrawn",
     "mortgage mortgages hypothec hypothek home-loan",
     "loan loans credit lombard borrowing debt",
     "pledge pledges pledged",
