@@ -86,8 +86,9 @@ DURATION = re.compile(
     re.IGNORECASE,
 )
 TIMING_BEFORE = re.compile(
-    r"\b(?:over|within|in|across|during|inside(?:\s+of)?|throughout|spread\s+over|staggered\s+over|phased\s+over"
-    r"|for)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+|first\s+)?(?:about\s+|roughly\s+|around\s+|some\s+|only\s+"
+    r"(?:\b(?:over|within|in|across|during|inside(?:\s+of)?|throughout|spread\s+over|staggered\s+over|phased\s+over)"
+    r"|\bfor\s+the\s+(?=next|coming)|\b(?:a|per|each|every)\s+(?:year|month|quarter)\s+for"
+    r"|\b(?:annually|yearly|monthly|quarterly)\s+for)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+|first\s+)?(?:about\s+|roughly\s+|around\s+|some\s+|only\s+"
     r"|just\s+)?$",
     re.IGNORECASE,
 )
@@ -212,7 +213,8 @@ ACTIONS = (
     "paying amortise amortize amortised amortized refinance refinanced roll rolled rolling convert converts converted "
     "converting gifted gifting funded funding transferred transferring opened opening avoid skip forgo decline reject "
     "exclude designate designated appoint appointed filled swapped exchanged wrap wrapped hold holds holding retain "
-    "retained collared sets-up placed"
+    "retained collared sets-up placed reinvest reinvests reinvested reinvesting close closes closed closing complete "
+    "completes completed completing finish finishes finished finishing list listed"
 ).split()
 # Words that are nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
 NOUN_VERBS = (
@@ -253,7 +255,12 @@ def acts(sentence, mask=()):
     if any(q.kind in ("amount", "percent", "year") for q in find_quantities(plain)):
         return True
     spans = [d for d in durations(plain) if d.text.lower() not in ("year", "month", "week", "quarter")]  # "next year"
-    if WHEN.search(plain) or spans or SET_UP.search(plain) or MAKE.search(plain):
+    return bool(WHEN.search(plain) or spans or verbs(plain))
+
+
+def verbs(plain):
+    """Whether a text has a verb that acts (ACTIONS; a NOUN_VERBS word in a verb's place; set up, make a gift)."""
+    if SET_UP.search(plain) or MAKE.search(plain):
         return True
     for start, end, word in _words(plain):
         lower = word.lower()
@@ -334,10 +341,14 @@ def _verdict(limit, value, span, text, shown):
 EXPENSES = r"(?:(?:annual|yearly|monthly|living|household|running|the\s+family's|her|his|their|the|of)\s+)*" \
     r"(?:expenses|costs|spending|outgoings|expenditure|living\s+costs|burn|needs|cash\s+needs|withdrawals)\b"
 CASH_WORDS = r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway)"
-MONTHS_LEVEL_AFTER = re.compile(rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
-                                rf"|[\s-]*(?:cash\s+)?(?:reserve|buffer|cushion|runway|floor))", re.IGNORECASE)  # fmt: skip
+MONTHS_LEVEL_AFTER = re.compile(
+    rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
+    r"|[\s-]*(?:(?:cash|liquidity)\s+)?(?:reserve|buffer|cushion|runway|floor)"
+    r"|[\s-]*(?:emergency|rainy[-\s]day)\s+(?:fund|reserve|pot|account|cash))",
+    re.IGNORECASE,
+)
 MONTHS_LEVEL_BEFORE = re.compile(
-    rf"\b(?:{CASH_WORDS}|floor)\s+(?:reserve\s+|buffer\s+)?(?:of|for|covering|to\s+cover|equal\s+to|at|to|:)\s+"
+    rf"\b(?:{CASH_WORDS}|floor)\s+(?:reserve\s+|buffer\s+)?(?:of|for|covers?|covering|to\s+cover|lasts?|worth|equal\s+to|at|to|:)\s+"
     r"(?:at\s+least\s+|only\s+|just\s+|about\s+|roughly\s+|around\s+)?$",
     re.IGNORECASE,
 )
@@ -411,7 +422,7 @@ EXTRA = re.compile(r"\b(?:additional|extra|on\s+top|in\s+addition|besides|anothe
                    re.IGNORECASE)  # fmt: skip
 
 
-LISTED = re.compile(r"(?:\band|\bplus|\+|,)\s*(?:another\s+|a\s+further\s+)?$")
+LISTED = re.compile(r"^[^\d]*(?:\band|\bplus|\+)\s*(?:another\s+|a\s+further\s+)?$")
 
 
 def _amount_limit(text, limit, shown_limit=None):
@@ -559,16 +570,24 @@ def _horizon(text, horizon, specific, facts=()):
         if horizon.unit != "age" and not _relevant(sentence, horizon, specific, facts):
             continue
         if horizon.unit in ("months", "years"):
-            out += _span(text, s, e, horizon)
-        elif horizon.unit == "year":
-            out += _calendar(text, s, e, horizon)
+            out += [f for f in _span(text, s, e, horizon) if _its_clause(text, f, horizon, specific, facts)]
+        elif horizon.unit == "year" and verbs(sentence):
+            out += [f for f in _calendar(text, s, e, horizon) if _its_clause(text, f, horizon, specific, facts)]
         elif horizon.unit == "age":
             out += _age(text, s, e, horizon)
     return out
 
 
+def _its_clause(text, finding, horizon, specific, facts):
+    """A timing belongs to the horizon's subject when its clause names it, or has no verb of its own ("Sell the stock
+    in two steps, the last in 2031"); "After the villa sale, reinvest the proceeds over 12 months" times another act."""
+    s, e = _clause(text, finding.start, finding.end)
+    clause = text[s:e]
+    return _relevant(clause, horizon, specific, facts) or not verbs(clause)
+
+
 PART = re.compile(
-    r"\b(?:first|initial|opening|second|third|fourth|next|each|every|per|one|a\s+single)\s+(?:[\w-]+\s+)?"
+    r"\b(?:first|initial|opening|second|third|fourth|next|each|every|per|one)\s+(?:[\w-]+\s+)?"
     r"(?:tranche|step|trade|sale|instalment|installment|buy-?in|purchase|leg|batch|block|order|gift)s?\b",
     re.IGNORECASE,
 )
