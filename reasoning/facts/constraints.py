@@ -37,13 +37,23 @@ import re
 from dataclasses import dataclass
 
 from reasoning.facts import regimes
-from reasoning.facts.quantities import NUMBER_WORDS, Quantity, alternation, find_quantities, format_amount, format_percent, words_value
+from reasoning.facts.quantities import (
+    NUMBER_WORDS,
+    Quantity,
+    alternation,
+    find_quantities,
+    format_amount,
+    format_percent,
+    words_value,
+)
 from reasoning.facts.sheet import Fact, Finding, display
 
 # ---- sentences and clauses ---------------------------------------------------------------------------------------
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*•\d-])|\n+|;\s+")
-ABBREVIATION = re.compile(r"\b(?:Fr|SFr|Mr|Mrs|Ms|Dr|St|No|Nr|ca|approx|vs|e\.g|i\.e|p\.a|Mio|Mrd|Tsd|Inc|Ltd|Co|Art)\.$")
+ABBREVIATION = re.compile(
+    r"\b(?:Fr|SFr|Mr|Mrs|Ms|Dr|St|No|Nr|ca|approx|vs|e\.g|i\.e|p\.a|Mio|Mrd|Tsd|Inc|Ltd|Co|Art)\.$"
+)
 CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|then|and then|so that|although)\b")
 
 
@@ -88,7 +98,8 @@ DURATION = re.compile(
 TIMING_BEFORE = re.compile(
     r"(?:\b(?:over|within|in|across|during|inside(?:\s+of)?|throughout|spread\s+over|staggered\s+over|phased\s+over)"
     r"|\bfor\s+the\s+(?=next|coming)|\b(?:a|per|each|every)\s+(?:year|month|quarter)\s+for"
-    r"|\b(?:annually|yearly|monthly|quarterly)\s+for)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+|first\s+)?(?:about\s+|roughly\s+|around\s+|some\s+|only\s+"
+    r"|\b(?:annually|yearly|monthly|quarterly)\s+for)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+|first\s+)?"
+    r"(?:about\s+|roughly\s+|around\s+|some\s+|only\s+"
     r"|just\s+)?$",
     re.IGNORECASE,
 )
@@ -158,7 +169,10 @@ def timings(text, start, end):
     found = []
     for d in durations(text[start:end]):
         at, to = start + d.start, start + d.end
-        if re.search(r"\b(?:every|each|per|a|an)\s+$", text[max(0, at - 8) : at], re.IGNORECASE) and d.low == d.high == 0:
+        if (
+            re.search(r"\b(?:every|each|per|a|an)\s+$", text[max(0, at - 8) : at], re.IGNORECASE)
+            and d.low == d.high == 0
+        ):
             continue
         if re.search(r"\b(?:every|each|per)\s+$", text[max(0, at - 8) : at], re.IGNORECASE):
             continue  # "every 6 months": a frequency
@@ -216,7 +230,7 @@ ACTIONS = (
     "retained collared sets-up placed reinvest reinvests reinvested reinvesting close closes closed closing complete "
     "completes completed completing finish finishes finished finishing list listed"
 ).split()
-# Words that are nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
+# Nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
 NOUN_VERBS = (
     "fund funds gift gifts transfer transfers open opens place exchange hedge split stage reserve purchase claim draft "
     "seed swap collar drop"
@@ -232,7 +246,9 @@ VERB_BEFORE = re.compile(
     r"|also|now|later|recommend|please)\s+)$",
     re.IGNORECASE,
 )
-VERB_AFTER = re.compile(r"^\s+(?:an?|the|it|them|her|his|their|its|this|that|some|part|up|with|into|\d|[A-Z]{3}\s|\$|€|£)")
+VERB_AFTER = re.compile(
+    r"^\s+(?:an?|the|it|them|her|his|their|its|this|that|some|part|up|with|into|\d|[A-Z]{3}\s|\$|€|£)"
+)
 NOUN_AFTER = re.compile(r"^\s*(?:funds?|trusts?|or|and|of|is|are|was|has|[:,;)]|$)", re.IGNORECASE)  # "Hedge fund or"
 SET_UP = re.compile(r"\bset(?:s|ting)?\s+up\b|\bpay\s+down\b|\brule\s+out\b|\bdo\s+not\b|\bdon't\b", re.IGNORECASE)
 # A date or a schedule, not "next year" or "later": a year, a quarter, a month, an age, a span, a frequency.
@@ -266,8 +282,10 @@ def verbs(plain):
         lower = word.lower()
         if lower in ACTIONS:
             return True
-        if lower in NOUN_VERBS and not NOUN_AFTER.match(plain[end:]) and (
-            VERB_BEFORE.search(plain[:start]) or VERB_AFTER.match(plain[end:])
+        if (
+            lower in NOUN_VERBS
+            and not NOUN_AFTER.match(plain[end:])
+            and (VERB_BEFORE.search(plain[:start]) or VERB_AFTER.match(plain[end:]))
         ):
             return True
     return False
@@ -322,8 +340,14 @@ def _name(fact):
 
 
 def _negated(text, start):
-    return re.search(r"\b(?:not|rather\s+than|instead\s+of|than|never|from)\s+(?:just\s+|only\s+|the\s+)?$",
-                     text[max(0, start - 20) : start], re.IGNORECASE) is not None  # fmt: skip
+    return (
+        re.search(
+            r"\b(?:not|rather\s+than|instead\s+of|than|never|from)\s+(?:just\s+|only\s+|the\s+)?$",
+            text[max(0, start - 20) : start],
+            re.IGNORECASE,
+        )
+        is not None
+    )
 
 
 def _verdict(limit, value, span, text, shown):
@@ -338,8 +362,10 @@ def _verdict(limit, value, span, text, shown):
     return Finding("constraint", not broken, text[span[0] : span[1]], detail, span[0], span[1])
 
 
-EXPENSES = r"(?:(?:annual|yearly|monthly|living|household|running|the\s+family's|her|his|their|the|of)\s+)*" \
+EXPENSES = (
+    r"(?:(?:annual|yearly|monthly|living|household|running|the\s+family's|her|his|their|the|of)\s+)*"
     r"(?:expenses|costs|spending|outgoings|expenditure|living\s+costs|burn|needs|cash\s+needs|withdrawals)\b"
+)
 CASH_WORDS = r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway)"
 MONTHS_LEVEL_AFTER = re.compile(
     rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
@@ -348,7 +374,8 @@ MONTHS_LEVEL_AFTER = re.compile(
     re.IGNORECASE,
 )
 MONTHS_LEVEL_BEFORE = re.compile(
-    rf"\b(?:{CASH_WORDS}|floor)\s+(?:reserve\s+|buffer\s+)?(?:of|for|covers?|covering|to\s+cover|lasts?|worth|equal\s+to|at|to|:)\s+"
+    rf"\b(?:{CASH_WORDS}|floor)\s+(?:reserve\s+|buffer\s+)?"
+    r"(?:of|for|covers?|covering|to\s+cover|lasts?|worth|equal\s+to|at|to|:)\s+"
     r"(?:at\s+least\s+|only\s+|just\s+|about\s+|roughly\s+|around\s+)?$",
     re.IGNORECASE,
 )
@@ -379,7 +406,7 @@ RESERVE = re.compile(rf"\b(?:{CASH_WORDS}|floor|emergency|keep\w*|hold\w*|set\s+
 
 
 def _months_floor(text, limit, facts):
-    """"6 months of expenses in cash", "a 12-month cash reserve", "a cash reserve of one year"; and, when the sheet
+    """ "6 months of expenses in cash", "a 12-month cash reserve", "a cash reserve of one year"; and, when the sheet
     has the monthly or yearly expenses, a cash level as an amount against the floor's amount."""
     floor = limit.value * (12 if limit.unit == "years" else 1)
     out = []
@@ -418,10 +445,13 @@ def _monthly_expenses(facts):
     return None
 
 
-EXTRA = re.compile(r"\b(?:additional|extra|on\s+top|in\s+addition|besides|another|further|more|earmark\w*|separate)\b",
-                   re.IGNORECASE)  # fmt: skip
+EXTRA = re.compile(
+    r"\b(?:additional|extra|on\s+top|in\s+addition|besides|another|further|more|earmark\w*|separate)\b", re.IGNORECASE
+)
 
 
+KEEP_VERB = r"\b(?:keep|hold|leave|retain|maintain)\w*\s+$"
+BOUND_BEFORE = r"\b(?:to|at|of|:|max\w*|cap\w*|limit\w*|at\s+least)\s*$"
 LISTED = re.compile(r"^[^\d]*(?:\band|\bplus|\+)\s*(?:another\s+|a\s+further\s+)?$")
 
 
@@ -437,13 +467,14 @@ def _amount_limit(text, limit, shown_limit=None):
             continue
         before, after = text[max(0, q.start - 50) : q.start], text[q.end :]
         if cashy:
-            level = AMOUNT_LEVEL_BEFORE.search(before) and (AMOUNT_LEVEL_AFTER.match(after) or re.search(
-                CASH_WORDS, before, re.IGNORECASE)) or re.search(r"\b(?:keep|hold|leave|retain|maintain)\w*\s+$", before,
-                re.IGNORECASE) and AMOUNT_LEVEL_AFTER.match(after)  # fmt: skip
+            kept_in_cash = re.search(KEEP_VERB, before, re.IGNORECASE) and AMOUNT_LEVEL_AFTER.match(after)
+            named_level = AMOUNT_LEVEL_BEFORE.search(before) and (
+                AMOUNT_LEVEL_AFTER.match(after) or re.search(CASH_WORDS, before, re.IGNORECASE)
+            )
+            level = kept_in_cash or named_level
         else:
             s, e = _clause(text, q.start, q.end)
-            level = base & _content(text[s:e]) and re.search(r"\b(?:to|at|of|:|max\w*|cap\w*|limit\w*|at\s+least)\s*$",
-                                                             before, re.IGNORECASE)  # fmt: skip
+            level = base & _content(text[s:e]) and re.search(BOUND_BEFORE, before, re.IGNORECASE)
         if not level:
             continue
         c0, c1 = _clause(text, q.start, q.end)
@@ -458,24 +489,66 @@ def _amount_limit(text, limit, shown_limit=None):
             r_start = group[-1].end + r.start
             between = text[group[-1].end : r_start]
             if r.kind == "amount" and r.unit == limit.unit and LISTED.search(between) and len(between) <= 40:
-                group.append(Quantity(r.kind, r.value, r.unit, r_start, r_start + len(r.text), r.text, r.precision,
-                                      r.scaled))  # fmt: skip
+                group.append(
+                    Quantity(r.kind, r.value, r.unit, r_start, r_start + len(r.text), r.text, r.precision, r.scaled)
+                )
     for group in by_sentence.values():  # "CHF 120k in cash at UBS and CHF 100k at ZKB": the reserve is their sum
         q, value = group[0], sum(x.value for x in group)
         start, end = group[0].start, group[-1].end
-        finding = _verdict(limit, value, (start, end), text, text[start:end] if len(group) == 1 else
-                           format_amount(value, limit.unit))  # fmt: skip
+        finding = _verdict(
+            limit, value, (start, end), text, text[start:end] if len(group) == 1 else format_amount(value, limit.unit)
+        )
         if shown_limit is not None:
-            finding.detail = finding.detail.replace(_name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}")
+            finding.detail = finding.detail.replace(
+                _name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}"
+            )
         out.append(finding)
     return out
 
 
-ISSUER = {"issuer", "issuers", "name", "names", "stock", "position", "positions", "company", "holding", "line",
-          "single", "security", "securities", "stake", "share", "shares", "counterparty", "bank", "exposure", "weight",
-          "concentration"}  # fmt: skip
-CLASSES = {"equities", "equity", "bonds", "bond", "alternatives", "cash", "gold", "real", "estate", "hedge", "funds",
-           "fixed", "income", "private", "markets", "commodities", "stocks", "portfolio"}  # fmt: skip
+ISSUER = {
+    "issuer",
+    "issuers",
+    "name",
+    "names",
+    "stock",
+    "position",
+    "positions",
+    "company",
+    "holding",
+    "line",
+    "single",
+    "security",
+    "securities",
+    "stake",
+    "share",
+    "shares",
+    "counterparty",
+    "bank",
+    "exposure",
+    "weight",
+    "concentration",
+}
+CLASSES = {
+    "equities",
+    "equity",
+    "bonds",
+    "bond",
+    "alternatives",
+    "cash",
+    "gold",
+    "real",
+    "estate",
+    "hedge",
+    "funds",
+    "fixed",
+    "income",
+    "private",
+    "markets",
+    "commodities",
+    "stocks",
+    "portfolio",
+}
 # A trade ("sell 5% of"), the level being reduced ("reduce the 35% position"), or today's ("is 35%", "the current
 # 35%"): not the plan's level.
 TRADE_BEFORE = re.compile(
@@ -484,15 +557,17 @@ TRADE_BEFORE = re.compile(
     r"|this\s+|that\s+)?|\b(?:current|existing|today's|present|is|are|was|were|makes\s+up|represents|accounts\s+for"
     r"|stands\s+at|sits\s+at)\s+(?:now\s+|currently\s+|about\s+|roughly\s+|around\s+|some\s+|over\s+|nearly\s+"
     r"|almost\s+)?)$",
-    re.I,
+    re.IGNORECASE,
 )
-NOW = re.compile(r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to)\b", re.I)
+NOW = re.compile(r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to)\b", re.IGNORECASE)
 
 
 def _percent_limit(text, limit, facts):
     """A percent tied to the limit's object, above a cap or below a floor: "12% in one issuer", "a 15% single-stock
     position", "cap each issuer at 12%". The client's current shares and trades are left alone."""
-    base = _content(limit.base) | (_content(limit.label) - {"cap", "limit", "maximum", "max", "floor", "minimum", "min"})
+    base = _content(limit.base) | (
+        _content(limit.label) - {"cap", "limit", "maximum", "max", "floor", "minimum", "min"}
+    )
     issuer = bool(base & {"issuer", "issuers", "name", "single", "position", "stock", "company"})
     shares = [f for f in facts if f.kind == "percent" and f.role in ("share", "") and isinstance(f.value, int | float)]
     out = []
@@ -508,8 +583,10 @@ def _percent_limit(text, limit, facts):
             continue  # "60% equities": a class, not one issuer
         if not ties or (not issuer and not base <= clause):
             continue
-        if issuer and not (clause & {"issuer", "issuers", "single", "one", "any", "each", "every", "position",
-                                     "stake", "name"} or re.search(r"\b[A-Z][a-zé]+", text[s:e])):  # fmt: skip
+        if issuer and not (
+            clause & {"issuer", "issuers", "single", "one", "any", "each", "every", "position", "stake", "name"}
+            or re.search(r"\b[A-Z][a-zé]+", text[s:e])
+        ):
             continue
         out.append(_verdict(limit, q.value, (q.start, q.end), text, q.text))
     return out
@@ -519,17 +596,23 @@ def _content(text):
     return {w.lower().removesuffix("'s") for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", str(text or ""))} - STOP
 
 
-STOP = set("the a an of in on at to for and or with by from as is are was be this that it its her his their our "
-           "client client's one any each every per".split()) - {"one", "any", "each", "every"}  # fmt: skip
+STOP = set(
+    "the a an of in on at to for and or with by from as is are was be this that it its her his their our "
+    "client client's one any each every per".split()
+) - {"one", "any", "each", "every"}
 
 
 # ---- horizons -----------------------------------------------------------------------------------------------------
 
-GENERIC = set("horizon deadline window timeline time period plan timing date target goal by within over before after "
-              "latest".split())  # fmt: skip
+GENERIC = set(
+    "horizon deadline window timeline time period plan timing date target goal by within over before after "
+    "latest".split()
+)
 SUBJECT_GROUPS = (
-    "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign "
-    "excess overweight underweight",
+    (
+        "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign "
+        "excess overweight underweight"
+    ),
     "sale sell selling sold exit divest divestment dispose disposal",
     "diversification diversify diversifying concentrated position",
     "retirement retire retiring retires retired",
@@ -537,10 +620,14 @@ SUBJECT_GROUPS = (
     "gift gifts gifting transfer transfers succession handover",
 )
 SUBJECT = {w: set(g.split()) for g in SUBJECT_GROUPS for w in g.split()}
-FILLER_WORDS = set("wants want would like needs must should fully complete done finished have keep make before after "
-                   "retiring years months".split())  # fmt: skip
-PLAN_WORDS = set("steps step tranches tranche trades trade rebalance rebalancing sell sale selling exit transition plan "
-                 "programme program stage staged phase phased execute implement move diversify reduce trim".split())
+FILLER_WORDS = set(
+    "wants want would like needs must should fully complete done finished have keep make before after "
+    "retiring years months".split()
+)
+PLAN_WORDS = set(
+    "steps step tranches tranche trades trade rebalance rebalancing sell sale selling exit transition plan "
+    "programme program stage staged phase phased execute implement move diversify reduce trim".split()
+)
 
 
 def _subject(horizon):
@@ -637,7 +724,8 @@ def _calendar(text, s, e, horizon):
 
 AFTER_RETIRING = re.compile(
     r"\b(?:after|once|following)\s+(?:(?:she|he|they|the\s+client|[A-Z][a-z]+)\s+(?:has\s+|have\s+)?)?"
-    r"(?:retir\w*|stops?\s+working)|\bin\s+retirement\b|\bpost-retirement\b|\bin\s+the\s+first\s+years?\s+of\s+retirement",
+    r"(?:retir\w*|stops?\s+working)|\bin\s+retirement\b|\bpost-retirement\b"
+    r"|\bin\s+the\s+first\s+years?\s+of\s+retirement",
     re.IGNORECASE,
 )
 BEFORE_RETIRING = re.compile(
@@ -645,20 +733,24 @@ BEFORE_RETIRING = re.compile(
     r"|\bpre-retirement\b|\bwhile\s+(?:she|he|they|[A-Z][a-z]+)\s+(?:is|are|still)\s+(?:still\s+)?working\b",
     re.IGNORECASE,
 )
-AGE_CUE = re.compile(r"\b(?P<cue>at|by|after|from|when\s+(?:she|he|they)\s+turns?|aged?|turning|before)\s+(?:age\s+)?"
-                     r"(?P<age>\d{2})\b(?![%\d])", re.IGNORECASE)  # fmt: skip
+AGE_CUE = re.compile(
+    r"\b(?P<cue>at|by|after|from|when\s+(?:she|he|they)\s+turns?|aged?|turning|before)\s+(?:age\s+)?"
+    r"(?P<age>\d{2})\b(?![%\d])",
+    re.IGNORECASE,
+)
 OTHER_PEOPLE = re.compile(
-    r"\b(?:son|daughter|child|children|grandchild\w*|kids?|heirs?|nephew|niece|husband|wife|spouse|partner)\b", re.I
+    r"\b(?:son|daughter|child|children|grandchild\w*|kids?|heirs?|nephew|niece|husband|wife|spouse|partner)\b",
+    re.IGNORECASE,
 )
 PENSION_DRAW = re.compile(
     r"\b(?:draw\w*|withdraw\w*|receiv\w*|annuity|annuities|pays|paid|begins?|starts?|claim\w*|AHV|AVS|social\s+security"
     r"|benefits?|RMDs?|lump\s+sum|live\s+on)\b",
-    re.I,
+    re.IGNORECASE,
 )
 
 
 def _age(text, s, e, horizon):
-    """"before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it."""
+    """ "before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it."""
     sentence = text[s:e]
     if not acts(sentence) or OTHER_PEOPLE.search(sentence):
         return []
@@ -670,7 +762,9 @@ def _age(text, s, e, horizon):
             detail = f"'{m[0]}' contradicts the client's {_name(horizon)}"
             out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
         for m in BEFORE_RETIRING.finditer(text, s, e):
-            out.append(Finding("constraint", True, m[0], f"'{m[0]}' keeps the client's {_name(horizon)}", m.start(), m.end()))
+            out.append(
+                Finding("constraint", True, m[0], f"'{m[0]}' keeps the client's {_name(horizon)}", m.start(), m.end())
+            )
     for m in AGE_CUE.finditer(text, s, e):
         age, cue = int(m["age"]), m["cue"].lower()
         if PENSION_DRAW.search(sentence) or not 40 <= age <= 90:
@@ -682,8 +776,11 @@ def _age(text, s, e, horizon):
             broken, kept = age < horizon.value and cue not in ("after", "from"), age >= horizon.value
         if broken or kept:
             verb = "contradicts" if broken else "keeps"
-            out.append(Finding("constraint", not broken, m[0], f"'{m[0]}' {verb} the client's {_name(horizon)}",
-                               m.start(), m.end()))  # fmt: skip
+            out.append(
+                Finding(
+                    "constraint", not broken, m[0], f"'{m[0]}' {verb} the client's {_name(horizon)}", m.start(), m.end()
+                )
+            )
     return out
 
 
@@ -707,8 +804,8 @@ def _obligation_words(fact):
 
 
 def _mentions(text, words):
-    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True)) + r")(?![\w-])",
-                         re.IGNORECASE)  # fmt: skip
+    alternatives = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    pattern = re.compile(r"(?<![\w-])(?:" + alternatives + r")(?![\w-])", re.IGNORECASE)
     spaced = [w.replace("-", " ") for w in words if "-" in w]
     found = [(m.start(), m.end()) for m in pattern.finditer(text)]
     for w in spaced:
@@ -723,8 +820,13 @@ def _commitments(text, facts):
             continue
         spans = _mentions(text, _obligation_words(fact))
         if isinstance(fact.value, int | float):
-            spans += [(q.start, q.end) for q in find_quantities(text) if q.kind == "amount" and q.unit == fact.unit
-                      and abs(q.value - fact.value) <= max(q.precision, 1e-9 * fact.value)]  # fmt: skip
+            spans += [
+                (q.start, q.end)
+                for q in find_quantities(text)
+                if q.kind == "amount"
+                and q.unit == fact.unit
+                and abs(q.value - fact.value) <= max(q.precision, 1e-9 * fact.value)
+            ]
         acting = next(((s, e) for s, e in sorted(spans) if addressed(text, s, e)), None)
         name = f"{fact.label} ({display(fact)})"
         if acting:
@@ -739,11 +841,15 @@ def _commitments(text, facts):
     return out
 
 
-MOVE_WORDS = re.compile(r"\b(?:trades?|rebalancing|to\s+(?:be\s+)?(?:move|moved|sell|sold|rebalance|deploy|invest)\w*|"
-                        r"sale|proceeds|overweight|excess|drift|to\s+stage|staged)\b", re.IGNORECASE)  # fmt: skip
+MOVE_WORDS = re.compile(
+    r"\b(?:trades?|rebalancing|to\s+(?:be\s+)?(?:move|moved|sell|sold|rebalance|deploy|invest)\w*|"
+    r"sale|proceeds|overweight|excess|drift|to\s+stage|staged)\b",
+    re.IGNORECASE,
+)
 SPLIT = re.compile(
     r"\b(?:split|splits|splitting|divide|dividing|break|stage|staging|phase|phasing|deploy|deploying|invest|investing"
-    r"|move|moving|sell|selling|spread|cut|tranche)\b(?P<what>(?:[^.;:\n]|[.:](?=\d)){0,80}?)\b(?:into|in|over|across)\s+"
+    r"|move|moving|sell|selling|spread|cut|tranche)\b(?P<what>(?:[^.;:\n]|[.:](?=\d)){0,80}?)"
+    r"\b(?:into|in|over|across)\s+"
     r"(?P<parts>(?:\w+|\d+)\s+(?:equal\s+)?(?:tranches|steps|stages|instalments|installments|parts|slices|pieces)"
     r"|thirds|halves|quarters|(?:\w+)\s+equal\s+(?:parts|amounts))\b",
     re.IGNORECASE,
@@ -767,7 +873,11 @@ def _moved(facts):
     for base, points in drift.items():
         if points > 0:
             whole = amounts[base]
-            return whole.value * points / 100, whole.unit, f"rebalancing trades ({format_percent(points)} of the {base})"
+            return (
+                whole.value * points / 100,
+                whole.unit,
+                f"rebalancing trades ({format_percent(points)} of the {base})",
+            )
     return None
 
 
@@ -780,11 +890,18 @@ def _splits(text, facts):
     if moved is None:
         return []
     value, unit, label = moved
-    wholes = [f for f in facts if f.kind == "amount" and isinstance(f.value, int | float) and f.unit == unit
-              and f.value > value * 1.2 and f.role in ("", "holding")]  # fmt: skip
+    wholes = [
+        f
+        for f in facts
+        if f.kind == "amount"
+        and isinstance(f.value, int | float)
+        and f.unit == unit
+        and f.value > value * 1.2
+        and f.role in ("", "holding")
+    ]
     out = []
     for m in SPLIT.finditer(text):
-        what, (ws, we) = m["what"], m.span("what")
+        what = m["what"]
         amounts = [q for q in find_quantities(what) if q.kind == "amount"]
         split = None
         if amounts:
@@ -801,8 +918,10 @@ def _splits(text, facts):
             detail = f"the answer stages the amount to be moved ({label}, {format_amount(value, unit)})"
             out.append(Finding("constraint", True, m[0], detail, m.start(), m.end()))
         elif split is not None:
-            detail = (f"the answer splits the {split.label} ({format_amount(split.value, split.unit)}) into "
-                      f"{m['parts']}; the amount to be moved is the {label} ({format_amount(value, unit)})")  # fmt: skip
+            detail = (
+                f"the answer splits the {split.label} ({format_amount(split.value, split.unit)}) into "
+                f"{m['parts']}; the amount to be moved is the {label} ({format_amount(value, unit)})"
+            )
             out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
     return out
 
@@ -810,11 +929,17 @@ def _splits(text, facts):
 # ---- coverage that means something -------------------------------------------------------------------------------
 
 ABBREVIATIONS = {
-    "charitable remainder trust": "CRT", "charitable remainder unitrust": "CRUT", "charitable lead trust": "CLT",
-    "donor advised fund": "DAF", "grantor retained annuity trust": "GRAT", "exchange traded fund": "ETF",
-    "spousal lifetime access trust": "SLAT", "intentionally defective grantor trust": "IDGT",
-    "qualified small business stock": "QSBS", "irrevocable life insurance trust": "ILIT",
-}  # fmt: skip
+    "charitable remainder trust": "CRT",
+    "charitable remainder unitrust": "CRUT",
+    "charitable lead trust": "CLT",
+    "donor advised fund": "DAF",
+    "grantor retained annuity trust": "GRAT",
+    "exchange traded fund": "ETF",
+    "spousal lifetime access trust": "SLAT",
+    "intentionally defective grantor trust": "IDGT",
+    "qualified small business stock": "QSBS",
+    "irrevocable life insurance trust": "ILIT",
+}
 DETERMINER = re.compile(r"^(?:(?:a|an|the|her|his|their|its|some|one|two)\s+)+", re.IGNORECASE)
 
 
@@ -827,8 +952,9 @@ def _instrument_mentions(text, fact):
     spans = []
     for phrase in phrases:
         plain = " ".join(re.sub(r"[-‐–’'/]", " ", phrase.lower()).split())
-        abbreviation = ABBREVIATIONS.get(plain) or ("".join(w[0] for w in plain.split()).upper()
-                                                    if len(plain.split()) >= 3 else "")  # fmt: skip
+        abbreviation = ABBREVIATIONS.get(plain) or (
+            "".join(w[0] for w in plain.split()).upper() if len(plain.split()) >= 3 else ""
+        )
         if abbreviation:
             spans += [m.span() for m in re.finditer(rf"(?<!\w){abbreviation}s?(?!\w)", text)]
         loose = r"[\s\-‐–’'/]+".join(map(re.escape, plain.split()))
@@ -877,8 +1003,13 @@ def _goal_met(goal, text):
     words = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(goal)) if w not in GOAL_FILLERS}
     present = sum(bool(GOAL_GROUPS.get(w, {w}) & stems) for w in words)
     ours = [y for y in find_quantities(text) if y.kind in ("amount", "percent", "age")]
-    present += sum(any(y.unit == x.unit and abs(y.value - x.value) <= max(x.precision, y.precision) * 2 + 1e-9 *
-                       abs(x.value) for y in ours) for x in figures)  # fmt: skip
+    present += sum(
+        any(
+            y.unit == x.unit and abs(y.value - x.value) <= max(x.precision, y.precision) * 2 + 1e-9 * abs(x.value)
+            for y in ours
+        )
+        for x in figures
+    )
     present += sum(m.name in named for m in rules)
     total = len(words) + len(figures) + len(rules)
     return not total or present * 2 >= total

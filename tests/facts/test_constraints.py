@@ -37,8 +37,14 @@ FOUNDATION = [
     Fact("equities", "percent", 71, "%", base="endowment", role="share"),
     Fact("bonds", "percent", 19, "%", base="endowment", role="share"),
     Fact("alternatives", "percent", 10, "%", base="endowment", role="share"),
-    Fact("uncalled infrastructure commitments", "amount", 3_000_000, "CHF",
-         text="CHF 3M of infrastructure commitments not yet called", role="commitment"),
+    Fact(
+        "uncalled infrastructure commitments",
+        "amount",
+        3_000_000,
+        "CHF",
+        text="CHF 3M of infrastructure commitments not yet called",
+        role="commitment",
+    ),
     Fact("rebalancing horizon", "horizon", 4, "years", text="stage the trades over 4 years", role="over"),
     Fact("issuer cap", "limit", 10, "%", base="one issuer", role="cap"),
 ]
@@ -46,8 +52,9 @@ FOUNDATION = [
 FAMILY = [
     Fact("portfolio", "amount", 4_000_000, "CHF", role="holding"),
     Fact("monthly expenses", "amount", 15_000, "CHF", text="CHF 15k a month", role="expense"),
-    Fact("cash floor", "limit", 18, "months", text="a cash floor of 18 months of expenses", base="expenses",
-         role="floor"),
+    Fact(
+        "cash floor", "limit", 18, "months", text="a cash floor of 18 months of expenses", base="expenses", role="floor"
+    ),
     Fact("mortgage", "amount", 800_000, "CHF", role="liability"),
 ]
 # A founder selling a villa within 9 months and diversifying her stock over 3 years, both before 2030.
@@ -87,21 +94,21 @@ BREAKING = [
     ("estate", "Complete the remaining gifts by 2035, once the GRAT has paid out."),
     ("estate", "Make the last gift to the dynasty trust in Q3 2033."),
     ("sale", "Sell the last tranche of company stock by 2032."),
-    ("family","The reserve covers 6 months; top it up each quarter."),
-    ("family","Keep a six-month emergency fund in cash."),
-    ("family","Hold a cash buffer of CHF 150k; invest the rest."),
-    ("family","Keep a cash reserve of 12-18 months of expenses."),
-    ("swiss","Fund the buy-in from cash, leaving CHF 100k in cash."),
-    ("swiss","Make all buy-ins in 2028, after she retires."),
-    ("estate","Keep the Apple position at 15% for the dividend."),
-    ("estate","Allow up to 12% per issuer."),
-    ("estate","Finish gifting in 2033, after the GRATs pay out."),
-    ("foundation","Rebalance to target in a single trade this week."),
-    ("foundation","Close the drift over the next 6 months."),
-    ("foundation","Rebalance over two to three months to catch the rally."),
-    ("sale","Sell the villa within a year."),
-    ("sale","Spread the company stock sales over 10 years to minimise tax."),
-    ("sale","Sell the company stock in two steps, the last in 2031."),
+    ("family", "The reserve covers 6 months; top it up each quarter."),
+    ("family", "Keep a six-month emergency fund in cash."),
+    ("family", "Hold a cash buffer of CHF 150k; invest the rest."),
+    ("family", "Keep a cash reserve of 12-18 months of expenses."),
+    ("swiss", "Fund the buy-in from cash, leaving CHF 100k in cash."),
+    ("swiss", "Make all buy-ins in 2028, after she retires."),
+    ("estate", "Keep the Apple position at 15% for the dividend."),
+    ("estate", "Allow up to 12% per issuer."),
+    ("estate", "Finish gifting in 2033, after the GRATs pay out."),
+    ("foundation", "Rebalance to target in a single trade this week."),
+    ("foundation", "Close the drift over the next 6 months."),
+    ("foundation", "Rebalance over two to three months to catch the rally."),
+    ("sale", "Sell the villa within a year."),
+    ("sale", "Spread the company stock sales over 10 years to minimise tax."),
+    ("sale", "Sell the company stock in two steps, the last in 2031."),
     ("swiss", "Make the second pension buy-in after she retires, when her income is lower."),
     ("swiss", "Spread the buy-ins over the years 62 to 64: make the last buy-in at 63."),
 ]
@@ -128,45 +135,48 @@ KEEPING = [
     ("sale", "Be fully out of the company stock by the end of 2029."),
     ("sale", "The 10-year Treasury yields 4.2% and a 2-year note 4.5%."),
     ("sale", "Sell the villa in Q2 and place the proceeds in a 3-month money market fund."),
-    ("family","Your cash floor of 18 months of expenses (CHF 270k) stays untouched."),
-    ("family","Most advisers suggest 6 months of expenses; this family wants 18, so hold CHF 270k."),
-    ("family","Rather than the usual 6 months, keep 18 months of spending in deposits."),
-    ("family","Hold CHF 150k in cash plus CHF 150k in a money-market fund, i.e. CHF 300k of liquidity."),
-    ("family","Invest CHF 3.7M over the next 12 months and keep the cash reserve above 18 months of costs."),
-    ("family","The bond ladder has a 6-month rung and a 12-month rung."),
-    ("family","Pay the CHF 800k mortgage down by CHF 50k a year."),
-    ("family","The reserve covers 24 months; top it up each quarter."),
-    ("swiss","Draw the 3a capital at 62 and 63 to split the tax."),
-    ("swiss","The buy-ins can be deducted in 2025 and 2026; both come before her retirement at 61."),
-    ("swiss","Anna turns 61 in 2027 and retires then."),
-    ("swiss","Cash: CHF 200k minimum, CHF 260k today, so CHF 60k can fund the buy-in."),
-    ("swiss","Leave CHF 210k in cash after funding the buy-in."),
-    ("swiss","Her husband retires at 65; she retires at 61."),
-    ("swiss","The first buy-in of CHF 100k goes in this year, the second next year."),
-    ("swiss","A 3-year holding period applies to buy-ins before any lump-sum withdrawal."),
-    ("estate","No issuer should exceed 10% after the GRAT is funded."),
-    ("estate","The single-stock position falls from 35% to 9% over two years."),
-    ("estate","The 40% estate tax applies above the exemption."),
-    ("estate","Gifts of USD 19k per donee can be made each year until 2030."),
-    ("estate","The GRAT term ends in 2027 and the remainder passes to the children's trust."),
-    ("estate","Apple is currently 18% of the portfolio and will be trimmed below 10%."),
-    ("estate","Fund a 2-year GRAT in Q1 2026 and a second in Q1 2028."),
-    ("estate","The mortgage matures in 2036; keep it, its 3% rate is cheap."),
-    ("foundation","Equities 60%, bonds 25%, alternatives 15% at the end of year four."),
-    ("foundation","Sell CHF 330k of equities a year for four years."),
-    ("foundation","The infrastructure commitments will be called over the next 2 years; hold CHF 3M of short bonds for them."),
-    ("foundation","Trade monthly, within the 4-year plan, in 48 small steps."),
-    ("foundation","The first tranche settles within 2 days of the trade."),
-    ("foundation","Equities have returned 7% a year over the past 10 years."),
-    ("foundation","A 10% drawdown in equities would cut the endowment by CHF 710k."),
-    ("foundation","Rebalance towards 60/25/15 gradually over 4 years, not in one go."),
-    ("sale","The villa should sell within 9 months at CHF 3.5M."),
-    ("sale","Close the villa sale in 6-8 months."),
-    ("sale","Sell USD 1M of company stock every 6 months for three years."),
-    ("sale","The lock-up on the company stock ended in 2023."),
-    ("sale","After the villa sale in 2025, reinvest the proceeds over 12 months."),
-    ("sale","Sell the company stock over 30 months, fully out by 2029."),
-    ("sale","The 2-year Treasury yields 4%; park the villa proceeds there for 6 months."),
+    ("family", "Your cash floor of 18 months of expenses (CHF 270k) stays untouched."),
+    ("family", "Most advisers suggest 6 months of expenses; this family wants 18, so hold CHF 270k."),
+    ("family", "Rather than the usual 6 months, keep 18 months of spending in deposits."),
+    ("family", "Hold CHF 150k in cash plus CHF 150k in a money-market fund, i.e. CHF 300k of liquidity."),
+    ("family", "Invest CHF 3.7M over the next 12 months and keep the cash reserve above 18 months of costs."),
+    ("family", "The bond ladder has a 6-month rung and a 12-month rung."),
+    ("family", "Pay the CHF 800k mortgage down by CHF 50k a year."),
+    ("family", "The reserve covers 24 months; top it up each quarter."),
+    ("swiss", "Draw the 3a capital at 62 and 63 to split the tax."),
+    ("swiss", "The buy-ins can be deducted in 2025 and 2026; both come before her retirement at 61."),
+    ("swiss", "Anna turns 61 in 2027 and retires then."),
+    ("swiss", "Cash: CHF 200k minimum, CHF 260k today, so CHF 60k can fund the buy-in."),
+    ("swiss", "Leave CHF 210k in cash after funding the buy-in."),
+    ("swiss", "Her husband retires at 65; she retires at 61."),
+    ("swiss", "The first buy-in of CHF 100k goes in this year, the second next year."),
+    ("swiss", "A 3-year holding period applies to buy-ins before any lump-sum withdrawal."),
+    ("estate", "No issuer should exceed 10% after the GRAT is funded."),
+    ("estate", "The single-stock position falls from 35% to 9% over two years."),
+    ("estate", "The 40% estate tax applies above the exemption."),
+    ("estate", "Gifts of USD 19k per donee can be made each year until 2030."),
+    ("estate", "The GRAT term ends in 2027 and the remainder passes to the children's trust."),
+    ("estate", "Apple is currently 18% of the portfolio and will be trimmed below 10%."),
+    ("estate", "Fund a 2-year GRAT in Q1 2026 and a second in Q1 2028."),
+    ("estate", "The mortgage matures in 2036; keep it, its 3% rate is cheap."),
+    ("foundation", "Equities 60%, bonds 25%, alternatives 15% at the end of year four."),
+    ("foundation", "Sell CHF 330k of equities a year for four years."),
+    (
+        "foundation",
+        "The infrastructure commitments will be called over the next 2 years; hold CHF 3M of short bonds for them.",
+    ),
+    ("foundation", "Trade monthly, within the 4-year plan, in 48 small steps."),
+    ("foundation", "The first tranche settles within 2 days of the trade."),
+    ("foundation", "Equities have returned 7% a year over the past 10 years."),
+    ("foundation", "A 10% drawdown in equities would cut the endowment by CHF 710k."),
+    ("foundation", "Rebalance towards 60/25/15 gradually over 4 years, not in one go."),
+    ("sale", "The villa should sell within 9 months at CHF 3.5M."),
+    ("sale", "Close the villa sale in 6-8 months."),
+    ("sale", "Sell USD 1M of company stock every 6 months for three years."),
+    ("sale", "The lock-up on the company stock ended in 2023."),
+    ("sale", "After the villa sale in 2025, reinvest the proceeds over 12 months."),
+    ("sale", "Sell the company stock over 30 months, fully out by 2029."),
+    ("sale", "The 2-year Treasury yields 4%; park the villa proceeds there for 6 months."),
 ]
 
 
@@ -223,7 +233,7 @@ def test_a_cash_amount_is_checked_against_a_floor_in_months_when_the_expenses_ar
 # ---- whole answers in a model's style: every constraint kept, then one slip each ---------------------------------
 
 WHOLE_ANSWERS = {
-"swiss": """**Recommendation**
+    "swiss": """**Recommendation**
 
 1. Liquidity first: keep CHF 220k in cash (above the CHF 200k minimum the client set) and hold the EUR 600k Lisbon flat as is.
 2. Pension buy-ins: make the CHF 310k of buy-in capacity in three annual buy-ins of roughly CHF 103k in 2025, 2026 and 2027, all before Anna retires at 61; each is deductible at her marginal rate of about 35%.
@@ -231,25 +241,25 @@ WHOLE_ANSWERS = {
 4. After retiring at 61, draw the pension as a mix of annuity and capital to spread the tax; the 3a accounts are withdrawn over 2-3 tax years.
 5. Rebalance the CHF 2.4M portfolio once a year; the 5-year expected return is about 4%.
 Timeline: over the next three years, with a review every 6 months.""",
-"estate": """Summary: the estate of USD 18M can reach its transfer goals by 2031.
+    "estate": """Summary: the estate of USD 18M can reach its transfer goals by 2031.
 - Fund a 2-year rolling GRAT with USD 3M of the concentrated shares in Q1 2025, then re-GRAT each annuity payment.
 - Set up an ILIT to own a USD 5M second-to-die policy; gift the premiums using annual exclusions.
 - Diversify: sell the single-stock position down to 9% of the portfolio over 24 months, staying under the 10% issuer cap.
 - Mortgage: keep the USD 1.2M mortgage at its 3.1% fixed rate; the cash flow covers it.
 - Complete the last gifts in 2030, a year ahead of the deadline.
 Risks: the 7520 rate may rise; the 40% estate tax applies above the exemption.""",
-"foundation": """Plan for the foundation's CHF 12M endowment:
+    "foundation": """Plan for the foundation's CHF 12M endowment:
 The target is 60/25/15 against 71/19/10 today, so CHF 1.32M of equities (11%) must move: CHF 720k to bonds and CHF 600k to alternatives.
 Stage the trades over four years: sell CHF 330k of equities each year and buy bonds and alternatives in the same proportion.
 Capital calls: set aside CHF 3M in short-dated Swiss bonds to meet the uncalled infrastructure commitments as they are drawn over the next 3-5 years.
 No issuer should exceed 10%; the largest position, Nestlé at 6%, is fine.
 Review the spending rate of 3.5% annually.""",
-"family": """For the family:
+    "family": """For the family:
 - Cash floor: hold CHF 300k in cash, i.e. 20 months of expenses at CHF 15k a month, above the 18-month floor.
 - Invest the remaining CHF 3.7M 60/40 and rebalance every 12 months.
 - Mortgage: amortise CHF 20k a year indirectly via pillar 3a and keep the CHF 800k mortgage otherwise.
 - Refill the cash reserve from coupons whenever it falls under 18 months of spending.""",
-"sale": """Sequencing:
+    "sale": """Sequencing:
 1. Villa: mandate a broker now and sell the villa within 6 months; expected proceeds CHF 3.5M less 2% fees.
 2. Company stock: diversify the USD 6M position over three years in six half-yearly sales of about USD 1M each, fully out by the end of 2029.
 3. Reinvest the proceeds over 12 months in a global 60/40 mix.
