@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from reasoning.facts import regimes
 from reasoning.facts.quantities import (
@@ -57,6 +58,7 @@ ABBREVIATION = re.compile(
 CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|then|and then|so that|although)\b")
 
 
+@lru_cache(maxsize=64)
 def sentences(text):
     """(start, end) of each sentence, a line or a bullet being one; "Fr. 400'000" ends none."""
     spans, start = [], 0
@@ -66,7 +68,7 @@ def sentences(text):
         spans.append((start, m.start()))
         start = m.end()
     spans.append((start, len(text)))
-    return [(s, e) for s, e in spans if text[s:e].strip()]
+    return tuple((s, e) for s, e in spans if text[s:e].strip())
 
 
 def _sentence(text, position):
@@ -169,11 +171,6 @@ def timings(text, start, end):
     found = []
     for d in durations(text[start:end]):
         at, to = start + d.start, start + d.end
-        if (
-            re.search(r"\b(?:every|each|per|a|an)\s+$", text[max(0, at - 8) : at], re.IGNORECASE)
-            and d.low == d.high == 0
-        ):
-            continue
         if re.search(r"\b(?:every|each|per)\s+$", text[max(0, at - 8) : at], re.IGNORECASE):
             continue  # "every 6 months": a frequency
         if TIMING_BEFORE.search(text, max(0, at - 60), at) or ("-" in d.text and PLAN_AFTER.match(text, to)):
@@ -250,7 +247,7 @@ VERB_AFTER = re.compile(
     r"^\s+(?:an?|the|it|them|her|his|their|its|this|that|some|part|up|with|into|\d|[A-Z]{3}\s|\$|€|£)"
 )
 NOUN_AFTER = re.compile(r"^\s*(?:funds?|trusts?|or|and|of|is|are|was|has|[:,;)]|$)", re.IGNORECASE)  # "Hedge fund or"
-SET_UP = re.compile(r"\bset(?:s|ting)?\s+up\b|\bpay\s+down\b|\brule\s+out\b|\bdo\s+not\b|\bdon't\b", re.IGNORECASE)
+SET_UP = re.compile(r"\bset(?:s|ting)?\s+up\b|\bpay\s+down\b|\brule\s+out\b", re.IGNORECASE)
 # A date or a schedule, not "next year" or "later": a year, a quarter, a month, an age, a span, a frequency.
 WHEN = re.compile(
     rf"\b(?:Q[1-4]|H[12])\b|\b(?:{MONTH_NAMES})\b|\b(?:annually|yearly|quarterly|monthly|each\s+year|every\s+year"
@@ -417,8 +414,8 @@ def _months_floor(text, limit, facts):
         if re.search(r"\b(?:every|each|per)\s+$", before, re.IGNORECASE):
             continue
         s, e = _sentence(text, d.start)
-        if not RESERVE.search(text, s, e):
-            continue  # "the first 6 months of expenses come from the salary": no reserve is stated
+        if not RESERVE.search(text, s, e) or NOW.search(text, *_clause(text, d.start, d.end)):
+            continue  # "the first 6 months of expenses come from the salary": no reserve is stated; or today's
         floor_fact = Fact(**{**limit.__dict__, "value": floor, "unit": "months"})
         finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
         finding.detail = finding.detail.replace(_name(floor_fact), _name(limit))
@@ -478,7 +475,12 @@ def _amount_limit(text, limit, shown_limit=None):
         if not level:
             continue
         c0, c1 = _clause(text, q.start, q.end)
-        if EXTRA.search(text, c0, c1) or EXTRA.search(before[-20:]) or any(x.end > q.start for x in levels):
+        if (
+            NOW.search(text, c0, c1)
+            or EXTRA.search(text, c0, c1)
+            or EXTRA.search(before[-20:])
+            or any(x.end > q.start for x in levels)
+        ):
             continue  # "an extra CHF 150k in cash for the capital calls": not the reserve
         levels.append(q)
     by_sentence = {}
@@ -506,49 +508,12 @@ def _amount_limit(text, limit, shown_limit=None):
     return out
 
 
-ISSUER = {
-    "issuer",
-    "issuers",
-    "name",
-    "names",
-    "stock",
-    "position",
-    "positions",
-    "company",
-    "holding",
-    "line",
-    "single",
-    "security",
-    "securities",
-    "stake",
-    "share",
-    "shares",
-    "counterparty",
-    "bank",
-    "exposure",
-    "weight",
-    "concentration",
-}
-CLASSES = {
-    "equities",
-    "equity",
-    "bonds",
-    "bond",
-    "alternatives",
-    "cash",
-    "gold",
-    "real",
-    "estate",
-    "hedge",
-    "funds",
-    "fixed",
-    "income",
-    "private",
-    "markets",
-    "commodities",
-    "stocks",
-    "portfolio",
-}
+ISSUER = set(
+    "issuer issuers name names stock position positions company holding line single security securities stake share shares counterparty bank exposure weight concentration".split()
+)
+CLASSES = set(
+    "equities equity bonds bond alternatives cash gold real estate hedge funds fixed income private markets commodities stocks portfolio".split()
+)
 # A trade ("sell 5% of"), the level being reduced ("reduce the 35% position"), or today's ("is 35%", "the current
 # 35%"): not the plan's level.
 TRADE_BEFORE = re.compile(
@@ -559,7 +524,10 @@ TRADE_BEFORE = re.compile(
     r"|almost\s+)?)$",
     re.IGNORECASE,
 )
-NOW = re.compile(r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to)\b", re.IGNORECASE)
+NOW = re.compile(
+    r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to|at\s+the\s+moment)\b",
+    re.IGNORECASE,
+)
 
 
 def _percent_limit(text, limit, facts):
@@ -581,11 +549,13 @@ def _percent_limit(text, limit, facts):
         ties = clause & (ISSUER if issuer else base)
         if issuer and clause & CLASSES - {"stocks"} and not clause & {"issuer", "issuers", "single", "position"}:
             continue  # "60% equities": a class, not one issuer
+        if issuer and clause & {"allocation", "sleeve", "bucket", "quota", "mix", "stocks"}:
+            continue  # "the US stock allocation to 45%"
         if not ties or (not issuer and not base <= clause):
             continue
         if issuer and not (
             clause & {"issuer", "issuers", "single", "one", "any", "each", "every", "position", "stake", "name"}
-            or re.search(r"\b[A-Z][a-zé]+", text[s:e])
+            or re.search(r"(?<=[a-z,] )[A-Z][a-zé]+", text[s:e])  # a name, not the clause's first word
         ):
             continue
         out.append(_verdict(limit, q.value, (q.start, q.end), text, q.text))
