@@ -112,9 +112,11 @@ PLAN_AFTER = re.compile(
 )
 AT_ONCE = re.compile(
     r"\b(?:immediately|at\s+once|in\s+one\s+go|in\s+a\s+single\s+(?:trade|step|block|transaction|tranche)|right\s+away"
-    r"|this\s+week|all\s+now)\b",
+    r"|this\s+(?P<window>week|month|quarter|(?:tax\s+)?year)|all\s+now)\b",
     re.IGNORECASE,
 )
+WINDOW_MONTHS = {"week": 0.25, "month": 1, "quarter": 3, "year": 12, "tax year": 12}
+START = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning|kick\s+off|open\s+with)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -176,35 +178,77 @@ def timings(text, start, end):
         if TIMING_BEFORE.search(text, max(0, at - 60), at) or ("-" in d.text and PLAN_AFTER.match(text, to)):
             found.append(Span(d.low, d.high, at, to, d.text))
     for m in AT_ONCE.finditer(text, start, end):
-        found.append(Span(0, 0.25, m.start(), m.end(), m[0]))
+        window = WINDOW_MONTHS[" ".join(m["window"].lower().split())] if m["window"] else 0.25
+        found.append(Span(0, window, m.start(), m.end(), m[0]))
     return found
 
 
 MONTHS = "january february march april may june july august september october november december".split()
 MONTH_NAMES = "|".join(MONTHS + [m[:3] for m in MONTHS])
+ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+YEAR_RE = r"(?:19|20)\d\d"
 DATE = re.compile(
-    rf"\b(?:(?P<q>Q[1-4]|H[12])\s*(?P<qyear>(?:19|20)\d\d)|(?:(?:the\s+)?end(?:\s+of|-)\s*|mid-?\s*|year-?end\s+"
-    rf"|(?:{MONTH_NAMES})\.?\s+)?(?P<year>(?:19|20)\d\d))(?![\d%])",
+    rf"\b(?:(?P<q>Q[1-4])\s*(?P<qyear>{YEAR_RE})|(?P<h>H[12])\s*(?P<hyear>{YEAR_RE})"
+    rf"|(?:the\s+)?(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)\s+(?P<part>quarter|half)\s+of\s+(?P<oyear>{YEAR_RE})"
+    rf"|(?P<month>{MONTH_NAMES})\.?\s+(?P<myear>{YEAR_RE})"
+    rf"|(?P<edge>(?:the\s+)?end(?:\s+of|-)\s*|year-?end\s+|mid-?\s*|early\s+|late\s+)?(?P<year>{YEAR_RE}))(?![\d%])",
     re.IGNORECASE,
 )
 DEADLINE_BEFORE = re.compile(
     r"\b(?:by|until|till|through|thru|before|no\s+later\s+than|in|during|completed?\s+in|finish\w*\s+in|end\s+of"
-    r"|from|starting(?:\s+in)?|after|beginning(?:\s+in)?|into)\s+(?:the\s+)?(?:end\s+of\s+|early\s+|late\s+)?$",
+    r"|from|starting(?:\s+in)?|after|beginning(?:\s+in)?|into|for)\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 
 
+def period(m):
+    """(earliest, latest) of a DATE match, as fractional years: "Q3 2027" (2027.5, 2027.75), "June 2027" (2027.42,
+    2027.5), "end of 2031" (2031.92, 2032.0), "mid-2030" (2030.33, 2030.67), "2031" (2031.0, 2032.0)."""
+    if m["q"]:
+        q = int(m["q"][1])
+        return int(m["qyear"]) + (q - 1) / 4, int(m["qyear"]) + q / 4
+    if m["h"] or m["ord"]:
+        year = int(m["hyear"] or m["oyear"])
+        n = int(m["h"][1]) if m["h"] else ORDINALS[m["ord"].lower()]
+        size = 0.5 if (m["h"] or m["part"].lower() == "half") else 0.25
+        return year + (n - 1) * size, year + n * size
+    if m["month"]:
+        n = next(i for i, name in enumerate(MONTHS) if name.startswith(m["month"].lower()[:3]))
+        return int(m["myear"]) + n / 12, int(m["myear"]) + (n + 1) / 12
+    year, edge = int(m["year"]), (m["edge"] or "").lower()
+    if "end" in edge:
+        return year + 11 / 12, year + 1
+    if "mid" in edge:
+        return year + 1 / 3, year + 2 / 3
+    if "early" in edge:
+        return year, year + 1 / 3
+    if "late" in edge:
+        return year + 2 / 3, year + 1
+    return year, year + 1
+
+
 def deadlines(text, start, end):
-    """Calendar years the text sets for the plan: "by 2035", "in Q3 2033", "by the end of 2031", "from 2032"; each
-    with the word before it (Span.text is the date, the cue is returned apart)."""
+    """Dates the text sets for the plan, with the word before them: "by 2035", "in Q3 2033", "by the end of 2031",
+    "in the fourth quarter of 2027", "from 2032". A year with no cue ("the 2031 budget") is no date of the plan."""
     found = []
     for m in DATE.finditer(text, start, end):
-        year = int(m["qyear"] or m["year"])
         cue = DEADLINE_BEFORE.search(text, max(0, m.start() - 30), m.start())
-        if cue is None and not m["q"]:
+        if cue is None and not (m["q"] or m["h"] or m["ord"]):
             continue
-        found.append((Span(year, year, m.start(), m.end(), m[0]), (cue[0].split()[0].lower() if cue else "in")))
+        earliest, latest = period(m)
+        found.append((Span(earliest, latest, m.start(), m.end(), m[0]), cue[0].split()[0].lower() if cue else "in"))
     return found
+
+
+def _deadline(horizon):
+    """The end of a calendar horizon, as a fractional year: "by June 2027" 2027.5, "by 2031" 2032.0 (its end),
+    "before 2031" 2031.0."""
+    year = float(horizon.value)
+    m = re.search(rf"\b({MONTH_NAMES})\.?\s+{int(year)}\b", horizon.text or "", re.IGNORECASE)
+    if m:
+        n = next(i for i, name in enumerate(MONTHS) if name.startswith(m[1].lower()[:3]))
+        return year + (n + 1) / 12 if horizon.role != "before" else year + n / 12
+    return year if horizon.role in ("before", "after") else year + 1
 
 
 # ---- what a sentence acts on --------------------------------------------------------------------------------------
@@ -312,8 +356,9 @@ def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
     for horizon in horizons:
         found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
     found = [f for f in found if not _about_obligation(text, f, facts)]
+    found += _splits(text, facts)
     if final:
-        found += _commitments(text, facts) + _splits(text, facts)
+        found += _commitments(text, facts)
     unique = {}
     for f in found:
         unique.setdefault((f.start, f.end, f.detail), f)
@@ -583,7 +628,7 @@ SUBJECT_GROUPS = (
         "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign "
         "excess overweight underweight"
     ),
-    "sale sell selling sold exit divest divestment dispose disposal",
+    "sale sell selling sold exit divest divestment dispose disposal reduction reduce reducing trim trimming",
     "diversification diversify diversifying concentrated position",
     "retirement retire retiring retires retired",
     "buy-in buy-ins buyin contribution contributions",
@@ -658,7 +703,7 @@ def _span(text, s, e, horizon):
         if _negated(text, t.start):
             continue
         c0, c1 = _clause(text, t.start, t.end)
-        if horizon.role == "over" and PART.search(text, c0, c1):
+        if horizon.role == "over" and (PART.search(text, c0, c1) or START.search(text, c0, c1)):
             continue  # "the first tranche within 30 days": a part's timing, not the plan's span
         if horizon.role == "over":
             broken = t.high < months * 0.5 or t.low > months * 1.5
@@ -673,18 +718,21 @@ def _span(text, s, e, horizon):
 
 
 def _calendar(text, s, e, horizon):
-    """A deadline year: a later year with a deadline cue breaks "by"/"before"; an earlier one breaks "after"."""
+    """A deadline: a date that starts after it breaks "by"/"before"/"within" ("Q4 2027" for "by June 2027"); a date
+    that ends before it keeps it; a date across it is left alone ("in 2027" for "by June 2027")."""
     out = []
+    deadline = _deadline(horizon)
     for span, cue in deadlines(text, s, e):
-        year = span.low
-        if cue in ("from", "starting", "after", "beginning", "into") and horizon.role in ("by", "within", "before"):
-            broken, kept = year > horizon.value, False
-        elif horizon.role == "before":
-            broken, kept = year >= horizon.value, year < horizon.value
-        elif horizon.role in ("by", "within", "over"):
-            broken, kept = year > horizon.value, year <= horizon.value
-        else:  # after
-            broken, kept = year < horizon.value and cue not in ("after", "from"), year > horizon.value
+        earliest, latest = span.low, span.high
+        if cue in ("after",):
+            earliest = latest
+        if horizon.role == "after":  # not before the date: acting earlier breaks it
+            broken = latest <= deadline + 1e-9 and cue not in ("after", "from", "starting", "beginning")
+            kept = earliest >= deadline - 1e-9
+        elif cue in ("from", "starting", "after", "beginning", "into"):
+            broken, kept = earliest >= deadline - 1e-9, False
+        else:
+            broken, kept = earliest >= deadline - 1e-9, latest <= deadline + 1e-9
         if broken or kept:
             verb = "contradicts" if broken else "keeps"
             detail = f"'{span.text}' {verb} the client's {_name(horizon)}"
