@@ -106,7 +106,7 @@ TIMING_BEFORE = re.compile(
     re.IGNORECASE,
 )
 PLAN_AFTER = re.compile(
-    r"^[\s-]*(?:(?:sale|selling|rebalancing|exit|transition|diversification|implementation|execution)\s+)?"
+    r"[\s-]*(?:(?:sale|selling|rebalancing|exit|transition|diversification|implementation|execution)\s+)?"
     r"(?:plan|programme|program|schedule|glide\s*path|transition|roll-?out|phase-?in|wind-?down|rebalancing|sale)\b",
     re.IGNORECASE,
 )
@@ -438,10 +438,103 @@ def _limit(text, limit, facts):
     if limit.unit in ("months", "years"):
         return _months_floor(text, limit, facts)
     if limit.unit == "%":
-        return _percent_limit(text, limit, facts)
+        whole = _whole(limit, facts)
+        money = whole and Fact(**{**limit.__dict__, "value": round(limit.value / 100 * whole.value), "unit": whole.unit})
+        if money and _cashy(limit):  # "at least 10% of the brokerage account in cash": a cash level in money
+            return _amount_limit(text, money, shown_limit=limit, facts=facts)
+        return _percent_limit(text, limit, facts) + (_issuer_amounts(text, money, limit) if money else [])
     if re.fullmatch(r"[A-Z]{3}", limit.unit or ""):
-        return _amount_limit(text, limit)
+        return _amount_limit(text, limit, facts=facts)
     return []
+
+
+CASHY = {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "deposit", "liquid", "savings"}
+
+
+def _cashy(limit):
+    return bool((_content(limit.base) | _content(limit.label) | _content(limit.text)) & CASHY)
+
+
+def _whole(limit, facts):
+    """The amount a percent limit is a share of: the one its base or words name ("of the endowment"), else the one
+    the sheet's percents share."""
+    amounts = [f for f in facts if f.kind == "amount" and isinstance(f.value, int | float) and f.value > 0]
+    words = _content(limit.base) | _content(limit.text)
+    named = [f for f in amounts if _content(f.label) and _content(f.label) <= words]
+    if named:
+        return max(named, key=lambda f: len(_content(f.label)))
+    bases = [f.base for f in facts if f.kind == "percent" and f.base]
+    common = max(set(bases), key=bases.count) if bases else ""
+    return next((f for f in amounts if f.label == common), None)
+
+
+ISSUER_AMOUNT = re.compile(
+    r"\s*(?:(?:into|in|of)\s+(?:the\s+)?)(?P<name>[A-Z][\w&.’'-]+)(?P<next>\s+[\w-]+)?",
+)
+NOT_ONE_ISSUER = set(
+    "swiss us uk eu european global emerging japanese german french italian chinese american asian world international "
+    "treasury treasuries bund bunds gilts gold the a an".split()
+)
+FUND_WORDS = set("fund funds etf etfs index tracker portfolio account trust sleeve mandate".split())  # and CLASSES
+BUY_WORDS = re.compile(r"\b(?:put|puts|putting|buy|buys|buying|invest\w*|add\w*|hold\w*|keep\w*|allocat\w*)\b", re.I)
+
+
+def _issuer_amounts(text, money, limit):
+    """An amount put into one named issuer against a cap in percent of the whole: "Put CHF 600k into Nestlé" when
+    the cap is 8% of CHF 5.2M (CHF 416k). Funds, classes and places ("into Swiss equities") are left alone."""
+    issuer = _content(limit.base) & {"issuer", "issuers", "name", "single", "position", "stock", "company"}
+    if not issuer or limit.role not in ("cap", "maximum"):
+        return []
+    out = []
+    for q in find_quantities(text):
+        m = ISSUER_AMOUNT.match(text, q.end) if q.kind == "amount" and q.unit == money.unit else None
+        if not m or m["name"].lower() in NOT_ONE_ISSUER or m["name"].isupper():
+            continue
+        if m["next"] and m["next"].strip().lower() in FUND_WORDS | CLASSES:
+            continue
+        s, e = _sentence(text, q.start)
+        if not BUY_WORDS.search(text, s, q.start) or _negated(text, q.start):
+            continue
+        finding = _verdict(money, q.value, (q.start, q.end), text, f"{q.text} in {m['name']}")
+        finding.detail = finding.detail.replace(_name(money), f"{_name(limit)}, {format_amount(money.value, money.unit)}")
+        out.append(finding)
+    return out
+
+
+DRAIN = re.compile(
+    r"\b(?:put|puts|putting|move|moving|invest|investing|use|using|deploy|deploying|spend|spending|give|giving"
+    r"|transfer|transferring|shift|shifting|sweep|allocate|switch|pour)\s+(?P<what>(?:all\s+(?:of\s+)?|the\s+(?:whole|full|"
+    r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*(?:[^\s,;.]+(?:\.\d+)?[kKmM]?\s+){0,2}?(?:of\s+)?(?:the\s+|her\s+"
+    r"|his\s+|their\s+)?(?:brokerage\s+)?(?:cash|deposits?|liquidity|savings))\b(?!\s+(?:reserve|buffer|floor))",
+    re.IGNORECASE,
+)
+
+
+def _drained(text, limit, facts):
+    """Cash spent down below the floor: "Put the EUR 300k cash into equities" when the cash is EUR 300k and the
+    minimum EUR 200k; "use the whole EUR 300k of deposits"; the level left is the cash holding less the amount."""
+    holdings = [
+        f
+        for f in facts
+        if f.kind == "amount" and f.unit == limit.unit and f.role in ("", "holding") and _content(f.label) & CASHY
+    ]
+    out = []
+    for m in DRAIN.finditer(text):
+        what = m["what"]
+        amounts = [q for q in find_quantities(what) if q.kind == "amount" and q.unit == limit.unit]
+        whole = re.search(r"\b(?:all|whole|full|entire)\b", what, re.IGNORECASE)
+        if _negated(text, m.start()) or not (amounts or whole):
+            continue
+        holding = holdings[0].value if holdings else None
+        if amounts and holding is not None:
+            left = holding - amounts[0].value
+        elif whole and (holding is not None or not amounts):
+            left = 0
+        else:
+            continue
+        shown = f"{m[0]} (leaves {format_amount(max(left, 0), limit.unit)})"
+        out.append(_verdict(limit, max(left, 0), m.span(), text, shown))
+    return out
 
 
 RESERVE = re.compile(rf"\b(?:{CASH_WORDS}|floor|emergency|keep\w*|hold\w*|set\s+aside|savings)\b", re.IGNORECASE)
@@ -468,7 +561,7 @@ def _months_floor(text, limit, facts):
     monthly = _monthly_expenses(facts)
     if monthly:
         money = Fact(**{**limit.__dict__, "value": round(floor * monthly[0]), "unit": monthly[1]})
-        out += _amount_limit(text, money, shown_limit=limit)
+        out += _amount_limit(text, money, shown_limit=limit, facts=facts)
     return out
 
 
@@ -484,6 +577,10 @@ def _monthly_expenses(facts):
             return f.value, f.unit
         if re.search(r"\b(?:year|yearly|annual|annually|p\.a\.|a year)\b", words):
             return f.value / 12, f.unit
+    amounts = {f.label: f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)}
+    for f in facts:  # "Spending: 4.5% of the endowment a year"
+        if f.kind == "percent" and f.role == "spending" and f.base in amounts and isinstance(f.value, int | float):
+            return amounts[f.base].value * f.value / 100 / 12, amounts[f.base].unit
     return None
 
 
@@ -497,7 +594,7 @@ BOUND_BEFORE = r"\b(?:to|at|of|:|max\w*|cap\w*|limit\w*|at\s+least)\s*$"
 LISTED = re.compile(r"^[^\d]*(?:\band|\bplus|\+)\s*(?:another\s+|a\s+further\s+)?$")
 
 
-def _amount_limit(text, limit, shown_limit=None):
+def _amount_limit(text, limit, shown_limit=None, facts=()):
     """A cash level stated as an amount: "hold CHF 120k in cash", "cash reserve of CHF 150k", "CHF 150k as a
     reserve". Other currencies and flows ("move CHF 50k into cash") are left alone."""
     named = shown_limit or limit
@@ -550,6 +647,13 @@ def _amount_limit(text, limit, shown_limit=None):
                 _name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}"
             )
         out.append(finding)
+    if cashy:
+        for finding in _drained(text, limit, facts):
+            if shown_limit is not None:
+                finding.detail = finding.detail.replace(
+                    _name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}"
+                )
+            out.append(finding)
     return out
 
 
@@ -676,7 +780,7 @@ def _horizon(text, horizon, specific, facts=()):
         elif horizon.unit == "year" and verbs(sentence):
             out += [f for f in _calendar(text, s, e, horizon) if _its_clause(text, f, horizon, specific, facts)]
         elif horizon.unit == "age":
-            out += _age(text, s, e, horizon)
+            out += _age(text, s, e, horizon, facts)
     return out
 
 
@@ -767,12 +871,37 @@ PENSION_DRAW = re.compile(
 )
 
 
-def _age(text, s, e, horizon):
-    """ "before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it."""
+RETIRE_AT = re.compile(
+    r"\b(?:retir\w*|keep\w*\s+working|continu\w*\s+(?:to\s+work|working)|stay\w*\s+(?:at\s+work|employed)|work\w*"
+    r"|delay\w*\s+(?:retirement|retiring))\s+(?:at|until|till|to|past|beyond)\s+(?:age\s+)?(?P<age>\d{2})\b(?![%\d])",
+    re.IGNORECASE,
+)
+
+
+def _others(sentence, facts):
+    """Whether the sentence is about someone else than the client: a child, a spouse, a person the sheet names."""
+    if OTHER_PEOPLE.search(sentence):
+        return True
+    names = {f.label for f in facts if f.kind == "person" and f.role not in ("", "client")}
+    return any(re.search(rf"\b{re.escape(name)}\b", sentence) for name in names)
+
+
+def _age(text, s, e, horizon, facts=()):
+    """ "before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it;
+    "keep working until 65" or "retire at 65" contradicts a retirement at 60."""
     sentence = text[s:e]
-    if not acts(sentence) or OTHER_PEOPLE.search(sentence):
+    if _others(sentence, facts):
         return []
     out = []
+    if horizon.role in ("before", "by", "within") and _subject(horizon) & SUBJECT["retirement"]:
+        for m in RETIRE_AT.finditer(text, s, e):
+            age = int(m["age"])
+            if age >= horizon.value:
+                verb = "contradicts" if age > horizon.value else "keeps"
+                detail = f"'{m[0]}' {verb} the client's {_name(horizon)}"
+                out.append(Finding("constraint", age <= horizon.value, m[0], detail, m.start(), m.end()))
+    if not acts(sentence):
+        return out
     if horizon.role in ("before", "by", "within"):
         for m in AFTER_RETIRING.finditer(text, s, e):
             if PENSION_DRAW.search(sentence):
@@ -785,7 +914,7 @@ def _age(text, s, e, horizon):
             )
     for m in AGE_CUE.finditer(text, s, e):
         age, cue = int(m["age"]), m["cue"].lower()
-        if PENSION_DRAW.search(sentence) or not 40 <= age <= 90:
+        if PENSION_DRAW.search(sentence) or not 40 <= age <= 90 or any(f.start <= m.start() < f.end for f in out):
             continue
         if horizon.role in ("before", "by", "within"):
             broken = age > horizon.value or (cue in ("after", "from") and age >= horizon.value)
