@@ -356,7 +356,7 @@ def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
     for horizon in horizons:
         found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
     found = [f for f in found if not _about_obligation(text, f, facts)]
-    found += _splits(text, facts)
+    found += _splits(text, facts) + _new_commitments(text, facts)
     if final:
         found += _commitments(text, facts)
     unique = {}
@@ -439,7 +439,9 @@ def _limit(text, limit, facts):
         return _months_floor(text, limit, facts)
     if limit.unit == "%":
         whole = _whole(limit, facts)
-        money = whole and Fact(**{**limit.__dict__, "value": round(limit.value / 100 * whole.value), "unit": whole.unit})
+        money = whole and Fact(
+            **{**limit.__dict__, "value": round(limit.value / 100 * whole.value), "unit": whole.unit}
+        )
         if money and _cashy(limit):  # "at least 10% of the brokerage account in cash": a cash level in money
             return _amount_limit(text, money, shown_limit=limit, facts=facts)
         return _percent_limit(text, limit, facts) + (_issuer_amounts(text, money, limit) if money else [])
@@ -496,7 +498,9 @@ def _issuer_amounts(text, money, limit):
         if not BUY_WORDS.search(text, s, q.start) or _negated(text, q.start):
             continue
         finding = _verdict(money, q.value, (q.start, q.end), text, f"{q.text} in {m['name']}")
-        finding.detail = finding.detail.replace(_name(money), f"{_name(limit)}, {format_amount(money.value, money.unit)}")
+        finding.detail = finding.detail.replace(
+            _name(money), f"{_name(limit)}, {format_amount(money.value, money.unit)}"
+        )
         out.append(finding)
     return out
 
@@ -985,6 +989,82 @@ def _commitments(text, facts):
             out.append(Finding("constraint", False, text[s:e], detail, s, e))
         else:
             out.append(Finding("constraint", False, "", f"the answer never provides for the {name}", -1, -1))
+    return out
+
+
+NEW_COMMITMENT = re.compile(
+    r"\b(?:commit|commits|committing|new\s+commitments?\s+(?:of|worth)|fresh\s+commitments?\s+(?:of|worth))\b",
+    re.IGNORECASE,
+)
+
+
+def _words_of(label):
+    return {w for w in re.split(r"[\s-]+", label.lower()) if w} - {
+        "uncalled",
+        "unfunded",
+        "undrawn",
+        "commitments",
+        "commitment",
+        "target",
+        "the",
+        "of",
+        "open",
+    }
+
+
+def _new_commitments(text, facts):
+    """A new commitment to a class the uncalled commitments already take to its target: "commit a fresh CHF 2.4M to
+    new funds" when private markets are 5% of CHF 48M, the target 10% and CHF 3.5M still to be called (12.3%)."""
+    amounts = {f.label: f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)}
+    out = []
+    for fact in facts:
+        if fact.kind != "amount" or fact.role != "commitment" or not isinstance(fact.value, int | float):
+            continue
+        words = _words_of(fact.label)
+        targets = [f for f in facts if f.kind == "percent" and f.role == "target" and _words_of(f.label) & words]
+        for target in targets[:1]:
+            share = next(
+                (
+                    f
+                    for f in facts
+                    if f.kind == "percent"
+                    and f.role == "share"
+                    and f.base == target.base
+                    and _words_of(f.label) == _words_of(target.label)
+                ),
+                None,
+            )
+            whole = amounts.get(target.base)
+            if share is None or whole is None or whole.unit != fact.unit:
+                continue
+            projected = share.value + fact.value / whole.value * 100
+            if projected < target.value - 0.5:
+                continue  # the calls leave room: a new commitment may be right
+            for m in NEW_COMMITMENT.finditer(text):
+                s, e = _sentence(text, m.start())
+                if _negated(text, m.start()) or re.search(
+                    r"\b(?:no|not|don't|avoid|stop)\b", text[s : m.start()], re.I
+                ):
+                    continue
+                new = [q for q in find_quantities(text[m.end() : e]) if q.kind == "amount" and q.unit == fact.unit]
+                if not new or abs(new[0].value - fact.value) <= new[0].precision:
+                    continue
+                at = m.end() + new[0].start
+                detail = (
+                    f"a new commitment of {new[0].text} on top of the {_name(fact)}, which already take "
+                    f"{_class(share.label)} to {format_percent(projected)} of the {whole.label} against a "
+                    f"{format_percent(target.value)} target"
+                )
+                out.append(
+                    Finding(
+                        "constraint",
+                        False,
+                        text[m.start() : at + len(new[0].text)],
+                        detail,
+                        m.start(),
+                        at + len(new[0].text),
+                    )
+                )
     return out
 
 

@@ -65,9 +65,66 @@ SALE = [
     Fact("diversification horizon", "horizon", 3, "years", text="diversify the stock over 3 years", role="over"),
     Fact("exit deadline", "horizon", 2030, "year", text="fully out of the company stock by 2030", role="by"),
 ]
-SHEETS = {"swiss": SWISS, "estate": ESTATE, "foundation": FOUNDATION, "family": FAMILY, "sale": SALE}
+# A New York executive: 10% of a USD 4.5M brokerage account kept in cash, retiring at 60, USD 900k of cash today.
+EXECUTIVE = [
+    Fact("Daniel", "person", 1, "people", role="client"),
+    Fact("Rachel", "person", 1, "people", role="spouse"),
+    Fact("brokerage account", "amount", 4_500_000, "USD", role="holding"),
+    Fact("brokerage cash", "amount", 900_000, "USD", role="holding"),
+    Fact(
+        "cash minimum",
+        "limit",
+        10,
+        "%",
+        text="at least 10% of the brokerage account in cash",
+        base="brokerage account",
+        role="minimum",
+    ),
+    Fact("retirement", "horizon", 60, "age", text="retire at 60", role="by"),
+    Fact("closing", "horizon", 2027, "year", text="the sale of the stake must close by June 2027", role="by"),
+]
+# A college endowment: USD 310M, 4.5% spending, 12 months of spending liquid, PE 18% of a 20% target with USD 28M
+# unfunded, no more than 3% of the endowment in one issuer.
+COLLEGE = [
+    Fact("endowment", "amount", 310_000_000, "USD", role="holding"),
+    Fact("spending rate", "percent", 4.5, "%", base="endowment", role="spending"),
+    Fact("private equity target", "percent", 20, "%", base="endowment", role="target"),
+    Fact("private equity", "percent", 18, "%", base="endowment", role="share"),
+    Fact("public equity target", "percent", 45, "%", base="endowment", role="target"),
+    Fact("public equity", "percent", 51, "%", base="endowment", role="share"),
+    Fact("unfunded private-equity commitments", "amount", 28_000_000, "USD", role="commitment"),
+    Fact("liquidity floor", "limit", 12, "months", text="12 months of spending in cash", base="spending", role="floor"),
+    Fact(
+        "issuer cap",
+        "limit",
+        3,
+        "%",
+        text="no more than 3% of the endowment in one issuer",
+        base="one issuer",
+        role="cap",
+    ),
+]
+SHEETS = {
+    "swiss": SWISS,
+    "estate": ESTATE,
+    "foundation": FOUNDATION,
+    "family": FAMILY,
+    "sale": SALE,
+    "executive": EXECUTIVE,
+    "college": COLLEGE,
+}
 
 BREAKING = [
+    # limits in percent of an account, cash spent down, one issuer's amount, new commitments on top of the uncalled
+    ("executive", "Sweep the brokerage cash down to USD 250k and buy Treasuries with the rest."),
+    ("executive", "Invest the whole USD 900k of cash in the muni ladder."),
+    ("executive", "Daniel should keep working until 64 so the last RSUs vest."),
+    ("executive", "Aim to sign and close in the fourth quarter of 2027."),
+    ("executive", "Target a closing in Q3 2027."),
+    ("college", "Hold USD 9M in cash as the liquidity reserve."),
+    ("college", "Buy USD 12M of Microsoft to lift the tech weight."),
+    ("college", "Commit a further USD 8M to two new buyout funds this year."),
+    ("foundation", "Invest CHF 1.5M in Roche to add defensive quality."),
     # cash floors and minimums
     ("family", "Keep 6 months of expenses in cash and invest the rest."),
     ("family", "A cash reserve of twelve months is plenty for this family."),
@@ -113,6 +170,17 @@ BREAKING = [
     ("swiss", "Spread the buy-ins over the years 62 to 64: make the last buy-in at 63."),
 ]
 KEEPING = [
+    ("executive", "Keep USD 500k in cash and move USD 400k into the bond ladder."),
+    ("executive", "Move USD 300k of the cash into T-bills, leaving USD 600k."),
+    ("executive", "Rachel can keep working until 65; Daniel retires at 60."),
+    ("executive", "Daniel retires at 60, after the last RSUs vest."),
+    ("executive", "Close the sale of the stake in Q1 2027."),
+    ("executive", "Plan for the closing in 2027 and have the escrow ready."),
+    ("college", "Hold USD 14M in cash and Treasuries, a year of spending."),
+    ("college", "Buy USD 6M of Microsoft and cap every issuer at 3%."),
+    ("college", "Make no new commitments: the USD 28M unfunded already takes private equity to 27%."),
+    ("college", "Invest USD 40M in global equity index funds."),
+    ("foundation", "Invest CHF 1M in Roche and CHF 2M in the Swiss bond fund."),
     ("family", "Keep 18 months of expenses in cash and invest the rest."),
     ("family", "A cash reserve of two years of spending covers the floor with room to spare."),
     ("family", "Hold CHF 300k in cash, i.e. 20 months of expenses."),
