@@ -170,6 +170,11 @@ BREAKING = [
     ("swiss", "Spread the buy-ins over the years 62 to 64: make the last buy-in at 63."),
 ]
 KEEPING = [
+    ("foundation", "Hold the new bonds for 10 years to maturity."),
+    ("family", "The reserve is 6 months today."),
+    ("swiss", "Hold an extra CHF 150k in cash for the tax bill."),
+    ("foundation", "Start selling equities this week."),
+    ("foundation", "Meet the capital calls over the next 18 months from the bond ladder."),
     ("executive", "Keep USD 500k in cash and move USD 400k into the bond ladder."),
     ("executive", "Move USD 300k of the cash into T-bills, leaving USD 600k."),
     ("executive", "Rachel can keep working until 65; Daniel retires at 60."),
