@@ -4,240 +4,59 @@
 constraint, so a badge can say "4 constraints kept"). Pure: no Django, no litellm. Whatever it cannot tie to a
 constraint it leaves alone; each rule says what it reads.
 
-- limit, floor or minimum: a cash reserve stated in months (or years) of expenses below a floor in months
-  ("keep 6 months of expenses in cash" under an 18-month floor), or a cash level stated as an amount below a floor
-  in that currency ("hold CHF 120k in cash" under CHF 200k; a months floor too when the sheet has the monthly or
-  yearly expenses). A level is read only in its own forms: "keep/hold/leave/retain X in cash", "cash (reserve) of/at/
-  to X", "X as a reserve", "N months of expenses"; a flow ("move CHF 50k into cash") is no level.
-- limit, cap or maximum (or a percent floor): a percent tied to the limit's object ("12% in one issuer", "a 15%
-  position", "cap each issuer at 12%") above the cap. A percent that is the client's current share (a share fact,
-  or "is now", "today") is the situation, not the plan; a trade ("sell 5% of") is no level.
-- horizon over N: the plan's own timing ("three steps over six weeks", "immediately") far shorter than the client's
-  span (under half of it) or longer (over 1.5 times); within N: a timing longer than N; by/before a year: a later
-  year with a deadline cue ("by 2035", "in Q3 2033"); before an age (retiring): "after retiring", "in retirement" or a
-  later age, in a sentence that acts. A timing is read after a timing word (over, within, in, across, during, the
-  next ...) or as "a N-year plan/programme"; "a 2-year GRAT" or "every 6 months" says nothing about the horizon. With
-  several duration horizons on the sheet, a sentence must name what the horizon governs ("rebalancing", "sale").
+- limit, floor or minimum on cash: a reserve stated in months (or years) of expenses below a floor in months ("keep
+  6 months of expenses in cash" under 18), or a cash level as an amount below the floor's money ("hold CHF 120k in
+  cash" under CHF 200k; a months floor in money when the sheet has the monthly or yearly expenses or a spending rate
+  of an amount; a percent of an account when the account is on the sheet). A level is read only in its own forms
+  ("keep/hold/leave X in cash", "cash (reserve) of/at/down to X", "X as a reserve", "N months of expenses"), or as
+  cash spent down ("put the EUR 300k cash into equities": the cash holding less the amount); a flow ("move CHF 50k
+  into cash"), an extra pot, today's level and other currencies are left alone.
+- limit, cap or maximum: a percent tied to the limit's object ("12% in one issuer", "a 15% position", "cap each
+  issuer at 12%") above the cap, or an amount put into one named issuer above the cap's money ("buy USD 12M of
+  Microsoft" for 3% of USD 310M). Today's shares, trades, the level being cut, classes, funds and places are not.
+- horizon over N: the plan's own timing ("three steps over six weeks", "immediately", "this quarter") under half of
+  N or over 1.5 times N; within N: a longer timing; by/before a date: a date that starts after the deadline ("by
+  2035", "Q4 2027" for "by June 2027"); before/by an age: "after retiring", "in retirement" or a later age in a
+  sentence that acts, "keep working until 64" for a retirement at 60. A timing is read after a timing word (over,
+  within, in, across, during, the next ...) or as "a N-year plan"; "a 2-year GRAT", "every 6 months", a part's
+  timing ("the first tranche within 30 days") and an obligation's schedule say nothing about the horizon. A
+  horizon is tied to the clause that names what it governs (its label, base and words; "rebalancing" brings the
+  targets' classes); with several duration horizons on the sheet, a sentence must name the horizon's object.
+- a split into tranches, thirds or equal parts of an amount of the sheet that is not the amount to be moved (the
+  sheet's amount for the trades, or the drift of current shares above their targets times their base), and a new
+  commitment to a class the uncalled commitments already take to its target.
 - final answers only: each commitment or liability (amounts with role commitment / liability) is provided for: a
   sentence names it (its words, a synonym: capital calls, uncalled, mortgage, loan; or its amount) and acts on it
-  (`addressed`). An answer that splits into tranches an amount of the sheet that is not the amount to be moved
-  (the sheet's amount for the trades, or the drift of current shares from their targets times their base) fails.
+  (`addressed`).
 
-Durations are read with a small table (number words through quantities.words_value, "a year and a half", "1.5
-years", "18-month", "Q3 2027", "mid-2030"): dateparser reads dates, not spans (it takes "eighteen months" for a date
-in the past) and text2num only turns number words into digits, which words_value already does.
+Measures that presuppose what the sheet rules out (tax-loss harvesting for a Swiss private investor) belong to the
+jurisdiction table (rules.py), not here.
 
-`addressed(text, start, end)` says whether the sentence around a mention acts on it; `coverage_findings(text,
-facts)` is today's coverage rule (check.py) that requires it, for the checker to wire in.
+`addressed(text, start, end)` (acting.py) says whether the sentence around a mention acts on it; `coverage_findings
+(text, facts)` is today's coverage rule (check.py) that requires it, for the checker to wire in; both are importable
+from here. Sentences, durations and dates are read in phrases.py.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
 
-from reasoning.facts import regimes
-from reasoning.facts.quantities import (
-    NUMBER_WORDS,
-    Quantity,
-    alternation,
-    find_quantities,
-    format_amount,
-    format_percent,
-    words_value,
+from reasoning.facts.acting import acts, addressed, coverage_findings, verbs
+from reasoning.facts.phrases import (
+    MONTH_NAMES,
+    MONTHS,
+    START,
+    clause_at,
+    deadlines,
+    durations,
+    sentence_at,
+    sentences,
+    timings,
 )
+from reasoning.facts.quantities import Quantity, find_quantities, format_amount, format_percent
 from reasoning.facts.sheet import Fact, Finding, display
 
-# ---- sentences and clauses ---------------------------------------------------------------------------------------
-
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*•\d-])|\n+|;\s+")
-ABBREVIATION = re.compile(
-    r"\b(?:Fr|SFr|Mr|Mrs|Ms|Dr|St|No|Nr|ca|approx|vs|e\.g|i\.e|p\.a|Mio|Mrd|Tsd|Inc|Ltd|Co|Art)\.$"
-)
-CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|then|and then|so that|although)\b")
-
-
-@lru_cache(maxsize=64)
-def sentences(text):
-    """(start, end) of each sentence, a line or a bullet being one; "Fr. 400'000" ends none."""
-    spans, start = [], 0
-    for m in SENTENCE_END.finditer(text):
-        if ABBREVIATION.search(text, max(0, m.start() - 8), m.start()):
-            continue
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return tuple((s, e) for s, e in spans if text[s:e].strip())
-
-
-def _sentence(text, position):
-    return next(((s, e) for s, e in sentences(text) if s <= position < e or s <= position == e), (0, len(text)))
-
-
-def _clause(text, start, end):
-    """The clause around [start, end): from the last break before it to the next break after it, in its sentence."""
-    s, e = _sentence(text, start)
-    before = [m.end() for m in CLAUSE_BREAK.finditer(text, s, start)]
-    after = CLAUSE_BREAK.search(text, end, e)
-    return (before[-1] if before else s), (after.start() if after else e)
-
-
-# ---- durations and dates -----------------------------------------------------------------------------------------
-
-UNIT_MONTHS = {"day": 12 / 365, "week": 12 / 52, "month": 1, "quarter": 3, "year": 12, "yr": 12, "mo": 1}
-UNIT = r"(?P<unit>days?|weeks?|months?|mos?|quarters?|years?|yrs?)\b"
-VAGUE = {"a few": (2, 4), "a couple of": (2, 3), "several": (3, 8), "some": (2, 8)}
-_NUMBER_WORD = alternation([*NUMBER_WORDS, "several", "some"])
-NUMBER = rf"(?P<num>\d+(?:[.,]\d+)?|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?|a\s+few|a\s+couple\s+of|an?)"
-DURATION = re.compile(
-    rf"(?<![\w-])(?:(?P<halfa>half\s+an?\s+)(?P<hunit>year|month)\b"
-    rf"|(?:an?\s+|(?<=next\s))(?P<aunit>year|month|week|quarter)\s+and\s+a\s+half\b"
-    rf"|(?<=next\s)(?P<nunit>year|month|week|quarter)\b"
-    rf"|{NUMBER}(?:\s*(?:-|–|to)\s*(?P<num2>\d+(?:[.,]\d+)?|{_NUMBER_WORD}))?(?P<half>\s+and\s+a\s+half)?[\s-]+{UNIT})",
-    re.IGNORECASE,
-)
-TIMING_BEFORE = re.compile(
-    r"(?:\b(?:over|within|in|across|during|inside(?:\s+of)?|throughout|spread\s+over|staggered\s+over|phased\s+over)"
-    r"|\bfor\s+the\s+(?=next|coming)|\b(?:a|per|each|every)\s+(?:year|month|quarter)\s+for"
-    r"|\b(?:annually|yearly|monthly|quarterly)\s+for)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+|first\s+)?"
-    r"(?:about\s+|roughly\s+|around\s+|some\s+|only\s+"
-    r"|just\s+)?$",
-    re.IGNORECASE,
-)
-PLAN_AFTER = re.compile(
-    r"[\s-]*(?:(?:sale|selling|rebalancing|exit|transition|diversification|implementation|execution)\s+)?"
-    r"(?:plan|programme|program|schedule|glide\s*path|transition|roll-?out|phase-?in|wind-?down|rebalancing|sale)\b",
-    re.IGNORECASE,
-)
-AT_ONCE = re.compile(
-    r"\b(?:immediately|at\s+once|in\s+one\s+go|in\s+a\s+single\s+(?:trade|step|block|transaction|tranche)|right\s+away"
-    r"|this\s+(?P<window>week|month|quarter|(?:tax\s+)?year)|all\s+now)\b",
-    re.IGNORECASE,
-)
-WINDOW_MONTHS = {"week": 0.25, "month": 1, "quarter": 3, "year": 12, "tax year": 12}
-START = re.compile(r"\b(?:start|starts|starting|begin|begins|beginning|kick\s+off|open\s+with)\b", re.IGNORECASE)
-
-
-@dataclass
-class Span:
-    low: float  # months (a duration) or a year (a date) or an age
-    high: float
-    start: int
-    end: int
-    text: str
-
-
-def _amount_of(match):
-    """The number of a DURATION match, as (low, high) of its units; None when the words are not a number."""
-    if match["halfa"]:
-        return (0.5, 0.5), match["hunit"]
-    if match["aunit"]:
-        return (1.5, 1.5), match["aunit"]
-    if match["nunit"]:
-        return (1, 1), match["nunit"]
-    num = re.sub(r"\s+", " ", match["num"].lower())
-    if num in VAGUE:
-        low, high = VAGUE[num]
-    elif num[0].isdigit():
-        low = high = float(num.replace(",", "."))
-    else:
-        value = words_value(num)
-        if value is None or num in ("and", "the"):
-            return None
-        low = high = float(value)
-    if match["num2"]:  # "3-5 years", "two to three years"
-        second = float(match["num2"].replace(",", ".")) if match["num2"][0].isdigit() else words_value(match["num2"])
-        high = max(high, float(second or high))
-    extra = 0.5 if match["half"] else 0
-    return (low + extra, high + extra), match["unit"]
-
-
-def durations(text):
-    """Every span of time the text states, in months: "eighteen months" (18), "1.5 years" (18), "a year and a half"
-    (18), "six weeks" (1.4), "a few weeks" (0.5-0.9)."""
-    found = []
-    for m in DURATION.finditer(text):
-        read = _amount_of(m)
-        if read is None:
-            continue
-        (low, high), unit = read
-        factor = UNIT_MONTHS[unit.lower().rstrip("s")]
-        found.append(Span(low * factor, high * factor, m.start(), m.end(), m[0]))
-    return found
-
-
-def timings(text, start, end):
-    """The plan's own timings between start and end: a duration after a timing word ("over six weeks", "within the
-    next 18 months") or before a plan's name ("a 4-year glide path"), and "immediately" as a timing of none."""
-    found = []
-    for d in durations(text[start:end]):
-        at, to = start + d.start, start + d.end
-        if re.search(r"\b(?:every|each|per)\s+$", text[max(0, at - 8) : at], re.IGNORECASE):
-            continue  # "every 6 months": a frequency
-        if TIMING_BEFORE.search(text, max(0, at - 60), at) or ("-" in d.text and PLAN_AFTER.match(text, to)):
-            found.append(Span(d.low, d.high, at, to, d.text))
-    for m in AT_ONCE.finditer(text, start, end):
-        window = WINDOW_MONTHS[" ".join(m["window"].lower().split())] if m["window"] else 0.25
-        found.append(Span(0, window, m.start(), m.end(), m[0]))
-    return found
-
-
-MONTHS = "january february march april may june july august september october november december".split()
-MONTH_NAMES = "|".join(MONTHS + [m[:3] for m in MONTHS])
-ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-YEAR_RE = r"(?:19|20)\d\d"
-DATE = re.compile(
-    rf"\b(?:(?P<q>Q[1-4])\s*(?P<qyear>{YEAR_RE})|(?P<h>H[12])\s*(?P<hyear>{YEAR_RE})"
-    rf"|(?:the\s+)?(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)\s+(?P<part>quarter|half)\s+of\s+(?P<oyear>{YEAR_RE})"
-    rf"|(?P<month>{MONTH_NAMES})\.?\s+(?P<myear>{YEAR_RE})"
-    rf"|(?P<edge>(?:the\s+)?end(?:\s+of|-)\s*|year-?end\s+|mid-?\s*|early\s+|late\s+)?(?P<year>{YEAR_RE}))(?![\d%])",
-    re.IGNORECASE,
-)
-DEADLINE_BEFORE = re.compile(
-    r"\b(?:by|until|till|through|thru|before|no\s+later\s+than|in|during|completed?\s+in|finish\w*\s+in|end\s+of"
-    r"|from|starting(?:\s+in)?|after|beginning(?:\s+in)?|into|for)\s+(?:the\s+)?$",
-    re.IGNORECASE,
-)
-
-
-def period(m):
-    """(earliest, latest) of a DATE match, as fractional years: "Q3 2027" (2027.5, 2027.75), "June 2027" (2027.42,
-    2027.5), "end of 2031" (2031.92, 2032.0), "mid-2030" (2030.33, 2030.67), "2031" (2031.0, 2032.0)."""
-    if m["q"]:
-        q = int(m["q"][1])
-        return int(m["qyear"]) + (q - 1) / 4, int(m["qyear"]) + q / 4
-    if m["h"] or m["ord"]:
-        year = int(m["hyear"] or m["oyear"])
-        n = int(m["h"][1]) if m["h"] else ORDINALS[m["ord"].lower()]
-        size = 0.5 if (m["h"] or m["part"].lower() == "half") else 0.25
-        return year + (n - 1) * size, year + n * size
-    if m["month"]:
-        n = next(i for i, name in enumerate(MONTHS) if name.startswith(m["month"].lower()[:3]))
-        return int(m["myear"]) + n / 12, int(m["myear"]) + (n + 1) / 12
-    year, edge = int(m["year"]), (m["edge"] or "").lower()
-    if "end" in edge:
-        return year + 11 / 12, year + 1
-    if "mid" in edge:
-        return year + 1 / 3, year + 2 / 3
-    if "early" in edge:
-        return year, year + 1 / 3
-    if "late" in edge:
-        return year + 2 / 3, year + 1
-    return year, year + 1
-
-
-def deadlines(text, start, end):
-    """Dates the text sets for the plan, with the word before them: "by 2035", "in Q3 2033", "by the end of 2031",
-    "in the fourth quarter of 2027", "from 2032". A year with no cue ("the 2031 budget") is no date of the plan."""
-    found = []
-    for m in DATE.finditer(text, start, end):
-        cue = DEADLINE_BEFORE.search(text, max(0, m.start() - 30), m.start())
-        if cue is None and not (m["q"] or m["h"] or m["ord"]):
-            continue
-        earliest, latest = period(m)
-        found.append((Span(earliest, latest, m.start(), m.end(), m[0]), cue[0].split()[0].lower() if cue else "in"))
-    return found
+__all__ = ["addressed", "coverage_findings", "findings"]
 
 
 def _deadline(horizon):
@@ -249,95 +68,6 @@ def _deadline(horizon):
         n = next(i for i, name in enumerate(MONTHS) if name.startswith(m[1].lower()[:3]))
         return year + (n + 1) / 12 if horizon.role != "before" else year + n / 12
     return year if horizon.role in ("before", "after") else year + 1
-
-
-# ---- what a sentence acts on --------------------------------------------------------------------------------------
-
-# Verbs that act on a thing; a word that is also a noun ("fund", "gift", "transfer", "open") acts only as a verb:
-# first in a sentence or after a modal, "to", a pronoun or "and", or followed by what it acts on.
-ACTIONS = (
-    "sell sells sold selling buy buys bought buying contribute contributes contributed contributing donate donates "
-    "donated donating exercise exercised exercising deploy deploys deployed deploying invest invests invested "
-    "investing allocate allocates allocated allocating hedged hedging purchased purchasing repay repays repaid "
-    "repaying withdraw withdraws withdrew withdrawing rebalance rebalanced rebalancing diversify diversified "
-    "diversifying trim trims trimmed trimming reduce reduces reduced reducing realise realised realising realize "
-    "realized realizing harvest harvested harvesting seeded seeding execute executed executing implement implemented "
-    "implementing sign signed drafted elect elected claimed defer deferred deferring staged staging move moves moved "
-    "moving shift shifted shifting use uses using put establish established establishing settle settled settling "
-    "cover covers covering earmark earmarked ring-fence ring-fenced ringfence reserved meet meets pay pays paid "
-    "paying amortise amortize amortised amortized refinance refinanced roll rolled rolling convert converts converted "
-    "converting gifted gifting funded funding transferred transferring opened opening avoid skip forgo decline reject "
-    "exclude designate designated appoint appointed filled swapped exchanged wrap wrapped hold holds holding retain "
-    "retained collared sets-up placed reinvest reinvests reinvested reinvesting close closes closed closing complete "
-    "completes completed completing finish finishes finished finishing list listed"
-).split()
-# Nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
-NOUN_VERBS = (
-    "fund funds gift gifts transfer transfers open opens place exchange hedge split stage reserve purchase claim draft "
-    "seed swap collar drop"
-).split()
-MAKE = re.compile(
-    r"\bmak(?:e|es|ing)\s+(?:a|an|the|both|two|three|her|his|their|its|annual|yearly|one|each)\s+(?:[\w-]+\s+){0,2}"
-    r"(?:buy-?ins?|gifts?|contributions?|payments?|transfers?|donations?|conversions?|withdrawals?|elections?|grants?"
-    r"|loans?|purchases?|distributions?)\b",
-    re.IGNORECASE,
-)
-VERB_BEFORE = re.compile(
-    r"(?:^|[:•*\-–]\s*|\b(?:to|will|would|should|could|can|must|then|and|we|she|he|they|you|i|first,?|next,?"
-    r"|also|now|later|recommend|please)\s+)$",
-    re.IGNORECASE,
-)
-VERB_AFTER = re.compile(
-    r"^\s+(?:an?|the|it|them|her|his|their|its|this|that|some|part|up|with|into|\d|[A-Z]{3}\s|\$|€|£)"
-)
-NOUN_AFTER = re.compile(r"^\s*(?:funds?|trusts?|or|and|of|is|are|was|has|[:,;)]|$)", re.IGNORECASE)  # "Hedge fund or"
-SET_UP = re.compile(r"\bset(?:s|ting)?\s+up\b|\bpay\s+down\b|\brule\s+out\b", re.IGNORECASE)
-# A date or a schedule, not "next year" or "later": a year, a quarter, a month, an age, a span, a frequency.
-WHEN = re.compile(
-    rf"\b(?:Q[1-4]|H[12])\b|\b(?:{MONTH_NAMES})\b|\b(?:annually|yearly|quarterly|monthly|each\s+year|every\s+year"
-    r"|per\s+year|a\s+year|year-?end|at\s+(?:age\s+)?\d{2}|by\s+(?:age\s+)?\d{2})\b",
-)
-
-
-def _words(text):
-    return [(m.start(), m.end(), m[0]) for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text)]
-
-
-def acts(sentence, mask=()):
-    """Whether a sentence acts (a figure, an action verb, a date or horizon), the masked spans aside."""
-    chars = list(sentence)
-    for s, e in mask:
-        chars[s:e] = " " * (e - s)
-    plain = "".join(chars)
-    if any(q.kind in ("amount", "percent", "year") for q in find_quantities(plain)):
-        return True
-    spans = [d for d in durations(plain) if d.text.lower() not in ("year", "month", "week", "quarter")]  # "next year"
-    return bool(WHEN.search(plain) or spans or verbs(plain))
-
-
-def verbs(plain):
-    """Whether a text has a verb that acts (ACTIONS; a NOUN_VERBS word in a verb's place; set up, make a gift)."""
-    if SET_UP.search(plain) or MAKE.search(plain):
-        return True
-    for start, end, word in _words(plain):
-        lower = word.lower()
-        if lower in ACTIONS:
-            return True
-        if (
-            lower in NOUN_VERBS
-            and not NOUN_AFTER.match(plain[end:])
-            and (VERB_BEFORE.search(plain[:start]) or VERB_AFTER.match(plain[end:]))
-        ):
-            return True
-    return False
-
-
-def addressed(text: str, start: int, end: int) -> bool:
-    """Whether the sentence around text[start:end] (a mention of an instrument, a goal, a commitment) acts on it: a
-    figure, an action verb (fund, sell, gift, transfer, convert, open, contribute, buy, set up ...), a date or a
-    horizon. "GRAT: weigh it against the plan above." names the GRAT and does nothing with it."""
-    s, e = _sentence(text, start)
-    return acts(text[s:e], mask=[(max(0, start - s), max(0, end - s))])
 
 
 # ---- the constraints ----------------------------------------------------------------------------------------------
@@ -373,7 +103,7 @@ def _about_obligation(text, finding, facts):
     obligations = [f for f in facts if f.kind == "amount" and f.role in ("commitment", "liability")]
     if not obligations:
         return False
-    s, e = _sentence(text, finding.start)
+    s, e = sentence_at(text, finding.start)
     return any(_mentions(text[s:e], _obligation_words(f)) for f in obligations)
 
 
@@ -494,7 +224,7 @@ def _issuer_amounts(text, money, limit):
             continue
         if m["next"] and m["next"].strip().lower() in FUND_WORDS | CLASSES:
             continue
-        s, e = _sentence(text, q.start)
+        s, e = sentence_at(text, q.start)
         if not BUY_WORDS.search(text, s, q.start) or _negated(text, q.start):
             continue
         finding = _verdict(money, q.value, (q.start, q.end), text, f"{q.text} in {m['name']}")
@@ -555,8 +285,8 @@ def _months_floor(text, limit, facts):
             continue
         if re.search(r"\b(?:every|each|per)\s+$", before, re.IGNORECASE):
             continue
-        s, e = _sentence(text, d.start)
-        if not RESERVE.search(text, s, e) or NOW.search(text, *_clause(text, d.start, d.end)):
+        s, e = sentence_at(text, d.start)
+        if not RESERVE.search(text, s, e) or NOW.search(text, *clause_at(text, d.start, d.end)):
             continue  # "the first 6 months of expenses come from the salary": no reserve is stated; or today's
         floor_fact = Fact(**{**limit.__dict__, "value": floor, "unit": "months"})
         finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
@@ -616,11 +346,11 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
             )
             level = kept_in_cash or named_level
         else:
-            s, e = _clause(text, q.start, q.end)
+            s, e = clause_at(text, q.start, q.end)
             level = base & _content(text[s:e]) and re.search(BOUND_BEFORE, before, re.IGNORECASE)
         if not level:
             continue
-        c0, c1 = _clause(text, q.start, q.end)
+        c0, c1 = clause_at(text, q.start, q.end)
         if (
             NOW.search(text, c0, c1)
             or EXTRA.search(text, c0, c1)
@@ -631,7 +361,7 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
         levels.append(q)
     by_sentence = {}
     for q in levels:
-        by_sentence.setdefault(_sentence(text, q.start), []).append(q)
+        by_sentence.setdefault(sentence_at(text, q.start), []).append(q)
     for (s, e), group in by_sentence.items():  # a level and the amounts listed with it ("... and CHF 100k at ZKB")
         for r in find_quantities(text[group[-1].end : e]):
             r_start = group[-1].end + r.start
@@ -695,7 +425,7 @@ def _percent_limit(text, limit, facts):
     for q in find_quantities(text):
         if q.kind != "percent" or _negated(text, q.start) or TRADE_BEFORE.search(text[max(0, q.start - 40) : q.start]):
             continue
-        s, e = _clause(text, q.start, q.end)
+        s, e = clause_at(text, q.start, q.end)
         clause = _content(text[s:e])
         if NOW.search(text, s, e) or any(q.value == f.value and _content(f.label) & clause for f in shares):
             continue  # the client's situation today, not the plan
@@ -780,18 +510,18 @@ def _horizon(text, horizon, specific, facts=()):
         if horizon.unit != "age" and not _relevant(sentence, horizon, specific, facts):
             continue
         if horizon.unit in ("months", "years"):
-            out += [f for f in _span(text, s, e, horizon) if _its_clause(text, f, horizon, specific, facts)]
+            out += [f for f in _span(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
         elif horizon.unit == "year" and verbs(sentence):
-            out += [f for f in _calendar(text, s, e, horizon) if _its_clause(text, f, horizon, specific, facts)]
+            out += [f for f in _calendar(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
         elif horizon.unit == "age":
             out += _age(text, s, e, horizon, facts)
     return out
 
 
-def _its_clause(text, finding, horizon, specific, facts):
+def _itsclause_at(text, finding, horizon, specific, facts):
     """A timing belongs to the horizon's subject when its clause names it, or has no verb of its own ("Sell the stock
     in two steps, the last in 2031"); "After the villa sale, reinvest the proceeds over 12 months" times another act."""
-    s, e = _clause(text, finding.start, finding.end)
+    s, e = clause_at(text, finding.start, finding.end)
     clause = text[s:e]
     return _relevant(clause, horizon, specific, facts) or not verbs(clause)
 
@@ -810,7 +540,7 @@ def _span(text, s, e, horizon):
     for t in timings(text, s, e):
         if _negated(text, t.start):
             continue
-        c0, c1 = _clause(text, t.start, t.end)
+        c0, c1 = clause_at(text, t.start, t.end)
         if horizon.role == "over" and (PART.search(text, c0, c1) or START.search(text, c0, c1)):
             continue  # "the first tranche within 30 days": a part's timing, not the plan's span
         if horizon.role == "over":
@@ -1041,7 +771,7 @@ def _new_commitments(text, facts):
             if projected < target.value - 0.5:
                 continue  # the calls leave room: a new commitment may be right
             for m in NEW_COMMITMENT.finditer(text):
-                s, e = _sentence(text, m.start())
+                s, e = sentence_at(text, m.start())
                 if _negated(text, m.start()) or re.search(
                     r"\b(?:no|not|don't|avoid|stop)\b", text[s : m.start()], re.I
                 ):
@@ -1150,124 +880,4 @@ def _splits(text, facts):
                 f"{m['parts']}; the amount to be moved is the {label} ({format_amount(value, unit)})"
             )
             out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
-    return out
-
-
-# ---- coverage that means something -------------------------------------------------------------------------------
-
-ABBREVIATIONS = {
-    "charitable remainder trust": "CRT",
-    "charitable remainder unitrust": "CRUT",
-    "charitable lead trust": "CLT",
-    "donor advised fund": "DAF",
-    "grantor retained annuity trust": "GRAT",
-    "exchange traded fund": "ETF",
-    "spousal lifetime access trust": "SLAT",
-    "intentionally defective grantor trust": "IDGT",
-    "qualified small business stock": "QSBS",
-    "irrevocable life insurance trust": "ILIT",
-}
-DETERMINER = re.compile(r"^(?:(?:a|an|the|her|his|their|its|some|one|two)\s+)+", re.IGNORECASE)
-
-
-def _instrument_mentions(text, fact):
-    """Where the answer names an instrument: its name, the client's words, or its abbreviation (CRT, DAF ...)."""
-    phrases = {DETERMINER.sub("", str(fact.value or "")).strip()}
-    if fact.text and len(fact.text.split()) <= 6:
-        phrases.add(DETERMINER.sub("", fact.text).strip())
-    phrases.discard("")
-    spans = []
-    for phrase in phrases:
-        plain = " ".join(re.sub(r"[-‐–’'/]", " ", phrase.lower()).split())
-        abbreviation = ABBREVIATIONS.get(plain) or (
-            "".join(w[0] for w in plain.split()).upper() if len(plain.split()) >= 3 else ""
-        )
-        if abbreviation:
-            spans += [m.span() for m in re.finditer(rf"(?<!\w){abbreviation}s?(?!\w)", text)]
-        loose = r"[\s\-‐–’'/]+".join(map(re.escape, plain.split()))
-        spans += [m.span() for m in re.finditer(rf"(?<!\w){loose}(?:e?s)?(?!\w)", text, re.IGNORECASE)]
-    return sorted(set(spans))
-
-
-GOAL_FILLERS = set(
-    "get gets getting got keep keeps keeping kept stay stays staying make makes making want wants wanted would like "
-    "while within without into onto over under below above before after next than then them they she he him it so "
-    "such very also still both some any more less most least much many way ways use uses using need needs can could "
-    "should will able start starts begin begins the a an her his their its your our my client of in on at to for and "
-    "or with by from as is are was this that these those about all each per".split()
-)
-GOAL_SYNONYMS = (
-    "pass transfer transfers hand gift gifts gifting succession bequeath inherit inheritance leave",
-    "business company firm gmbh stake enterprise",
-    "daughter son children child kids heir heirs brother sister sibling siblings grandchildren",
-    "fair fairly equal equally equalise equalize equalisation equalization even",
-    "reduce sell sale sales trim cut lower diversify diversified divest unwind exit",
-    "withdrawals withdrawal withdraw draw drawing drawdowns distributions decumulation",
-    "sequence order ordering sequencing",
-    "retire retirement retiring",
-    "single concentrated concentration",
-    "position holding stake shares stock",
-    "manageable minimise minimize lowest low spread",
-    "thresholds threshold tier tiers limit bracket",
-    "bill cost costs",
-)
-GOAL_GROUPS = {w[:5]: {m[:5] for m in g.split()} for g in GOAL_SYNONYMS for w in g.split()}
-
-
-def _plain(text):
-    return " ".join(re.sub(r"[-‐–’'/]", " ", str(text).lower()).split())
-
-
-def _goal_met(goal, text):
-    """Today's rule (check.py): at least half the goal's words, by their first five letters or a word of their group,
-    each figure in any form, each rule by any of its names, are in the text."""
-    rules = regimes.find_regimes(goal)
-    named = {m.name for m in regimes.find_regimes(text)}
-    figures = [x for x in find_quantities(goal) if x.kind in ("amount", "percent", "age")]
-    for span in sorted([(x.start, x.end) for x in figures] + [(m.start, m.end) for m in rules], reverse=True):
-        goal = goal[: span[0]] + " " + goal[span[1] :]
-    stems = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(text))}
-    words = {w[:5] for w in re.findall(r"[a-z0-9]+", _plain(goal)) if w not in GOAL_FILLERS}
-    present = sum(bool(GOAL_GROUPS.get(w, {w}) & stems) for w in words)
-    ours = [y for y in find_quantities(text) if y.kind in ("amount", "percent", "age")]
-    present += sum(
-        any(
-            y.unit == x.unit and abs(y.value - x.value) <= max(x.precision, y.precision) * 2 + 1e-9 * abs(x.value)
-            for y in ours
-        )
-        for x in figures
-    )
-    present += sum(m.name in named for m in rules)
-    total = len(words) + len(figures) + len(rules)
-    return not total or present * 2 >= total
-
-
-def coverage_findings(text: str, facts: list[Fact]) -> list[Finding]:
-    """Each instrument the client listed and each goal, addressed by a sentence that acts on it (`addressed`): an
-    instrument named only in a filler line ("GRAT: weigh it against the plan above.") is not addressed; a goal is
-    met by today's rule on the sentences that act."""
-    text = text or ""
-    acting = " ".join(text[s:e] for s, e in sentences(text) if acts(text[s:e]))
-    out = []
-    for fact in facts:
-        name = str(fact.value or fact.text)
-        if fact.kind == "instrument":
-            what = f"the {DETERMINER.sub('', name)} the client listed"
-            spans = _instrument_mentions(text, fact)
-            hit = next(((s, e) for s, e in spans if addressed(text, s, e)), None)
-            if hit:
-                out.append(Finding("coverage", True, text[hit[0] : hit[1]], f"the answer addresses {what}", *hit))
-            elif spans:
-                s, e = spans[0]
-                out.append(Finding("coverage", False, text[s:e], f"the answer names {what} but never acts on it", s, e))
-            else:
-                out.append(Finding("coverage", False, "", f"the answer never addresses {what}", -1, -1))
-        elif fact.kind == "goal":
-            what = f"the client's goal: {name}"
-            if _goal_met(name, acting):
-                out.append(Finding("coverage", True, "", f"the answer addresses {what}", -1, -1))
-            elif _goal_met(name, text):
-                out.append(Finding("coverage", False, "", f"the answer names {what} but never acts on it", -1, -1))
-            else:
-                out.append(Finding("coverage", False, "", f"the answer never addresses {what}", -1, -1))
     return out

@@ -3,7 +3,8 @@ commitment of the sheet, and sentences that keep them (no false alarm on those i
 
 import pytest
 
-from reasoning.facts.constraints import addressed, coverage_findings, durations, findings
+from reasoning.facts.constraints import addressed, coverage_findings, findings
+from reasoning.facts.phrases import durations
 from reasoning.facts.sheet import CHECK_KINDS, Fact
 
 # A Zurich couple: Anna, 58, wants the pension buy-ins made before retiring at 61, and CHF 200k kept in cash.
