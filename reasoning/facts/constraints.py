@@ -211,6 +211,11 @@ FUND_WORDS = set("fund funds etf etfs index tracker portfolio account trust slee
 BUY_WORDS = re.compile(r"\b(?:put|puts|putting|buy|buys|buying|invest\w*|add\w*|hold\w*|keep\w*|allocat\w*)\b", re.I)
 
 
+FUND_AFTER = re.compile(
+    r"(?:\s+[\w&.’'-]+){0,4}?\s+(?:[A-Z]{2,}\b|S&P|(?i:funds?|etfs?|index|tracker|ucits|trust|portfolio)\b)"
+)
+
+
 def _issuer_amounts(text, money, limit):
     """An amount put into one named issuer against a cap in percent of the whole: "Put CHF 600k into Nestlé" when
     the cap is 8% of CHF 5.2M (CHF 416k). Funds, classes and places ("into Swiss equities") are left alone."""
@@ -222,8 +227,10 @@ def _issuer_amounts(text, money, limit):
         m = ISSUER_AMOUNT.match(text, q.end) if q.kind == "amount" and q.unit == money.unit else None
         if not m or m["name"].lower() in NOT_ONE_ISSUER or m["name"].isupper():
             continue
-        if m["next"] and m["next"].strip().lower() in FUND_WORDS | CLASSES:
-            continue
+        if m["next"] and m["next"].strip().lower() in FUND_WORDS | CLASSES | {"and", "or", "&"}:
+            continue  # "in Apple and Microsoft": the amount is shared
+        if FUND_AFTER.match(text, m.end("name")):
+            continue  # "in Vanguard FTSE All-World": a fund
         s, e = sentence_at(text, q.start)
         if not BUY_WORDS.search(text, s, q.start) or _negated(text, q.start):
             continue
@@ -244,6 +251,12 @@ DRAIN = re.compile(
 )
 
 
+ABOVE_FLOOR = re.compile(
+    r"\s*(?:\w+\s+){0,2}?(?:above|beyond|over|in\s+excess\s+of|except|but|less|minus|apart\s+from|beside|save)\b",
+    re.IGNORECASE,
+)
+
+
 def _drained(text, limit, facts):
     """Cash spent down below the floor: "Put the EUR 300k cash into equities" when the cash is EUR 300k and the
     minimum EUR 200k; "use the whole EUR 300k of deposits"; the level left is the cash holding less the amount."""
@@ -257,8 +270,8 @@ def _drained(text, limit, facts):
         what = m["what"]
         amounts = [q for q in find_quantities(what) if q.kind == "amount" and q.unit == limit.unit]
         whole = re.search(r"\b(?:all|whole|full|entire)\b", what, re.IGNORECASE)
-        if _negated(text, m.start()) or not (amounts or whole):
-            continue
+        if _negated(text, m.start()) or not (amounts or whole) or ABOVE_FLOOR.match(text, m.end()):
+            continue  # "invest all cash above the USD 450k floor" keeps the floor
         holding = holdings[0].value if holdings else None
         if amounts and holding is not None:
             left = holding - amounts[0].value
@@ -742,6 +755,11 @@ def _words_of(label):
     }
 
 
+COMMIT_WORDS = re.compile(
+    r"\s*(?:(?:a|an|another|further|additional|fresh|new|up\s+to|roughly|about|some|of|worth)\s+)*", re.IGNORECASE
+)
+
+
 def _new_commitments(text, facts):
     """A new commitment to a class the uncalled commitments already take to its target: "commit a fresh CHF 2.4M to
     new funds" when private markets are 5% of CHF 48M, the target 10% and CHF 3.5M still to be called (12.3%)."""
@@ -779,6 +797,8 @@ def _new_commitments(text, facts):
                 new = [q for q in find_quantities(text[m.end() : e]) if q.kind == "amount" and q.unit == fact.unit]
                 if not new or abs(new[0].value - fact.value) <= new[0].precision:
                     continue
+                if not COMMIT_WORDS.fullmatch(text[m.end() : m.end() + new[0].start]):
+                    continue  # "we commit to rebalancing the USD 310M endowment": no amount committed
                 at = m.end() + new[0].start
                 detail = (
                     f"a new commitment of {new[0].text} on top of the {_name(fact)}, which already take "

@@ -171,6 +171,9 @@ BREAKING = [
     ("swiss", "Spread the buy-ins over the years 62 to 64: make the last buy-in at 63."),
 ]
 KEEPING = [
+    ("college", "Invest USD 20M in Vanguard FTSE All-World and USD 5M in Apple and Microsoft."),
+    ("college", "We commit to rebalancing the USD 310M endowment within the policy ranges."),
+    ("executive", "Invest all cash above the USD 450k minimum in the muni ladder."),
     ("foundation", "Hold the new bonds for 10 years to maturity."),
     ("family", "The reserve is 6 months today."),
     ("swiss", "Hold an extra CHF 150k in cash for the tax bill."),
