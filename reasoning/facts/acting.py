@@ -34,7 +34,9 @@ ACTIONS = (
     "converting gifted gifting funded funding transferred transferring opened opening avoid skip forgo decline reject "
     "exclude designate designated appoint appointed filled swapped exchanged wrap wrapped hold holds holding retain "
     "retained collared sets-up placed reinvest reinvests reinvested reinvesting close closes closed closing complete "
-    "completes completed completing finish finishes finished finishing list listed"
+    "completes completed completing finish finishes finished finishing list listed spread spreads spreading phase "
+    "phased unwind unwinds unwinding liquidate liquidated liquidating divest divested divesting dispose disposed exit "
+    "exits exiting distribute distributed distributing"
 ).split()
 # Nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
 NOUN_VERBS = (

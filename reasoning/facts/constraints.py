@@ -299,7 +299,11 @@ def _months_floor(text, limit, facts):
         if re.search(r"\b(?:every|each|per)\s+$", before, re.IGNORECASE):
             continue
         s, e = sentence_at(text, d.start)
-        if not RESERVE.search(text, s, e) or NOW.search(text, *clause_at(text, d.start, d.end)):
+        if (
+            not RESERVE.search(text, s, e)
+            or NOW.search(text, *clause_at(text, d.start, d.end))
+            or GENERAL.search(text, s, e)
+        ):
             continue  # "the first 6 months of expenses come from the salary": no reserve is stated; or today's
         floor_fact = Fact(**{**limit.__dict__, "value": floor, "unit": "months"})
         finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
@@ -516,13 +520,22 @@ def _relevant(sentence, horizon, specific, facts=()):
     return not specific and bool(PLAN_WORDS & words)
 
 
+GENERAL = re.compile(
+    r"\b(?:most|many|typical(?:ly)?|usual(?:ly)?|commonly|often|generally|rule\s+of\s+thumb|conventional(?:ly)?"
+    r"|standard\s+advice|other\s+(?:families|clients|investors))\b",
+    re.IGNORECASE,
+)
+
+
 def _horizon(text, horizon, specific, facts=()):
     out = []
     for s, e in sentences(text):
         sentence = text[s:e]
         if horizon.unit != "age" and not _relevant(sentence, horizon, specific, facts):
             continue
-        if horizon.unit in ("months", "years"):
+        if GENERAL.search(sentence):
+            continue  # "Most families hold 3-6 months": what others do, not the plan
+        if horizon.unit in ("months", "years") and verbs(sentence):
             out += [f for f in _span(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
         elif horizon.unit == "year" and verbs(sentence):
             out += [f for f in _calendar(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]

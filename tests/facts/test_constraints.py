@@ -116,6 +116,8 @@ SHEETS = {
 }
 
 BREAKING = [
+    ("sale", "Unwind the concentrated position in four steps over the next five weeks."),
+    ("family", "Hold 9 months of spending in cash; the usual 6 would be too thin."),
     # limits in percent of an account, cash spent down, one issuer's amount, new commitments on top of the uncalled
     ("executive", "Sweep the brokerage cash down to USD 250k and buy Treasuries with the rest."),
     ("executive", "Invest the whole USD 900k of cash in the muni ladder."),
@@ -171,6 +173,9 @@ BREAKING = [
     ("swiss", "Spread the buy-ins over the years 62 to 64: make the last buy-in at 63."),
 ]
 KEEPING = [
+    ("family", "Most families hold 3-6 months of expenses in cash; yours holds 18."),
+    ("foundation", "Expected returns over 10 years are 5% for equities."),
+    ("sale", "The company stock has fallen 30% in six weeks."),
     ("college", "Invest USD 20M in Vanguard FTSE All-World and USD 5M in Apple and Microsoft."),
     ("college", "We commit to rebalancing the USD 310M endowment within the policy ranges."),
     ("executive", "Invest all cash above the USD 450k minimum in the muni ladder."),
