@@ -36,7 +36,7 @@ ACTIONS = (
     "retained collared sets-up placed reinvest reinvests reinvested reinvesting close closes closed closing complete "
     "completes completed completing finish finishes finished finishing list listed spread spreads spreading phase "
     "phased unwind unwinds unwinding liquidate liquidated liquidating divest divested divesting dispose disposed exit "
-    "exits exiting distribute distributed distributing"
+    "exits exiting distribute distributed distributing recommend recommends recommended protect protects protected"
 ).split()
 # Nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
 NOUN_VERBS = (
@@ -88,7 +88,7 @@ def verbs(plain):
         return True
     for start, end, word in _words(plain):
         lower = word.lower()
-        if lower in ACTIONS:
+        if lower in ACTIONS or (lower.endswith("s") and lower[:-1] in ACTIONS and lower[:-1] not in NOUN_VERBS):
             return True
         if (
             lower in NOUN_VERBS
@@ -104,6 +104,8 @@ def addressed(text: str, start: int, end: int) -> bool:
     figure, an action verb (fund, sell, gift, transfer, convert, open, contribute, buy, set up ...), a date or a
     horizon. "GRAT: weigh it against the plan above." names the GRAT and does nothing with it."""
     s, e = sentence_at(text, start)
+    while e < len(text) and text[e] == ";":  # "A CRT fits her goal; fund it with the low-basis shares."
+        e = sentence_at(text, min(len(text) - 1, e + 2))[1] if e + 2 < len(text) else len(text)
     return acts(text[s:e], mask=[(max(0, start - s), max(0, end - s))])
 
 

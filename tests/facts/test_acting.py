@@ -11,6 +11,23 @@ ESTATE = [
 ]
 
 ADDRESSED = [
+    (
+        "The GRAT is the better vehicle: it shifts the appreciation out of the estate at little gift-tax cost.",
+        "GRAT",
+        True,
+    ),
+    ("A CRT fits her goal of income plus a charitable legacy; fund it with the low-basis shares.", "CRT", True),
+    ("Exchange fund: contribute USD 2M of the stock for seven years of diversification.", "Exchange fund", True),
+    ("We do not recommend the ILIT: the estate is below the exemption.", "ILIT", True),
+    ("The DAF lets her bunch five years of gifts into this year's deduction.", "DAF", True),
+    ("Roth conversion: convert USD 100k a year while her bracket is 24%.", "Roth conversion", True),
+    ("Pillar 3a: pay in CHF 7,258 each year until 64.", "Pillar 3a", True),
+    ("The collar protects the downside for 12 months.", "collar", True),
+    ("The GRAT could be considered later.", "GRAT", False),
+    ("Other options, such as a CRT, exist.", "CRT", False),
+    ("See the notes on the ILIT.", "ILIT", False),
+    ("The DAF: to be discussed.", "DAF", False),
+    ("- Exchange fund (see above)", "Exchange fund", False),
     ("Fund a 2-year GRAT with USD 1.5M of the shares in Q1.", "GRAT", True),
     ("Set up an ILIT to hold the second-to-die policy.", "ILIT", True),
     ("Gift appreciated shares to the DAF each December.", "DAF", True),
