@@ -409,10 +409,12 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
 
 
 ISSUER = set(
-    "issuer issuers name names stock position positions company holding line single security securities stake share shares counterparty bank exposure weight concentration".split()
+    "issuer issuers name names stock position positions company holding line single security securities stake share "
+    "shares counterparty bank exposure weight concentration".split()
 )
 CLASSES = set(
-    "equities equity bonds bond alternatives cash gold real estate hedge funds fixed income private markets commodities stocks portfolio".split()
+    "equities equity bonds bond alternatives cash gold real estate hedge funds fixed income private markets "
+    "commodities stocks portfolio".split()
 )
 # A trade ("sell 5% of"), the level being reduced ("reduce the 35% position"), or today's ("is 35%", "the current
 # 35%"): not the plan's level.

@@ -315,38 +315,62 @@ def test_a_cash_amount_is_checked_against_a_floor_in_months_when_the_expenses_ar
 # ---- whole answers in a model's style: every constraint kept, then one slip each ---------------------------------
 
 WHOLE_ANSWERS = {
-    "swiss": """**Recommendation**
-
-1. Liquidity first: keep CHF 220k in cash (above the CHF 200k minimum the client set) and hold the EUR 600k Lisbon flat as is.
-2. Pension buy-ins: make the CHF 310k of buy-in capacity in three annual buy-ins of roughly CHF 103k in 2025, 2026 and 2027, all before Anna retires at 61; each is deductible at her marginal rate of about 35%.
-3. Pillar 3a: contribute the maximum CHF 7,258 each year until retirement.
-4. After retiring at 61, draw the pension as a mix of annuity and capital to spread the tax; the 3a accounts are withdrawn over 2-3 tax years.
-5. Rebalance the CHF 2.4M portfolio once a year; the 5-year expected return is about 4%.
-Timeline: over the next three years, with a review every 6 months.""",
-    "estate": """Summary: the estate of USD 18M can reach its transfer goals by 2031.
-- Fund a 2-year rolling GRAT with USD 3M of the concentrated shares in Q1 2025, then re-GRAT each annuity payment.
-- Set up an ILIT to own a USD 5M second-to-die policy; gift the premiums using annual exclusions.
-- Diversify: sell the single-stock position down to 9% of the portfolio over 24 months, staying under the 10% issuer cap.
-- Mortgage: keep the USD 1.2M mortgage at its 3.1% fixed rate; the cash flow covers it.
-- Complete the last gifts in 2030, a year ahead of the deadline.
-Risks: the 7520 rate may rise; the 40% estate tax applies above the exemption.""",
-    "foundation": """Plan for the foundation's CHF 12M endowment:
-The target is 60/25/15 against 71/19/10 today, so CHF 1.32M of equities (11%) must move: CHF 720k to bonds and CHF 600k to alternatives.
-Stage the trades over four years: sell CHF 330k of equities each year and buy bonds and alternatives in the same proportion.
-Capital calls: set aside CHF 3M in short-dated Swiss bonds to meet the uncalled infrastructure commitments as they are drawn over the next 3-5 years.
-No issuer should exceed 10%; the largest position, Nestlé at 6%, is fine.
-Review the spending rate of 3.5% annually.""",
-    "family": """For the family:
-- Cash floor: hold CHF 300k in cash, i.e. 20 months of expenses at CHF 15k a month, above the 18-month floor.
-- Invest the remaining CHF 3.7M 60/40 and rebalance every 12 months.
-- Mortgage: amortise CHF 20k a year indirectly via pillar 3a and keep the CHF 800k mortgage otherwise.
-- Refill the cash reserve from coupons whenever it falls under 18 months of spending.""",
-    "sale": """Sequencing:
-1. Villa: mandate a broker now and sell the villa within 6 months; expected proceeds CHF 3.5M less 2% fees.
-2. Company stock: diversify the USD 6M position over three years in six half-yearly sales of about USD 1M each, fully out by the end of 2029.
-3. Reinvest the proceeds over 12 months in a global 60/40 mix.
-4. A 10-year horizon for the portfolio suggests a 5% expected return.""",
+    "swiss": (
+        "**Recommendation**\n"
+        "\n"
+        "1. Liquidity first: keep CHF 220k in cash (above the CHF 200k minimum the client set) and hold the "
+        "EUR 600k Lisbon flat as is.\n"
+        "2. Pension buy-ins: make the CHF 310k of buy-in capacity in three annual buy-ins of roughly CHF 103k"
+        " in 2025, 2026 and 2027, all before Anna retires at 61; each is deductible at her marginal rate of "
+        "about 35%.\n"
+        "3. Pillar 3a: contribute the maximum CHF 7,258 each year until retirement.\n"
+        "4. After retiring at 61, draw the pension as a mix of annuity and capital to spread the tax; the 3a "
+        "accounts are withdrawn over 2-3 tax years.\n"
+        "5. Rebalance the CHF 2.4M portfolio once a year; the 5-year expected return is about 4%.\n"
+        "Timeline: over the next three years, with a review every 6 months."
+    ),
+    "estate": (
+        "Summary: the estate of USD 18M can reach its transfer goals by 2031.\n"
+        "- Fund a 2-year rolling GRAT with USD 3M of the concentrated shares in Q1 2025, then re-GRAT each "
+        "annuity payment.\n"
+        "- Set up an ILIT to own a USD 5M second-to-die policy; gift the premiums using annual exclusions.\n"
+        "- Diversify: sell the single-stock position down to 9% of the portfolio over 24 months, staying "
+        "under the 10% issuer cap.\n"
+        "- Mortgage: keep the USD 1.2M mortgage at its 3.1% fixed rate; the cash flow covers it.\n"
+        "- Complete the last gifts in 2030, a year ahead of the deadline.\n"
+        "Risks: the 7520 rate may rise; the 40% estate tax applies above the exemption."
+    ),
+    "foundation": (
+        "Plan for the foundation's CHF 12M endowment:\n"
+        "The target is 60/25/15 against 71/19/10 today, so CHF 1.32M of equities (11%) must move: CHF 720k to"
+        " bonds and CHF 600k to alternatives.\n"
+        "Stage the trades over four years: sell CHF 330k of equities each year and buy bonds and alternatives"
+        " in the same proportion.\n"
+        "Capital calls: set aside CHF 3M in short-dated Swiss bonds to meet the uncalled infrastructure "
+        "commitments as they are drawn over the next 3-5 years.\n"
+        "No issuer should exceed 10%; the largest position, Nestlé at 6%, is fine.\n"
+        "Review the spending rate of 3.5% annually."
+    ),
+    "family": (
+        "For the family:\n"
+        "- Cash floor: hold CHF 300k in cash, i.e. 20 months of expenses at CHF 15k a month, above the "
+        "18-month floor.\n"
+        "- Invest the remaining CHF 3.7M 60/40 and rebalance every 12 months.\n"
+        "- Mortgage: amortise CHF 20k a year indirectly via pillar 3a and keep the CHF 800k mortgage "
+        "otherwise.\n"
+        "- Refill the cash reserve from coupons whenever it falls under 18 months of spending."
+    ),
+    "sale": (
+        "Sequencing:\n"
+        "1. Villa: mandate a broker now and sell the villa within 6 months; expected proceeds CHF 3.5M less "
+        "2% fees.\n"
+        "2. Company stock: diversify the USD 6M position over three years in six half-yearly sales of about "
+        "USD 1M each, fully out by the end of 2029.\n"
+        "3. Reinvest the proceeds over 12 months in a global 60/40 mix.\n"
+        "4. A 10-year horizon for the portfolio suggests a 5% expected return."
+    ),
 }
+
 SLIPS = {
     "swiss": ("keep CHF 220k in cash", "keep CHF 120k in cash"),
     "estate": ("Complete the last gifts in 2030", "Complete the last gifts in 2034"),
