@@ -33,7 +33,7 @@ ROLES = {
 # A limit's or a horizon's unit: a duration, a calendar year, an age, a currency (ISO 4217) or a percent.
 DURATION_UNITS = ("months", "years")
 SOURCES = ("extracted", "advisor")
-CHECK_KINDS = ("figure", "arithmetic", "currency", "jurisdiction", "label", "coverage")
+CHECK_KINDS = ("figure", "arithmetic", "currency", "jurisdiction", "label", "coverage", "constraint")
 
 
 @dataclass

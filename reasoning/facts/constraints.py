@@ -1,0 +1,918 @@
+"""The client's constraints checked: limits, horizons and commitments on the sheet against a step or an answer.
+
+`findings(text, facts, final)` returns Findings of kind "constraint", failed ones and kept ones (ok=True, naming the
+constraint, so a badge can say "4 constraints kept"). Pure: no Django, no litellm. Whatever it cannot tie to a
+constraint it leaves alone; each rule says what it reads.
+
+- limit, floor or minimum on cash: a reserve stated in months (or years) of expenses below a floor in months ("keep
+  6 months of expenses in cash" under 18), or a cash level as an amount below the floor's money ("hold CHF 120k in
+  cash" under CHF 200k; a months floor in money when the sheet has the monthly or yearly expenses or a spending rate
+  of an amount; a percent of an account when the account is on the sheet). A level is read only in its own forms
+  ("keep/hold/leave X in cash", "cash (reserve) of/at/down to X", "X as a reserve", "N months of expenses"), or as
+  cash spent down ("put the EUR 300k cash into equities": the cash holding less the amount); a flow ("move CHF 50k
+  into cash"), an extra pot, today's level and other currencies are left alone.
+- limit, cap or maximum: a percent tied to the limit's object ("12% in one issuer", "a 15% position", "cap each
+  issuer at 12%") above the cap, or an amount put into one named issuer above the cap's money ("buy USD 12M of
+  Microsoft" for 3% of USD 310M). Today's shares, trades, the level being cut, classes, funds and places are not.
+- horizon over N: the plan's own timing ("three steps over six weeks", "immediately", "this quarter") under half of
+  N or over 1.5 times N; within N: a longer timing; by/before a date: a date that starts after the deadline ("by
+  2035", "Q4 2027" for "by June 2027"); before/by an age: "after retiring", "in retirement" or a later age in a
+  sentence that acts, "keep working until 64" for a retirement at 60. A timing is read after a timing word (over,
+  within, in, across, during, the next ...) or as "a N-year plan"; "a 2-year GRAT", "every 6 months", a part's
+  timing ("the first tranche within 30 days") and an obligation's schedule say nothing about the horizon. A
+  horizon is tied to the clause that names what it governs (its label, base and words; "rebalancing" brings the
+  targets' classes); with several duration horizons on the sheet, a sentence must name the horizon's object.
+- a split into tranches, thirds or equal parts of an amount of the sheet that is not the amount to be moved (the
+  sheet's amount for the trades, or the drift of current shares above their targets times their base), and a new
+  commitment to a class the uncalled commitments already take to its target.
+- final answers only: each commitment or liability (amounts with role commitment / liability) is provided for: a
+  sentence names it (its words, a synonym: capital calls, uncalled, mortgage, loan; or its amount) and acts on it
+  (`addressed`).
+
+Measures that presuppose what the sheet rules out (tax-loss harvesting for a Swiss private investor) belong to the
+jurisdiction table (rules.py), not here.
+
+`addressed(text, start, end)` (acting.py) says whether the sentence around a mention acts on it; `coverage_findings
+(text, facts)` is today's coverage rule (check.py) that requires it, for the checker to wire in; both are importable
+from here. Sentences, durations and dates are read in phrases.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reasoning.facts.acting import acts, addressed, coverage_findings, verbs
+from reasoning.facts.phrases import (
+    MONTH_NAMES,
+    MONTHS,
+    START,
+    clause_at,
+    deadlines,
+    durations,
+    sentence_at,
+    sentences,
+    timings,
+)
+from reasoning.facts.quantities import Quantity, find_quantities, format_amount, format_percent
+from reasoning.facts.sheet import Fact, Finding, display
+
+__all__ = ["addressed", "coverage_findings", "findings"]
+
+
+def _deadline(horizon):
+    """The end of a calendar horizon, as a fractional year: "by June 2027" 2027.5, "by 2031" 2032.0 (its end),
+    "before 2031" 2031.0."""
+    year = float(horizon.value)
+    m = re.search(rf"\b({MONTH_NAMES})\.?\s+{int(year)}\b", horizon.text or "", re.IGNORECASE)
+    if m:
+        n = next(i for i, name in enumerate(MONTHS) if name.startswith(m[1].lower()[:3]))
+        return year + (n + 1) / 12 if horizon.role != "before" else year + n / 12
+    return year if horizon.role in ("before", "after") else year + 1
+
+
+# ---- the constraints ----------------------------------------------------------------------------------------------
+
+
+def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
+    """Each statement of the text about a limit or horizon of the sheet, kept or broken; on a final answer, each
+    commitment or liability provided for or not, and a split of an amount that is not the one to be moved."""
+    text = text or ""
+    found = []
+    limits = [f for f in facts if f.kind == "limit" and isinstance(f.value, int | float)]
+    horizons = [f for f in facts if f.kind == "horizon" and isinstance(f.value, int | float)]
+    for limit in limits:
+        found += _limit(text, limit, facts)
+    spans = [f for f in horizons if f.unit in ("months", "years")]
+    for horizon in horizons:
+        found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
+    found = [f for f in found if not _about_obligation(text, f, facts)]
+    found += _splits(text, facts) + _new_commitments(text, facts)
+    if final:
+        found += _commitments(text, facts)
+    unique = {}
+    for f in found:
+        unique.setdefault((f.start, f.end, f.detail), f)
+    return sorted(unique.values(), key=lambda f: (f.start, f.end))
+
+
+def _about_obligation(text, finding, facts):
+    """A horizon's timing in a sentence about a commitment or liability ("meet the calls over the next 18 months")
+    is the obligation's schedule, not the plan's."""
+    if finding.start < 0 or not any(f.kind == "horizon" and _name(f) in finding.detail for f in facts):
+        return False
+    obligations = [f for f in facts if f.kind == "amount" and f.role in ("commitment", "liability")]
+    if not obligations:
+        return False
+    s, e = sentence_at(text, finding.start)
+    return any(_mentions(text[s:e], _obligation_words(f)) for f in obligations)
+
+
+def _name(fact):
+    return f"{fact.label} ({display(fact)})"
+
+
+def _negated(text, start):
+    return (
+        re.search(
+            r"\b(?:not|rather\s+than|instead\s+of|than|never|from)\s+(?:just\s+|only\s+|the\s+)?$",
+            text[max(0, start - 20) : start],
+            re.IGNORECASE,
+        )
+        is not None
+    )
+
+
+def _verdict(limit, value, span, text, shown):
+    """A finding for one stated level against the limit: below a floor or minimum, above a cap or maximum."""
+    low = limit.role in ("floor", "minimum")
+    broken = value < limit.value - 1e-9 if low else value > limit.value + 1e-9
+    bound = "below" if low else "above"
+    if broken:
+        detail = f"{shown} is {bound} the client's {_name(limit)}"
+    else:
+        detail = f"{shown} keeps the client's {_name(limit)}"
+    return Finding("constraint", not broken, text[span[0] : span[1]], detail, span[0], span[1])
+
+
+EXPENSES = (
+    r"(?:(?:annual|yearly|monthly|living|household|running|the\s+family's|her|his|their|the|of)\s+)*"
+    r"(?:expenses|costs|spending|outgoings|expenditure|living\s+costs|burn|needs|cash\s+needs|withdrawals)\b"
+)
+CASH_WORDS = r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway)"
+MONTHS_LEVEL_AFTER = re.compile(
+    rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
+    r"|[\s-]*(?:(?:cash|liquidity)\s+)?(?:reserve|buffer|cushion|runway|floor)"
+    r"|[\s-]*(?:emergency|rainy[-\s]day)\s+(?:fund|reserve|pot|account|cash))",
+    re.IGNORECASE,
+)
+MONTHS_LEVEL_BEFORE = re.compile(
+    rf"\b(?:{CASH_WORDS}|floor)\s+(?:reserve\s+|buffer\s+)?"
+    r"(?:of|for|covers?|covering|to\s+cover|lasts?|worth|equal\s+to|at|to|:)\s+"
+    r"(?:at\s+least\s+|only\s+|just\s+|about\s+|roughly\s+|around\s+)?$",
+    re.IGNORECASE,
+)
+AMOUNT_LEVEL_BEFORE = re.compile(
+    rf"(?:\b(?:keep|keeps|keeping|hold|holds|holding|leave|leaves|leaving|retain|retaining|maintain|maintaining|park"
+    rf"|set\s+aside|reserve|earmark)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+|at\s+least\s+)?"
+    rf"|\b{CASH_WORDS}\s*(?:reserve|buffer|cushion|floor|position|holdings?)?\s*(?:of|at|:|to|=|stays\s+at"
+    rf"|remains\s+at|falls\s+to|drops\s+to|down\s+to|is)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+)?)$",
+    re.IGNORECASE,
+)
+AMOUNT_LEVEL_AFTER = re.compile(
+    rf"^\s*(?:in\s+{CASH_WORDS}|(?:of\s+)?{CASH_WORDS}\b|as\s+(?:a\s+|the\s+)?(?:cash\s+)?(?:reserve|buffer|cushion))",
+    re.IGNORECASE,
+)
+
+
+def _limit(text, limit, facts):
+    if limit.unit in ("months", "years"):
+        return _months_floor(text, limit, facts)
+    if limit.unit == "%":
+        whole = _whole(limit, facts)
+        money = whole and Fact(
+            **{**limit.__dict__, "value": round(limit.value / 100 * whole.value), "unit": whole.unit}
+        )
+        if money and _cashy(limit):  # "at least 10% of the brokerage account in cash": a cash level in money
+            return _amount_limit(text, money, shown_limit=limit, facts=facts)
+        return _percent_limit(text, limit, facts) + (_issuer_amounts(text, money, limit) if money else [])
+    if re.fullmatch(r"[A-Z]{3}", limit.unit or ""):
+        return _amount_limit(text, limit, facts=facts)
+    return []
+
+
+CASHY = {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "deposit", "liquid", "savings"}
+
+
+def _cashy(limit):
+    return bool((_content(limit.base) | _content(limit.label) | _content(limit.text)) & CASHY)
+
+
+def _whole(limit, facts):
+    """The amount a percent limit is a share of: the one its base or words name ("of the endowment"), else the one
+    the sheet's percents share."""
+    amounts = [f for f in facts if f.kind == "amount" and isinstance(f.value, int | float) and f.value > 0]
+    words = _content(limit.base) | _content(limit.text)
+    named = [f for f in amounts if _content(f.label) and _content(f.label) <= words]
+    if named:
+        return max(named, key=lambda f: len(_content(f.label)))
+    bases = [f.base for f in facts if f.kind == "percent" and f.base]
+    common = max(set(bases), key=bases.count) if bases else ""
+    return next((f for f in amounts if f.label == common), None)
+
+
+ISSUER_AMOUNT = re.compile(
+    r"\s*(?:(?:into|in|of)\s+(?:the\s+)?)(?P<name>[A-Z][\w&.’'-]+)(?P<next>\s+[\w-]+)?",
+)
+NOT_ONE_ISSUER = set(
+    "swiss us uk eu european global emerging japanese german french italian chinese american asian world international "
+    "treasury treasuries bund bunds gilts gold the a an".split()
+)
+FUND_WORDS = set("fund funds etf etfs index tracker portfolio account trust sleeve mandate".split())  # and CLASSES
+BUY_WORDS = re.compile(r"\b(?:put|puts|putting|buy|buys|buying|invest\w*|add\w*|hold\w*|keep\w*|allocat\w*)\b", re.I)
+
+
+FUND_AFTER = re.compile(
+    r"(?:\s+[\w&.’'-]+){0,4}?\s+(?:[A-Z]{2,}\b|S&P|(?i:funds?|etfs?|index|tracker|ucits|trust|portfolio)\b)"
+)
+
+
+def _issuer_amounts(text, money, limit):
+    """An amount put into one named issuer against a cap in percent of the whole: "Put CHF 600k into Nestlé" when
+    the cap is 8% of CHF 5.2M (CHF 416k). Funds, classes and places ("into Swiss equities") are left alone."""
+    issuer = _content(limit.base) & {"issuer", "issuers", "name", "single", "position", "stock", "company"}
+    if not issuer or limit.role not in ("cap", "maximum"):
+        return []
+    out = []
+    for q in find_quantities(text):
+        m = ISSUER_AMOUNT.match(text, q.end) if q.kind == "amount" and q.unit == money.unit else None
+        if not m or m["name"].lower() in NOT_ONE_ISSUER or m["name"].isupper():
+            continue
+        if m["next"] and m["next"].strip().lower() in FUND_WORDS | CLASSES | {"and", "or", "&"}:
+            continue  # "in Apple and Microsoft": the amount is shared
+        if FUND_AFTER.match(text, m.end("name")):
+            continue  # "in Vanguard FTSE All-World": a fund
+        s, e = sentence_at(text, q.start)
+        if not BUY_WORDS.search(text, s, q.start) or _negated(text, q.start):
+            continue
+        finding = _verdict(money, q.value, (q.start, q.end), text, f"{q.text} in {m['name']}")
+        finding.detail = finding.detail.replace(
+            _name(money), f"{_name(limit)}, {format_amount(money.value, money.unit)}"
+        )
+        out.append(finding)
+    return out
+
+
+DRAIN = re.compile(
+    r"\b(?:put|puts|putting|move|moving|invest|investing|use|using|deploy|deploying|spend|spending|give|giving"
+    r"|transfer|transferring|shift|shifting|sweep|allocate|switch|pour)\s+(?P<what>(?:all\s+(?:of\s+)?|the\s+(?:whole|full|"
+    r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*(?:[^\s,;.]+(?:\.\d+)?[kKmM]?\s+){0,2}?(?:of\s+)?(?:the\s+|her\s+"
+    r"|his\s+|their\s+)?(?:brokerage\s+)?(?:cash|deposits?|liquidity|savings))\b(?!\s+(?:reserve|buffer|floor))",
+    re.IGNORECASE,
+)
+
+
+ABOVE_FLOOR = re.compile(
+    r"\s*(?:\w+\s+){0,2}?(?:above|beyond|over|in\s+excess\s+of|except|but|less|minus|apart\s+from|beside|save)\b",
+    re.IGNORECASE,
+)
+
+
+def _drained(text, limit, facts):
+    """Cash spent down below the floor: "Put the EUR 300k cash into equities" when the cash is EUR 300k and the
+    minimum EUR 200k; "use the whole EUR 300k of deposits"; the level left is the cash holding less the amount."""
+    holdings = [
+        f
+        for f in facts
+        if f.kind == "amount" and f.unit == limit.unit and f.role in ("", "holding") and _content(f.label) & CASHY
+    ]
+    out = []
+    for m in DRAIN.finditer(text):
+        what = m["what"]
+        amounts = [q for q in find_quantities(what) if q.kind == "amount" and q.unit == limit.unit]
+        whole = re.search(r"\b(?:all|whole|full|entire)\b", what, re.IGNORECASE)
+        if _negated(text, m.start()) or not (amounts or whole) or ABOVE_FLOOR.match(text, m.end()):
+            continue  # "invest all cash above the USD 450k floor" keeps the floor
+        holding = holdings[0].value if holdings else None
+        if amounts and holding is not None:
+            left = holding - amounts[0].value
+        elif whole and (holding is not None or not amounts):
+            left = 0
+        else:
+            continue
+        shown = f"{m[0]} (leaves {format_amount(max(left, 0), limit.unit)})"
+        out.append(_verdict(limit, max(left, 0), m.span(), text, shown))
+    return out
+
+
+RESERVE = re.compile(rf"\b(?:{CASH_WORDS}|floor|emergency|keep\w*|hold\w*|set\s+aside|savings)\b", re.IGNORECASE)
+
+
+def _months_floor(text, limit, facts):
+    """ "6 months of expenses in cash", "a 12-month cash reserve", "a cash reserve of one year"; and, when the sheet
+    has the monthly or yearly expenses, a cash level as an amount against the floor's amount."""
+    floor = limit.value * (12 if limit.unit == "years" else 1)
+    out = []
+    for d in durations(text):
+        before, after = text[max(0, d.start - 60) : d.start], text[d.end :]
+        if not (MONTHS_LEVEL_AFTER.match(after) or MONTHS_LEVEL_BEFORE.search(before)) or _negated(text, d.start):
+            continue
+        if re.search(r"\b(?:every|each|per)\s+$", before, re.IGNORECASE):
+            continue
+        s, e = sentence_at(text, d.start)
+        if (
+            not RESERVE.search(text, s, e)
+            or NOW.search(text, *clause_at(text, d.start, d.end))
+            or GENERAL.search(text, s, e)
+        ):
+            continue  # "the first 6 months of expenses come from the salary": no reserve is stated; or today's
+        floor_fact = Fact(**{**limit.__dict__, "value": floor, "unit": "months"})
+        finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
+        finding.detail = finding.detail.replace(_name(floor_fact), _name(limit))
+        out.append(finding)
+    monthly = _monthly_expenses(facts)
+    if monthly:
+        money = Fact(**{**limit.__dict__, "value": round(floor * monthly[0]), "unit": monthly[1]})
+        out += _amount_limit(text, money, shown_limit=limit, facts=facts)
+    return out
+
+
+def _monthly_expenses(facts):
+    """(amount a month, currency) from an expense fact whose label or words say monthly or yearly."""
+    for f in facts:
+        if f.kind != "amount" or not isinstance(f.value, int | float):
+            continue
+        words = f"{f.label} {f.text}".lower()
+        if f.role != "expense" and not re.search(r"\b(?:expenses|spending|costs|outgoings)\b", words):
+            continue
+        if re.search(r"month", words):
+            return f.value, f.unit
+        if re.search(r"\b(?:year|yearly|annual|annually|p\.a\.|a year)\b", words):
+            return f.value / 12, f.unit
+    amounts = {f.label: f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)}
+    for f in facts:  # "Spending: 4.5% of the endowment a year"
+        if f.kind == "percent" and f.role == "spending" and f.base in amounts and isinstance(f.value, int | float):
+            return amounts[f.base].value * f.value / 100 / 12, amounts[f.base].unit
+    return None
+
+
+EXTRA = re.compile(
+    r"\b(?:additional|extra|on\s+top|in\s+addition|besides|another|further|more|earmark\w*|separate)\b", re.IGNORECASE
+)
+
+
+KEEP_VERB = r"\b(?:keep|hold|leave|retain|maintain)\w*\s+$"
+BOUND_BEFORE = r"\b(?:to|at|of|:|max\w*|cap\w*|limit\w*|at\s+least)\s*$"
+LISTED = re.compile(r"^[^\d]*(?:\band|\bplus|\+)\s*(?:another\s+|a\s+further\s+)?$")
+
+
+def _amount_limit(text, limit, shown_limit=None, facts=()):
+    """A cash level stated as an amount: "hold CHF 120k in cash", "cash reserve of CHF 150k", "CHF 150k as a
+    reserve". Other currencies and flows ("move CHF 50k into cash") are left alone."""
+    named = shown_limit or limit
+    base = _content(limit.base) | _content(limit.label)
+    cashy = not base or base & {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "liquid"}
+    out, levels = [], []
+    for q in find_quantities(text):
+        if q.kind != "amount" or q.unit != limit.unit or _negated(text, q.start):
+            continue
+        before, after = text[max(0, q.start - 50) : q.start], text[q.end :]
+        if cashy:
+            kept_in_cash = re.search(KEEP_VERB, before, re.IGNORECASE) and AMOUNT_LEVEL_AFTER.match(after)
+            named_level = AMOUNT_LEVEL_BEFORE.search(before) and (
+                AMOUNT_LEVEL_AFTER.match(after) or re.search(CASH_WORDS, before, re.IGNORECASE)
+            )
+            level = kept_in_cash or named_level
+        else:
+            s, e = clause_at(text, q.start, q.end)
+            level = base & _content(text[s:e]) and re.search(BOUND_BEFORE, before, re.IGNORECASE)
+        if not level:
+            continue
+        c0, c1 = clause_at(text, q.start, q.end)
+        if (
+            NOW.search(text, c0, c1)
+            or EXTRA.search(text, c0, c1)
+            or EXTRA.search(before[-20:])
+            or any(x.end > q.start for x in levels)
+        ):
+            continue  # "an extra CHF 150k in cash for the capital calls": not the reserve
+        levels.append(q)
+    by_sentence = {}
+    for q in levels:
+        by_sentence.setdefault(sentence_at(text, q.start), []).append(q)
+    for (s, e), group in by_sentence.items():  # a level and the amounts listed with it ("... and CHF 100k at ZKB")
+        for r in find_quantities(text[group[-1].end : e]):
+            r_start = group[-1].end + r.start
+            between = text[group[-1].end : r_start]
+            if r.kind == "amount" and r.unit == limit.unit and LISTED.search(between) and len(between) <= 40:
+                group.append(
+                    Quantity(r.kind, r.value, r.unit, r_start, r_start + len(r.text), r.text, r.precision, r.scaled)
+                )
+    for group in by_sentence.values():  # "CHF 120k in cash at UBS and CHF 100k at ZKB": the reserve is their sum
+        q, value = group[0], sum(x.value for x in group)
+        start, end = group[0].start, group[-1].end
+        finding = _verdict(
+            limit, value, (start, end), text, text[start:end] if len(group) == 1 else format_amount(value, limit.unit)
+        )
+        if shown_limit is not None:
+            finding.detail = finding.detail.replace(
+                _name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}"
+            )
+        out.append(finding)
+    if cashy:
+        for finding in _drained(text, limit, facts):
+            if shown_limit is not None:
+                finding.detail = finding.detail.replace(
+                    _name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}"
+                )
+            out.append(finding)
+    return out
+
+
+ISSUER = set(
+    "issuer issuers name names stock position positions company holding line single security securities stake share "
+    "shares counterparty bank exposure weight concentration".split()
+)
+CLASSES = set(
+    "equities equity bonds bond alternatives cash gold real estate hedge funds fixed income private markets "
+    "commodities stocks portfolio".split()
+)
+# A trade ("sell 5% of"), the level being reduced ("reduce the 35% position"), or today's ("is 35%", "the current
+# 35%"): not the plan's level.
+TRADE_BEFORE = re.compile(
+    r"(?:\b(?:sell|sells|selling|buy|buying|add|adding|trim|trimming|by|another|extra|of|reduce|reducing|cut|cutting"
+    r"|unwind|unwinding|lower|lowering|shrink|diversify|diversifying|down)\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+"
+    r"|this\s+|that\s+)?|\b(?:current|existing|today's|present|is|are|was|were|makes\s+up|represents|accounts\s+for"
+    r"|stands\s+at|sits\s+at)\s+(?:now\s+|currently\s+|about\s+|roughly\s+|around\s+|some\s+|over\s+|nearly\s+"
+    r"|almost\s+)?)$",
+    re.IGNORECASE,
+)
+NOW = re.compile(
+    r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to|at\s+the\s+moment)\b",
+    re.IGNORECASE,
+)
+
+
+def _percent_limit(text, limit, facts):
+    """A percent tied to the limit's object, above a cap or below a floor: "12% in one issuer", "a 15% single-stock
+    position", "cap each issuer at 12%". The client's current shares and trades are left alone."""
+    base = _content(limit.base) | (
+        _content(limit.label) - {"cap", "limit", "maximum", "max", "floor", "minimum", "min"}
+    )
+    issuer = bool(base & {"issuer", "issuers", "name", "single", "position", "stock", "company"})
+    shares = [f for f in facts if f.kind == "percent" and f.role in ("share", "") and isinstance(f.value, int | float)]
+    out = []
+    for q in find_quantities(text):
+        if q.kind != "percent" or _negated(text, q.start) or TRADE_BEFORE.search(text[max(0, q.start - 40) : q.start]):
+            continue
+        s, e = clause_at(text, q.start, q.end)
+        clause = _content(text[s:e])
+        if NOW.search(text, s, e) or any(q.value == f.value and _content(f.label) & clause for f in shares):
+            continue  # the client's situation today, not the plan
+        ties = clause & (ISSUER if issuer else base)
+        if issuer and clause & CLASSES - {"stocks"} and not clause & {"issuer", "issuers", "single", "position"}:
+            continue  # "60% equities": a class, not one issuer
+        if issuer and clause & {"allocation", "sleeve", "bucket", "quota", "mix", "stocks"}:
+            continue  # "the US stock allocation to 45%"
+        if not ties or (not issuer and not base <= clause):
+            continue
+        if issuer and not (
+            clause & {"issuer", "issuers", "single", "one", "any", "each", "every", "position", "stake", "name"}
+            or re.search(r"(?<=[a-z,] )[A-Z][a-zé]+", text[s:e])  # a name, not the clause's first word
+        ):
+            continue
+        out.append(_verdict(limit, q.value, (q.start, q.end), text, q.text))
+    return out
+
+
+def _content(text):
+    return {w.lower().removesuffix("'s") for w in re.findall(r"[A-Za-z][A-Za-z'’-]*", str(text or ""))} - STOP
+
+
+STOP = set(
+    "the a an of in on at to for and or with by from as is are was be this that it its her his their our "
+    "client client's one any each every per".split()
+) - {"one", "any", "each", "every"}
+
+
+# ---- horizons -----------------------------------------------------------------------------------------------------
+
+GENERIC = set(
+    "horizon deadline window timeline time period plan timing date target goal by within over before after "
+    "latest".split()
+)
+SUBJECT_GROUPS = (
+    (
+        "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign "
+        "excess overweight underweight"
+    ),
+    "sale sell selling sold exit divest divestment dispose disposal reduction reduce reducing trim trimming",
+    "diversification diversify diversifying concentrated position",
+    "retirement retire retiring retires retired",
+    "buy-in buy-ins buyin contribution contributions",
+    "gift gifts gifting transfer transfers succession handover",
+)
+SUBJECT = {w: set(g.split()) for g in SUBJECT_GROUPS for w in g.split()}
+FILLER_WORDS = set(
+    "wants want would like needs must should fully complete done finished have keep make before after "
+    "retiring years months".split()
+)
+PLAN_WORDS = set(
+    "steps step tranches tranche trades trade rebalance rebalancing sell sale selling exit transition plan "
+    "programme program stage staged phase phased execute implement move diversify reduce trim".split()
+)
+
+
+def _subject(horizon):
+    words = _content(horizon.label) | _content(horizon.base) | {w for w in _content(horizon.text) if len(w) > 3}
+    words = {w for w in words if w not in GENERIC and w not in FILLER_WORDS}
+    return set().union(*(SUBJECT.get(w, {w}) for w in words)) if words else set()
+
+
+def _relevant(sentence, horizon, specific, facts=()):
+    """Whether a sentence is about what the horizon governs: its object ("villa") where several spans compete, else
+    its subject ("rebalancing": the trades and the classes of the targets), else any plan word."""
+    words = _content(sentence) | {w.lower() for w in re.findall(r"[A-Za-z-]+", sentence)}
+    if specific and horizon.base:
+        return bool(_content(horizon.base) & words)
+    subject = _subject(horizon)
+    if subject & SUBJECT["rebalancing"]:
+        subject |= {w for f in facts if f.kind == "percent" and f.role == "target" for w in _content(_class(f.label))}
+    if subject:
+        return bool(subject & words)
+    return not specific and bool(PLAN_WORDS & words)
+
+
+GENERAL = re.compile(
+    r"\b(?:most|many|typical(?:ly)?|usual(?:ly)?|commonly|often|generally|rule\s+of\s+thumb|conventional(?:ly)?"
+    r"|standard\s+advice|other\s+(?:families|clients|investors))\b",
+    re.IGNORECASE,
+)
+
+
+def _horizon(text, horizon, specific, facts=()):
+    out = []
+    for s, e in sentences(text):
+        sentence = text[s:e]
+        if horizon.unit != "age" and not _relevant(sentence, horizon, specific, facts):
+            continue
+        if GENERAL.search(sentence):
+            continue  # "Most families hold 3-6 months": what others do, not the plan
+        if horizon.unit in ("months", "years") and verbs(sentence):
+            out += [f for f in _span(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
+        elif horizon.unit == "year" and verbs(sentence):
+            out += [f for f in _calendar(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
+        elif horizon.unit == "age":
+            out += _age(text, s, e, horizon, facts)
+    return out
+
+
+def _itsclause_at(text, finding, horizon, specific, facts):
+    """A timing belongs to the horizon's subject when its clause names it, or has no verb of its own ("Sell the stock
+    in two steps, the last in 2031"); "After the villa sale, reinvest the proceeds over 12 months" times another act."""
+    s, e = clause_at(text, finding.start, finding.end)
+    clause = text[s:e]
+    return _relevant(clause, horizon, specific, facts) or not verbs(clause)
+
+
+PART = re.compile(
+    r"\b(?:first|initial|opening|second|third|fourth|next|each|every|per|one)\s+(?:[\w-]+\s+)?"
+    r"(?:tranche|step|trade|sale|instalment|installment|buy-?in|purchase|leg|batch|block|order|gift)s?\b",
+    re.IGNORECASE,
+)
+
+
+def _span(text, s, e, horizon):
+    """A duration horizon: over N (a span far shorter or longer is a contradiction), within N (longer is)."""
+    months = horizon.value * (12 if horizon.unit == "years" else 1)
+    out = []
+    for t in timings(text, s, e):
+        if _negated(text, t.start):
+            continue
+        c0, c1 = clause_at(text, t.start, t.end)
+        if horizon.role == "over" and (PART.search(text, c0, c1) or START.search(text, c0, c1)):
+            continue  # "the first tranche within 30 days": a part's timing, not the plan's span
+        if horizon.role == "over":
+            broken = t.high < months * 0.5 or t.low > months * 1.5
+        elif horizon.role in ("within", "by", "before"):
+            broken = t.low > months + 1e-9
+        else:  # after: not before N
+            broken = t.high < months - 1e-9
+        verb = "contradicts" if broken else "keeps"
+        detail = f"the plan's timing '{t.text}' {verb} the client's {_name(horizon)}"
+        out.append(Finding("constraint", not broken, t.text, detail, t.start, t.end))
+    return out
+
+
+def _calendar(text, s, e, horizon):
+    """A deadline: a date that starts after it breaks "by"/"before"/"within" ("Q4 2027" for "by June 2027"); a date
+    that ends before it keeps it; a date across it is left alone ("in 2027" for "by June 2027")."""
+    out = []
+    deadline = _deadline(horizon)
+    for span, cue in deadlines(text, s, e):
+        earliest, latest = span.low, span.high
+        if cue in ("after",):
+            earliest = latest
+        if horizon.role == "after":  # not before the date: acting earlier breaks it
+            broken = latest <= deadline + 1e-9 and cue not in ("after", "from", "starting", "beginning")
+            kept = earliest >= deadline - 1e-9
+        elif cue in ("from", "starting", "after", "beginning", "into"):
+            broken, kept = earliest >= deadline - 1e-9, False
+        else:
+            broken, kept = earliest >= deadline - 1e-9, latest <= deadline + 1e-9
+        if broken or kept:
+            verb = "contradicts" if broken else "keeps"
+            detail = f"'{span.text}' {verb} the client's {_name(horizon)}"
+            out.append(Finding("constraint", not broken, span.text, detail, span.start, span.end))
+    return out
+
+
+AFTER_RETIRING = re.compile(
+    r"\b(?:after|once|following)\s+(?:(?:she|he|they|the\s+client|[A-Z][a-z]+)\s+(?:has\s+|have\s+)?)?"
+    r"(?:retir\w*|stops?\s+working)|\bin\s+retirement\b|\bpost-retirement\b"
+    r"|\bin\s+the\s+first\s+years?\s+of\s+retirement",
+    re.IGNORECASE,
+)
+BEFORE_RETIRING = re.compile(
+    r"\b(?:before|ahead\s+of|prior\s+to|until)\s+(?:(?:she|he|they|the\s+client|[A-Z][a-z]+)\s+)?retir\w*"
+    r"|\bpre-retirement\b|\bwhile\s+(?:she|he|they|[A-Z][a-z]+)\s+(?:is|are|still)\s+(?:still\s+)?working\b",
+    re.IGNORECASE,
+)
+AGE_CUE = re.compile(
+    r"\b(?P<cue>at|by|after|from|when\s+(?:she|he|they)\s+turns?|aged?|turning|before)\s+(?:age\s+)?"
+    r"(?P<age>\d{2})\b(?![%\d])",
+    re.IGNORECASE,
+)
+OTHER_PEOPLE = re.compile(
+    r"\b(?:son|daughter|child|children|grandchild\w*|kids?|heirs?|nephew|niece|husband|wife|spouse|partner)\b",
+    re.IGNORECASE,
+)
+PENSION_DRAW = re.compile(
+    r"\b(?:draw\w*|withdraw\w*|receiv\w*|annuity|annuities|pays|paid|begins?|starts?|claim\w*|AHV|AVS|social\s+security"
+    r"|benefits?|RMDs?|lump\s+sum|live\s+on)\b",
+    re.IGNORECASE,
+)
+
+
+RETIRE_AT = re.compile(
+    r"\b(?:retir\w*|keep\w*\s+working|continu\w*\s+(?:to\s+work|working)|stay\w*\s+(?:at\s+work|employed)|work\w*"
+    r"|delay\w*\s+(?:retirement|retiring))\s+(?:at|until|till|to|past|beyond)\s+(?:age\s+)?(?P<age>\d{2})\b(?![%\d])",
+    re.IGNORECASE,
+)
+
+
+def _others(sentence, facts):
+    """Whether the sentence is about someone else than the client: a child, a spouse, a person the sheet names."""
+    if OTHER_PEOPLE.search(sentence):
+        return True
+    names = {f.label for f in facts if f.kind == "person" and f.role not in ("", "client")}
+    return any(re.search(rf"\b{re.escape(name)}\b", sentence) for name in names)
+
+
+def _age(text, s, e, horizon, facts=()):
+    """ "before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it;
+    "keep working until 65" or "retire at 65" contradicts a retirement at 60."""
+    sentence = text[s:e]
+    if _others(sentence, facts):
+        return []
+    out = []
+    if horizon.role in ("before", "by", "within") and _subject(horizon) & SUBJECT["retirement"]:
+        for m in RETIRE_AT.finditer(text, s, e):
+            age = int(m["age"])
+            if age >= horizon.value:
+                verb = "contradicts" if age > horizon.value else "keeps"
+                detail = f"'{m[0]}' {verb} the client's {_name(horizon)}"
+                out.append(Finding("constraint", age <= horizon.value, m[0], detail, m.start(), m.end()))
+    if not acts(sentence):
+        return out
+    if horizon.role in ("before", "by", "within"):
+        for m in AFTER_RETIRING.finditer(text, s, e):
+            if PENSION_DRAW.search(sentence):
+                continue  # drawing the pension in retirement is what retirement is for
+            detail = f"'{m[0]}' contradicts the client's {_name(horizon)}"
+            out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
+        for m in BEFORE_RETIRING.finditer(text, s, e):
+            out.append(
+                Finding("constraint", True, m[0], f"'{m[0]}' keeps the client's {_name(horizon)}", m.start(), m.end())
+            )
+    for m in AGE_CUE.finditer(text, s, e):
+        age, cue = int(m["age"]), m["cue"].lower()
+        if PENSION_DRAW.search(sentence) or not 40 <= age <= 90 or any(f.start <= m.start() < f.end for f in out):
+            continue
+        if horizon.role in ("before", "by", "within"):
+            broken = age > horizon.value or (cue in ("after", "from") and age >= horizon.value)
+            kept = age < horizon.value and cue not in ("after", "from")
+        else:
+            broken, kept = age < horizon.value and cue not in ("after", "from"), age >= horizon.value
+        if broken or kept:
+            verb = "contradicts" if broken else "keeps"
+            out.append(
+                Finding(
+                    "constraint", not broken, m[0], f"'{m[0]}' {verb} the client's {_name(horizon)}", m.start(), m.end()
+                )
+            )
+    return out
+
+
+# ---- commitments and the amount to be moved (final answers) ------------------------------------------------------
+
+OBLIGATION_GROUPS = (
+    "commitment commitments call calls capital-call capital-calls uncalled unfunded undrawn",
+    "mortgage mortgages hypothec hypothek home-loan",
+    "loan loans credit lombard borrowing debt",
+    "pledge pledges pledged",
+    "liability liabilities obligation obligations",
+    "tax bill",
+)
+OBLIGATION = {w: set(g.split()) for g in OBLIGATION_GROUPS for w in g.split()}
+
+
+def _obligation_words(fact):
+    words = _content(fact.label) | _content(fact.text if len(str(fact.text).split()) <= 8 else "")
+    heads = set().union(*(OBLIGATION[w] for w in words if w in OBLIGATION)) if words & set(OBLIGATION) else set()
+    return heads or {w for w in words if len(w) > 3}
+
+
+def _mentions(text, words):
+    alternatives = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    pattern = re.compile(r"(?<![\w-])(?:" + alternatives + r")(?![\w-])", re.IGNORECASE)
+    spaced = [w.replace("-", " ") for w in words if "-" in w]
+    found = [(m.start(), m.end()) for m in pattern.finditer(text)]
+    for w in spaced:
+        found += [(m.start(), m.end()) for m in re.finditer(rf"\b{re.escape(w)}s?\b", text, re.IGNORECASE)]
+    return sorted(found)
+
+
+def _commitments(text, facts):
+    out = []
+    for fact in facts:
+        if fact.kind != "amount" or fact.role not in ("commitment", "liability"):
+            continue
+        spans = _mentions(text, _obligation_words(fact))
+        if isinstance(fact.value, int | float):
+            spans += [
+                (q.start, q.end)
+                for q in find_quantities(text)
+                if q.kind == "amount"
+                and q.unit == fact.unit
+                and abs(q.value - fact.value) <= max(q.precision, 1e-9 * fact.value)
+            ]
+        acting = next(((s, e) for s, e in sorted(spans) if addressed(text, s, e)), None)
+        name = f"{fact.label} ({display(fact)})"
+        if acting:
+            detail = f"the answer provides for the {name}"
+            out.append(Finding("constraint", True, text[acting[0] : acting[1]], detail, *acting))
+        elif spans:
+            s, e = spans[0]
+            detail = f"the answer names the {name} but never provides for it"
+            out.append(Finding("constraint", False, text[s:e], detail, s, e))
+        else:
+            out.append(Finding("constraint", False, "", f"the answer never provides for the {name}", -1, -1))
+    return out
+
+
+NEW_COMMITMENT = re.compile(
+    r"\b(?:commit|commits|committing|new\s+commitments?\s+(?:of|worth)|fresh\s+commitments?\s+(?:of|worth))\b",
+    re.IGNORECASE,
+)
+
+
+def _words_of(label):
+    return {w for w in re.split(r"[\s-]+", label.lower()) if w} - {
+        "uncalled",
+        "unfunded",
+        "undrawn",
+        "commitments",
+        "commitment",
+        "target",
+        "the",
+        "of",
+        "open",
+    }
+
+
+COMMIT_WORDS = re.compile(
+    r"\s*(?:(?:a|an|another|further|additional|fresh|new|up\s+to|roughly|about|some|of|worth)\s+)*", re.IGNORECASE
+)
+
+
+def _new_commitments(text, facts):
+    """A new commitment to a class the uncalled commitments already take to its target: "commit a fresh CHF 2.4M to
+    new funds" when private markets are 5% of CHF 48M, the target 10% and CHF 3.5M still to be called (12.3%)."""
+    amounts = {f.label: f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)}
+    out = []
+    for fact in facts:
+        if fact.kind != "amount" or fact.role != "commitment" or not isinstance(fact.value, int | float):
+            continue
+        words = _words_of(fact.label)
+        targets = [f for f in facts if f.kind == "percent" and f.role == "target" and _words_of(f.label) & words]
+        for target in targets[:1]:
+            share = next(
+                (
+                    f
+                    for f in facts
+                    if f.kind == "percent"
+                    and f.role == "share"
+                    and f.base == target.base
+                    and _words_of(f.label) == _words_of(target.label)
+                ),
+                None,
+            )
+            whole = amounts.get(target.base)
+            if share is None or whole is None or whole.unit != fact.unit:
+                continue
+            projected = share.value + fact.value / whole.value * 100
+            if projected < target.value - 0.5:
+                continue  # the calls leave room: a new commitment may be right
+            for m in NEW_COMMITMENT.finditer(text):
+                s, e = sentence_at(text, m.start())
+                if _negated(text, m.start()) or re.search(
+                    r"\b(?:no|not|don't|avoid|stop)\b", text[s : m.start()], re.I
+                ):
+                    continue
+                new = [q for q in find_quantities(text[m.end() : e]) if q.kind == "amount" and q.unit == fact.unit]
+                if not new or abs(new[0].value - fact.value) <= new[0].precision:
+                    continue
+                if not COMMIT_WORDS.fullmatch(text[m.end() : m.end() + new[0].start]):
+                    continue  # "we commit to rebalancing the USD 310M endowment": no amount committed
+                at = m.end() + new[0].start
+                detail = (
+                    f"a new commitment of {new[0].text} on top of the {_name(fact)}, which already take "
+                    f"{_class(share.label)} to {format_percent(projected)} of the {whole.label} against a "
+                    f"{format_percent(target.value)} target"
+                )
+                out.append(
+                    Finding(
+                        "constraint",
+                        False,
+                        text[m.start() : at + len(new[0].text)],
+                        detail,
+                        m.start(),
+                        at + len(new[0].text),
+                    )
+                )
+    return out
+
+
+MOVE_WORDS = re.compile(
+    r"\b(?:trades?|rebalancing|to\s+(?:be\s+)?(?:move|moved|sell|sold|rebalance|deploy|invest)\w*|"
+    r"sale|proceeds|overweight|excess|drift|to\s+stage|staged)\b",
+    re.IGNORECASE,
+)
+SPLIT = re.compile(
+    r"\b(?:split|splits|splitting|divide|dividing|break|stage|staging|phase|phasing|deploy|deploying|invest|investing"
+    r"|move|moving|sell|selling|spread|cut|tranche)\b(?P<what>(?:[^.;:\n]|[.:](?=\d)){0,80}?)"
+    r"\b(?:into|in|over|across)\s+"
+    r"(?P<parts>(?:\w+|\d+)\s+(?:equal\s+)?(?:tranches|steps|stages|instalments|installments|parts|slices|pieces)"
+    r"|thirds|halves|quarters|(?:\w+)\s+equal\s+(?:parts|amounts))\b",
+    re.IGNORECASE,
+)
+
+
+def _moved(facts):
+    """The amount to be moved: an amount the sheet names as the trades, else the drift of current shares above their
+    targets times their base. None when the sheet says neither."""
+    for f in facts:
+        if f.kind == "amount" and isinstance(f.value, int | float) and MOVE_WORDS.search(f"{f.label} {f.text}"):
+            return f.value, f.unit, f.label
+    amounts = {f.label: f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)}
+    percents = [f for f in facts if f.kind == "percent" and isinstance(f.value, int | float) and f.base in amounts]
+    targets = {_class(f.label): f for f in percents if f.role == "target"}
+    drift = {}
+    for f in percents:
+        if f.role != "target" and _class(f.label) in targets:
+            drift.setdefault(f.base, 0.0)
+            drift[f.base] += max(0.0, f.value - targets[_class(f.label)].value)
+    for base, points in drift.items():
+        if points > 0:
+            whole = amounts[base]
+            return (
+                whole.value * points / 100,
+                whole.unit,
+                f"rebalancing trades ({format_percent(points)} of the {base})",
+            )
+    return None
+
+
+def _class(label):
+    return " ".join(w for w in label.lower().split() if w not in ("target", "current", "share", "today"))
+
+
+def _splits(text, facts):
+    moved = _moved(facts)
+    if moved is None:
+        return []
+    value, unit, label = moved
+    wholes = [
+        f
+        for f in facts
+        if f.kind == "amount"
+        and isinstance(f.value, int | float)
+        and f.unit == unit
+        and f.value > value * 1.2
+        and f.role in ("", "holding")
+    ]
+    out = []
+    for m in SPLIT.finditer(text):
+        what = m["what"]
+        amounts = [q for q in find_quantities(what) if q.kind == "amount"]
+        split = None
+        if amounts:
+            q = amounts[0]
+            if q.unit == unit and abs(q.value - value) <= max(q.precision, value * 0.02):
+                split = "kept"
+            split = split or next((f for f in wholes if abs(q.value - f.value) <= max(q.precision, 1e-9)), None)
+        else:
+            words = _content(what)
+            split = next((f for f in wholes if _content(f.label) - {"total", "whole", "value"} & words), None)
+            if split is None and MOVE_WORDS.search(what):
+                split = "kept"
+        if split == "kept":
+            detail = f"the answer stages the amount to be moved ({label}, {format_amount(value, unit)})"
+            out.append(Finding("constraint", True, m[0], detail, m.start(), m.end()))
+        elif split is not None:
+            detail = (
+                f"the answer splits the {split.label} ({format_amount(split.value, split.unit)}) into "
+                f"{m['parts']}; the amount to be moved is the {label} ({format_amount(value, unit)})"
+            )
+            out.append(Finding("constraint", False, m[0], detail, m.start(), m.end()))
+    return out
