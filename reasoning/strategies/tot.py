@@ -76,7 +76,7 @@ class TreeOfThoughts(Strategy):
             if self.promoted:
                 return
             # The level above is cut to its beam now, as it stands: a node pruned by hand frees its slot.
-            parents, unscored, dropped = level_work(self._live(), depth, keep, self._proposed)
+            parents, unscored, dropped = level_work(self._live(), depth, keep, self._proposed, self.line_key)
             if not parents and not unscored and not any(n.depth == depth for n in self._live()):
                 break  # nothing above could be expanded (every proposal failed): the search ends here
             if not self._can_afford(len(parents), len(unscored), remaining):
@@ -92,7 +92,7 @@ class TreeOfThoughts(Strategy):
                 continue
             depth += 1
         await self.step_boundary()
-        losers = beam_losers(self._live(), min(depth, self.ctx.params.depth), keep)
+        losers = beam_losers(self._live(), min(depth, self.ctx.params.depth), keep, self.line_key)
         await self.ctx.store.prune([*dropped, *losers])
         if not self.exhausted:
             await self._score(self._stale())  # an edit during the last level leaves nothing stale behind
@@ -181,28 +181,29 @@ class TreeOfThoughts(Strategy):
 # ---- the rules, pure ------------------------------------------------------------------------------
 
 
-def beam_losers(live, depth, keep):
+def beam_losers(live, depth, keep, line_of=None):
     """The live nodes of a level that leave the beam: all but the best `keep` scored ones; unscored ones leave too
     (never scored 0). With nothing scored at the level, the level above is still the best there is: nobody leaves.
-    The beam keeps one node of each state (state["state_key"]): a second line to the same state would search what the
-    first searches, so it leaves and the next best state takes its slot."""
+    The beam keeps one node of each line (`line_of`, Strategy.line_key; default: every node its own line), never one
+    of each state: lines to an equal board share its judgement, but each writes its own answer from its own steps,
+    so each is a try of its own (the reference dedupes only identical candidates)."""
     level = [n for n in live if n.depth == depth and depth > 0]
     scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
-    kept, states = [], set()
+    kept, lines = [], set()
     for node in scored:
-        state = node.state.get("state_key") if isinstance(node.state, dict) else None
-        if len(kept) < keep and (state is None or state not in states):
+        line = line_of(node) if line_of else node.id
+        if len(kept) < keep and line not in lines:
             kept.append(node.id)
-            states.add(state)
+            lines.add(line)
     return [n for n in level if n.id not in kept] if kept else []
 
 
-def level_work(live, depth, keep, proposed):
+def level_work(live, depth, keep, proposed, line_of=None):
     """(parents to propose under, nodes to score, the level above's beam drops) for a level, from the live nodes as they
     stand: the level above cut to its best `keep` (a node pruned by hand is not live, so the next best takes its slot),
     those of them not proposed under yet, this level's unscored nodes, and every live stale node wherever it is (an
     edit above marks its descendants stale). A node whose reply was unparseable keeps its error, never asked again."""
-    dropped = beam_losers(live, depth - 1, keep)
+    dropped = beam_losers(live, depth - 1, keep, line_of)
     out = {n.id for n in dropped}
     kept = [n for n in live if n.id not in out and not n.parse_error]
     parents = [n for n in kept if n.depth == depth - 1 and not proposed(n)]
