@@ -574,6 +574,7 @@ class Strategy(ABC):
         """The answer from a node's line; a synthesis that broke its contract is written from the next-best line, as an
         answer refused by a check is (SYNTHESIS_TRIES lines in all), unless a person chose the line. If none is
         written, the first line's partial answer stands."""
+        ended = {node.id: node.is_terminal}  # whether each line tried ended one before its synthesis marked it
         tried = [await self._synthesized(node, chosen_by, note)]
         while tried[-1].reason == "synthesis_failed" and tried[-1].detail.startswith(BROKE_CONTRACT):
             if chosen_by or len(tried) >= SYNTHESIS_TRIES:
@@ -581,8 +582,13 @@ class Strategy(ABC):
             node = self.best_node(Without(self.ctx.store, {o.final_node.id for o in tried}))
             if node is None or node.depth == 0:
                 break
+            ended[node.id] = node.is_terminal
             tried.append(await self._synthesized(node))
-        return tried[-1] if tried[-1].reason != "synthesis_failed" else tried[0]
+        outcome = tried[-1] if tried[-1].reason != "synthesis_failed" else tried[0]
+        # A line tried and given up ends no answer: it is unmarked, so a later turn's search still runs through it.
+        given_up = [o.final_node for o in tried if o is not outcome and not ended[o.final_node.id]]
+        await settle_all(*(self.ctx.store.update(n, is_terminal=False) for n in given_up))
+        return outcome
 
     async def _synthesized(self, node, chosen_by="", note="") -> Outcome:
         """The answer written from the path to a node; a synthesis that fails leaves the line itself, partial."""
