@@ -86,6 +86,15 @@ class CaseCheck:
             board = game24.apply_step(board, step)
         return "left: " + " ".join(str(v) for v in sorted(v for v, _ in board))
 
+    def answer_due(self, line) -> bool:
+        """Whether the next thought of a line (its steps, root-first) is its answer: on a Game of 24, one number is
+        left (by the line's own claim), and the next step writes the expression."""
+        from reasoning.llm import game24
+
+        if not self.puzzle or not line or game24.is_answer(line[-1]):
+            return False
+        return len(game24.replay(self.puzzle, line)) == 1
+
     def _solves(self, text):
         from reasoning.llm.game24 import solves
 

@@ -56,6 +56,11 @@ class ToTParams(StrictParams):
     value_mode: Literal["score", "categorical"] = Field(
         "score", description="A judgement as a 0-1 score, or as sure / likely / impossible (the paper's value prompt)."
     )
+    answer_checker: bool = Field(
+        False,
+        description="Score an answer the task can check alone (a Game of 24 answer's arithmetic) by that check, as "
+        "LATS's environment reward, not by the model (off: the paper's method).",
+    )
 
 
 class TreeOfThoughts(Strategy):
@@ -83,7 +88,7 @@ class TreeOfThoughts(Strategy):
                 self.exhausted = self.exhausted or bool(parents or unscored)
                 await self.ctx.store.prune(dropped)
                 return
-            proposals = (self._expand_and_score(p, self.ctx.params.branching) for p in parents)
+            proposals = (self._expand_and_score(p, self._width(p)) for p in parents)
             await settle_all(*proposals, self._score(unscored))
             if self.exhausted:
                 break
@@ -113,6 +118,14 @@ class TreeOfThoughts(Strategy):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
         calls = parents * (1 + self.ctx.params.branching) + unscored + 1  # at most: equal states share a judgement
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
+
+    def _width(self, parent):
+        """Thoughts proposed under a beam node: `branching`, or one where the task says the next thought is the line's
+        answer, as the paper writes one answer a line (its chain-of-thought prompt, n = 1, once 24 is left): the lines
+        to 24 the beam keeps are the tries, not eight restatements of one line's answer, each judged (issue 31)."""
+        if self.ctx.case.answer_due([n.thought for n in self.ctx.store.path(parent)[1:]]):
+            return 1
+        return self.ctx.params.branching
 
     async def expand(self, node, k):
         return await self._expand_and_score(node, k)
@@ -147,6 +160,11 @@ class TreeOfThoughts(Strategy):
     async def judge(self, node, samples):
         """Score one node, its judgement asked `samples` times; the fields to store (none if the budget ran out). A node
         with a canonical state is judged on that state alone; any other on its whole line."""
+        checked = self.ctx.case.verdict(node.thought) if self.ctx.params.answer_checker else None
+        if checked is not None:  # the task's checker, as LATS's environment reward: no model call
+            state = {**node.state, "judged": float(checked.ok), "decided_by": "checker"}
+            why = f"the task's checker: {checked.detail}"
+            return {"eval_score": float(checked.ok), "eval_reason": why, "stale": False, "state": state}
         categorical = self.ctx.params.value_mode == "categorical"
         state = self.state_key(node)
         if state is not None:

@@ -363,3 +363,24 @@ async def test_a_synthesis_broken_on_every_line_ends_failed_with_the_best_line()
     outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
     assert outcome.reason == "synthesis_failed" and outcome.partial and "(10 - 4) * (13 - 9)" in outcome.final_answer
     assert gateway.count("tot.synthesize") == 3  # SYNTHESIS_TRIES lines, then the best one's line stands
+
+
+async def test_with_the_task_checker_an_answer_is_scored_by_its_arithmetic_for_no_call():
+    # The checker, as LATS's environment reward, scores the answers; the model's judge is never asked about one.
+    script = puzzle_script()
+    judge = script["tot.state_evaluate"]
+
+    def value(prompt):
+        position = prompt.split("### POSITION\n", 1)[1].split("\n", 1)[0]
+        assert not position.startswith("Answer:")  # answers never reach the model's judge
+        return judge(prompt)
+
+    gateway, store = ScriptedGateway(dict(script, **{"tot.state_evaluate": value})), FakeStore()
+    ctx = puzzle_context(gateway, store)
+    ctx.params = ctx.params.model_copy(update={"answer_checker": True})
+    outcome = await TreeOfThoughts(ctx).run()
+    answers = {n.thought: n for n in store.nodes() if n.thought.startswith("Answer")}
+    assert outcome.final_answer == "Answer: (10 - 4) * (13 - 9) = 24"
+    assert answers["Answer: (10 - 4) * (13 - 9) = 24"].eval_score == 1.0
+    assert answers["Answer: (13 - 9) * (10 - 3) = 24"].eval_score == 0.0
+    assert answers["Answer: (13 - 9) * (10 - 3) = 24"].state["decided_by"] == "checker"
