@@ -46,16 +46,20 @@ B4K3 = "ToT, b=4, keep 3"  # the row LATS's goal is measured against
 CHECKED = "ToT, the paper's settings, answers scored by the task's checker (as LATS)"
 # (label, mode, params): the strategies that can play Game of 24, at the paper's settings and at our defaults.
 RUNS = [
-    ("ToT, the paper's settings (b=8, keep 5, 3 values)", "tot", {"branching": 8, "keep": 5, "value_samples": 3}),
+    (
+        "ToT, the paper's settings (b=8, keep 5, 3 values, one answer a line)",
+        "tot",
+        {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1},
+    ),
     (
         CHECKED,
         "tot",
-        {"branching": 8, "keep": 5, "value_samples": 3, "answer_checker": True},
+        {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1, "answer_checker": True},
     ),
     (
         "ToT, the paper's settings, categorical (sure / likely / impossible)",
         "tot",
-        {"branching": 8, "keep": 5, "value_samples": 3, "value_mode": "categorical"},
+        {"branching": 8, "keep": 5, "value_samples": 3, "value_mode": "categorical", "answer_width": 1},
     ),
     ("ToT, our defaults (b=3, keep 2, 3 values)", "tot", {}),
     (B4K3, "tot", {"branching": 4, "keep": 3}),

@@ -56,6 +56,13 @@ class ToTParams(StrictParams):
     value_mode: Literal["score", "categorical"] = Field(
         "score", description="A judgement as a 0-1 score, or as sure / likely / impossible (the paper's value prompt)."
     )
+    answer_width: int = Field(
+        0,
+        ge=0,
+        le=8,
+        description="Answers proposed under a line whose next thought is its answer (a Game of 24 board with one "
+        "number left); 0: as many as `branching`. The paper writes 1 (its chain-of-thought step, n = 1).",
+    )
     answer_checker: bool = Field(
         False,
         description="Score an answer the task can check alone (a Game of 24 answer's arithmetic) by that check, as "
@@ -120,12 +127,13 @@ class TreeOfThoughts(Strategy):
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
 
     def _width(self, parent):
-        """Thoughts proposed under a beam node: `branching`, or one where the task says the next thought is the line's
-        answer, as the paper writes one answer a line (its chain-of-thought prompt, n = 1, once 24 is left): the lines
-        to 24 the beam keeps are the tries, not eight restatements of one line's answer, each judged (issue 31)."""
-        if self.ctx.case.answer_due([n.thought for n in self.ctx.store.path(parent)[1:]]):
-            return 1
-        return self.ctx.params.branching
+        """Thoughts proposed under a beam node: `branching`, or `answer_width` where the task says the next thought is
+        the line's answer. The paper writes one answer a line (its chain-of-thought prompt, n = 1, once 24 is left):
+        its kept lines to 24 are its tries, where eight answers a line are mostly restatements, each judged; with a
+        narrow beam (keep 2) the answers a line gets are most of its tries, so the default stays `branching`."""
+        line = [n.thought for n in self.ctx.store.path(parent)[1:]]
+        due = self.ctx.params.answer_width and self.ctx.case.answer_due(line)
+        return self.ctx.params.answer_width if due else self.ctx.params.branching
 
     async def expand(self, node, k):
         return await self._expand_and_score(node, k)

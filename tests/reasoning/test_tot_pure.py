@@ -293,18 +293,22 @@ CARDS = [4, 9, 10, 13]
 PUZZLE = "Game of 24: use each of the numbers 4 9 10 13 exactly once with + - * / to make 24."
 # Two lines to one board ("left: 4 6") and on to 24; each writes its own answer from its own steps. Line A's answer
 # is wrong (a changed number), line B's right; the judge guesses A's board-equal steps first.
+A1, A2, A3 = "13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"
+B1, B2, B3 = "10 - 4 = 6 (left: 6 9 13)", "13 - 9 = 4 (left: 4 6)", "6 * 4 = 24 (left: 24)"
+C2, C3 = "4 + 4 = 8 (left: 8 10)", "10 - 8 = 2 (left: 2)"
 LINES = {
-    (): ["13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 6 9 13)"],
-    ("13 - 9 = 4 (left: 4 4 10)",): ["10 - 4 = 6 (left: 4 6)", "4 + 4 = 8 (left: 8 10)"],
-    ("10 - 4 = 6 (left: 6 9 13)",): ["13 - 9 = 4 (left: 4 6)", "9 + 6 = 15 (left: 13 15)"],
-    ("13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 4 6)"): ["4 * 6 = 24 (left: 24)"],
-    ("10 - 4 = 6 (left: 6 9 13)", "13 - 9 = 4 (left: 4 6)"): ["6 * 4 = 24 (left: 24)"],
-    ("13 - 9 = 4 (left: 4 4 10)", "4 + 4 = 8 (left: 8 10)"): ["10 - 8 = 2 (left: 2)"],
-    ("13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"): ["Answer: (13 - 9) * (10 - 3) = 24"],
-    ("10 - 4 = 6 (left: 6 9 13)", "13 - 9 = 4 (left: 4 6)", "6 * 4 = 24 (left: 24)"): ["Answer: (10 - 4) * (13 - 9) = 24"],
-    ("13 - 9 = 4 (left: 4 4 10)", "4 + 4 = 8 (left: 8 10)", "10 - 8 = 2 (left: 2)"): ["Answer: 13 - 9 + 4 + 10 = 24"],
+    (): [A1, B1],
+    (A1,): [A2, C2],
+    (B1,): [B2, "9 + 6 = 15 (left: 13 15)"],
+    (A1, A2): [A3],
+    (B1, B2): [B3],
+    (A1, C2): [C3],
+    (A1, A2, A3): ["Answer: (13 - 9) * (10 - 3) = 24"],
+    (B1, B2, B3): ["Answer: (10 - 4) * (13 - 9) = 24"],
+    (A1, C2, C3): ["Answer: 13 - 9 + 4 + 10 = 24"],
 }
-VALUES = {"left: 4 4 10": 0.8, "left: 6 9 13": 0.8, "left: 4 6": 0.9, "left: 24": 0.95, "left: 8 10": 0.5, "left: 2": 0.05, "left: 13 15": 0.3}
+VALUES = {"left: 4 4 10": 0.8, "left: 6 9 13": 0.8, "left: 4 6": 0.9, "left: 24": 0.95, "left: 8 10": 0.5}
+VALUES |= {"left: 2": 0.05, "left: 13 15": 0.3}
 ANSWER_VALUES = {"(13-9)*(10-3)=24": 0.6, "(10-4)*(13-9)=24": 0.9, "13-9+4+10=24": 0.4}
 
 
@@ -384,3 +388,17 @@ async def test_with_the_task_checker_an_answer_is_scored_by_its_arithmetic_for_n
     assert answers["Answer: (10 - 4) * (13 - 9) = 24"].eval_score == 1.0
     assert answers["Answer: (13 - 9) * (10 - 3) = 24"].eval_score == 0.0
     assert answers["Answer: (13 - 9) * (10 - 3) = 24"].state["decided_by"] == "checker"
+
+
+async def test_the_answer_step_proposes_answer_width_answers_a_line():
+    def asked(prompt):
+        return int(prompt.split("### K\n", 1)[1].split()[0])
+
+    for width, expected in [(0, 2), (1, 1)]:  # 0: as many as `branching`; the paper writes one answer a line
+        gateway, store = ScriptedGateway(puzzle_script()), FakeStore()
+        ctx = puzzle_context(gateway, store)
+        ctx.params = ctx.params.model_copy(update={"answer_width": width})
+        await TreeOfThoughts(ctx).run()
+        proposals = [(steps_of(p, "STEPS SO FAR"), asked(p)) for name, _, p in gateway.calls if name == "tot.propose"]
+        assert {k for steps, k in proposals if steps and steps[-1].endswith("(left: 24)")} == {expected}
+        assert {k for steps, k in proposals if not steps or not steps[-1].endswith("(left: 24)")} == {2}
