@@ -4,7 +4,8 @@ answer) with the same puzzle player (reasoning/llm/puzzle.py), noise and seed as
 
 Only the prompt format differs: a proposal list, a value judgement on the numbers left ("sure" / "likely" /
 "impossible" on its last line), a judgement of an answer, or the answer line that ends a line of steps. `n` samples
-in one request are drawn each on its own, as ours are. The server counts the requests it answers (GET /count).
+in one request are drawn each on its own, as ours are. The server counts the requests it answers, in all and by the
+prompt's kind (GET /count).
 """
 
 import hashlib
@@ -27,6 +28,17 @@ LAST_STEP_ANSWER = re.compile(r"Input: ([\d ]+)\nAnswer: ([^\n]*)\nJudge:\s*$")
 def player_for(prompt, seed, noise, sample):
     key = f"{seed}:{prompt}" if not sample else f"{seed}:{sample}:{prompt}"
     return Player(Random(int.from_bytes(hashlib.sha256(key.encode()).digest(), "big")), noise)
+
+
+def kind_of(prompt):
+    """Which of the reference's prompts this is: propose, value, last_step (an answer's value) or answer (its cot)."""
+    if prompt.rstrip().endswith("Possible next steps:"):
+        return "propose"
+    if prompt.startswith("Evaluate if given numbers can reach 24"):
+        return "value"
+    if LAST_STEP_ANSWER.search(prompt):
+        return "last_step"
+    return "answer" if "Steps:" in prompt else "other"
 
 
 def reply(prompt, seed, noise, sample=0):
@@ -64,7 +76,7 @@ class ReferenceModel:
     """A loopback server with the model's noise and seed; use as a context manager."""
 
     def __init__(self, noise, seed=7):
-        self.noise, self.seed, self.requests = noise, seed, 0
+        self.noise, self.seed, self.requests, self.kinds = noise, seed, 0, {}
         self.lock = threading.Lock()
         model = self
 
@@ -73,7 +85,7 @@ class ReferenceModel:
                 pass
 
             def do_GET(self):
-                self._send({"requests": model.requests})
+                self._send({"requests": model.requests, "by_kind": dict(model.kinds)})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
@@ -81,6 +93,7 @@ class ReferenceModel:
                 texts = [reply(prompt, model.seed, model.noise, s) for s in range(int(body.get("n") or 1))]
                 with model.lock:
                     model.requests += 1
+                    model.kinds[kind_of(prompt)] = model.kinds.get(kind_of(prompt), 0) + 1
                 choices = [
                     {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
                     for i, t in enumerate(texts)

@@ -43,13 +43,23 @@ from reasoning.models import LLMCall, ReasoningSession, Tenant  # noqa: E402
 from reasoning.schemas import SessionIn  # noqa: E402
 
 B4K3 = "ToT, b=4, keep 3"  # the row LATS's goal is measured against
+CHECKED = "ToT, the paper's settings, answers scored by the task's checker (as LATS)"
 # (label, mode, params): the strategies that can play Game of 24, at the paper's settings and at our defaults.
 RUNS = [
-    ("ToT, the paper's settings (b=8, keep 5, 3 values)", "tot", {"branching": 8, "keep": 5, "value_samples": 3}),
+    (
+        "ToT, the paper's settings (b=8, keep 5, 3 values, one answer a line)",
+        "tot",
+        {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1},
+    ),
+    (
+        CHECKED,
+        "tot",
+        {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1, "answer_checker": True},
+    ),
     (
         "ToT, the paper's settings, categorical (sure / likely / impossible)",
         "tot",
-        {"branching": 8, "keep": 5, "value_samples": 3, "value_mode": "categorical"},
+        {"branching": 8, "keep": 5, "value_samples": 3, "value_mode": "categorical", "answer_width": 1},
     ),
     ("ToT, our defaults (b=3, keep 2, 3 values)", "tot", {}),
     (B4K3, "tot", {"branching": 4, "keep": 3}),
@@ -315,7 +325,8 @@ leaves wherever the task declares one (the numbers left; an answer line against 
 number leaves a state that looks reachable, so no judge here sees that mistake until the answer's arithmetic fails.
 Each equal state is judged once per session (the reference's cache lives for the whole run, across puzzles). LATS
 takes the answer's arithmetic as its environment's reward (the task's checker), as the LATS paper takes HotpotQA's
-and HumanEval's; ToT, like the Tree of Thoughts paper, judges answers with the model.
+and HumanEval's; ToT, like the Tree of Thoughts paper, judges answers with the model, and once more with the checker.
+**Rows with a checker in the search: LATS and "{CHECKED}"; every other row, and the reference, judge with the model.**
 
 {table(noises, measured, referenced)}
 

@@ -18,8 +18,10 @@ import urllib.request
 
 
 def requests_so_far():
+    """(requests answered so far, by the prompt's kind)."""
     with urllib.request.urlopen(os.environ["OPENAI_API_BASE"].rstrip("/") + "/count") as response:
-        return json.load(response)["requests"]
+        counts = json.load(response)
+    return counts["requests"], counts.get("by_kind", {})
 
 
 def main():
@@ -56,10 +58,11 @@ def main():
         for idx in range(args.first, args.last):
             if args.cache == "puzzle":
                 task.value_cache.clear()
-            before = requests_so_far()
+            before, kinds = requests_so_far()
             with contextlib.redirect_stdout(io.StringIO()):  # the reference prints every step
                 ys, _ = solve(run, task, idx, to_print=False)
             rewards = [task.test_output(idx, y)["r"] for y in ys]
+            after, kinds_after = requests_so_far()
             row = {
                 "idx": idx,
                 "puzzle": task.get_input(idx),
@@ -67,7 +70,8 @@ def main():
                 "first": rewards[0] if rewards else 0.0,
                 "mean": sum(rewards) / len(rewards) if rewards else 0.0,
                 "any": any(rewards),
-                "requests": requests_so_far() - before,
+                "requests": after - before,
+                "by_kind": {k: n - kinds.get(k, 0) for k, n in kinds_after.items() if n - kinds.get(k, 0)},
             }
             out.write(json.dumps(row) + "\n")
             out.flush()

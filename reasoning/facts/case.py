@@ -60,6 +60,13 @@ class CaseCheck:
         """Whether the task knows the state its thoughts reach (a puzzle's board), rather than a model declaring it."""
         return bool(self.puzzle)
 
+    @property
+    def answer_from_state(self):
+        """Whether the state a thought reaches decides its line's answer too, so lines to an equal state are one line.
+        Not on a Game of 24: the numbers left decide a step's value, but the answer's expression is written from the
+        steps that left them; nor where a model declares a state (a wealth answer is written from its whole line)."""
+        return False
+
     def state_of(self, text: str, before=()) -> str | None:
         """The canonical state a thought reaches after the line's earlier thoughts `before`, where the task defines
         one: on a Game of 24 the numbers left once the line's steps are played on the cards by the rules ("left: 4 4
@@ -78,6 +85,15 @@ class CaseCheck:
                 return None
             board = game24.apply_step(board, step)
         return "left: " + " ".join(str(v) for v in sorted(v for v, _ in board))
+
+    def answer_due(self, line) -> bool:
+        """Whether the next thought of a line (its steps, root-first) is its answer: on a Game of 24, one number is
+        left (by the line's own claim), and the next step writes the expression."""
+        from reasoning.llm import game24
+
+        if not self.puzzle or not line or game24.is_answer(line[-1]):
+            return False
+        return len(game24.replay(self.puzzle, line)) == 1
 
     def _solves(self, text):
         from reasoning.llm.game24 import solves

@@ -34,6 +34,8 @@ VERIFY_SAMPLES = 3  # a final candidate's judgement is asked this many times bef
 VERIFY_TOP = 3  # of several final candidates, at most this many are verified, the best-scored first
 ANSWER_TRIES = 3  # an answer pruned while it is written is written again from the best live line, this often
 FACT_TRIES = 4  # an answer failing a fact check: written again once with the findings, then from the next-best lines
+SYNTHESIS_TRIES = 3  # a synthesis that broke its contract: written from the next-best lines, this many lines in all
+BROKE_CONTRACT = "the synthesis broke its contract"
 FACTS_FAILED = "fact_check_failed"
 ANSWER_FAILED = "answer_check_failed"  # a task's own check (a Game of 24 answer's arithmetic) refused the answer
 
@@ -300,6 +302,15 @@ class Strategy(ABC):
         declared = node.state.get("canonical")
         return same(declared) if isinstance(declared, str) and declared.strip() else None
 
+    def line_key(self, node: Node) -> str:
+        """What decides a line's continuation and its answer, where state_key decides its judgement: the line itself
+        (its steps, as `same` reads them), unless the task says its state decides the answer too. Two lines are then
+        one only when their steps are identical, as the reference dedupes its candidates: on a Game of 24 the board
+        decides a step's value, but the answer's expression is written from the steps that made the board."""
+        if self.ctx.case.answer_from_state and (key := self.state_key(node)) is not None:
+            return key
+        return "\n".join(same(n.thought) for n in self.ctx.store.path(node)[1:])
+
     async def judge_shared(self, node: Node, samples: int) -> dict:
         """The node's judgement; one whose state was judged already in this session, or is being judged now, takes
         that judgement as it is, for no call (its state names the node judged: `reused`)."""
@@ -554,10 +565,30 @@ class Strategy(ABC):
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
             reason = "unchanged" if not self.exhausted else "budget"
             return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note, kept=True)
-        outcome = await self._synthesized(node, chosen_by, note)
+        outcome = await self._written(node, chosen_by, note)
         if chosen_by:  # a person's choice stands as it is; its findings are shown with it
             return self._checked(outcome)
         return await self._true_to_facts(outcome)
+
+    async def _written(self, node, chosen_by="", note="") -> Outcome:
+        """The answer from a node's line; a synthesis that broke its contract is written from the next-best line, as an
+        answer refused by a check is (SYNTHESIS_TRIES lines in all), unless a person chose the line. If none is
+        written, the first line's partial answer stands."""
+        ended = {node.id: node.is_terminal}  # whether each line tried ended one before its synthesis marked it
+        tried = [await self._synthesized(node, chosen_by, note)]
+        while tried[-1].reason == "synthesis_failed" and tried[-1].detail.startswith(BROKE_CONTRACT):
+            if chosen_by or len(tried) >= SYNTHESIS_TRIES:
+                break
+            node = self.best_node(Without(self.ctx.store, {o.final_node.id for o in tried}))
+            if node is None or node.depth == 0:
+                break
+            ended[node.id] = node.is_terminal
+            tried.append(await self._synthesized(node))
+        outcome = tried[-1] if tried[-1].reason != "synthesis_failed" else tried[0]
+        # A line tried and given up ends no answer: it is unmarked, so a later turn's search still runs through it.
+        given_up = [o.final_node for o in tried if o is not outcome and not ended[o.final_node.id]]
+        await settle_all(*(self.ctx.store.update(n, is_terminal=False) for n in given_up))
+        return outcome
 
     async def _synthesized(self, node, chosen_by="", note="") -> Outcome:
         """The answer written from the path to a node; a synthesis that fails leaves the line itself, partial."""
@@ -573,7 +604,7 @@ class Strategy(ABC):
             self.exhausted = self.exhausted or isinstance(error, BudgetExhausted)
             if isinstance(error, Unparseable):
                 await self.ctx.store.update(node, spent=error)
-            why = {BudgetExhausted: "budget exhausted", Unparseable: "the synthesis broke its contract"}.get(
+            why = {BudgetExhausted: "budget exhausted", Unparseable: BROKE_CONTRACT}.get(
                 type(error), "the synthesis failed on every model"
             )
             text, partial, detail, model = best_line_text(path, why), True, f"{why}: {error}", ""

@@ -5,9 +5,11 @@ best line before it widens weak ones), expands it with n children in one call, v
 best child: at each rollout step `rollout_samples` children are proposed and valued and the best is followed (a
 terminal first), down to a terminal node, `max_depth` or `rollout_depth` steps. The reward then goes up the path: a
 successful terminal's 1; a failed terminal gets -1 itself and 0 above it; a rollout that reached max_depth without an
-end gets -1; any other rollout the mean of its values. A value is the model's judgement (with the reflections on
-failed lines in its prompt) mixed with self-consistency, the share of the expansion's proposals that were this very
-thought: (1 - consistency) * LM + consistency * SC.
+end gets -1; any other rollout the reference's mean over the rollout (its list of rewards starts at 0 in the start
+node's place, then the value of each step it followed). A value is the model's judgement (with the reflections on
+failed lines in its prompt). The paper mixes in self-consistency, (1 - w) * LM + w * SC, with SC from n children
+sampled independently; ours are asked for in one call as distinct thoughts, so SC would be a constant among siblings
+(1/n, or 2/n for a slip) that only tilts the final pick: its weight is 0 unless set.
 
 Whether a terminal line succeeded is decided as the reference decides it, from the terminal itself, never from the
 mixed value (a unique thought among 3 proposals has SC 1/3, so a perfect judgement would mix to 0.83 and one guessed
@@ -48,6 +50,9 @@ from .thoughts import listed, merge_duplicates, same
 RECENT_REFLECTIONS = 3  # enough memory to steer an expansion without drowning its prompt
 FAILED_TERMINAL = -1.0  # the reward of a terminal line that failed, and of a rollout that ran out of depth
 SUCCESS = 1.0  # the reward of a terminal line that succeeded (the reference's environment reward r = 1)
+# The reference (hotpot/lats.py) writes reflections while fewer than 4 distinct failed lines (by their final answer)
+# exist: at most 3, each on a line whose answer none reflected on yet.
+MAX_REFLECTIONS = 3
 
 
 class ReflectOut(BaseModel):
@@ -81,8 +86,10 @@ class LATSParams(StrictParams):
     value_samples: int = Field(
         3, ge=1, le=5, description="Judgements asked per value, in one request where the model allows (their mean)."
     )
+    # 0: the children come from one call that asks for distinct thoughts, not from n independent samples as in the
+    # paper, so the share of repeats is a slip of that reply, the same for every sibling (issue 31).
     consistency: float = Field(
-        0.2, ge=0, le=1, description="Weight of self-consistency (how often a thought was proposed) in a value."
+        0.0, ge=0, le=1, description="Weight of self-consistency (how often a thought was proposed) in a value."
     )
     threshold: float = Field(
         0.8, ge=0, le=1, description="The model's own judgement of a terminal at which it counts as a success."
@@ -300,10 +307,13 @@ class LanguageAgentTreeSearch(Strategy):
 
     async def _reflect_failures(self, end):
         """A self-reflection on each failed terminal line a simulation ended on (this one's `end` included, its visit
-        being written beside) and not reflected on yet; rollout samples never followed get none."""
-        done = {c.node_id for c in self.ctx.store.critiques()}
+        being written beside) whose answer none reflected on yet, MAX_REFLECTIONS in all, as the reference caps them;
+        rollout samples never followed get none."""
+        critiques = self.ctx.store.critiques()
+        reflected = [self.ctx.store.get(c.node_id) for c in critiques if c.node_id]
+        done = {same(n.thought) for n in reflected if n is not None}
         ended = [n for n in self._live() if n.visit_count or n.id == end.id]
-        failed = [n for n in ended if self._failed(n) and n.id not in done and not n.parse_error]
+        failed = reflection_due([n for n in ended if self._failed(n) and not n.parse_error], done, len(critiques))
         await settle_all(*(self._reflect(n) for n in failed))
 
     async def _reflect(self, node):
@@ -464,8 +474,26 @@ def path_rewards(path, end, values, params, success):
         return [0.0] * (len(path) - 1) + [FAILED_TERMINAL]  # a failed end: -1 for it, nothing gained above it
     if end.depth >= params.max_depth:
         return [FAILED_TERMINAL] * len(path)  # ran out of depth without an ending
-    mean = sum(v for v in values if v is not None) / max(1, len([v for v in values if v is not None]))
-    return [mean] * len(path)
+    return [rollout_reward(values)] * len(path)
+
+
+def rollout_reward(values):
+    """The reference's reward of a rollout that ended on no terminal (hotpot/lats.py's rollout): the mean of its list
+    of rewards, which starts at 0 in the start node's place and takes the value of each step followed. `values` are
+    the start's value, then the steps': for 0.7, 0.7, 0.7 the reference's (0 + 0.7 + 0.7) / 3 = 0.47."""
+    followed = [v for v in values[1:] if v is not None]
+    return sum(followed) / (1 + len(followed))
+
+
+def reflection_due(failed, answered, written):
+    """The failed lines to reflect on now: each whose answer (its terminal thought) none reflected on yet, once, up to
+    MAX_REFLECTIONS in all with the `written` ones."""
+    due, seen = [], set(answered)
+    for node in failed:
+        if same(node.thought) not in seen and written + len(due) < MAX_REFLECTIONS:
+            due.append(node)
+            seen.add(same(node.thought))
+    return due
 
 
 def marks(kind, iteration):

@@ -56,6 +56,18 @@ class ToTParams(StrictParams):
     value_mode: Literal["score", "categorical"] = Field(
         "score", description="A judgement as a 0-1 score, or as sure / likely / impossible (the paper's value prompt)."
     )
+    answer_width: int = Field(
+        0,
+        ge=0,
+        le=8,
+        description="Answers proposed under a line whose next thought is its answer (a Game of 24 board with one "
+        "number left); 0: as many as `branching`. The paper writes 1 (its chain-of-thought step, n = 1).",
+    )
+    answer_checker: bool = Field(
+        False,
+        description="Score an answer the task can check alone (a Game of 24 answer's arithmetic) by that check, as "
+        "LATS's environment reward, not by the model (off: the paper's method).",
+    )
 
 
 class TreeOfThoughts(Strategy):
@@ -76,14 +88,14 @@ class TreeOfThoughts(Strategy):
             if self.promoted:
                 return
             # The level above is cut to its beam now, as it stands: a node pruned by hand frees its slot.
-            parents, unscored, dropped = level_work(self._live(), depth, keep, self._proposed)
+            parents, unscored, dropped = level_work(self._live(), depth, keep, self._proposed, self.line_key)
             if not parents and not unscored and not any(n.depth == depth for n in self._live()):
                 break  # nothing above could be expanded (every proposal failed): the search ends here
             if not self._can_afford(len(parents), len(unscored), remaining):
                 self.exhausted = self.exhausted or bool(parents or unscored)
                 await self.ctx.store.prune(dropped)
                 return
-            proposals = (self._expand_and_score(p, self.ctx.params.branching) for p in parents)
+            proposals = (self._expand_and_score(p, self._width(p)) for p in parents)
             await settle_all(*proposals, self._score(unscored))
             if self.exhausted:
                 break
@@ -92,7 +104,7 @@ class TreeOfThoughts(Strategy):
                 continue
             depth += 1
         await self.step_boundary()
-        losers = beam_losers(self._live(), min(depth, self.ctx.params.depth), keep)
+        losers = beam_losers(self._live(), min(depth, self.ctx.params.depth), keep, self.line_key)
         await self.ctx.store.prune([*dropped, *losers])
         if not self.exhausted:
             await self._score(self._stale())  # an edit during the last level leaves nothing stale behind
@@ -113,6 +125,15 @@ class TreeOfThoughts(Strategy):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
         calls = parents * (1 + self.ctx.params.branching) + unscored + 1  # at most: equal states share a judgement
         return remaining >= calls * self.ctx.gateway.typical_call_usd()
+
+    def _width(self, parent):
+        """Thoughts proposed under a beam node: `branching`, or `answer_width` where the task says the next thought is
+        the line's answer. The paper writes one answer a line (its chain-of-thought prompt, n = 1, once 24 is left):
+        its kept lines to 24 are its tries, where eight answers a line are mostly restatements, each judged; with a
+        narrow beam (keep 2) the answers a line gets are most of its tries, so the default stays `branching`."""
+        line = [n.thought for n in self.ctx.store.path(parent)[1:]]
+        due = self.ctx.params.answer_width and self.ctx.case.answer_due(line)
+        return self.ctx.params.answer_width if due else self.ctx.params.branching
 
     async def expand(self, node, k):
         return await self._expand_and_score(node, k)
@@ -147,6 +168,11 @@ class TreeOfThoughts(Strategy):
     async def judge(self, node, samples):
         """Score one node, its judgement asked `samples` times; the fields to store (none if the budget ran out). A node
         with a canonical state is judged on that state alone; any other on its whole line."""
+        checked = self.ctx.case.verdict(node.thought) if self.ctx.params.answer_checker else None
+        if checked is not None:  # the task's checker, as LATS's environment reward: no model call
+            state = {**node.state, "judged": float(checked.ok), "decided_by": "checker"}
+            why = f"the task's checker: {checked.detail}"
+            return {"eval_score": float(checked.ok), "eval_reason": why, "stale": False, "state": state}
         categorical = self.ctx.params.value_mode == "categorical"
         state = self.state_key(node)
         if state is not None:
@@ -181,28 +207,29 @@ class TreeOfThoughts(Strategy):
 # ---- the rules, pure ------------------------------------------------------------------------------
 
 
-def beam_losers(live, depth, keep):
+def beam_losers(live, depth, keep, line_of=None):
     """The live nodes of a level that leave the beam: all but the best `keep` scored ones; unscored ones leave too
     (never scored 0). With nothing scored at the level, the level above is still the best there is: nobody leaves.
-    The beam keeps one node of each state (state["state_key"]): a second line to the same state would search what the
-    first searches, so it leaves and the next best state takes its slot."""
+    The beam keeps one node of each line (`line_of`, Strategy.line_key; default: every node its own line), never one
+    of each state: lines to an equal board share its judgement, but each writes its own answer from its own steps,
+    so each is a try of its own (the reference dedupes only identical candidates)."""
     level = [n for n in live if n.depth == depth and depth > 0]
     scored = sorted((n for n in level if n.eval_score is not None), key=lambda n: n.eval_score, reverse=True)
-    kept, states = [], set()
+    kept, lines = [], set()
     for node in scored:
-        state = node.state.get("state_key") if isinstance(node.state, dict) else None
-        if len(kept) < keep and (state is None or state not in states):
+        line = line_of(node) if line_of else node.id
+        if len(kept) < keep and line not in lines:
             kept.append(node.id)
-            states.add(state)
+            lines.add(line)
     return [n for n in level if n.id not in kept] if kept else []
 
 
-def level_work(live, depth, keep, proposed):
+def level_work(live, depth, keep, proposed, line_of=None):
     """(parents to propose under, nodes to score, the level above's beam drops) for a level, from the live nodes as they
     stand: the level above cut to its best `keep` (a node pruned by hand is not live, so the next best takes its slot),
     those of them not proposed under yet, this level's unscored nodes, and every live stale node wherever it is (an
     edit above marks its descendants stale). A node whose reply was unparseable keeps its error, never asked again."""
-    dropped = beam_losers(live, depth - 1, keep)
+    dropped = beam_losers(live, depth - 1, keep, line_of)
     out = {n.id for n in dropped}
     kept = [n for n in live if n.id not in out and not n.parse_error]
     parents = [n for n in kept if n.depth == depth - 1 and not proposed(n)]

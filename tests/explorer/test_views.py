@@ -201,6 +201,8 @@ def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
         "keep": 2,
         "value_samples": 3,
         "value_mode": "score",
+        "answer_width": 0,
+        "answer_checker": False,
         "check_facts": True,
     }
     assert session.budget_usd == 0.50

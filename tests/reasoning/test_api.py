@@ -31,6 +31,8 @@ def test_it_creates_a_queued_session_with_defaults(client, alice):
         "keep": 2,
         "value_samples": 3,
         "value_mode": "score",
+        "answer_width": 0,
+        "answer_checker": False,
         "check_facts": True,
     }
     assert ReasoningSession.objects.get(pk=body["id"]).tenant == alice.tenant

@@ -16,8 +16,11 @@ from reasoning.strategies.lats import (
     SUCCESS,
     LanguageAgentTreeSearch,
     LATSParams,
+    MAX_REFLECTIONS,
     mixed_value,
     path_rewards,
+    reflection_due,
+    rollout_reward,
     select_leaf,
     ucb,
 )
@@ -92,7 +95,8 @@ def test_a_failed_terminal_backpropagates_minus_one_not_its_value():
     deep = [ROOT, node("a"), node("deep", depth=5, score=0.7)]
     assert path_rewards(deep, deep[-1], [0.5, 0.7], params, False) == [FAILED_TERMINAL] * 3  # out of depth, no end
     short = [ROOT, node("a"), node("mid", depth=2, score=0.7)]
-    assert path_rewards(short, short[-1], [0.5, 0.7], params, False) == [pytest.approx(0.6)] * 3
+    # The reference's mean over the rollout: its rewards start at 0 in the start's place, then 0.7: (0 + 0.7) / 2.
+    assert path_rewards(short, short[-1], [0.5, 0.7], params, False) == [pytest.approx(0.35)] * 3
 
 
 def test_the_value_mixes_the_judgement_with_self_consistency():
@@ -239,7 +243,7 @@ async def test_a_terminal_judged_right_succeeds_whatever_self_consistency_makes_
         }
     )
     store = FakeStore()
-    params = {"iterations": 4, "children": 3, "rollout_depth": 0}
+    params = {"iterations": 4, "children": 3, "rollout_depth": 0, "consistency": 0.2}  # the weight, set by hand
     outcome = await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
     t = next(n for n in store.nodes() if n.thought == "T")
     assert t.eval_score < 0.8 and t.state["judged"] >= 0.8  # the old rule called this line a failure
@@ -310,3 +314,79 @@ def test_a_node_a_rollout_passed_through_is_still_a_leaf_to_expand():
         node("sim", "a", depth=2, score=0.9, visits=1, reward=0.5, state={"kind": "rollout", "rollout": True}),
     )
     assert select(store) == "a"  # not "sim": a simulated node is outside the tree, and "a" was never expanded
+
+
+# ---- against the reference's numbers (issue 31, section 2) -------------------------------------------------------
+
+
+def test_the_rollout_reward_is_the_references_mean_over_the_rollout():
+    # hotpot/lats.py's rollout: rewards = [0], then the value of each step followed; the reward is their mean. Values
+    # 0.7, 0.7, 0.7 from the start give (0 + 0.7 + 0.7) / 3 = 0.47, not the start's 0.70.
+    assert rollout_reward([0.7, 0.7, 0.7]) == pytest.approx(1.4 / 3)
+    assert round(rollout_reward([0.7, 0.7, 0.7]), 2) == 0.47
+    assert rollout_reward([0.9]) == 0.0  # no step followed: the reference's [0]
+    assert rollout_reward([0.5, 0.6, None, 0.9]) == pytest.approx(1.5 / 3)  # a step left unvalued counts no place
+    path = [ROOT, node("a"), node("b", depth=2), node("c", depth=3, score=0.7)]
+    assert path_rewards(path, path[-1], [0.7, 0.7, 0.7], LATSParams(max_depth=5), False) == [pytest.approx(1.4 / 3)] * 4
+
+
+def test_the_value_is_the_judgement_alone_by_default():
+    # Self-consistency is dropped (its weight 0): one call asks for distinct thoughts, so the share of repeats is a
+    # constant among siblings, not agreement among independent samples as in the paper.
+    assert LATSParams().consistency == 0.0
+    for judged, share in [(0.9, 1 / 3), (0.9, 1 / 2), (0.47, 1.0)]:
+        assert mixed_value(judged, share, LATSParams().consistency) == judged
+
+
+async def test_a_value_is_the_mean_of_its_samples_whatever_its_siblings():
+    samples = iter([0.9, 0.6, 0.9, 0.3, 0.3, 0.3])
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": by_step({1: ["A", "A", "B"]}),
+            "lats.evaluate": lambda p: {"score": next(samples), "reason": last_step(p)},
+            "lats.reflect": {"reflection": "r"},
+            "lats.synthesize": {"answer": "The answer, written in full."},
+        }
+    )
+    store = FakeStore()
+    params = {"iterations": 1, "children": 3, "rollout_depth": 0}
+    await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    kids = {n.thought: n.eval_score for n in store.nodes() if n.depth == 1}
+    assert kids == {"A": pytest.approx(0.8), "B": pytest.approx(0.3)}  # A proposed twice gains nothing from it
+
+
+def test_reflections_are_capped_as_the_reference_caps_them_and_one_a_distinct_answer():
+    failed = [node(f"n{i}", thought) for i, thought in enumerate(["x = 1", "X = 1.", "y = 2", "z = 3", "w = 4"])]
+    for n, text in zip(failed, ["x = 1", "X = 1.", "y = 2", "z = 3", "w = 4"], strict=True):
+        n.thought = text
+    assert MAX_REFLECTIONS == 3
+    assert [n.thought for n in reflection_due(failed, set(), 0)] == ["x = 1", "y = 2", "z = 3"]
+    assert [n.thought for n in reflection_due(failed, {"y = 2"}, 2)] == ["x = 1"]  # one left of the cap
+    assert reflection_due(failed, set(), 3) == []
+
+
+async def test_a_search_writes_at_most_three_reflections_and_counts_them():
+    # Every expansion ends on a failed terminal with an answer of its own: without the cap each would be reflected on.
+    step = {"n": 0}
+
+    def propose(prompt):
+        step["n"] += 1
+        return {"thoughts": [{"thought": f"Step {step['n']}"}, {"thought": f"Answer {step['n']}"}]}
+
+    def value(prompt):
+        answer = last_step(prompt).startswith("Answer")
+        return {"score": 0.4 if answer else 0.3, "reason": "wrong" if answer else "go on", "is_terminal": answer}
+
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": propose,
+            "lats.evaluate": value,
+            "lats.reflect": {"reflection": "That answer was wrong; try another."},
+            "lats.synthesize": {"answer": "The answer, written in full."},
+        }
+    )
+    store = FakeStore()
+    params = {"iterations": 6, "children": 2, "rollout_depth": 0, "max_depth": 10}
+    await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
+    failed = [n for n in store.nodes() if n.is_terminal and n.visit_count]
+    assert len(failed) >= 5 and len(store.critiques()) == MAX_REFLECTIONS == gateway.count("lats.reflect")

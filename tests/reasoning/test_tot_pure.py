@@ -285,3 +285,123 @@ def test_a_verdict_that_never_came_counts_zero_as_in_the_paper():
     full, _ = sampled_value([VerdictOut(verdict="likely", reason="r")] * 3, asked=3)
     short, reason = sampled_value([VerdictOut(verdict="likely", reason="r")] * 2, asked=3)
     assert short < full and "unread" in reason
+
+
+# ---- issue 31: lines kept whole, and a broken synthesis gives way to the next-best line -----------------------
+
+CARDS = [4, 9, 10, 13]
+PUZZLE = "Game of 24: use each of the numbers 4 9 10 13 exactly once with + - * / to make 24."
+# Two lines to one board ("left: 4 6") and on to 24; each writes its own answer from its own steps. Line A's answer
+# is wrong (a changed number), line B's right; the judge guesses A's board-equal steps first.
+A1, A2, A3 = "13 - 9 = 4 (left: 4 4 10)", "10 - 4 = 6 (left: 4 6)", "4 * 6 = 24 (left: 24)"
+B1, B2, B3 = "10 - 4 = 6 (left: 6 9 13)", "13 - 9 = 4 (left: 4 6)", "6 * 4 = 24 (left: 24)"
+C2, C3 = "4 + 4 = 8 (left: 8 10)", "10 - 8 = 2 (left: 2)"
+LINES = {
+    (): [A1, B1],
+    (A1,): [A2, C2],
+    (B1,): [B2, "9 + 6 = 15 (left: 13 15)"],
+    (A1, A2): [A3],
+    (B1, B2): [B3],
+    (A1, C2): [C3],
+    (A1, A2, A3): ["Answer: (13 - 9) * (10 - 3) = 24"],
+    (B1, B2, B3): ["Answer: (10 - 4) * (13 - 9) = 24"],
+    (A1, C2, C3): ["Answer: 13 - 9 + 4 + 10 = 24"],
+}
+VALUES = {"left: 4 4 10": 0.8, "left: 6 9 13": 0.8, "left: 4 6": 0.9, "left: 24": 0.95, "left: 8 10": 0.5}
+VALUES |= {"left: 2": 0.05, "left: 13 15": 0.3}
+ANSWER_VALUES = {"(13-9)*(10-3)=24": 0.6, "(10-4)*(13-9)=24": 0.9, "13-9+4+10=24": 0.4}
+
+
+def steps_of(prompt, section):
+    body = prompt.split(f"### {section}\n", 1)[1].split("\n###", 1)[0]
+    return tuple(line.split(". ", 1)[1] for line in body.splitlines() if ". " in line)
+
+
+def puzzle_script(synthesis=None):
+    def propose(prompt):
+        return {"thoughts": [{"thought": t} for t in LINES[steps_of(prompt, "STEPS SO FAR")]]}
+
+    def value(prompt):
+        position = prompt.split("### POSITION\n", 1)[1].split("\n", 1)[0]
+        score = ANSWER_VALUES[position.removeprefix("Answer: ")] if position.startswith("Answer:") else VALUES[position]
+        return {"score": score, "reason": f"{position} judged"}
+
+    def synthesize(prompt):
+        return {"answer": steps_of(prompt, "CHOSEN STEPS")[-1]}
+
+    return {"tot.propose": propose, "tot.state_evaluate": value, "tot.synthesize": synthesis or synthesize}
+
+
+def puzzle_context(gateway, store):
+    from reasoning.facts.case import CaseCheck
+
+    params = {"branching": 2, "depth": 4, "keep": 2, "value_samples": 1}
+    return context(TreeOfThoughts, gateway, store, params=params, problem=PUZZLE, case=CaseCheck(puzzle=CARDS))
+
+
+async def test_two_lines_to_one_board_are_both_kept_and_each_writes_its_own_answer():
+    # One line per board would drop line B at level 2 (its board equals A's): A's wrong answer would be the only one.
+    gateway, store = ScriptedGateway(puzzle_script()), FakeStore()
+    outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
+    assert outcome.final_answer == "Answer: (10 - 4) * (13 - 9) = 24" and outcome.reason == "solved"
+    to_24 = [n for n in store.nodes() if n.depth == 3 and "left: 24" in n.thought]
+    assert len(to_24) == 2 and not any(store.is_pruned(n) for n in to_24)
+    # Their boards were judged once: the judgement is shared by state, the line is not.
+    positions = [p.split("### POSITION\n", 1)[1].split("\n", 1)[0] for n, _, p in gateway.calls if "state" in n]
+    assert positions.count("left: 4 6") == 1 and positions.count("left: 24") == 1
+
+
+async def test_a_synthesis_that_breaks_its_contract_gives_way_to_the_next_best_line():
+    written = []
+
+    def synthesize(prompt):  # the best line's synthesis is junk; the next one's is its answer
+        written.append(steps_of(prompt, "CHOSEN STEPS")[-1])
+        return {"answer": "ok"} if len(written) == 1 else {"answer": written[-1]}
+
+    gateway, store = ScriptedGateway(puzzle_script(synthesize)), FakeStore()
+    outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
+    assert outcome.reason != "synthesis_failed" and not outcome.partial and len(written) == 2
+    assert outcome.final_answer == written[1] != written[0] and outcome.final_node.thought == written[1]
+    assert not store.get(next(n.id for n in store.nodes() if n.thought == written[0])).is_terminal  # given up
+
+
+async def test_a_synthesis_broken_on_every_line_ends_failed_with_the_best_line():
+    gateway, store = ScriptedGateway(puzzle_script({"answer": "ok"})), FakeStore()
+    outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
+    assert outcome.reason == "synthesis_failed" and outcome.partial and "(10 - 4) * (13 - 9)" in outcome.final_answer
+    assert gateway.count("tot.synthesize") == 3  # SYNTHESIS_TRIES lines, then the best one's line stands
+
+
+async def test_with_the_task_checker_an_answer_is_scored_by_its_arithmetic_for_no_call():
+    # The checker, as LATS's environment reward, scores the answers; the model's judge is never asked about one.
+    script = puzzle_script()
+    judge = script["tot.state_evaluate"]
+
+    def value(prompt):
+        position = prompt.split("### POSITION\n", 1)[1].split("\n", 1)[0]
+        assert not position.startswith("Answer:")  # answers never reach the model's judge
+        return judge(prompt)
+
+    gateway, store = ScriptedGateway(dict(script, **{"tot.state_evaluate": value})), FakeStore()
+    ctx = puzzle_context(gateway, store)
+    ctx.params = ctx.params.model_copy(update={"answer_checker": True})
+    outcome = await TreeOfThoughts(ctx).run()
+    answers = {n.thought: n for n in store.nodes() if n.thought.startswith("Answer")}
+    assert outcome.final_answer == "Answer: (10 - 4) * (13 - 9) = 24"
+    assert answers["Answer: (10 - 4) * (13 - 9) = 24"].eval_score == 1.0
+    assert answers["Answer: (13 - 9) * (10 - 3) = 24"].eval_score == 0.0
+    assert answers["Answer: (13 - 9) * (10 - 3) = 24"].state["decided_by"] == "checker"
+
+
+async def test_the_answer_step_proposes_answer_width_answers_a_line():
+    def asked(prompt):
+        return int(prompt.split("### K\n", 1)[1].split()[0])
+
+    for width, expected in [(0, 2), (1, 1)]:  # 0: as many as `branching`; the paper writes one answer a line
+        gateway, store = ScriptedGateway(puzzle_script()), FakeStore()
+        ctx = puzzle_context(gateway, store)
+        ctx.params = ctx.params.model_copy(update={"answer_width": width})
+        await TreeOfThoughts(ctx).run()
+        proposals = [(steps_of(p, "STEPS SO FAR"), asked(p)) for name, _, p in gateway.calls if name == "tot.propose"]
+        assert {k for steps, k in proposals if steps and steps[-1].endswith("(left: 24)")} == {expected}
+        assert {k for steps, k in proposals if not steps or not steps[-1].endswith("(left: 24)")} == {2}

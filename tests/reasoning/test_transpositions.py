@@ -68,7 +68,7 @@ async def test_equal_states_share_one_judgement_across_parents_at_no_cost():
         assert (node.eval_score, node.eval_reason) == (source.eval_score, source.eval_reason)
 
 
-async def test_the_beam_keeps_one_line_of_each_state():
+async def test_the_beam_keeps_lines_to_one_state_and_dedupes_only_identical_lines():
     from reasoning.strategies.base import Node
     from reasoning.strategies.tot import beam_losers
 
@@ -76,7 +76,10 @@ async def test_the_beam_keeps_one_line_of_each_state():
         return Node(name, "r", 1, name, state={"state_key": state}, eval_score=score)
 
     level = [node("a", 0.9, "left: 4 6"), node("b", 0.9, "left: 4 6"), node("c", 0.5, "left: 3 8")]
-    assert [n.id for n in beam_losers(level, 1, keep=2)] == ["b"]  # "c" takes the slot "b" would search again
+    # Two lines to one board are two tries at its answer (issue 31): the state decides the judgement, not the line.
+    assert [n.id for n in beam_losers(level, 1, keep=2)] == ["c"]
+    same_line = {"a": "13 - 9 = 4", "b": "13 - 9 = 4", "c": "10 - 4 = 6"}
+    assert [n.id for n in beam_losers(level, 1, keep=2, line_of=lambda n: same_line[n.id])] == ["b"]
 
 
 async def test_a_resumed_run_takes_the_stored_judgement_of_a_state():
