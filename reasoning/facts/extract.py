@@ -24,43 +24,21 @@ import re
 from functools import lru_cache
 
 from reasoning.facts import places as placelib
-from reasoning.facts import regimes
+from reasoning.facts import regimes, vocabulary
 from reasoning.facts.quantities import find_quantities, matches, parse_amount, parse_number
 from reasoning.facts.sheet import NUMERIC, Fact
 
 # ---- accounts and instruments -------------------------------------------------------------------------------------
 
-# canonical name -> how it is written (a regex; case-insensitive unless it starts with (?-i:...)).
-ACCOUNTS = {
-    "401(k)": r"401\(k\)s?",
-    "Roth IRA": r"(?-i:Roth IRAs?)",
-    "IRA": r"(?-i:(?<!Roth )\bIRAs?)\b",
-    "529 plan": r"529(?:\s+(?:college\s+)?(?:savings\s+)?plans?|\s+accounts?)",
-    "HSA": r"(?-i:\bHSAs?)\b",
-    "pillar 3a": r"pillar\s+3a|s[äa]ule\s+3a|pilier\s+3a|3rd\s+pillar|third\s+pillar|\b3a\b",
-    "pension fund": r"(?:(?-i:BVG|LPP)\s+)?pension\s+funds?|pensionskasse|caisse\s+de\s+pension|pillar\s+2\b|"
-    r"2nd\s+pillar|second\s+pillar|(?-i:\bBVG\b|\bLPP\b)",
-    "ISA": r"(?-i:\bISAs?)\b",
-    "SIPP": r"(?-i:\bSIPPs?)\b",
-    "brokerage account": r"brokerage\s+accounts?|(?-i:\bDepot\b)|compte-titres|securities\s+account|wertschriftendepot",
-}
-INSTRUMENTS = {
-    "exchange fund": r"exchange\s+funds?",
-    "charitable remainder trust": r"charitable\s+remainder\s+(?:uni)?trusts?|(?-i:\bCRU?Ts?\b)",
-    "donor-advised fund": r"donor[- ]advised\s+funds?|(?-i:\bDAFs?\b)",
-    "collar": r"(?:zero-cost\s+)?\bcollars?\b",
-    "prepaid variable forward": r"prepaid\s+variable\s+forwards?|(?-i:\bPVFs?\b)",
-    "covered calls": r"covered[- ]calls?",
-    "ETF": r"(?-i:\bETFs?)(?![A-Za-z])",
-    "municipal bonds": r"municipal\s+bonds?|\bmunis\b|\bmuni\s+bonds?",
-    "annuity": r"\bannuit(?:y|ies)\b",
-    "family foundation": r"family\s+foundations?|familienstiftung",
-    "GRAT": r"(?-i:\bGRATs?\b)",
-    "trust": r"\btrusts?\b",
-    "life insurance": r"life\s+insurance|lebensversicherung\w*|assurances?[- ]vie",
-    "mortgage": r"\bmortgages?\b|\bhypothek\w*|hypoth[èe]que",
-    "Roth conversion": r"(?-i:Roth)\s+conversions?",
-}
+# canonical name -> how it is written (a regex; case-insensitive unless it starts with (?-i:...)), from the data in
+# reasoning/facts/data/vocabulary.toml (vocabulary.py): add a name there, not here.
+ACCOUNTS, INSTRUMENTS = vocabulary.tables()
+# The instruments an amount was labelled "<name> balance" by before the vocabulary grew ("trust balance").
+LEGACY_INSTRUMENTS = {
+    "exchange fund", "charitable remainder trust", "donor-advised fund", "collar", "prepaid variable forward",
+    "covered calls", "ETF", "municipal bonds", "annuity", "family foundation", "GRAT", "trust", "life insurance",
+    "mortgage", "Roth conversion",
+}  # fmt: skip
 
 # ---- goals and constraints -----------------------------------------------------------------------------------------
 
@@ -153,12 +131,13 @@ def named(problem, table, kind):
 
 
 def named_things(problem):
-    """Accounts and instruments; an instrument overlapping an account ("pension fund") is the account."""
+    """Accounts and instruments; an instrument overlapping an account ("pension fund") is the account, unless it is
+    the longer writing ("Pensionskasse buy-in": the account and the buy-in)."""
     accounts = named(problem, ACCOUNTS, "account")
     instruments = [
         f
         for f in named(problem, INSTRUMENTS, "instrument")
-        if not any(f.start < a.end and a.start < f.end for a in accounts)
+        if not any(f.start < a.end and a.start < f.end and f.end - f.start <= a.end - a.start for a in accounts)
     ]
     return accounts + instruments
 
@@ -300,11 +279,17 @@ PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|a
 
 
 def _canonical(noun):
-    for canonical, pattern in list(ACCOUNTS.items()) + list(INSTRUMENTS.items()):
+    for canonical, pattern in ACCOUNTS.items():
         if re.fullmatch(pattern, noun, re.I):
             return canonical, True
-    words = " ".join(w if w.isupper() else w.lower() for w in noun.split())  # "UK flat", "PEA"
-    return AMOUNT_NOUNS.get(noun.lower(), words), False
+    for canonical, pattern in INSTRUMENTS.items():
+        if re.fullmatch(pattern, noun, re.I):  # "$2M in a GRAT": the GRAT's; "$300k of US REITs": as written
+            return (canonical, True) if canonical in LEGACY_INSTRUMENTS else (_words(noun), False)
+    return AMOUNT_NOUNS.get(noun.lower(), _words(noun)), False
+
+
+def _words(noun):
+    return " ".join(w if any(c.isupper() for c in w[1:]) or w.isupper() else w.lower() for w in noun.split())  # "UK flat", "PEA"
 
 
 # "His CPF balance is", "a Bausparvertrag of", "Distributions last year were", "Tagesgeld" (a list item): the words

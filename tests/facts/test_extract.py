@@ -254,7 +254,7 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert labels("The trust must pay out at least 4% a year.")["4%"] == "minimum"
     # an acronym in a list, "the two X (Y)", a reserve kept in a place, money toward a purchase
     found = labels("Assets: PEA 90 000 €, the two VCTs (£40k). Must keep $1M in Canada for staff. They help their son buy a flat with $150k.")
-    assert found["90 000 €"] == "PEA"
+    assert found["90 000 €"] == "PEA balance"  # a PEA is an account (data/vocabulary.toml)
     assert found["£40k"] == "VCTs"
     assert found["$1M"] == "reserve"
     assert found["$150k"] == "flat contribution"
