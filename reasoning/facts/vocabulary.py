@@ -28,11 +28,11 @@ def entries():
 def _alias(words):
     body = r"\s*".join(r"\s+".join(re.escape(w) for w in part.split()) for part in re.split(r"(?<=-)|(?=-)", words))
     plural = "" if words.endswith("s") else "(?:e?s)?" if words[-1].isalpha() else "s?"
-    return rf"(?<![\w-]){body}{plural}(?![\w-])"
+    return rf"(?<![\w-]){body}{plural}(?![\w])"
 
 
 def _exact(words):
-    return rf"(?-i:(?<![\w-]){re.escape(words)}(?![\w-]))"
+    return rf"(?-i:(?<![\w-]){re.escape(words)}(?![\w]))"
 
 
 def pattern(canonical, entry):
