@@ -24,9 +24,9 @@ import re
 from functools import lru_cache
 
 from reasoning.facts import places as placelib
-from reasoning.facts import regimes, vocabulary
+from reasoning.facts import regimes, terms, vocabulary
 from reasoning.facts.quantities import find_quantities, matches, parse_amount, parse_number
-from reasoning.facts.sheet import NUMERIC, Fact
+from reasoning.facts.sheet import NUMERIC, ROLES, Fact
 
 # ---- accounts and instruments -------------------------------------------------------------------------------------
 
@@ -571,7 +571,8 @@ def extract(problem: str) -> list[Fact]:
     for fact in facts:
         if fact.kind == "percent":
             fact.label, fact.base = percent_label_and_base(problem, fact, amounts, ends)
-    for fact in facts:  # labels unique within a case: "salary", "salary 2"
+    facts = terms.refine(problem, facts, ends)
+    for fact in sorted(facts, key=lambda f: f.start):  # labels unique within a case: "salary", "salary 2"
         count = labels.get(fact.label, 0) + 1
         labels[fact.label] = count
         if count > 1:
@@ -598,13 +599,20 @@ def ground(facts: list[Fact], problem: str) -> list[Fact]:
     kept, used = [], set()
     for fact in facts:
         span = None
-        if fact.kind in NUMERIC:
+        if fact.kind in ("person", "limit", "horizon"):
+            span = _pick([m for m in _measures(problem, fact.kind) if _measure_matches(m, fact)], fact, used)
+            if span is not None:
+                fact.value, fact.unit = span.value, span.unit
+                fact.role = fact.role if fact.role in ROLES.get(fact.kind, ()) else span.role
+        elif fact.kind in NUMERIC:
             value = _number(fact)
             candidates = [
                 q
                 for q in quantities
                 if q.kind == fact.kind and value is not None and matches(q, value, _unit(fact, q))
             ]
+            if not candidates and fact.kind == "percent" and value is not None:  # "60/40": the reader's allocations
+                candidates = [f for f in extract(problem) if f.kind == "percent" and abs(f.value - value) < 1e-9]
             span = _pick(candidates, fact, used)
             if span is not None:
                 fact.value, fact.unit = span.value, span.unit
@@ -616,6 +624,8 @@ def ground(facts: list[Fact], problem: str) -> list[Fact]:
             span = _find_words(problem, fact.text) or _find_words(problem, str(fact.value or ""))
         if span is None:
             continue
+        if fact.role and fact.role not in ROLES.get(fact.kind, (fact.role,)):
+            fact.role = ""  # a role the kind does not have: the fact stands, its role does not
         fact.text, fact.start, fact.end = problem[span.start : span.end], span.start, span.end
         key = (fact.kind, fact.start, fact.end, str(fact.value))
         if key in used:
@@ -624,6 +634,44 @@ def ground(facts: list[Fact], problem: str) -> list[Fact]:
         used.add((fact.kind, fact.start, fact.end))
         kept.append(fact)
     return kept
+
+
+def _measures(problem, kind):
+    """What a person, limit or horizon can be read from in the problem: the reader's own facts of that kind, then any
+    quantity or duration with a unit the kind takes (a limit of 10% needs a "10%" in the text; a person a name or a
+    count the reader finds there)."""
+    own = [f for f in extract(problem) if f.kind == kind]
+    if kind == "person":
+        return own
+    spans = [_Measure(f.value, f.unit, f.start, f.end, f.text, f.role) for f in own]
+    for q in _quantities(problem):
+        unit = {"percent": "%", "amount": q.unit, "year": "year", "age": "age"}[q.kind]
+        if kind == "limit" and q.kind in ("percent", "amount") or kind == "horizon" and q.kind in ("year", "age"):
+            spans.append(_Measure(q.value, unit, q.start, q.end, q.text, "", q))
+    for start, end, value, unit in terms.durations(problem):
+        spans.append(_Measure(value, unit, start, end, problem[start:end], ""))
+    return spans
+
+
+class _Measure:
+    def __init__(self, value, unit, start, end, text, role, quantity=None):
+        self.value, self.unit, self.start, self.end, self.text, self.role = value, unit, start, end, text, role
+        self.quantity = quantity
+
+
+def _measure_matches(span, fact):
+    """A model's person, limit or horizon against a span: the same unit and value (a person: and the same name)."""
+    if fact.kind == "person":
+        value = parse_number(str(fact.value)) if not isinstance(fact.value, int | float) else fact.value
+        words = set(str(fact.label).lower().split()) | set(str(fact.text).lower().split())
+        return value is not None and float(value) == float(span.value) and bool(words & set(str(span.label).lower().split()))
+    value = fact.value if isinstance(fact.value, int | float) else parse_number(str(fact.value).replace("%", "").strip())
+    unit = (fact.unit or "").strip()
+    if value is None or unit != span.unit:
+        return False
+    if span.quantity is not None and span.quantity.kind in ("percent", "amount"):
+        return matches(span.quantity, value, span.quantity.unit)
+    return abs(float(value) - float(span.value)) < 1e-9
 
 
 def _number(fact):

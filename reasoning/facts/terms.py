@@ -1,0 +1,591 @@
+"""The whole case on the sheet (issue 30): allocations, the base and role of each percent, people, limits, horizons,
+and what an amount is for (a commitment, a liability, income, an expense).
+
+extract.py reads the quantities and labels them; refine(problem, facts) then
+- reads allocations written with slashes ("target 60/25/15 equities/bonds/alternatives; today 71/19/10", "60/40",
+  "a 70/30 split"): one percent a share, its class as label ("equities target" for a target), role target or share,
+  base the whole ("portfolio", or the amount the sentence names);
+- gives a percent with no base the amount its sentence is split from ("Portfolio CHF 2M: 40% Swiss equities",
+  "5% a year of the endowment"), and every percent a role (share, target, spending, tax, growth, return, fee);
+- reads people: a name with an age ("Anna (58) and her husband Marc (61)": person Anna, client; "Anna's age"),
+  a relation with an age ("her husband, 61"), and counts ("three children, one grandchild");
+- turns a bound into a limit ("a cash floor of 18 months of expenses", "keep at least CHF 200k in cash",
+  "no more than 10% in one issuer") with its role (floor, cap, minimum, maximum), unit and base;
+- reads horizons and deadlines ("over 4 years", "within 9 months", "by 2031", "before retiring at 61");
+- gives an amount its role (commitment, liability, income, expense, holding) and, where its label is bare, the words
+  the client named it with ("pension buy-in capacity").
+The words each reading keys on are the tables at the top of this module.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reasoning.facts.quantities import WORDS, parse_number, words_value
+from reasoning.facts.sheet import Fact
+
+# ---- the words -----------------------------------------------------------------------------------------------------
+
+RELATIONS = {  # a word for a person -> (label, role)
+    "husband": ("husband", "spouse"), "wife": ("wife", "spouse"), "spouse": ("spouse", "spouse"),
+    "partner": ("partner", "partner"), "son": ("son", "child"), "sons": ("sons", "child"),
+    "daughter": ("daughter", "child"), "daughters": ("daughters", "child"), "child": ("child", "child"),
+    "children": ("children", "child"), "kids": ("children", "child"), "kid": ("child", "child"),
+    "stepchildren": ("stepchildren", "child"), "stepson": ("stepson", "child"), "stepdaughter": ("stepdaughter", "child"),
+    "grandchild": ("grandchild", "grandchild"), "grandchildren": ("grandchildren", "grandchild"),
+    "grandkids": ("grandchildren", "grandchild"), "grandson": ("grandson", "grandchild"),
+    "grandsons": ("grandsons", "grandchild"), "granddaughter": ("granddaughter", "grandchild"),
+    "granddaughters": ("granddaughters", "grandchild"), "heir": ("heir", "heir"), "heirs": ("heirs", "heir"),
+    "mother": ("mother", "parent"), "father": ("father", "parent"), "parents": ("parents", "parent"),
+    "brother": ("brother", "sibling"), "brothers": ("brothers", "sibling"), "sister": ("sister", "sibling"),
+    "sisters": ("sisters", "sibling"), "siblings": ("siblings", "sibling"), "nephew": ("nephew", "beneficiary"),
+    "nephews": ("nephews", "beneficiary"), "niece": ("niece", "beneficiary"), "nieces": ("nieces", "beneficiary"),
+    "beneficiaries": ("beneficiaries", "beneficiary"), "beneficiary": ("beneficiary", "beneficiary"),
+    "kinder": ("children", "child"), "kindern": ("children", "child"), "söhne": ("sons", "child"),
+    "töchter": ("daughters", "child"), "enkel": ("grandchildren", "grandchild"), "enkelkinder": ("grandchildren", "grandchild"),
+    "enfants": ("children", "child"), "petits-enfants": ("grandchildren", "grandchild"),
+}  # fmt: skip
+COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "only": 1, "ein": 1, "eine": 1, "einen": 1, "zwei": 2,
+               "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4,
+               "twin": 2}  # fmt: skip
+NOT_A_NAME = set(
+    "The A An Our Their His Her Client Clients Kunde Kundin Mandant Mandantin Portfolio Target Today Assets Age "
+    "Cash Bonds Equities Goal Goals Note Notes Widow Widower Couple Family Founder Foundation Trust Retired Married "
+    "Both He She They We I It This That Income Salary Pension Spending Expenses Costs House Home Mr Mrs Ms Dr "
+    "Husband Wife Son Daughter Children Mother Father Also And But Plus Age Ages Aged Current Currently Now "
+    "Liabilities Constraints Constraint Horizon Deadline Wants Needs Year Years Total Holdings Situation Case "
+    "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's".split()
+)
+ALLOCATION_CLASSES_2 = ("equities", "bonds")  # "60/40" with no classes named: the convention
+TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|ziel\w*|soll\w*|cible"
+CURRENT_CUE = r"today|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|aktuell|heute|ist"
+WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book"
+PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
+    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax"),
+    ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
+    ("spending", r"spend\w*|payout|pay\s+out|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme"),
+    ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
+    ("return", r"returns?|yield\w*|earns?|earning|coupon|interest|performance|rendite|gain\s+of"),
+)
+
+
+def _number(words):
+    words = words.strip()
+    if words.lower() in COUNT_WORDS:
+        return COUNT_WORDS[words.lower()]
+    value = parse_number(words.replace(",", "."))
+    if value is None:
+        value = words_value(words)
+    return value
+
+
+DURATION = re.compile(
+    rf"(?P<n>\d+(?:[.,]\d+)?|(?i:{WORDS})|(?i:a|an|one|a\s+half))(?:\s*-\s*|\s+)(?P<u>(?i:months?|years?|yrs?|monate?n?|jahren?|mois|ans))\b"
+)
+
+
+def _duration(m):
+    n = _number(m["n"]) if m["n"].lower() not in ("a half",) else 0.5
+    if n is None:
+        return None
+    unit = m["u"].lower()
+    return float(n), ("months" if unit.startswith(("mo", "mois")) else "years")
+
+
+def _clean(words):
+    words = re.sub(r"^(?:(?:the|a|an|her|his|their|its|our|my|any|each|per|in|of|one|single)\s+)+", "", words.strip(), flags=re.I)
+    return " ".join(words.split()).strip(" .,;:")
+
+
+# ---- allocations --------------------------------------------------------------------------------------------------
+
+NUM = r"\d{1,3}(?:[.,]\d{1,2})?"
+SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}(?:\s*/\s*{NUM}){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
+CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
+CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
+CLASSES_BEFORE = re.compile(
+    rf"(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)\s*(?:(?:mix|split|allocation|ratio|portfolio|weights?)\s*)?(?:(?:of|at|is|was|are|=|:|currently|today|now|target)\s*)*$",
+    re.I,
+)
+
+
+def allocations(problem, ends, amounts):
+    """Percent facts of each slash allocation, in text order."""
+    facts, last_classes = [], {}
+    for m in SLASHES.finditer(problem):
+        numbers = [parse_number(n.strip().replace(",", ".")) for n in m["nums"].split("/")]
+        if any(n is None for n in numbers) or not 98 <= sum(numbers) <= 102 or min(numbers) < 0:
+            continue
+        sentence_start = max([e + 1 for e in ends if e < m.start()], default=0)
+        before = problem[sentence_start : m.start()]
+        after = problem[m.end() : min(e for e in ends if e >= m.end())]
+        classes = None
+        if c := CLASSES_AFTER.match(after):
+            classes = [_clean(x).lower() for x in c["classes"].split("/")]
+        elif c := CLASSES_BEFORE.search(before):
+            classes = [_clean(x).lower() for x in c["classes"].split("/")]
+        if classes and len(classes) != len(numbers):
+            classes = None
+        if not classes:
+            classes = last_classes.get(len(numbers)) or (list(ALLOCATION_CLASSES_2) if len(numbers) == 2 else None)
+        if not classes:
+            continue
+        last_classes[len(numbers)] = classes
+        clause = re.split(r"[;,(]", before)[-1] if not c or c.start() > 0 else before
+        cue = None
+        for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", clause, re.I):
+            cue = "target" if w["t"] else "share"
+        role = cue or "share"
+        base = whole_before(problem, m.start(), sentence_start, amounts)
+        position = m.start()
+        for number, cls, text_m in zip(numbers, classes, re.finditer(NUM, m["nums"])):
+            start = m.start("nums") + text_m.start()
+            label = f"{cls} target" if role == "target" else cls
+            facts.append(Fact(label, "percent", float(number), "%", problem[start : start + len(text_m[0])], start,
+                              start + len(text_m[0]), base=base, role=role))
+        del position
+    return facts
+
+
+def whole_before(problem, at, sentence_start, amounts):
+    """The whole an allocation or a list of shares is of: the amount just before it in its sentence or a heading,
+    else the first amount named as a whole, else "portfolio"."""
+    mine = [a for a in amounts if sentence_start <= a.start < at and a.role not in ("liability", "commitment")]
+    if mine:
+        return mine[-1].label
+    wholes = [a for a in amounts if a.start < at and re.search(rf"\b(?:{WHOLE_WORDS})\b", a.label, re.I)]
+    if wholes:
+        return wholes[-1].label
+    return "portfolio"
+
+
+# ---- percents: base and role --------------------------------------------------------------------------------------
+
+CLASS_WORDS = re.compile(
+    r"^\s*(?:(?:in|into|of)\s+)?(?:(?:global|swiss|us|u\.s\.|european|emerging|domestic|foreign|international|"
+    r"developed|world|local|short|long|high|investment|private|public|listed|real|fixed|cash|other|hedged|unhedged|"
+    r"government|corporate|inflation-linked|chf|usd|eur|[a-z]+-)\S*\s+){0,3}"
+    r"(?:equit\w*|stocks?|bonds?|fixed\s+income|cash|alternatives?|alts|real\s+assets|real\s+estate|property|"
+    r"private\s+(?:equity|credit|markets)|hedge\s+funds?|gold|commodities|infrastructure|credit|munis|money\s+market|"
+    r"treasur\w*|gilts|aktien|obligationen|anleihen|liquidität|immobilien|actions|obligations|liquidités|"
+    r"small\s+caps?|growth|value|dividend\s+stocks|reits?|t-bills|etfs?|funds?|tech|shares)\b",
+    re.I,
+)
+OF_LATER = re.compile(r"^\s*(?:a|per|each|every)\s+(?:year|annum)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<noun>[\w-]+(?:\s+[\w-]+)?)", re.I)
+
+
+def percent_roles(problem, facts, ends, amounts):
+    """Each percent's role, and a base where its sentence ties it to an amount or it is one share of a whole."""
+    percents = [f for f in facts if f.kind == "percent" and not f.role]
+    for f in percents:
+        sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
+        sentence_end = min(e for e in ends if e >= f.end)
+        before, after = problem[sentence_start : f.start], problem[f.end : sentence_end]
+        label = f.label
+        if label.endswith(" target") or label == "target":
+            f.role = "target"
+        else:
+            f.role = _role_near(before, after)
+            if label.endswith(" rate") and f.role == "share":
+                f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
+        if not f.base and (m := OF_LATER.match(after)):  # "5% a year of the endowment"
+            noun = m["noun"].lower()
+            named = [a for a in amounts if a.label.split()[0] == noun.split()[0]]
+            f.base = named[-1].label if named else noun
+        if not f.base and f.role in ("share", "target") and CLASS_WORDS.match(after):
+            f.base = whole_before(problem, f.start, sentence_start, amounts)
+        if f.label in ("percent", "rate") and f.role not in ("share", "target"):
+            f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
+                       "fee": "fee"}[f.role]
+    return facts
+
+
+def _role_near(before, after):
+    """The role a cue word nearest the percent names, within its clause; else a share."""
+    clause_before = re.split(r"[;,]", before)[-1][-60:]
+    clause_after = re.split(r"[;,]", after)[0][:40]
+    best, distance = "share", 10**6
+    for role, cue in PERCENT_ROLES:
+        for m in re.finditer(rf"\b(?:{cue})\b", clause_before, re.I):
+            if len(clause_before) - m.end() < distance:
+                best, distance = role, len(clause_before) - m.end()
+        m = re.search(rf"\b(?:{cue})\b", clause_after, re.I)
+        if m and m.start() < distance:
+            best, distance = role, m.start()
+    if re.search(rf"\b(?:{TARGET_CUE.replace('|to|towards?|into|', '|')})\b", clause_before, re.I) and re.search(r"target|ziel|cible|aim", clause_before, re.I):
+        return "target"
+    return best
+
+
+# ---- people -------------------------------------------------------------------------------------------------------
+
+REL = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
+NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
+NAME_AGE = re.compile(
+    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b)",
+    re.I,
+)
+REL_AGE = re.compile(rf"\b(?P<rel>{REL})\b\s*(?:\(\s*(?:age\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*[,.;:)])|\s+(?:is\s+|aged?\s+)(?P<a3>\d{{1,3}})\b)", re.I)
+REL_NAME = re.compile(rf"\b(?P<rel>{REL})\s*,?\s+{NAME}\b(?!\s*\()", re.I)
+COUNT = re.compile(
+    rf"(?<![\w-])(?P<n>\d{{1,2}}|(?i:{WORDS})|(?i:a|an|single|ein|eine|einen|zwei|drei|vier|fünf|sechs|un|une|deux|trois|quatre|twin))"
+    rf"\s+(?:(?i:adult|grown(?:-up)?|young|minor|small|little|married|twin|step|adopted|erwachsene|kleine)\s+)?(?P<rel>(?i:children|kids|sons|daughters|"
+    rf"grandchildren|grandkids|grandsons|granddaughters|heirs|siblings|brothers|sisters|nephews|nieces|beneficiaries|"
+    rf"stepchildren|kinder|söhne|töchter|enkel|enkelkinder|enfants|petits-enfants|son|daughter|child|grandchild|"
+    rf"grandson|granddaughter|heir|brother|sister|nephew|niece))\b"
+)
+
+
+def people(problem, facts, ends):
+    """Person facts (named, related, counted) and the ages that belong to them relabelled ("Anna's age")."""
+    found, ages = [], [f for f in facts if f.kind == "age"]
+    named_spans = []
+    for m in NAME_AGE.finditer(problem):
+        name = m["name"]
+        if name in NOT_A_NAME or name.lower() in RELATIONS or _a_place_or_known(name):
+            continue
+        figure = next(g for g in ("a1", "a2", "a3") if m[g])
+        age = next((a for a in ages if a.start == m.start(figure)), None)
+        rel = (m["rel"] or "").lower()
+        role = RELATIONS[rel][1] if rel in RELATIONS else ""
+        if not role:
+            role = _role_of_named(problem, m.start("name"), found)
+        found.append(Fact(name, "person", 1, "people", name, m.start("name"), m.end("name"), role=role))
+        named_spans.append((m.start(), m.end()))
+        if age is not None:
+            age.label, age.role = f"{name}'s age", role
+    for m in REL_NAME.finditer(problem):  # "her son Leo", "his wife Marie" with no age
+        name, rel = m["name"], m["rel"].lower()
+        if name in NOT_A_NAME or any(s <= m.start("name") < e for s, e in named_spans) or _a_place_or_known(name):
+            continue
+        if rel not in RELATIONS or rel.endswith("s") and rel not in ("parents",):
+            continue
+        found.append(Fact(name, "person", 1, "people", name, m.start("name"), m.end("name"), role=RELATIONS[rel][1]))
+        named_spans.append((m.start(), m.end()))
+    for m in REL_AGE.finditer(problem):  # "her husband, 61": the husband and his age
+        if any(s <= m.start() < e for s, e in named_spans):
+            continue
+        rel = m["rel"].lower()
+        label, role = RELATIONS[rel]
+        figure = next(g for g in ("a1", "a2", "a3") if m[g])
+        age = next((a for a in ages if a.start == m.start(figure)), None)
+        if age is None:
+            continue
+        age.label, age.role = f"{label}'s age", role
+        if not any(p.label == label for p in found):
+            found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+    for m in COUNT.finditer(problem):
+        rel = m["rel"].lower()
+        n = _number(m["n"])
+        if n is None or n <= 0 or n > 30 or any(s <= m.start("rel") < e for s, e in named_spans):
+            continue
+        label, role = RELATIONS[rel]
+        if any(p.start == m.start("rel") for p in found):
+            continue
+        found.append(Fact(label, "person", n, "people", problem[m.start() : m.end()], m.start(), m.end(), role=role))
+    for age in ages:  # an age with no person: the client's, where the text opens with it ("Widow, 81")
+        if age.label in ("age", "his age", "her age") and not age.role:
+            age.role = "client" if not any(p.role == "client" for p in found) else ""
+            if age.label == "age" and age.role == "client":
+                age.label = "client's age"
+    return found
+
+
+def _role_of_named(problem, at, found):
+    if not any(p.role == "client" for p in found):
+        return "client"
+    before = problem[max(0, at - 20) : at]
+    if re.search(r"\b(?:and|&|und|et)\s+$", before) and sum(p.role in ("client", "spouse") for p in found) == 1:
+        return "spouse"
+    return ""
+
+
+def _a_place_or_known(name):
+    from reasoning.facts import places as placelib
+
+    return any(p.start == 0 for p in placelib.find_places(name))
+
+
+# ---- limits -------------------------------------------------------------------------------------------------------
+
+LIMIT_NOUNS = {"floor": "floor", "buffer": "floor", "reserve": "floor", "cushion": "floor", "cap": "cap",
+               "ceiling": "cap", "limit": "cap", "minimum": "minimum", "maximum": "maximum", "max": "maximum",
+               "min": "minimum"}  # fmt: skip
+LIMIT_NOUN = re.compile(
+    r"(?P<what>\b[\w-]+(?:\s+[\w-]+)?\s+)?(?P<noun>floor|buffer|reserve|cushion|cap|ceiling|limit|minimum|maximum)\s+"
+    r"(?:(?:of|at|is|=|:)\s+)*(?:(?:at\s+least|about|roughly|some|no\s+more\s+than|around)\s+)?$",
+    re.I,
+)
+AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
+AT_MOST = re.compile(r"\b(?:no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
+OBJECT_AFTER = re.compile(
+    r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!in\b|for\b|and\b|at\b)[\w-]+)?)\s*)?"
+    r"(?:(?:in|into|of|per|for|on|at)\s+(?P<in>(?:any\s+|a\s+|one\s+|each\s+|a\s+single\s+|the\s+|any\s+single\s+|single\s+)?[\w-]+(?:\s+(?!and\b|or\b|to\b|at\b|for\b|in\b|of\b|with\b|by\b|but\b)[\w-]+)?))?",
+    re.I,
+)
+
+
+def limits(problem, facts, ends, durations):
+    """Limit facts: a quantity (amount, percent, duration) bound as a floor, cap, minimum or maximum."""
+    out, used = [], set()
+    candidates = [(f.start, f.end, f.kind, f.value, f.unit, f) for f in facts if f.kind in ("amount", "percent")]
+    candidates += [(s, e, "duration", v, u, None) for s, e, v, u in durations]
+    for start, end, kind, value, unit, fact in sorted(candidates, key=lambda c: c[0]):
+        sentence_start = max([e + 1 for e in ends if e < start], default=0)
+        before = problem[sentence_start:start]
+        after = problem[end : min(e for e in ends if e >= end)]
+        role = label = base = ""
+        obj = OBJECT_AFTER.match(after)
+        of_words = _clean(obj["of"]) if obj and obj["of"] else ""
+        in_words = _clean(obj["in"]) if obj and obj["in"] else ""
+        if m := LIMIT_NOUN.search(before[-60:]):
+            role = LIMIT_NOUNS[m["noun"].lower()]
+            what = _clean(m["what"] or "")
+            what = "" if what.lower() in ("a", "an", "the", "her", "his", "their", "its", "our", "set", "has", "with", "keep") else what
+            what = re.sub(r"^(?:keep|keeps|set|has|have|with|a|an|the|her|his|their|its|our)\s+", "", what, flags=re.I)
+            label = f"{what} {m['noun'].lower()}".strip()
+            base = of_words or in_words or what
+        elif AT_LEAST.search(before[-40:]) or re.search(r"\bkeep\s+(?:at\s+least\s+)?$", before[-20:], re.I) and in_words:
+            role = "minimum"
+            base = in_words or of_words
+            label = f"{base or 'minimum'} minimum" if base else "minimum"
+        elif NEVER_BELOW.search(before[-60:]):
+            role = "floor"
+            subject = re.search(r"(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:must\s+|should\s+|may\s+|can\s+)?(?:never|not)\b", before, re.I)
+            base = _clean(subject["np"]) if subject else ""
+            label = f"{base} floor".strip()
+        elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|at\s+most|max|cap|exceed|up\s+to", m[0], re.I)):
+            if re.match(r"(?:under|below|beneath|less)", m[0], re.I) and not re.search(
+                r"\b(?:keep|stay|remain|hold|get|bring|cut|reduce|trim|take)\w*\b[^.;,]{0,40}$", before[: m.start() + len(before) - 40 if len(before) > 40 else m.start()] + before[-40:][: m.start()], re.I
+            ):
+                continue
+            role = "cap"
+            base = in_words or of_words
+            bound = re.search(r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|reduce|reduces|trim|trims|keep|keeps|take|takes)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$", before, re.I)
+            if bound:
+                base = _clean(bound["np"])
+            label = f"{_head(base)} cap".strip() if base else "cap"
+        else:
+            continue
+        if kind == "duration" and not (role and (of_words or in_words or label)):
+            continue
+        if kind == "percent" and fact is not None and fact.role in ("tax", "return", "fee", "growth") and role not in ("cap", "minimum"):
+            continue
+        unit_out = unit
+        lim = Fact(label or role, "limit", float(value), unit_out, problem[start:end], start, end, base=base, role=role)
+        out.append(lim)
+        if fact is not None:
+            used.add(id(fact))
+    return out, used
+
+
+def _head(words):
+    words = _clean(words)
+    words = re.sub(r"^(?:any|one|single|a|each)\s+", "", words, flags=re.I)
+    return words.split()[-1] if words else ""
+
+
+def durations(problem):
+    """(start, end, value, unit) of every duration: "18 months", "eighteen months", "a 5-year"."""
+    out = []
+    for m in DURATION.finditer(problem):
+        read = _duration(m)
+        if read:
+            out.append((m.start(), m.end(), read[0], read[1]))
+    return out
+
+
+# ---- horizons -----------------------------------------------------------------------------------------------------
+
+HORIZON_DURATION = re.compile(
+    r"\b(?P<cue>over|within|in|during|across|inside|for|innerhalb|über|binnen|sur|en|d'ici)\s+(?:the\s+|a\s+)?(?:next\s+|coming\s+|following\s+|following\s+|nächsten\s+|prochains?\s+)?$",
+    re.I,
+)
+HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|before|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late)\s+(?:of\s+)?)?$", re.I)
+HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
+HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
+HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
+    (r"\bsell\w*|\bsale\b|divest\w*|dispos\w*|\bexit\w*|verkauf\w*|vend\w*", "sale deadline"),
+    (r"rebalanc\w*|\bshift\w*|reallocat\w*|\bmove\s+(?:to|from|towards)|de-?risk\w*|reduc\w*|diversif\w*|unwind\w*|trim\w*", "rebalancing horizon"),
+    (r"retir\w*|pension\w*|ruhestand|retraite", "retirement"),
+    (r"\binvest\w*|deploy\w*|\bput\s+to\s+work|enter\w*|\bbuy\w*\s+in", "investment horizon"),
+    (r"\bgift\w*|transfer\w*|pass\w*\s+(?:on|to)|succession|hand\s+over|inherit\w*", "transfer horizon"),
+    (r"\bbuy\w*|purchas\w*|acquir\w*", "purchase deadline"),
+    (r"relocat\w*|\bmov\w*|emigrat\w*", "move"),
+    (r"spend\w*|\bdraw\w*|withdraw\w*|income|fund\w*", "spending horizon"),
+    (r"\bcall\w*|capital\s+call", "call period"),
+    (r"lock-?up|vest\w*", "lockup end"),
+)
+
+
+def horizons(problem, facts, ends, spans_durations):
+    out, replaced = [], set()
+    for start, end, value, unit in spans_durations:
+        sentence_start = max([e + 1 for e in ends if e < start], default=0)
+        before = problem[sentence_start:start]
+        if m := HORIZON_NOUN.search(before[-50:]):
+            label = f"{(m['noun'] or '').strip().lower()} {m['h'].lower()}".strip()
+            out.append(Fact(label, "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
+        if re.match(r"^\s*(?:horizon|time\s+horizon|investment\s+horizon)\b", problem[end:end + 30], re.I):
+            out.append(Fact("investment horizon", "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
+        m = HORIZON_DURATION.search(before[-40:])
+        if not m:
+            continue
+        cue = m["cue"].lower()
+        if cue == "for" and not re.search(r"\b(?:next|coming)\s+$", before[-15:], re.I):
+            continue
+        if cue in ("in", "en") and not re.search(r"\b(?:next|coming)\s+$|\bin\s+$", before[-10:], re.I):
+            continue
+        role = "over" if cue in ("over", "across", "during", "über", "sur", "for") else "within"
+        after = problem[end : min(e for e in ends if e >= end)]
+        out.append(Fact(_horizon_label(before[: len(before) - len(m[0])], role, after), "horizon", value, unit,
+                        problem[start:end], start, end, role=role))
+    for f in facts:
+        sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
+        before = problem[sentence_start : f.start]
+        if f.kind == "year" and (m := HORIZON_YEAR.search(before[-40:])):
+            cue = m["cue"].lower()
+            if cue == "in" or cue == "from":
+                if not re.search(r"\b(?:sell|retire|exit|move|vest|buy|complete|finish|done|lock|due|expires?|ends?|matur|deadline|call)\w*\b[^.;,]{0,30}$", before, re.I):
+                    continue
+                if re.search(r"\b(?:sold|bought|moved|inherited|founded|started|retired|since|was|were|did|born)\b[^.;]{0,40}$", before, re.I):
+                    continue
+                role = "by" if cue == "in" else "after"
+            else:
+                role = {"after": "after", "not before": "after", "from": "after", "après": "after", "before": "before", "avant": "before"}.get(
+                    " ".join(cue.split()), "by")
+            out.append(Fact(_horizon_label(before, role), "horizon", f.value, "year", f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+        elif f.kind == "age" and (m := HORIZON_AGE.search(before[-45:])):
+            cue = m["cue"].lower()
+            role = {"before": "before", "after": "after", "at": "by"}.get(cue, "by")
+            label = "retirement" if re.search(r"retir", m[0], re.I) else _horizon_label(before, role)
+            out.append(Fact(label, "horizon", f.value, "age", f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+    return out, replaced
+
+
+def _horizon_label(before, role, after=""):
+    clause = re.split(r"[;:]", before)[-1]
+    best, at = "", -1
+    for stems, label in HORIZON_LABELS:
+        for m in re.finditer(stems, clause, re.I):
+            if m.start() > at:
+                best, at = label, m.start()
+    if best:
+        return best
+    later = re.split(r"[;:,]", after)[0]
+    for stems, label in HORIZON_LABELS:
+        m = re.search(stems, later, re.I)
+        if m and (not best or m.start() < at):
+            best, at = label, m.start()
+    if best:
+        return best
+    return "deadline" if role in ("by", "before") else "horizon"
+
+
+# ---- amounts: role and the client's words ----------------------------------------------------------------------------
+
+COMMITMENT = re.compile(r"\b(?:commit\w*|unfunded|uncalled|not\s+yet\s+called|undrawn|capital\s+calls?|pledged?\s+to|pledges?\b|promised|zugesagt\w*|engagements?)", re.I)
+LIABILITY = re.compile(r"\b(?:mortgages?|loans?|debts?|owes?|owing|outstanding|liabilit\w*|lombard|credit\s+line|line\s+of\s+credit|margin\s+loan|borrow\w*|hypothek\w*|hypoth[èe]que|kredit\w*|darlehen|leverage)\b", re.I)
+INCOME = re.compile(r"^(?:annual\s+|monthly\s+)?(?:salary|income|rental\s+income|pension|bonus|dividends|rent|social\s+security\s+benefit|annuity|wage|earnings|distributions)", re.I)
+EXPENSE = re.compile(r"^(?:annual\s+|monthly\s+)?(?:spending|expenses|living\s+costs|costs|tuition|premium|payment|fees|outgoings)", re.I)
+BARE = {"amount", "value", "total assets", "assets", "pension", "reserve", "payment", "giving", "drawing"}
+PHRASE_BEFORE = re.compile(
+    r"(?P<np>(?:[A-Za-zÀ-ÿ][\w’'-]*\s+){0,3}[A-Za-zÀ-ÿ][\w’'-]*)\s*(?:(?:of|is|are|was|at|:|=|totals?|totalling|amounts?\s+to|stands\s+at|runs\s+at)\s*)?(?:(?:about|around|roughly|approx\.?|some|up\s+to|nearly)\s+)?$",
+    re.I,
+)
+PHRASE_STOP = set(
+    "a an the her his their its our my of is are was at to and or but with has have had holds hold plus also "
+    "which that this these those there about around roughly some up nearly approx client clients he she they we "
+    "i it in on for by from as be been will would could can may must should another other total overall "
+    "includes including worth valued keep keeps".split()
+)
+
+
+def amount_roles(problem, facts, ends):
+    for f in facts:
+        if f.kind != "amount":
+            continue
+        sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
+        sentence_end = min(e for e in ends if e >= f.end)
+        before = problem[sentence_start : f.start]
+        clause_before = re.split(r"[;,]|\band\b", before)[-1]
+        phrase = _phrase_before(clause_before)
+        head = f.label.split()[-1].lower() if f.label else ""
+        words = phrase.lower().replace("-", " ").split()
+        if len(f.label.split()) == 1 and len(words) > 1 and f.label.lower() in words[:-1]:
+            f.label = phrase  # "Pension buy-in capacity of CHF 480k": the client's words, not "pension"
+        if (f.label in BARE or f.label.startswith("amount")) and not clause_before.strip() and (
+            m := re.fullmatch(r"\s*(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,2})\s*,\s*", before)
+        ):
+            f.label = m["np"].lower()  # "Foundation, CHF 40M."
+        after = problem[f.end : sentence_end]
+        clause_after = re.split(r"[;,(]|\band\b", after)[0]
+        near = clause_before[-40:] + " " + clause_after[:60]
+        if COMMITMENT.search(near) and not re.search(r"\bcommitted\s+to\s+(?:keep|stay|hold)", near, re.I):
+            f.role = "commitment"
+            if f.label in BARE or f.label.startswith("amount") or not COMMITMENT.search(f.label):
+                words = re.search(r"^\s*(?:of|in)\s+(?P<np>(?:[\w-]+\s+){0,2}?(?:commitments?|pledges?|capital\s+calls?|calls))", clause_after, re.I)
+                label = words["np"].lower() if words else "commitment"
+                if re.search(r"not\s+yet\s+called|uncalled|unfunded|undrawn", near, re.I) and not re.search(r"uncalled|unfunded|undrawn", label):
+                    label = ("unfunded " if "unfunded" in near.lower() else "uncalled ") + label
+                f.label = label
+        elif LIABILITY.search(near) or LIABILITY.search(f.label):
+            f.role = "liability"
+            if f.label.endswith(" balance") and LIABILITY.search(f.label):
+                f.label = f.label[: -len(" balance")]
+            elif f.label in BARE or f.label.startswith("amount"):
+                m = LIABILITY.search(clause_after) or LIABILITY.search(clause_before)
+                f.label = m[0].lower() if m else "liability"
+        elif INCOME.search(f.label):
+            f.role = "income"
+        elif EXPENSE.search(f.label):
+            f.role = "expense"
+        if f.role in ("", "income", "expense") and (f.label in BARE or f.label.startswith("amount")):
+            phrase = _phrase_before(clause_before)
+            if phrase:
+                f.label = phrase
+    return facts
+
+
+def _phrase_before(before):
+    m = PHRASE_BEFORE.search(before)
+    if not m:
+        return ""
+    words = m["np"].split()
+    while words and words[-1].lower() in ("of", "is", "are", "was", "at", "totals", "total", "totalling", "about", "around", "roughly", "some", "nearly"):
+        words.pop()
+    kept = []
+    for w in reversed(words):
+        if w.lower().strip(":") in PHRASE_STOP or re.search(r"\d", w):
+            break
+        kept.insert(0, w)
+    if not kept:
+        return ""
+    return " ".join(w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in kept).strip(":")
+
+
+# ---- the whole --------------------------------------------------------------------------------------------------------
+
+
+def refine(problem, facts, ends):
+    """The extracted quantities with the case's terms read in: see the module's docstring."""
+    amounts = [f for f in facts if f.kind == "amount"]
+    amount_roles(problem, facts, ends)
+    found = allocations(problem, ends, amounts)
+    taken = [(f.start, f.end) for f in found]
+    facts = [f for f in facts if not (f.kind in ("percent", "age", "year") and any(s <= f.start < e for s, e in taken))]
+    facts = facts + found
+    percent_roles(problem, facts, ends, amounts)
+    spans = durations(problem)
+    bound, used = limits(problem, facts, ends, spans)
+    facts = [f for f in facts if id(f) not in used]
+    bound_spans = [(b.start, b.end) for b in bound]
+    times, replaced = horizons(problem, facts, ends, [d for d in spans if (d[0], d[1]) not in bound_spans])
+    facts = [f for f in facts if id(f) not in replaced]
+    persons = people(problem, facts, ends)
+    return facts + bound + times + persons
