@@ -44,7 +44,7 @@ class FactsOut(BaseModel):
     facts: list[FactOut] = Field(default_factory=list, max_length=80)
 
 
-CASE_FACTS = Contract("case.facts", FactsOut, max_tokens=1200)
+CASE_FACTS = Contract("case.facts", FactsOut, max_tokens=2000)  # an allocation is a fact a share
 
 
 def facts_from_reply(parsed: FactsOut, problem: str) -> list[Fact]:

@@ -171,6 +171,20 @@ FIRST_WORDS = re.compile(r"(?:^|[.;:]\s*)(?:(?:A|An|Our|New|new|The)\s+)*(?:(?:c
 RELATIVE_IN_SENTENCE = re.compile(rf"\b(?:{RELATIVE})\b", re.I)
 
 
+ENTITY = (
+    r"(?:family\s+)?(?:foundation|stiftung|fondation|trust|company|firm|corporation|corp|holding|GmbH|AG|SA|LLC|"
+    r"S\s*corp|C\s*corp|partnership|LP|FLP|KG|endowment|charity|fund)"
+)
+COMPANY = r"company|firm|corporation|corp|holding|GmbH|AG|SA|LLC|partnership|LP|FLP|KG"
+ENTITY_AFTER = re.compile(rf"^(?:-based)?\s+(?:[\w-]+\s+){{0,2}}?{ENTITY}\b", re.I)
+ENTITY_BASED = re.compile(
+    rf"\b{ENTITY}\b(?:[^.;,]{{0,25}}\b(?:based|domiciled|registered|incorporated|seated|headquartered|established|set\s+up))?\s+in\s+(?:the\s+)?$",
+    re.I,
+)
+PLACE_ROLES = {"residence": "residence", "citizenship": "citizenship", "property location": "property",
+               "asset location": "assets", "domicile": "domicile", "seat": "seat", "place": ""}  # fmt: skip
+
+
 def place_facts(problem):
     """One place fact per code at its first mention, labelled by its role there."""
     facts, seen = [], set()
@@ -184,7 +198,7 @@ def place_facts(problem):
         if role == "place" and not facts and place.start < ends[0] and not RELATIVE_IN_SENTENCE.search(opening):
             if re.search(rf"\b(?:{PERSON})\b", opening, re.I):
                 role = "residence"  # an advisor's note opens with the client: "Widow, 81, Geneva."
-        facts.append(Fact(role, "place", place.code, "ISO 3166", place.text, place.start, place.end))
+        facts.append(Fact(role, "place", place.code, "ISO 3166", place.text, place.start, place.end, role=PLACE_ROLES[role]))
     return facts
 
 
@@ -194,6 +208,9 @@ def _role(problem, place, ends):
     before = problem[sentence_start : place.start]
     after = problem[place.end : sentence_end]
     demonym = placelib.is_demonym(place.text)
+    # A foundation, a trust or a company is no person: a nationality next to it is its seat, never a citizenship.
+    if (entity := ENTITY_AFTER.match(after)) or (entity := ENTITY_BASED.search(before)):
+        return "seat" if re.search(COMPANY, entity[0], re.I) else "domicile"
     if (demonym and CITIZEN_BEFORE.search(before)) or CITIZEN_AFTER.match(after):
         return "citizenship"
     # A people next to the client: a nation's is citizenship ("Deutsche Kundin"), a region's residence ("Zürcher").

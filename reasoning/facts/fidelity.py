@@ -150,7 +150,7 @@ def legacy_view(facts):
             continue
         if f.kind == "limit":
             if f.unit == "%":
-                f.kind, f.base, f.role = "percent", "", ""
+                f.kind, f.role = "percent", ""  # its base stays: "40% of the SIPP"
             elif len(f.unit) == 3 and f.unit.isupper():
                 f.kind, f.role = "amount", ""
             else:

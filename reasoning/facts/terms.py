@@ -320,13 +320,13 @@ AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+m
 AT_MOST = re.compile(r"\b(?:no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
-    r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!in\b|for\b|and\b|at\b)[\w-]+)?)\s*)?"
+    r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to)\b)[\w-]+)?)\s*)?"
     r"(?:(?:in|into|of|per|for|on|at)\s+(?P<in>(?:any\s+|a\s+|one\s+|each\s+|a\s+single\s+|the\s+|any\s+single\s+|single\s+)?[\w-]+(?:\s+(?!and\b|or\b|to\b|at\b|for\b|in\b|of\b|with\b|by\b|but\b)[\w-]+)?))?",
     re.I,
 )
 
 
-def limits(problem, facts, ends, durations):
+def limits(problem, facts, ends, durations, amounts=()):
     """Limit facts: a quantity (amount, percent, duration) bound as a floor, cap, minimum or maximum."""
     out, used = [], set()
     candidates = [(f.start, f.end, f.kind, f.value, f.unit, f) for f in facts if f.kind in ("amount", "percent")]
@@ -344,15 +344,16 @@ def limits(problem, facts, ends, durations):
             what = _clean(m["what"] or "")
             what = "" if what.lower() in ("a", "an", "the", "her", "his", "their", "its", "our", "set", "has", "with", "keep") else what
             what = re.sub(r"^(?:keep|keeps|set|has|have|with|a|an|the|her|his|their|its|our)\s+", "", what, flags=re.I)
+            what = " ".join(w for w in what.split() if w.lower() not in MODALS)
             label = f"{what} {m['noun'].lower()}".strip()
             base = of_words or in_words or what
-        elif AT_LEAST.search(before[-40:]) or re.search(r"\bkeep\s+(?:at\s+least\s+)?$", before[-20:], re.I) and in_words:
+        elif AT_LEAST.search(before[-40:]) or re.search(r"\bkeep\s+(?:at\s+least\s+)?$", before[-20:], re.I) and in_words and not _a_place_or_known(in_words):
             role = "minimum"
-            base = in_words or of_words
-            label = f"{base or 'minimum'} minimum" if base else "minimum"
+            base = of_words or in_words
+            label = f"{in_words or of_words} minimum" if base else "minimum"
         elif NEVER_BELOW.search(before[-60:]):
             role = "floor"
-            subject = re.search(r"(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:must\s+|should\s+|may\s+|can\s+)?(?:never|not)\b", before, re.I)
+            subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
             base = _clean(subject["np"]) if subject else ""
             label = f"{base} floor".strip()
         elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|at\s+most|max|cap|exceed|up\s+to", m[0], re.I)):
@@ -362,10 +363,11 @@ def limits(problem, facts, ends, durations):
                 continue
             role = "cap"
             base = in_words or of_words
+            thing = in_words or of_words
             bound = re.search(r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|reduce|reduces|trim|trims|keep|keeps|take|takes)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$", before, re.I)
             if bound:
-                base = _clean(bound["np"])
-            label = f"{_head(base)} cap".strip() if base else "cap"
+                base = thing = _clean(bound["np"])
+            label = f"{_head(thing)} cap".strip() if thing else "cap"
         else:
             continue
         if kind == "duration" and not (role and (of_words or in_words or label)):
@@ -373,11 +375,23 @@ def limits(problem, facts, ends, durations):
         if kind == "percent" and fact is not None and fact.role in ("tax", "return", "fee", "growth") and role not in ("cap", "minimum"):
             continue
         unit_out = unit
+        named = [a for a in amounts if base and a.start < start and a.label.split()[0].lower() == base.split()[0].lower()]
+        if named:
+            base = named[-1].label  # "40% of the SIPP": the SIPP's amount
+        label, base = _lower(label), _lower(base)
         lim = Fact(label or role, "limit", float(value), unit_out, problem[start:end], start, end, base=base, role=role)
         out.append(lim)
         if fact is not None:
             used.add(id(fact))
     return out, used
+
+
+MODALS = set("should must may might will would can could shall to we i they she he it is are was be want wants needs "
+             "need keep keeps set sets has have with a an the her his their its our".split())
+
+
+def _lower(words):
+    return " ".join(w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in str(words).split())
 
 
 def _head(words):
@@ -407,10 +421,10 @@ HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at)\s+(?:(?:he|she|th
 HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
 HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
     (r"\bsell\w*|\bsale\b|divest\w*|dispos\w*|\bexit\w*|verkauf\w*|vend\w*", "sale deadline"),
-    (r"rebalanc\w*|\bshift\w*|reallocat\w*|\bmove\s+(?:to|from|towards)|de-?risk\w*|reduc\w*|diversif\w*|unwind\w*|trim\w*", "rebalancing horizon"),
+    (r"rebalanc\w*|\bbring\w*|\bget\s+\w+\s+(?:below|under)|\bshift\w*|reallocat\w*|\bmove\s+(?:to|from|towards)|de-?risk\w*|reduc\w*|diversif\w*|unwind\w*|trim\w*", "rebalancing horizon"),
     (r"retir\w*|pension\w*|ruhestand|retraite", "retirement"),
     (r"\binvest\w*|deploy\w*|\bput\s+to\s+work|enter\w*|\bbuy\w*\s+in", "investment horizon"),
-    (r"\bgift\w*|transfer\w*|pass\w*\s+(?:on|to)|succession|hand\s+over|inherit\w*", "transfer horizon"),
+    (r"\bgift\w*|transfer\w*|\bpass(?:es|ed|ing)?\b|succession|hand\s+over|inherit\w*", "transfer horizon"),
     (r"\bbuy\w*|purchas\w*|acquir\w*", "purchase deadline"),
     (r"relocat\w*|\bmov\w*|emigrat\w*", "move"),
     (r"spend\w*|\bdraw\w*|withdraw\w*|income|fund\w*", "spending horizon"),
@@ -564,8 +578,8 @@ def _phrase_before(before):
         if w.lower().strip(":") in PHRASE_STOP or re.search(r"\d", w):
             break
         kept.insert(0, w)
-    if not kept:
-        return ""
+    if not kept or re.search(r"(?:ed|ing)$|^(?:gets?|pays?|earns?|owns?|invests?|gives?|takes?|puts?|sells?|buys?|spends?)$", kept[-1], re.I):
+        return ""  # "She received $500k": a verb names nothing
     return " ".join(w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in kept).strip(":")
 
 
@@ -579,13 +593,24 @@ def refine(problem, facts, ends):
     found = allocations(problem, ends, amounts)
     taken = [(f.start, f.end) for f in found]
     facts = [f for f in facts if not (f.kind in ("percent", "age", "year") and any(s <= f.start < e for s, e in taken))]
+    # "a USD 60/40 mix": an allocation in dollars, not USD 60
+    facts = [f for f in facts if not (f.kind == "amount" and any(s < f.end <= e for s, e in taken))]
     facts = facts + found
     percent_roles(problem, facts, ends, amounts)
     spans = durations(problem)
-    bound, used = limits(problem, facts, ends, spans)
+    bound, used = limits(problem, facts, ends, spans, amounts)
     facts = [f for f in facts if id(f) not in used]
     bound_spans = [(b.start, b.end) for b in bound]
     times, replaced = horizons(problem, facts, ends, [d for d in spans if (d[0], d[1]) not in bound_spans])
     facts = [f for f in facts if id(f) not in replaced]
+    facts = [f for f in facts if not (f.kind == "age" and NOT_A_PERSON_AGE.match(problem[f.end :]))]
     persons = people(problem, facts, ends)
     return facts + bound + times + persons
+
+
+# "a 40-year-old family firm", "the 90-year-old foundation": an entity has no age
+NOT_A_PERSON_AGE = re.compile(
+    r"^(?:[- ]years?[- ]old|-jährig\w*)\s+(?:[\w-]+\s+){0,2}?(?:foundation|stiftung|trust|company|firm|business|"
+    r"corporation|GmbH|AG|LLC|partnership|endowment|charity|fund|bank|house|building|property|villa|chalet)\b",
+    re.I,
+)

@@ -19,7 +19,7 @@ def reply(*facts):
 
 
 def test_the_contract_and_its_prompt():
-    assert (CASE_FACTS.name, CASE_FACTS.schema, CASE_FACTS.max_tokens) == ("case.facts", FactsOut, 1200)
+    assert (CASE_FACTS.name, CASE_FACTS.schema, CASE_FACTS.max_tokens) == ("case.facts", FactsOut, 2000)
     prompt = render(CASE_FACTS, problem=PROBLEM)
     assert prompt.splitlines()[:2] == ["### CONTRACT", "case.facts"]
     assert PROBLEM in prompt and "$problem" not in prompt
