@@ -62,7 +62,10 @@ TRAILING = re.compile(r"(?:[\s,;:]+|\s+(?:and|or|but|while|so|then)\s*)+$", re.I
 def sentence_ends(text):
     """Positions where a clause ends for good: . ? ! ; : followed by a space or the end (not "vs." or "Fr. 9")."""
     ends = []
-    for m in re.finditer(r"[.?!;:](?=\s|$)", text):
+    for m in re.finditer(r"[.?!;:](?=\s|$)|\n(?=\s*(?:[-*•·]|\d+[.)])\s)", text):  # a list item ends at the next item
+        if m[0] == "\n":
+            ends.append(m.start())
+            continue
         if m[0] == "." and ABBREVIATIONS.search(text[: m.start()]):
             following = text[m.end() :].lstrip()
             if not following or not (following[0].isupper() and not text[: m.start()].endswith(("Fr", "SFr"))):
@@ -594,7 +597,10 @@ def extract(problem: str) -> list[Fact]:
         labels[fact.label] = count
         if count > 1:
             fact.label = f"{fact.label} {count}"
-    facts += place_facts(problem) + named_things(problem) + clauses(problem)
+    limits = [f for f in facts if f.kind == "limit"]
+    # a clause that only states a bound is the limit, not also a constraint ("no more than 10% in one issuer")
+    said = [c for c in clauses(problem) if not (c.kind == "constraint" and any(c.start <= f.start < c.end for f in limits))]
+    facts += place_facts(problem) + named_things(problem) + said
     return sorted(facts, key=lambda f: (f.start, -f.end))
 
 

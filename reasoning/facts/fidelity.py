@@ -101,8 +101,18 @@ def content_words(label) -> set[str]:
 
 
 def labels_agree(got, want) -> bool:
+    """A content word in common, after naming an account or instrument by its canonical name ("compte-titres"
+    is the "brokerage account")."""
     expected = content_words(want)
-    return not expected or bool(expected & content_words(got))
+    return not expected or bool(expected & content_words(got)) or bool(_named(want) & _named(got))
+
+
+def _named(label):
+    from reasoning.facts import vocabulary
+
+    words = str(label or "").replace(" balance", "").strip()
+    name = vocabulary.canonical(words)
+    return {name} if name != words or name in vocabulary.tables()[0] or name in vocabulary.tables()[1] else set()
 
 
 def _base_agrees(got, want, legacy):
@@ -140,9 +150,19 @@ def matches_strictly(got: Fact, want: Fact, legacy=False) -> bool:
     return True
 
 
-def legacy_view(facts):
+def legacy_view(facts, problem=""):
     """Our facts read in the old sets' terms: a percent or money limit is a percent or an amount, a deadline year a
-    year, a target age an age; people, durations and names outside the old closed lists are not scored."""
+    year, a target age an age, and the clause that states a bound a constraint too; people, durations and names
+    outside the old closed lists are not scored."""
+    from reasoning.facts.extract import clauses
+
+    limits = [f for f in facts if f.kind == "limit"]
+    stated = {(f.start, f.end) for f in facts if f.kind == "constraint"}
+    facts = list(facts) + [
+        c for c in clauses(problem or "")
+        if c.kind == "constraint" and (c.start, c.end) not in stated and any(c.start <= f.start < c.end for f in limits)
+    ]
+    facts.sort(key=lambda f: f.start)
     seen, out = set(), []
     for fact in facts:
         f = Fact.from_dict(fact.to_dict())
@@ -176,12 +196,12 @@ def legacy_view(facts):
     return out
 
 
-def score_by_kind(extracted, labelled, legacy=False) -> dict:
+def score_by_kind(extracted, labelled, legacy=False, problem="") -> dict:
     """{kind: {"labelled", "extracted", "matched", "labels_agree"}} for one case, and the misses and extras."""
     extracted = [_fact(f) for f in extracted]
     labelled = [_fact(f) for f in labelled]
     if legacy:
-        extracted = legacy_view(extracted)
+        extracted = legacy_view(extracted, problem)
     counts = {k: {"labelled": 0, "extracted": 0, "matched": 0, "labels_agree": 0} for k in REPORT_KINDS}
     taken, missed, pairs = set(), [], []
     for want in labelled:
@@ -214,7 +234,7 @@ def score_set(cases, read, legacy=False) -> dict:
     totals, per_case = {}, []
     for case in cases:
         text = case.get("problem_text") or case.get("text") or ""
-        score = score_by_kind(read(text), case["facts"], legacy=legacy)
+        score = score_by_kind(read(text), case["facts"], legacy=legacy, problem=text)
         score["extra"] = [f for f in score["extra"] if scored_kind(f) in labelled_kinds]
         per_case.append((case.get("id", ""), score))
         for kind, c in score["counts"].items():

@@ -57,13 +57,13 @@ NOT_A_NAME = set(
     "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's".split()
 )
 ALLOCATION_CLASSES_2 = ("equities", "bonds")  # "60/40" with no classes named: the convention
-TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|ziel\w*|soll\w*|cible"
-CURRENT_CUE = r"today|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|aktuell|heute|ist"
-WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book"
+TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|asks?\s+for|regulations?|mandated?|long-term|ziel\w*|soll\w*|strategie|cible"
+CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
+WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book|compte-titres|foundation|estate"
 PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
-    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax"),
+    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
     ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
-    ("spending", r"spend\w*|payout|pay\s+out|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme"),
+    ("spending", r"spend\w*|payout|pay\s+out|pays?|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme|ausschüttung\w*"),
     ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
     ("return", r"returns?|yield\w*|earns?|earning|coupon|interest|performance|rendite|gain\s+of"),
 )
@@ -100,9 +100,12 @@ def _clean(words):
 # ---- allocations --------------------------------------------------------------------------------------------------
 
 NUM = r"\d{1,3}(?:[.,]\d{1,2})?"
-SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}(?:\s*/\s*{NUM}){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
+SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}\s?%?(?:\s*/\s*{NUM}\s?%?){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
 CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
 CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
+CLASS_LIST_AFTER = re.compile(
+    rf"^\s*(?:split|mix|allocation|portfolio)?\s*(?:of|in|between|across|into)\s+(?P<classes>{CLASS}(?:\s*,\s*{CLASS})*(?:,?\s+and\s+{CLASS}))"
+)
 CLASSES_BEFORE = re.compile(
     rf"(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)\s*(?:(?:mix|split|allocation|ratio|portfolio|weights?)\s*)?(?:(?:of|at|is|was|are|=|:|currently|today|now|target)\s*)*$",
     re.I,
@@ -113,7 +116,7 @@ def allocations(problem, ends, amounts):
     """Percent facts of each slash allocation, in text order."""
     facts, last_classes = [], {}
     for m in SLASHES.finditer(problem):
-        numbers = [parse_number(n.strip().replace(",", ".")) for n in m["nums"].split("/")]
+        numbers = [parse_number(n.strip(" %").replace(",", ".")) for n in m["nums"].split("/")]
         if any(n is None for n in numbers) or not 98 <= sum(numbers) <= 102 or min(numbers) < 0:
             continue
         sentence_start = max([e + 1 for e in ends if e < m.start()], default=0)
@@ -122,6 +125,8 @@ def allocations(problem, ends, amounts):
         classes = None
         if c := CLASSES_AFTER.match(after):
             classes = [_clean(x).lower() for x in c["classes"].split("/")]
+        elif (c := CLASS_LIST_AFTER.match(after)) and len(re.split(r",\s*|\s+and\s+", c["classes"])) == len(numbers):
+            classes = [_clean(x).lower() for x in re.split(r",\s*|\s+and\s+", c["classes"])]
         elif c := CLASSES_BEFORE.search(before):
             classes = [_clean(x).lower() for x in c["classes"].split("/")]
         if classes and len(classes) != len(numbers):
@@ -153,9 +158,22 @@ def whole_before(problem, at, sentence_start, amounts):
     mine = [a for a in amounts if sentence_start <= a.start < at and a.role not in ("liability", "commitment")]
     if mine:
         return mine[-1].label
-    wholes = [a for a in amounts if a.start < at and re.search(rf"\b(?:{WHOLE_WORDS})\b", a.label, re.I)]
-    if wholes:
-        return wholes[-1].label
+    return case_whole(problem, amounts, at)
+
+
+def case_whole(problem, amounts, at=None):
+    """The whole a case's shares are of: the last amount before `at` named as a whole (portfolio, endowment,
+    assets...), else the first such amount, else the whole the text names ("the endowment"), else "portfolio"."""
+    at = len(problem) if at is None else at
+    wholes = [a for a in amounts if re.search(rf"\b(?:{WHOLE_WORDS})\b", a.label, re.I) and a.role not in ("liability", "commitment")]
+    before = [a for a in wholes if a.start < at]
+    if before or wholes:
+        return (before or wholes)[-1 if before else 0].label
+    held = [a for a in amounts if a.start < at and a.role in ("", "holding") and a.unit]
+    if held:
+        return max(held, key=lambda a: a.value).label  # "Stiftungskapital 12,5 Mio. EUR": the largest holding
+    if m := re.search(r"\b(endowment|portfolio|foundation\s+assets|assets|mandate)\b", problem, re.I):
+        return m[1].lower()
     return "portfolio"
 
 
@@ -178,32 +196,76 @@ def percent_roles(problem, facts, ends, amounts):
     """Each percent's role, and a base where its sentence ties it to an amount or it is one share of a whole."""
     percents = [f for f in facts if f.kind == "percent" and not f.role]
     for f in percents:
+        if f.value > 100 and re.fullmatch(r"\d{1,2},\d{3}\s?%", f.text):
+            f.value = float(f.text.rstrip(" %").replace(",", "."))  # "26,375 %": a decimal comma
         sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
         sentence_end = min(e for e in ends if e >= f.end)
         before, after = problem[sentence_start : f.start], problem[f.end : sentence_end]
+        if sentence_start > 0 and problem[sentence_start - 1] == ":":  # "target: 35 % equities": its heading
+            heading_start = max([e + 1 for e in ends if e < sentence_start - 1], default=0)
+            before = problem[heading_start:sentence_start] + before
         label = f.label
         if label.endswith(" target") or label == "target":
             f.role = "target"
         else:
             f.role = _role_near(before, after)
-            if label.endswith(" rate") and f.role == "share":
+            if label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
         if not f.base and (m := OF_LATER.match(after)):  # "5% a year of the endowment"
             noun = m["noun"].lower()
             named = [a for a in amounts if a.label.split()[0] == noun.split()[0]]
             f.base = named[-1].label if named else noun
-        if not f.base and f.role in ("share", "target") and CLASS_WORDS.match(after):
-            f.base = whole_before(problem, f.start, sentence_start, amounts)
+        if f.role in ("share", "target") and CLASS_WORDS.match(after):
+            start_of_list = _list_start(before)
+            cue = None
+            for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", before[:start_of_list][-45:], re.I):
+                cue = "target" if w["t"] else "share"
+            if cue:
+                f.role = cue
+                if cue == "target" and f.label.endswith(" share"):
+                    f.label = f.label[: -len(" share")] + " target"
+            if not f.base:
+                f.base = whole_before(problem, f.start, sentence_start, amounts)
+        if re.search(r"\bfrom\s+$", before) and (m := re.match(r"\s*to\s+(\d[\d.,]*)\s?%", after)):
+            f.role = "share"  # "cut USD exposure from 45% to 20% of his portfolio": today, then the target
+            later = next((g for g in percents if g.start == f.end + m.start(1)), None)
+            thing = re.search(r"(?:\b(?:cut|cuts|reduce|reduces|bring|brings|raise|raises|increase|increases|take|takes|lift|lifts|move|moves|trim|trims|shift|shifts)\s+)(?P<np>[\w' -]{1,40}?)\s+from\s+$", before, re.I)
+            if later is not None:
+                later.role, later.label = "target", f"{_lower(thing['np'])} target" if thing else "target"
+                if thing:
+                    f.label = _lower(thing["np"])
+                f.base = f.base or _of_amount(problem, later, amounts) or case_whole(problem, amounts, f.start)
+                later.base = later.base or f.base
+        if not f.base and f.role in ("spending", "fee"):
+            f.base = case_whole(problem, amounts, f.start)
         if f.label in ("percent", "rate") and f.role not in ("share", "target"):
             f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
                        "fee": "fee"}[f.role]
     return facts
 
 
+def _of_amount(problem, f, amounts):
+    m = re.match(r"\s*of\s+(?:(?:his|her|their|the|its|our)\s+)?", problem[f.end :])
+    if not m:
+        return ""
+    inside = [a for a in amounts if f.end + m.end() <= a.start <= f.end + m.end() + 12]
+    return inside[0].label if inside else ""
+
+
+def _list_start(before):
+    """Where a list of shares starts in the words before one of them ("guideline 50% equities, 35% bonds, ")."""
+    m = re.search(r"(?:\d[\d.,]*\s?%\s+[^,;%\d]{1,30}(?:,\s*|\s+and\s+|\s*/\s*))+$", before)
+    return m.start() if m else len(before)
+
+
 def _role_near(before, after):
     """The role a cue word nearest the percent names, within its clause; else a share."""
     clause_before = re.split(r"[;,]", before)[-1][-60:]
     clause_after = re.split(r"[;,]", after)[0][:40]
+    from reasoning.facts import regimes
+
+    if regimes.find_regimes(clause_before[-30:] + " " + clause_after[:25]):
+        return "tax"  # "the 24% CGT rate", "Abgeltungsteuer of 26.375%"
     best, distance = "share", 10**6
     for role, cue in PERCENT_ROLES:
         for m in re.finditer(rf"\b(?:{cue})\b", clause_before, re.I):
@@ -520,10 +582,22 @@ PHRASE_STOP = set(
 )
 
 
+POINT = re.compile(rf"(?P<whole>(?i:{WORDS}))\s+point\s+$", re.I)
+
+
 def amount_roles(problem, facts, ends):
     for f in facts:
         if f.kind != "amount":
             continue
+        if (m := POINT.search(problem[max(0, f.start - 40) : f.start])) and (digit := re.match(r"(?i)(one|two|three|four|five|six|seven|eight|nine|zero)\b", f.text)):
+            whole, tenth = words_value(m["whole"]), words_value(digit[1])  # "one point two billion dollars"
+            scale = f.value / tenth if tenth else 0
+            if whole is not None and scale:
+                f.value = (whole + tenth / 10) * scale
+                f.start -= len(m[0]) + 0
+                f.start = max(0, f.start)
+                f.text = problem[f.start : f.end]
+                f.label = "amount"
         sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
         sentence_end = min(e for e in ends if e >= f.end)
         before = problem[sentence_start : f.start]
@@ -533,10 +607,12 @@ def amount_roles(problem, facts, ends):
         words = phrase.lower().replace("-", " ").split()
         if len(f.label.split()) == 1 and len(words) > 1 and f.label.lower() in words[:-1]:
             f.label = phrase  # "Pension buy-in capacity of CHF 480k": the client's words, not "pension"
-        if (f.label in BARE or f.label.startswith("amount")) and not clause_before.strip() and (
-            m := re.fullmatch(r"\s*(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,2})\s*,\s*", before)
+        if (f.label in BARE or f.label.startswith("amount") or f.label.endswith(" point")) and (
+            m := re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,4})\s*(?:,|\((?:[^()]*,)?)\s*$", before)
         ):
-            f.label = m["np"].lower()  # "Foundation, CHF 40M."
+            words = m["np"].split()  # "Foundation, CHF 40M.", "the Harwood Endowment (Delaware nonprofit, $240M)"
+            whole = [w for w in words if re.fullmatch(rf"(?:{WHOLE_WORDS})", w, re.I)]
+            f.label = whole[-1].lower() if whole else _lower(" ".join(w for w in words[-3:] if w.lower() not in PHRASE_STOP))
         after = problem[f.end : sentence_end]
         clause_after = re.split(r"[;,(]|\band\b", after)[0]
         near = clause_before[-40:] + " " + clause_after[:60]
