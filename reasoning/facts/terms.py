@@ -478,8 +478,8 @@ HORIZON_DURATION = re.compile(
     r"\b(?P<cue>over|within|in|during|across|inside|for|innerhalb|über|binnen|sur|en|d'ici)\s+(?:the\s+|a\s+)?(?:next\s+|coming\s+|following\s+|following\s+|nächsten\s+|prochains?\s+)?$",
     re.I,
 )
-HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|before|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late)\s+(?:of\s+)?)?$", re.I)
-HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
+HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])\s*(?:of\s+)?)?$", re.I)
+HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at|to)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
 HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
 HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
     (r"\bsell\w*|\bsale\b|divest\w*|dispos\w*|\bexit\w*|verkauf\w*|vend\w*", "sale deadline"),
@@ -535,8 +535,15 @@ def horizons(problem, facts, ends, spans_durations):
                     " ".join(cue.split()), "by")
             out.append(Fact(_horizon_label(before, role), "horizon", f.value, "year", f.text, f.start, f.end, role=role))
             replaced.add(id(f))
-        elif f.kind == "age" and (m := HORIZON_AGE.search(before[-45:])):
-            cue = m["cue"].lower()
+        elif f.kind == "age" and f.label not in ("age", "his age", "her age", "client's age") and not f.label.endswith("'s age"):
+            role = "before" if re.search(r"\bbefore\b[^.;,]{0,30}$", before) else "by"
+            label = "retirement" if f.label == "retirement age" else _horizon_label(before, role)
+            if label in ("deadline", "horizon") and f.label.endswith(" age") and f.label != "start age":
+                label = f.label[: -len(" age")]
+            out.append(Fact(label, "horizon", f.value, "age", f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+        elif f.kind == "age" and (m := HORIZON_AGE.search(before[-45:]) or re.search(r"\b(?:turns?|until\s+\w+\s+turns|to\s+age|by\s+age|at\s+age)\s+$", before[-25:], re.I)):
+            cue = (m.groupdict().get("cue") or "by").lower()
             role = {"before": "before", "after": "after", "at": "by"}.get(cue, "by")
             label = "retirement" if re.search(r"retir", m[0], re.I) else _horizon_label(before, role)
             out.append(Fact(label, "horizon", f.value, "age", f.text, f.start, f.end, role=role))
