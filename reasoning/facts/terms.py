@@ -31,7 +31,7 @@ RELATIONS = {  # a word for a person -> (label, role)
     "partner": ("partner", "partner"), "son": ("son", "child"), "sons": ("sons", "child"),
     "daughter": ("daughter", "child"), "daughters": ("daughters", "child"), "child": ("child", "child"),
     "children": ("children", "child"), "kids": ("children", "child"), "kid": ("child", "child"),
-    "stepchildren": ("stepchildren", "child"), "stepson": ("stepson", "child"), "stepdaughter": ("stepdaughter", "child"),
+    "stepchildren": ("stepchildren", "child"), "stepsons": ("stepsons", "child"), "stepdaughters": ("stepdaughters", "child"), "stepson": ("stepson", "child"), "stepdaughter": ("stepdaughter", "child"),
     "grandchild": ("grandchild", "grandchild"), "grandchildren": ("grandchildren", "grandchild"),
     "grandkids": ("grandchildren", "grandchild"), "grandson": ("grandson", "grandchild"),
     "grandsons": ("grandsons", "grandchild"), "granddaughter": ("granddaughter", "grandchild"),
@@ -284,7 +284,9 @@ def _role_near(before, after):
 REL = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
 NAME_AGE = re.compile(
-    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b)",
+    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b"
+    rf"|,\s*(?P<a4>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?))(?=\s*[,.;:])"
+    rf"|\s+(?P<a5>\d{{2}})(?=\s*(?:[/,;)]|and\b|$)))",
     re.I,
 )
 REL_AGE = re.compile(rf"\b(?P<rel>{REL})\b\s*(?:\(\s*(?:age\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*[,.;:)])|\s+(?:is\s+|aged?\s+)(?P<a3>\d{{1,3}})\b)", re.I)
@@ -293,21 +295,27 @@ COUNT = re.compile(
     rf"(?<![\w-])(?P<n>\d{{1,2}}|(?i:{WORDS})|(?i:a|an|single|ein|eine|einen|zwei|drei|vier|fünf|sechs|un|une|deux|trois|quatre|twin))"
     rf"\s+(?:(?i:adult|grown(?:-up)?|young|minor|small|little|married|twin|step|adopted|erwachsene|kleine)\s+)?(?P<rel>(?i:children|kids|sons|daughters|"
     rf"grandchildren|grandkids|grandsons|granddaughters|heirs|siblings|brothers|sisters|nephews|nieces|beneficiaries|"
-    rf"stepchildren|kinder|söhne|töchter|enkel|enkelkinder|enfants|petits-enfants|son|daughter|child|grandchild|"
+    rf"stepchildren|stepsons|stepdaughters|kinder|söhne|töchter|enkel|enkelkinder|enfants|petits-enfants|son|daughter|child|grandchild|"
     rf"grandson|granddaughter|heir|brother|sister|nephew|niece))\b"
 )
 
 
 def people(problem, facts, ends):
     """Person facts (named, related, counted) and the ages that belong to them relabelled ("Anna's age")."""
-    found, ages = [], [f for f in facts if f.kind == "age"]
+    found, ages, new_ages = [], [f for f in facts if f.kind == "age"], []
     named_spans = []
     for m in NAME_AGE.finditer(problem):
         name = m["name"]
         if name in NOT_A_NAME or name.lower() in RELATIONS or _a_place_or_known(name):
             continue
-        figure = next(g for g in ("a1", "a2", "a3") if m[g])
+        figure = next(g for g in ("a1", "a2", "a3", "a4", "a5") if m[g])
         age = next((a for a in ages if a.start == m.start(figure)), None)
+        if age is None:  # "Lisa 61 / Tom 63": an age the quantity reader has no cue for
+            value = _number(m[figure])
+            if value is None or not 16 <= value <= 105:
+                continue
+            age = Fact("age", "age", float(value), "years", m[figure], m.start(figure), m.end(figure))
+            new_ages.append(age)
         rel = (m["rel"] or "").lower()
         role = RELATIONS[rel][1] if rel in RELATIONS else ""
         if not role:
@@ -324,6 +332,14 @@ def people(problem, facts, ends):
             continue
         found.append(Fact(name, "person", 1, "people", name, m.start("name"), m.end("name"), role=RELATIONS[rel][1]))
         named_spans.append((m.start(), m.end()))
+    for m in SINGLE.finditer(problem):  # "his mother", "His daughter's 529": one person of that relation
+        rel = m["rel"].lower()
+        label, role = RELATIONS[rel]
+        if any(s <= m.start("rel") < e for s, e in named_spans) or any(p.label == label or p.role == role and p.value > 1 for p in found):
+            continue
+        if any(c.start() < m.start() and RELATIONS.get(c["rel"].lower(), ("", ""))[1] == role for c in COUNT.finditer(problem)):
+            continue  # "my sister" among "four kids" is no new person
+        found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
     for m in REL_AGE.finditer(problem):  # "her husband, 61": the husband and his age
         if any(s <= m.start() < e for s, e in named_spans):
             continue
@@ -345,12 +361,20 @@ def people(problem, facts, ends):
         if any(p.start == m.start("rel") for p in found):
             continue
         found.append(Fact(label, "person", n, "people", problem[m.start() : m.end()], m.start(), m.end(), role=role))
+    ages += new_ages
+    facts.extend(new_ages)
     for age in ages:  # an age with no person: the client's, where the text opens with it ("Widow, 81")
         if age.label in ("age", "his age", "her age") and not age.role:
             age.role = "client" if not any(p.role == "client" for p in found) else ""
             if age.label == "age" and age.role == "client":
                 age.label = "client's age"
     return found
+
+
+SINGLE = re.compile(
+    r"\b(?:his|her|their|my|our)\s+(?:only\s+|late\s+|elderly\s+)?(?P<rel>mother|father|son|daughter|brother|sister|husband|wife|partner|stepson|stepdaughter|grandson|granddaughter)\b(?!\s+(?:[A-ZÀ-Ý]|\())",
+    re.I,
+)
 
 
 def _role_of_named(problem, at, found):
@@ -370,7 +394,7 @@ def _a_place_or_known(name):
 
 # ---- limits -------------------------------------------------------------------------------------------------------
 
-LIMIT_NOUNS = {"floor": "floor", "buffer": "floor", "reserve": "floor", "cushion": "floor", "cap": "cap",
+LIMIT_NOUNS = {"floor": "floor", "buffer": "minimum", "reserve": "minimum", "cushion": "minimum", "cap": "cap",
                "ceiling": "cap", "limit": "cap", "minimum": "minimum", "maximum": "maximum", "max": "maximum",
                "min": "minimum"}  # fmt: skip
 LIMIT_NOUN = re.compile(
@@ -379,13 +403,17 @@ LIMIT_NOUN = re.compile(
     re.I,
 )
 AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
-AT_MOST = re.compile(r"\b(?:no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+AT_MOST = re.compile(r"\b(?:no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
     r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to)\b)[\w-]+)?)\s*)?"
     r"(?:(?:in|into|of|per|for|on|at)\s+(?P<in>(?:any\s+|a\s+|one\s+|each\s+|a\s+single\s+|the\s+|any\s+single\s+|single\s+)?[\w-]+(?:\s+(?!and\b|or\b|to\b|at\b|for\b|in\b|of\b|with\b|by\b|but\b)[\w-]+)?))?",
     re.I,
 )
+
+
+MAX_BEFORE = re.compile(r"\b(?P<w>max(?:imum)?|min(?:imum)?)\.?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:of\s+|at\s+|:\s*|is\s+)?$", re.I)
+RATE_BASE = re.compile(r"\b(?:bracket|loan-to-value|LTV|ltv|rate|ratio|fees?|TER|leverage|drawdown|volatility)\b", re.I)
 
 
 def limits(problem, facts, ends, durations, amounts=()):
@@ -430,8 +458,14 @@ def limits(problem, facts, ends, durations, amounts=()):
             if bound:
                 base = thing = _clean(bound["np"])
             label = f"{_head(thing)} cap".strip() if thing else "cap"
+        elif m := MAX_BEFORE.search(before[-50:]):  # "Maximum loan-to-value 30 %", "max. 20% in USD"
+            role = "maximum" if m["w"].lower().startswith("max") else "minimum"
+            base = _clean(m["obj"])
+            label = f"{_lower(base)} {'cap' if role == 'maximum' else 'minimum'}"
         else:
             continue
+        if role == "cap" and RATE_BASE.search(base or ""):
+            role = "maximum"  # a ceiling on a rate or a ratio: "stay under the 24% federal bracket", "loan-to-value"
         if kind == "duration" and not (role and (of_words or in_words or label)):
             continue
         if kind == "percent" and fact is not None and fact.role in ("tax", "return", "fee", "growth") and role not in ("cap", "minimum"):
