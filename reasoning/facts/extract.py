@@ -188,15 +188,29 @@ PLACE_ROLES = {"residence": "residence", "citizenship": "citizenship", "property
                "asset location": "assets", "domicile": "domicile", "seat": "seat", "place": ""}  # fmt: skip
 
 
-def place_facts(problem):
-    """One place fact per code at its first mention, labelled by its role there."""
+MARKET_AFTER = re.compile(
+    r"^\s+(?:(?:small|mid|large|blue)[- ]?caps?\s+|listed\s+|government\s+|corporate\s+|dividend\s+)?(?:equit\w*|stocks?|shares|bonds?|"
+    r"tech|treasur\w*|gilts|real\s+estate|REITs?|munis|large-caps|small-caps|blue\s+chips|dividend|index|market|"
+    r"exposure|dollars?|francs?|government\s+bonds|property\s+funds?|Bunds)\b",
+    re.I,
+)
+
+
+def place_facts(problem, markets=False):
+    """One place fact per code and role at its first mention, labelled by its role there; a market ("Swiss
+    equities") is no place unless `markets` (the old sets' convention counted it)."""
     facts, seen = [], set()
     ends = sentence_ends(problem)
     for place in placelib.find_places(problem):
-        if place.code in seen:
-            continue
-        seen.add(place.code)
+        if markets:
+            pass
+        elif MARKET_AFTER.match(problem[place.end :]) and placelib.is_demonym(place.text) or re.fullmatch(r"US|UK|EU", place.text) and MARKET_AFTER.match(problem[place.end :]):
+            continue  # "Swiss equities", "US tech": a market, not a place of the client's
         role = _role(problem, place, ends)
+        if place.code in seen and (role == "place" or (place.code, role) in seen):
+            continue  # one fact per place and role, at its first mention ("Italian" citizen, "Bologna" home)
+        seen.add(place.code)
+        seen.add((place.code, role))
         opening = problem[: place.start]
         if role == "place" and not facts and place.start < ends[0] and not RELATIVE_IN_SENTENCE.search(opening):
             if re.search(rf"\b(?:{PERSON})\b", opening, re.I):

@@ -162,6 +162,10 @@ def legacy_view(facts, problem=""):
         c for c in clauses(problem or "")
         if c.kind == "constraint" and (c.start, c.end) not in stated and any(c.start <= f.start < c.end for f in limits)
     ]
+    from reasoning.facts.extract import place_facts
+
+    codes = {f.value for f in facts if f.kind == "place"}
+    facts += [p for p in place_facts(problem or "", markets=True) if p.value not in codes]  # "Swiss equities"
     facts.sort(key=lambda f: f.start)
     seen, out = set(), []
     for fact in facts:
@@ -188,6 +192,9 @@ def legacy_view(facts, problem=""):
             continue
         elif f.kind == "instrument" and f.value not in LEGACY_INSTRUMENTS:
             continue
+        if f.kind == "place" and ("place", f.value) in seen:
+            continue  # the old sets keep one place per code
+        seen.add((f.kind, f.value)) if f.kind == "place" else None
         key = (f.kind, f.value, f.start, f.end)
         if f.kind in ("year", "age") and key in seen:
             continue  # "by 2031" read as a deadline and as a year: one year

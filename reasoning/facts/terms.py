@@ -464,6 +464,9 @@ def limits(problem, facts, ends, durations, amounts=()):
             label = f"{_lower(base)} {'cap' if role == 'maximum' else 'minimum'}"
         else:
             continue
+        if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+(?:bracket|rate|ratio|fees?|loan-to-value))\b", after)):
+            base = d["np"]  # "under the 24% federal bracket"
+            label = f"{base} cap"
         if role == "cap" and RATE_BASE.search(base or ""):
             role = "maximum"  # a ceiling on a rate or a ratio: "stay under the 24% federal bracket", "loan-to-value"
         if kind == "duration" and not (role and (of_words or in_words or label)):
