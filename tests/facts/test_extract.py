@@ -63,6 +63,7 @@ def test_the_swiss_german_cross_border_family():
         ("CH", "citizenship", "Swiss"),
         ("DE", "citizenship", "German"),
         ("CH-BS", "residence", "Basel"),
+        ("CH-BS", "asset location", "Basel"),  # one fact per place and role: the securities at a Basel bank
         ("DE-BY", "property location", "Munich"),
     ]
     amounts = [(f.label, f.value, f.unit, f.text) for f in of_kind(facts, "amount")]
@@ -127,7 +128,9 @@ def test_percent_bases():
 
 def test_one_place_per_code_and_one_fact_per_canonical_name():
     facts = extract("Lives in Zurich; a flat in Zürich too. IRAs and an IRA; munis and municipal bonds.")
-    assert [(f.value, f.text) for f in of_kind(facts, "place")] == [("CH-ZH", "Zurich")]
+    # one fact per place and role: where she lives, and where her flat is
+    assert [(f.value, f.label, f.text) for f in of_kind(facts, "place")] == [
+        ("CH-ZH", "residence", "Zurich"), ("CH-ZH", "property location", "Zürich")]
     assert [(f.value, f.text) for f in of_kind(facts, "account")] == [("IRA", "IRAs")]
     assert [(f.value, f.text) for f in of_kind(facts, "instrument")] == [("municipal bonds", "munis")]
 
