@@ -61,7 +61,7 @@ TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model
 CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
 WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book|compte-titres|foundation|estate"
 PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
-    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
+    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
     ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
     ("spending", r"spend\w*|payout|pay\s+out|pays?|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme|ausschüttung\w*"),
     ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
@@ -142,6 +142,11 @@ def allocations(problem, ends, amounts):
             cue = "target" if w["t"] else "share"
         role = cue or "share"
         base = whole_before(problem, m.start(), sentence_start, amounts)
+        if re.match(r"^\s*(?:%\s*)?(?:[a-z]+\s+)?portfolio\b", after, re.I):  # "$7.4M in a classic 60/40 portfolio"
+            bare = [a for a in amounts if sentence_start <= a.start < m.start() and (a.label in BARE or a.label.startswith("amount"))]
+            for a in bare[-1:]:
+                a.label = "portfolio"
+            base = "portfolio"
         position = m.start()
         for number, cls, text_m in zip(numbers, classes, re.finditer(NUM, m["nums"])):
             start = m.start("nums") + text_m.start()
@@ -171,7 +176,11 @@ def case_whole(problem, amounts, at=None):
         return (before or wholes)[-1 if before else 0].label
     held = [a for a in amounts if a.start < at and a.role in ("", "holding") and a.unit]
     if held:
-        return max(held, key=lambda a: a.value).label  # "Stiftungskapital 12,5 Mio. EUR": the largest holding
+        whole = max(held, key=lambda a: a.value)  # "Stiftungskapital 12,5 Mio. EUR": the largest holding
+        if whole.label in BARE or whole.label.startswith("amount"):
+            if m := re.search(r"\b(endowment|portfolio|foundation\s+assets|assets|mandate)\b", problem, re.I):
+                whole.label = m[1].lower()  # "Lakeside School endowment, notes * $410M"
+        return whole.label
     if m := re.search(r"\b(endowment|portfolio|foundation\s+assets|assets|mandate)\b", problem, re.I):
         return m[1].lower()
     return "portfolio"
@@ -211,6 +220,16 @@ def percent_roles(problem, facts, ends, amounts):
             f.role = _role_near(before, after)
             if label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
+        if f.role == "share" and (who := STAKE_BEFORE.search(re.split(r"[;(]", before)[-1])):
+            name = who["who"]
+            if re.match(r"\s*each\b", after, re.I) and name.lower() in RELATIONS:
+                name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
+            f.label = f"{name}'s stake"  # "Founder Klaus (67) holds 80 %, his sister Petra 20 %"
+            f.base = f.base or _company(problem, amounts)
+        if f.label in ("percent", "rate", "tax rate") and f.role in ("tax", "return", "fee", ""):
+            phrase = _phrase_before(re.split(r"[;,:(]", before)[-1])
+            if phrase and not re.fullmatch(r"(?:is|are|of|at)", phrase):
+                f.label = phrase  # "Oregon top rate 9.9%"
         if not f.base and (m := OF_LATER.match(after)):  # "5% a year of the endowment"
             noun = m["noun"].lower()
             named = [a for a in amounts if a.label.split()[0] == noun.split()[0]]
@@ -242,6 +261,26 @@ def percent_roles(problem, facts, ends, amounts):
             f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
                        "fee": "fee"}[f.role]
     return facts
+
+
+STAKE_BEFORE = re.compile(
+    r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
+    r"(?:\s*\(\d{1,3}\))?\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
+    re.I,
+)
+ENTITY_NAME = re.compile(r"(?:[A-ZÀ-Ý][\w&.-]*\s+)+(?:GmbH\s*&\s*Co\.\s*KG|GmbH|AG|KG|S\.r\.l\.|LLC|Inc\.?|SA|S\.p\.A\.)|\bS\s*corp\b")
+
+
+def _company(problem, amounts):
+    """What a stake is of: the company's value where an amount names it, else the company's name."""
+    for a in amounts:
+        sentence = problem[max(0, a.start - 80) : a.end + 20]
+        if a.role in ("", "holding") and re.search(r"\b(?:company|firm|business|GmbH|KG|AG|corp|S\.r\.l\.|LLC|valued|equity\s+value)\b", sentence, re.I):
+            if a.label in BARE or a.label in ("value", "KG", "AG", "GmbH"):
+                a.label = "company value"
+            return a.label
+    m = ENTITY_NAME.search(problem)
+    return " ".join(m[0].split()) if m else ""
 
 
 def _of_amount(problem, f, amounts):
