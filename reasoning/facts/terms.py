@@ -102,7 +102,7 @@ def _clean(words):
 NUM = r"\d{1,3}(?:[.,]\d{1,2})?"
 SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}\s?%?(?:\s*/\s*{NUM}\s?%?){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
 CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
-CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
+CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+|target\s+|allocation\s+|policy\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
 CLASS_LIST_AFTER = re.compile(
     rf"^\s*(?:split|mix|allocation|portfolio)?\s*(?:of|in|between|across|into)\s+(?P<classes>{CLASS}(?:\s*,\s*{CLASS})*(?:,?\s+and\s+{CLASS}))"
 )
@@ -112,10 +112,17 @@ CLASSES_BEFORE = re.compile(
 )
 
 
+SHARE_LIST = re.compile(rf"(?:\d[\d.,]*\s?%\s+{CLASS}(?:\s*,\s*|\s+and\s+|,\s+and\s+)){{1,6}}\d[\d.,]*\s?%\s+{CLASS}")
+
+
 def allocations(problem, ends, amounts):
     """Percent facts of each slash allocation, in text order."""
     facts, last_classes = [], {}
+    lists = [(m.end(), [_clean(c).lower() for c in re.findall(rf"\d[\d.,]*\s?%\s+({CLASS})", m[0])]) for m in SHARE_LIST.finditer(problem)]
     for m in SLASHES.finditer(problem):
+        for end, classes in lists:  # "guideline 50% equities, 35% bonds, 15% hedge funds; actual 58% / 30% / 12%"
+            if end <= m.start():
+                last_classes[len(classes)] = classes
         numbers = [parse_number(n.strip(" %").replace(",", ".")) for n in m["nums"].split("/")]
         if any(n is None for n in numbers) or not 98 <= sum(numbers) <= 102 or min(numbers) < 0:
             continue
@@ -148,6 +155,14 @@ def allocations(problem, ends, amounts):
                 a.label = "portfolio"
             base = "portfolio"
         position = m.start()
+        named = re.search(r"\b(?:for|in|of)\s+(?:the|her|his|their|its)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", before)
+        if named:
+            from reasoning.facts import vocabulary
+
+            said = vocabulary.canonical(named["np"])
+            hits = [a for a in amounts if a.label.replace(" balance", "") in (said, named["np"].lower()) or a.label.split()[0] == named["np"].split()[0].lower()]
+            if hits:
+                base = hits[-1].label  # "For the compte-titres she asks for a 40/40/20 target"
         for number, cls, text_m in zip(numbers, classes, re.finditer(NUM, m["nums"])):
             start = m.start("nums") + text_m.start()
             label = f"{cls} target" if role == "target" else cls
@@ -220,7 +235,7 @@ def percent_roles(problem, facts, ends, amounts):
             f.role = _role_near(before, after)
             if label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
-        if f.role == "share" and (who := STAKE_BEFORE.search(re.split(r"[;(]", before)[-1])):
+        if f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
             name = who["who"]
             if re.match(r"\s*each\b", after, re.I) and name.lower() in RELATIONS:
                 name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
@@ -264,8 +279,8 @@ def percent_roles(problem, facts, ends, amounts):
 
 
 STAKE_BEFORE = re.compile(
-    r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
-    r"(?:\s*\(\d{1,3}\))?\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
+    r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and|two|three|four|five|both)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
+    r"\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
     re.I,
 )
 ENTITY_NAME = re.compile(r"(?:[A-ZÀ-Ý][\w&.-]*\s+)+(?:GmbH\s*&\s*Co\.\s*KG|GmbH|AG|KG|S\.r\.l\.|LLC|Inc\.?|SA|S\.p\.A\.)|\bS\s*corp\b")
@@ -273,11 +288,12 @@ ENTITY_NAME = re.compile(r"(?:[A-ZÀ-Ý][\w&.-]*\s+)+(?:GmbH\s*&\s*Co\.\s*KG|Gmb
 
 def _company(problem, amounts):
     """What a stake is of: the company's value where an amount names it, else the company's name."""
-    for a in amounts:
+    for a in sorted(amounts, key=lambda a: not re.search(r"value|valued|worth", problem[max(0, a.start - 30) : a.start] + a.label, re.I)):
         sentence = problem[max(0, a.start - 80) : a.end + 20]
         if a.role in ("", "holding") and re.search(r"\b(?:company|firm|business|GmbH|KG|AG|corp|S\.r\.l\.|LLC|valued|equity\s+value)\b", sentence, re.I):
-            if a.label in BARE or a.label in ("value", "KG", "AG", "GmbH"):
-                a.label = "company value"
+            if a.label in BARE or a.label in ("value", "KG", "AG", "GmbH", "company"):
+                named = ENTITY_NAME.search(problem[max(0, a.start - 60) : a.start])
+                a.label = " ".join(named[0].split()) if named else "company value"  # "Brunner Textil AG is valued at"
             return a.label
     m = ENTITY_NAME.search(problem)
     return " ".join(m[0].split()) if m else ""
@@ -745,8 +761,23 @@ def _phrase_before(before):
 # ---- the whole --------------------------------------------------------------------------------------------------------
 
 
+BASIS_POINTS = re.compile(rf"(?<![\w-])(?P<n>\d+(?:[.,]\d+)?|(?i:{WORDS}))\s*(?:basis\s+points?|bps|bp)\b", re.I)
+
+
+def basis_points(problem, facts):
+    """ "forty basis points", "35 bps": a percent of a hundredth."""
+    out = []
+    for m in BASIS_POINTS.finditer(problem):
+        n = _number(m["n"])
+        if n is None or any(f.start <= m.start() < f.end for f in facts):
+            continue
+        out.append(Fact("percent", "percent", float(n) / 100, "%", m[0], m.start(), m.end()))
+    return out
+
+
 def refine(problem, facts, ends):
     """The extracted quantities with the case's terms read in: see the module's docstring."""
+    facts = facts + basis_points(problem, facts)
     amounts = [f for f in facts if f.kind == "amount"]
     amount_roles(problem, facts, ends)
     found = allocations(problem, ends, amounts)
