@@ -613,9 +613,28 @@ def extract(problem: str) -> list[Fact]:
             fact.label = f"{fact.label} {count}"
     limits = [f for f in facts if f.kind == "limit"]
     # a clause that only states a bound is the limit, not also a constraint ("no more than 10% in one issuer")
-    said = [c for c in clauses(problem) if not (c.kind == "constraint" and any(c.start <= f.start < c.end for f in limits))]
+    said = [
+        piece
+        for c in clauses(problem)
+        for piece in (_split_constraint(c) if c.kind == "constraint" and any(c.start <= f.start < c.end for f in limits) else [c])
+        if not (piece.kind == "constraint" and any(piece.start <= f.start < piece.end for f in limits))
+    ]
     facts += place_facts(problem) + named_things(problem) + said
     return sorted(facts, key=lambda f: (f.start, -f.end))
+
+
+AND_CONSTRAINT = re.compile(r"\s+(?:and|but)\s+(?=(?:must|cannot|can['’]t|may\s+not|needs?\s+to\s+keep|is\s+not\s+allowed)\b)", re.I)
+
+
+def _split_constraint(clause):
+    """ "must not run out of money before 95 and must keep at least $4M": two constraints, one of them a limit."""
+    pieces, start = [], 0
+    for m in list(AND_CONSTRAINT.finditer(clause.text)) + [None]:
+        end = m.start() if m else len(clause.text)
+        words = clause.text[start:end]
+        pieces.append(Fact("constraint", "constraint", words, "", words, clause.start + start, clause.start + end))
+        start = m.end() if m else start
+    return pieces
 
 
 # ---- ground -------------------------------------------------------------------------------------------------------

@@ -458,7 +458,7 @@ LIMIT_NOUN = re.compile(
     re.I,
 )
 AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
-AT_MOST = re.compile(r"\b(?:no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
     r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to)\b)[\w-]+)?)\s*)?"
@@ -467,6 +467,8 @@ OBJECT_AFTER = re.compile(
 )
 
 
+CAP_AT = re.compile(r"\bcap\s+(?P<obj>(?:any|each|every|a|the|one)?\s*[\w-]+(?:\s+[\w-]+)?)\s+at\s+$", re.I)
+BOUND_AFTER = re.compile(r"^\s+(?P<w>minimum|min\.|maximum|max\.)\s+(?P<obj>[\w-]+)", re.I)
 MAX_BEFORE = re.compile(r"\b(?P<w>max(?:imum)?|min(?:imum)?)\.?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:of\s+|at\s+|:\s*|is\s+)?$", re.I)
 RATE_BASE = re.compile(r"\b(?:bracket|loan-to-value|LTV|ltv|rate|ratio|fees?|TER|leverage|drawdown|volatility)\b", re.I)
 
@@ -479,12 +481,22 @@ def limits(problem, facts, ends, durations, amounts=()):
     for start, end, kind, value, unit, fact in sorted(candidates, key=lambda c: c[0]):
         sentence_start = max([e + 1 for e in ends if e < start], default=0)
         before = problem[sentence_start:start]
+        if sentence_start > 0 and problem[sentence_start - 1] == ":":  # "liquidity floor: 10% of assets"
+            before = problem[max([e + 1 for e in ends if e < sentence_start - 1], default=0) : sentence_start] + " " + before.lstrip()
+            before = before.replace(":", " ")
         after = problem[end : min(e for e in ends if e >= end)]
         role = label = base = ""
         obj = OBJECT_AFTER.match(after)
         of_words = _clean(obj["of"]) if obj and obj["of"] else ""
         in_words = _clean(obj["in"]) if obj and obj["in"] else ""
-        if m := LIMIT_NOUN.search(before[-60:]):
+        if (m := CAP_AT.search(before[-60:])) and not LIMIT_NOUN.search(before[-60:]):  # "Cap any single stock at 8%"
+            role, base = "cap", _clean(m["obj"])
+            label = f"{_lower(base)} cap"
+        elif (m := BOUND_AFTER.match(after)) and not LIMIT_NOUN.search(before[-60:]):  # "keep CHF 150'000 minimum liquidity"
+            role = "minimum" if m["w"].lower().startswith("min") else "maximum"
+            base = _clean(m["obj"])
+            label = f"{'minimum' if role == 'minimum' else 'maximum'} {_lower(base)}"
+        elif m := LIMIT_NOUN.search(before[-60:]):
             role = LIMIT_NOUNS[m["noun"].lower()]
             what = _clean(m["what"] or "")
             what = "" if what.lower() in ("a", "an", "the", "her", "his", "their", "its", "our", "set", "has", "with", "keep") else what
@@ -492,6 +504,8 @@ def limits(problem, facts, ends, durations, amounts=()):
             what = " ".join(w for w in what.split() if w.lower() not in MODALS)
             label = f"{what} {m['noun'].lower()}".strip()
             base = of_words or in_words or what
+        elif re.search(r"\bkeep\s+$", before[-12:], re.I) and re.match(r"^\s+liquid\b", after):  # "must keep $2M liquid"
+            role, base, label = "minimum", "liquid assets", "liquidity minimum"
         elif AT_LEAST.search(before[-40:]) or re.search(r"\bkeep\s+(?:at\s+least\s+)?$", before[-20:], re.I) and in_words and not _a_place_or_known(in_words):
             role = "minimum"
             base = of_words or in_words
@@ -501,7 +515,7 @@ def limits(problem, facts, ends, durations, amounts=()):
             subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
             base = _clean(subject["np"]) if subject else ""
             label = f"{base} floor".strip()
-        elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|at\s+most|max|cap|exceed|up\s+to", m[0], re.I)):
+        elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|more\s+than|at\s+most|max|cap|exceed|up\s+to", m[0], re.I)):
             if re.match(r"(?:under|below|beneath|less)", m[0], re.I) and not re.search(
                 r"\b(?:keep|stay|remain|hold|get|bring|cut|reduce|trim|take)\w*\b[^.;,]{0,40}$", before[: m.start() + len(before) - 40 if len(before) > 40 else m.start()] + before[-40:][: m.start()], re.I
             ):
@@ -519,14 +533,18 @@ def limits(problem, facts, ends, durations, amounts=()):
             label = f"{_lower(base)} {'cap' if role == 'maximum' else 'minimum'}"
         else:
             continue
+        if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>(?!in\b|of\b|a\b|per\b|for\b)[a-z][\w-]*(?:\s+(?!in\b|of\b|and\b|for\b)[a-z][\w-]*)?)(?=\s*$|\s*[,.;])", after, re.I)):
+            base = _lower(d["np"])  # "max. 40 % equities"
+            label = f"{base} cap"
+        if not base and role in ("cap", "maximum") and (d := re.search(r"(?P<np>[\w-]+\s+[\w-]+)\s+(?:no\s+higher\s+than|no\s+more\s+than|at\s+most|max\.?)\s+$", before, re.I)):
+            base = _lower(d["np"])  # "Federal bracket no higher than 22%"
+            label = f"{base} cap"
         if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+(?:bracket|rate|ratio|fees?|loan-to-value))\b", after)):
             base = d["np"]  # "under the 24% federal bracket"
             label = f"{base} cap"
         if role == "cap" and RATE_BASE.search(base or ""):
             role = "maximum"  # a ceiling on a rate or a ratio: "stay under the 24% federal bracket", "loan-to-value"
         if kind == "duration" and not (role and (of_words or in_words or label)):
-            continue
-        if kind == "percent" and fact is not None and fact.role in ("tax", "return", "fee", "growth") and role not in ("cap", "minimum"):
             continue
         unit_out = unit
         named = [a for a in amounts if base and a.start < start and a.label.split()[0].lower() == base.split()[0].lower()]
