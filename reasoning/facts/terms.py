@@ -233,6 +233,8 @@ def percent_roles(problem, facts, ends, amounts):
             f.role = "target"
         else:
             f.role = _role_near(before, after)
+            if f.role == "tax" and CLASS_WORDS.match(after) and not re.search(r"\btax", before[-30:] + after[:20], re.I):
+                f.role = "share"  # "his SIPP is 92% equities": a share, whatever rule the SIPP has
             if label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
         if f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
@@ -245,6 +247,12 @@ def percent_roles(problem, facts, ends, amounts):
             phrase = _phrase_before(re.split(r"[;,:(]", before)[-1])
             if phrase and not re.fullmatch(r"(?:is|are|of|at)", phrase):
                 f.label = phrase  # "Oregon top rate 9.9%"
+        if f.role == "tax" and (on := re.match(r"^\s*(?P<what>(?:[\w-]+\s+){0,2}?)on\s+(?:(?:the|her|his|their|its)\s+)?(?P<np>[\w-]+(?:\s+(?!and\b|or\b|for\b|in\b)[\w-]+){0,2})", after)):
+            f.base = _lower(on["np"])  # "a 30% flat tax on investment income"
+            if on["what"].strip():
+                f.label = _lower(on["what"].strip())
+            elif f.label.endswith(" share"):
+                f.label = _lower(_phrase_before(re.split(r"[;,:(]", before)[-1]) or "tax rate")
         if not f.base and (m := OF_LATER.match(after)):  # "5% a year of the endowment"
             noun = m["noun"].lower()
             named = [a for a in amounts if a.label.split()[0] == noun.split()[0]]
@@ -341,7 +349,7 @@ NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
 NAME_AGE = re.compile(
     rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b"
     rf"|,\s*(?P<a4>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?))(?=\s*[,.;:])"
-    rf"|\s+(?P<a5>\d{{2}})(?=\s*(?:[/,;)]|and\b|$)))",
+    rf"|\s+(?P<a5>\d{{2}})(?![.,]\d)(?=\s*(?:[/;)]|,(?!\d)|and\b|$)))",
     re.I,
 )
 REL_AGE = re.compile(rf"\b(?P<rel>{REL})\b\s*(?:\(\s*(?:age\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*[,.;:)])|\s+(?:is\s+|aged?\s+)(?P<a3>\d{{1,3}})\b)", re.I)
@@ -645,6 +653,12 @@ def horizons(problem, facts, ends, spans_durations):
                     " ".join(cue.split()), "by")
             out.append(Fact(_horizon_label(before, role), "horizon", f.value, "year", f.text, f.start, f.end, role=role))
             replaced.add(id(f))
+        elif f.kind == "age" and (m := re.search(r"\b(?P<cue>before|until|after|by)\s+$", before)) and f.value >= 50:
+            role = {"until": "by"}.get(m["cue"].lower(), m["cue"].lower())  # "must not run out of money before 95"
+            label = _horizon_label(before[: m.start()], role)
+            out.append(Fact("longevity" if re.search(r"run\s+out|outlive|last", before, re.I) else label, "horizon", f.value, "age",
+                            f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
         elif f.kind == "age" and f.label not in ("age", "his age", "her age", "client's age") and not f.label.endswith("'s age"):
             role = "before" if re.search(r"\bbefore\b[^.;,]{0,30}$", before) else "by"
             label = "retirement" if f.label == "retirement age" else _horizon_label(before, role)
@@ -793,6 +807,29 @@ def basis_points(problem, facts):
     return out
 
 
+FRACTIONS = {"half": 50.0, "a half": 50.0, "one half": 50.0, "a third": 100 / 3, "one third": 100 / 3, "two thirds": 200 / 3,
+             "a quarter": 25.0, "one quarter": 25.0, "three quarters": 75.0, "a fifth": 20.0, "one fifth": 20.0}  # fmt: skip
+FRACTION = re.compile(r"(?<![\w-])(?P<f>half|a\s+half|one\s+half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters|a\s+fifth|one\s+fifth)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)", re.I)
+
+
+def fractions(problem, facts, amounts):
+    """ "a quarter of the portfolio", "half of the pension fund assets": a percent of a named whole."""
+    out = []
+    for m in FRACTION.finditer(problem):
+        if any(f.start <= m.start() < f.end for f in facts):
+            continue
+        np = m["np"].lower()
+        named = [a for a in amounts if np.split()[0] in a.label.lower().split() or a.label.lower().split()[0] == np.split()[0]]
+        if not named and not re.match(r"(?:portfolio|assets|endowment|estate|proceeds|capital|savings|wealth|shares|stake|pension)", np):
+            continue
+        words = " ".join(m["f"].lower().split())
+        goal = re.search(r"\b(?:wants?|would\s+like|plans?|aims?|hopes?|to|should|will)\b[^.;]{0,30}$", problem[max(0, m.start() - 40) : m.start()], re.I)
+        label = f"{np} {'target' if goal else 'share'}"
+        out.append(Fact(label, "percent", FRACTIONS[words], "%", m["f"], m.start(), m.start() + len(m["f"]),
+                        base=named[-1].label if named else np.split()[0], role="target" if goal else "share"))
+    return out
+
+
 def refine(problem, facts, ends):
     """The extracted quantities with the case's terms read in: see the module's docstring."""
     facts = facts + basis_points(problem, facts)
@@ -804,6 +841,7 @@ def refine(problem, facts, ends):
     # "a USD 60/40 mix": an allocation in dollars, not USD 60
     facts = [f for f in facts if not (f.kind == "amount" and any(s < f.end <= e for s, e in taken))]
     facts = facts + found
+    facts = facts + fractions(problem, facts, amounts)
     percent_roles(problem, facts, ends, amounts)
     spans = durations(problem)
     bound, used = limits(problem, facts, ends, spans, amounts)
