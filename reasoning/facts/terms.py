@@ -469,7 +469,7 @@ AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+m
 AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
-    r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to)\b)[\w-]+)?)\s*)?"
+    r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to|this|a|per|each|every|next|that)\b)[\w-]+)?)\s*)?"
     r"(?:(?:in|into|of|per|for|on|at)\s+(?P<in>(?:any\s+|a\s+|one\s+|each\s+|a\s+single\s+|the\s+|any\s+single\s+|single\s+)?[\w-]+(?:\s+(?!and\b|or\b|to\b|at\b|for\b|in\b|of\b|with\b|by\b|but\b)[\w-]+)?))?",
     re.I,
 )
@@ -477,6 +477,8 @@ OBJECT_AFTER = re.compile(
 
 CAP_AT = re.compile(r"\bcap\s+(?P<obj>(?:any|each|every|a|the|one)?\s*[\w-]+(?:\s+[\w-]+)?)\s+at\s+$", re.I)
 BOUND_AFTER = re.compile(r"^\s+(?P<w>minimum|min\.|maximum|max\.)\s+(?P<obj>[\w-]+)", re.I)
+VERB_OBJECTS = {"spend": "spending", "realise": "gains", "realize": "gains", "draw": "withdrawals", "withdraw": "withdrawals",
+                "give": "gifts", "gift": "gifts", "borrow": "borrowing", "sell": "sales", "invest": "investment"}  # fmt: skip
 MAX_BEFORE = re.compile(r"\b(?P<w>max(?:imum)?|min(?:imum)?)\.?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:of\s+|at\s+|:\s*|is\s+)?$", re.I)
 RATE_BASE = re.compile(r"\b(?:bracket|loan-to-value|LTV|ltv|rate|ratio|fees?|TER|leverage|drawdown|volatility)\b", re.I)
 
@@ -531,6 +533,13 @@ def limits(problem, facts, ends, durations, amounts=()):
             role = "cap"
             base = in_words or of_words
             thing = in_words or of_words
+            verb = re.search(r"\b(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+(?P<v>\w+)\s+more\s+than\s+$", before, re.I)
+            if verb and not base:
+                base = VERB_OBJECTS.get(verb["v"].lower(), "")  # "cannot spend more than $150,000 a year"
+                thing = base
+            elif verb and base and verb["v"].lower() in VERB_OBJECTS:
+                v = verb["v"].lower()
+                base = f"{v + 'd' if v.endswith('e') else v + 'ed'} {base}"  # "realise more than $50k of gains": realised gains
             bound = re.search(r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|reduce|reduces|trim|trims|keep|keeps|take|takes)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$", before, re.I)
             if bound:
                 base = thing = _clean(bound["np"])

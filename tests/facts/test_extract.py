@@ -105,8 +105,8 @@ def test_the_florida_retiree():
             "",
             "sequence withdrawals to stay under the IRMAA thresholds",
         ),
-        ("constraint", "constraint", "cannot spend more than $150,000 a year", "", "cannot spend more than $150,000 a year"),
-        ("amount", "annual spending", 150_000, "USD", "$150,000"),
+        # a bound with a quantity is a limit, not also a constraint and an amount (issue 30)
+        ("limit", "spending cap", 150_000, "USD", "$150,000"),
     ]
 
 
@@ -251,7 +251,7 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     # a floor, a cash reserve, a name right after the figure at the clause's end
     found = labels("Savings must not fall below $50k. Keep CHF 80'000 liquid. Warrants with a $700k spread.")
     assert found["$50k"] == "savings floor"  # a limit now (role floor, base savings)
-    assert found["CHF 80'000"] == "liquidity reserve"
+    assert found["CHF 80'000"] == "liquidity minimum"  # a limit: keep at least this much liquid
     assert found["$700k"] == "spread"
     # "(now ...)" after a thing's price is its value today; "X starts ... at Y"
     found = labels("A chalet bought for CHF 400'000 in 1999 (now about CHF 1.1 Mio.). Her pension starts in 2027 at $2,000.")
