@@ -184,7 +184,9 @@ ENTITY_BASED = re.compile(
     rf"\b{ENTITY}\b(?:[^.;,]{{0,25}}\b(?:based|domiciled|registered|incorporated|seated|headquartered|established|set\s+up))?\s+in\s+(?:the\s+)?$",
     re.I,
 )
-PLACE_ROLES = {"residence": "residence", "citizenship": "citizenship", "property location": "property",
+OPENING_NAME = re.compile(r"^\s*(?:[A-ZÀ-Ý][\w'-]*\s+){1,3}(?:\(\d{1,3}\)|,\s*(?:\d{1,3}|[a-z-]+)\s*,)?[\s,:(]*(?:[a-z]+\s+){0,4}$")
+ENTITY_OPENING = re.compile(rf"\b{ENTITY}\b[^.;]{{0,40}}$", re.I)
+PLACE_ROLES = {"residence": "residence", "situs": "situs", "citizenship": "citizenship", "property location": "property",
                "asset location": "assets", "domicile": "domicile", "seat": "seat", "place": ""}  # fmt: skip
 
 
@@ -213,8 +215,10 @@ def place_facts(problem, markets=False):
         seen.add((place.code, role))
         opening = problem[: place.start]
         if role == "place" and not facts and place.start < ends[0] and not RELATIVE_IN_SENTENCE.search(opening):
-            if re.search(rf"\b(?:{PERSON})\b", opening, re.I):
-                role = "residence"  # an advisor's note opens with the client: "Widow, 81, Geneva."
+            if re.search(rf"\b(?:{PERSON})\b", opening, re.I) or OPENING_NAME.match(opening):
+                role = "residence"  # an advisor's note opens with the client: "Widow, 81, Geneva.", "Claire (63), Lyon"
+            elif ENTITY_OPENING.search(opening):
+                role = "seat"  # "St. Brendan Hospital Foundation, Ohio:"
         facts.append(Fact(role, "place", place.code, "ISO 3166", place.text, place.start, place.end, role=PLACE_ROLES[role]))
     return facts
 
@@ -227,7 +231,9 @@ def _role(problem, place, ends):
     demonym = placelib.is_demonym(place.text)
     # A foundation, a trust or a company is no person: a nationality next to it is its seat, never a citizenship.
     if (entity := ENTITY_AFTER.match(after)) or (entity := ENTITY_BASED.search(before)):
-        return "seat" if re.search(COMPANY, entity[0], re.I) else "domicile"
+        if re.search(r"\btrust\b", entity[0], re.I):
+            return "situs"  # a trust's place is its situs
+        return "domicile" if re.search(r"\bfund\b", entity[0], re.I) else "seat"  # a foundation's or company's seat
     if (demonym and CITIZEN_BEFORE.search(before)) or CITIZEN_AFTER.match(after):
         return "citizenship"
     # A people next to the client: a nation's is citizenship ("Deutsche Kundin"), a region's residence ("Zürcher").
