@@ -839,8 +839,44 @@ def fractions(problem, facts, amounts):
     return out
 
 
+WORD_SCALE = re.compile(
+    rf"(?<![\w$€£-])(?P<n>(?i:{WORDS}))(?P<half>\s+and\s+a\s+half)?\s+(?P<scale>(?i:million|billion))\b"
+    r"(?:\s+(?P<cur>(?i:euros?|dollars?|francs?|pounds?)))?(?!\s+(?:shares|people|units|options|acres|miles))"
+)
+CURRENCY_WORDS = {"euro": "EUR", "dollar": "USD", "franc": "CHF", "pound": "GBP"}
+
+
+def word_amounts(problem, facts):
+    """ "Two and a half million euros", "seven million" after a figure in francs: amounts written in words, a bare one
+    in the currency of the figure before it (as an advisor's list does)."""
+    out, drop = [], set()
+    for m in WORD_SCALE.finditer(problem):
+        n = words_value(m["n"])
+        if n is None or n == 0:
+            continue
+        value = (n + (0.5 if m["half"] else 0)) * (10**6 if m["scale"].lower() == "million" else 10**9)
+        unit = CURRENCY_WORDS.get((m["cur"] or "").lower().rstrip("s"), "")
+        if not unit:
+            earlier = [f for f in facts if f.kind == "amount" and f.end <= m.start()]
+            unit = earlier[-1].unit if earlier else ""
+        if not unit:
+            continue
+        inside = [f for f in facts if f.kind == "amount" and m.start() <= f.start < m.end() or f.kind == "amount" and f.start <= m.start() < f.end]
+        if inside and all(abs(f.value - value) < 1 for f in inside):
+            continue  # already read
+        drop.update(id(f) for f in inside)
+        out.append(Fact("amount", "amount", float(value), unit, m[0], m.start(), m.end()))
+    return [f for f in facts if id(f) not in drop] + out
+
+
 def refine(problem, facts, ends):
     """The extracted quantities with the case's terms read in: see the module's docstring."""
+    from reasoning.facts.extract import amount_label
+
+    facts = word_amounts(problem, facts)
+    for f in facts:
+        if f.kind == "amount" and f.label == "amount" and " " in f.text:
+            f.label = amount_label(problem, f, ends)  # one read here, in words
     facts = facts + basis_points(problem, facts)
     amounts = [f for f in facts if f.kind == "amount"]
     amount_roles(problem, facts, ends)
