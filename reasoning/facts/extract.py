@@ -102,9 +102,17 @@ def clauses(problem):
         if not words.strip():
             continue
         stop = clause_start + len(words)
+        if kind == "goal" and (more := AND_TO.search(words)):  # "hand over the AG ... and to treat the others equally"
+            first = TRAILING.sub("", words[: more.start()])
+            second_start = clause_start + more.end()
+            facts.append(Fact(kind, kind, first, "", first, clause_start, clause_start + len(first)))
+            words, clause_start = problem[second_start:stop], second_start
         facts.append(Fact(kind, kind, words, "", words, clause_start, stop))
         open_until = stop
     return facts
+
+
+AND_TO = re.compile(r",?\s+and\s+to\s+(?=[a-z])")
 
 
 def _a_plan_noun(problem, m):
