@@ -213,6 +213,12 @@ CLASS_WORDS = re.compile(
     r"small\s+caps?|growth|value|dividend\s+stocks|reits?|t-bills|etfs?|funds?|tech|shares)\b",
     re.I,
 )
+CLASS_NOUN = re.compile(
+    r"\b(?:equit\w*|stocks?|bonds?|fixed\s+income|alternatives?|real\s+assets|real\s+estate|private\s+(?:equity|credit|markets)|"
+    r"hedge\s+funds?|gold|commodities|infrastructure|munis|gilts|treasur\w*|semis|semiconductors?|tech|small[- ]caps?|"
+    r"luxury|exposure|positions?|holdings?)\b",
+    re.I,
+)
 OF_LATER = re.compile(r"^\s*(?:a|per|each|every)\s+(?:year|annum)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<noun>[\w-]+(?:\s+[\w-]+)?)", re.I)
 
 
@@ -280,6 +286,8 @@ def percent_roles(problem, facts, ends, amounts):
                 later.base = later.base or f.base
         if not f.base and f.role in ("spending", "fee"):
             f.base = case_whole(problem, amounts, f.start)
+        if not f.base and f.role == "share" and (CLASS_NOUN.search(f.label) or CLASS_NOUN.search(re.split(r"[,;:]", before)[-1][-30:])):
+            f.base = whole_before(problem, f.start, sentence_start, amounts)  # "UK equities 55%": a share of the whole
         if f.label in ("percent", "rate") and f.role not in ("share", "target"):
             f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
                        "fee": "fee"}[f.role]
