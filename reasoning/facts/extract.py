@@ -4,10 +4,14 @@ extract(problem) reads, in the order the text states them:
 - amounts, percents, ages and years (quantities.py), each labelled from the words around it ("salary of $450k",
   "$400k basis", "a $1.8M house in Zug"); a percent gets a `base` when the text ties it to an amount ("70% of her
   $3.2M portfolio", "of which forty percent", "his $1.9M 401(k) is 80% equities");
-- places (places.py), one fact per code at its first mention, labelled by role there: residence, property
-  location, citizenship, asset location, else place;
-- accounts and instruments from two closed lists (ACCOUNTS, INSTRUMENTS), one fact per canonical name at its
-  first mention, value the canonical name and text the words as written ("IRAs", "Depot", "munis");
+- places (places.py), one fact per code and role at its first mention, labelled by role there: residence,
+  property location, citizenship, asset location, seat / domicile / situs (a foundation's, company's, fund's or
+  trust's: never a citizenship), else place; a market ("Swiss equities") is no place;
+- then the case's terms (terms.py): slash allocations and each percent's base and role, people with their ages and
+  counts, limits, horizons, and what an amount is for (commitment, liability, income, expense);
+- accounts and instruments from the vocabulary kept as data (data/vocabulary.toml, read by vocabulary.py), one
+  fact per canonical name at its first mention, value the canonical name and text the words as written ("IRAs",
+  "Depot", "munis");
 - goals: the clause after "wants to", "would like to", "aims to", "plans to", "goal is to", "hopes to" (any person
   or tense), or the thing wanted ("want a withdrawal order that ...", "are looking for an income of ..."), trigger
   excluded; constraints: the clause from "must", "cannot", "can't", "without", "no more than",
