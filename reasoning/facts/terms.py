@@ -241,7 +241,9 @@ def percent_roles(problem, facts, ends, amounts):
             f.role = _role_near(before, after)
             if f.role == "tax" and CLASS_WORDS.match(after) and not re.search(r"\btax", before[-30:] + after[:20], re.I):
                 f.role = "share"  # "his SIPP is 92% equities": a share, whatever rule the SIPP has
-            if label.endswith(" rate") and f.role == "share" and f.role != "target":
+            if re.search(r"conversion\s+rate|Umwandlungssatz|taux\s+de\s+conversion", before[-30:] + label, re.I):
+                f.role = ""  # a pension's conversion rate: no share, no tax, no return
+            elif label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
         if f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
             name = who["who"]
@@ -642,6 +644,9 @@ def horizons(problem, facts, ends, spans_durations):
         if re.match(r"^\s*(?:horizon|time\s+horizon|investment\s+horizon)\b", problem[end:end + 30], re.I):
             out.append(Fact("investment horizon", "horizon", value, unit, problem[start:end], start, end, role="over"))
             continue
+        if re.search(r"\b(?:survives?|outlives?|lives?)\s+$", before[-12:], re.I):  # "if he survives 7 years"
+            out.append(Fact("survival period", "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
         m = HORIZON_DURATION.search(before[-40:])
         if not m:
             continue
@@ -659,6 +664,12 @@ def horizons(problem, facts, ends, spans_durations):
         before = problem[sentence_start : f.start]
         if f.kind == "year" and (m := HORIZON_YEAR.search(before[-40:])):
             cue = m["cue"].lower()
+            earlier = re.search(r"\b(?P<c>before|after|until)\b[^.;,]{0,30}\bin\s+$", before, re.I) if cue == "in" else None
+            if earlier:  # "before the IPO in 2026", "before the exemption shrinks in 2026"
+                role = {"until": "by"}.get(earlier["c"].lower(), earlier["c"].lower())
+                out.append(Fact(_horizon_label(before, role), "horizon", f.value, "year", f.text, f.start, f.end, role=role))
+                replaced.add(id(f))
+                continue
             if cue == "in" or cue == "from":
                 if not re.search(r"\b(?:sell|retire|exit|move|vest|buy|complete|finish|done|lock|due|expires?|ends?|matur|deadline|call)\w*\b[^.;,]{0,30}$", before, re.I):
                     continue
