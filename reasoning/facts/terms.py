@@ -188,7 +188,7 @@ def case_whole(problem, amounts, at=None):
     wholes = [a for a in amounts if re.search(rf"\b(?:{WHOLE_WORDS})\b", a.label, re.I) and a.role not in ("liability", "commitment")]
     before = [a for a in wholes if a.start < at]
     if before or wholes:
-        return (before or wholes)[-1 if before else 0].label
+        return max(before or wholes, key=lambda a: a.value if a.unit == (before or wholes)[0].unit else 0).label
     held = [a for a in amounts if a.start < at and a.role in ("", "holding") and a.unit]
     if held:
         whole = max(held, key=lambda a: a.value)  # "Stiftungskapital 12,5 Mio. EUR": the largest holding
@@ -798,7 +798,32 @@ def amount_roles(problem, facts, ends):
             phrase = _phrase_before(clause_before)
             if phrase:
                 f.label = phrase
+        if f.label.startswith("amount") and (subject := _subject_before(before, after)):
+            f.label = subject  # "the packaging firm, valued at €36m", "Federal exemption assumed at $13.99M"
     return facts
+
+
+LINK_WORDS = set(
+    "at of is are was were ca ca. about around roughly approx approx. some nearly pays pay gets get holds hold holding "
+    "assumed valued estimated worth net by with : = totals total totalling stands runs sits".split()
+)
+
+
+def _subject_before(before, after):
+    """The noun phrase a bare figure belongs to, across a comma: the last words before it that are no link word."""
+    if m := re.match(r"^\s*(?:pledged|promised|committed)\b(?:\s+by\s+(?P<who>\w+))?", after, re.I):
+        return f"{(m['who'] or '').rstrip('s').lower()} pledges".strip()
+    if m := re.match(r"^\s*held\s+in\s+(?P<what>\w+)", after, re.I):
+        return f"{m['what'].lower().rstrip('s')} holdings"
+    tokens = re.findall(r"[\w'’.&-]+|[,:;=]", before)
+    while tokens and (tokens[-1].lower() in LINK_WORDS or tokens[-1] in ",:=" or re.fullmatch(r"\w+ed", tokens[-1])):
+        tokens.pop()
+    words = []
+    while tokens and len(words) < 3 and re.fullmatch(r"[A-Za-zÀ-ÿ][\w'’&-]*", tokens[-1]) and tokens[-1].lower() not in PHRASE_STOP:
+        words.insert(0, tokens.pop())
+    if not words or re.fullmatch(r"\w+(?:ed|ing)", words[-1]):
+        return ""
+    return _lower(" ".join(words))
 
 
 def _phrase_before(before):
