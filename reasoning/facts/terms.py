@@ -459,6 +459,12 @@ def _role_of_named(problem, at, found):
     return ""
 
 
+def _a_town(name):
+    from reasoning.facts import places as placelib
+
+    return any(p.start == 3 for p in placelib.find_places("in " + name.title()))
+
+
 def _a_place_or_known(name):
     from reasoning.facts import places as placelib
 
@@ -760,6 +766,8 @@ def amount_roles(problem, facts, ends):
         sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
         sentence_end = min(e for e in ends if e >= f.end)
         before = problem[sentence_start : f.start]
+        if f.label and re.search(rf"\bin\s+{re.escape(f.label)}\s*,?\s*$", before, re.I) and _a_town(f.label):
+            f.label = "amount"  # "Bauer KG in Linz, valued at": a place names no figure
         clause_before = re.split(r"[;,]|\band\b", before)[-1]
         phrase = _phrase_before(clause_before)
         head = f.label.split()[-1].lower() if f.label else ""
@@ -818,11 +826,15 @@ def _subject_before(before, after):
     tokens = re.findall(r"[\w'’.&-]+|[,:;=]", before)
     while tokens and (tokens[-1].lower() in LINK_WORDS or tokens[-1] in ",:=" or re.fullmatch(r"\w+ed", tokens[-1])):
         tokens.pop()
+    if len(tokens) >= 2 and tokens[-2].lower() in ("in", "near", "at") and _a_town(tokens[-1]):
+        del tokens[-2:]  # "Bauer KG in Linz, valued at": the KG, not Linz
     words = []
     while tokens and len(words) < 3 and re.fullmatch(r"[A-Za-zÀ-ÿ][\w'’&-]*", tokens[-1]) and tokens[-1].lower() not in PHRASE_STOP:
         words.insert(0, tokens.pop())
     if not words or re.fullmatch(r"\w+(?:ed|ing)", words[-1]):
         return ""
+    if any(len(w) > 1 and w.isupper() for w in words[1:]):
+        return " ".join(words)  # a company's name as written: "Bauer KG"
     return _lower(" ".join(words))
 
 
