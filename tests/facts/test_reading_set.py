@@ -20,10 +20,10 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 # (recall, precision) floors per kind, as measured (bench/fact_reading.py), rounded down.
 DEV_FLOORS = {
-    "amount": (0.98, 0.98), "percent": (0.86, 0.86), "person": (1.00, 1.00), "age": (0.95, 1.00),
-    "limit": (0.97, 1.00), "horizon": (0.93, 1.00), "commitment": (0.90, 0.95), "place": (0.89, 0.96),
+    "amount": (0.98, 0.98), "percent": (0.87, 0.87), "person": (1.00, 1.00), "age": (0.95, 1.00),
+    "limit": (0.97, 1.00), "horizon": (1.00, 1.00), "commitment": (0.90, 0.95), "place": (0.89, 0.96),
     "instrument": (1.00, 0.95), "account": (0.96, 0.98), "goal": (0.96, 0.98), "constraint": (1.00, 1.00),
-    "all": (0.94, 0.96),
+    "year": (0.75, 1.00), "all": (0.95, 0.96),
 }  # fmt: skip
 WEALTH_FLOORS = {"all": (0.99, 0.99), "amount": (1.00, 1.00), "percent": (0.87, 0.87), "place": (1.00, 1.00),
                  "account": (1.00, 1.00), "instrument": (1.00, 1.00), "age": (1.00, 1.00)}  # fmt: skip
@@ -49,7 +49,7 @@ def test_the_dev_set_per_kind():
 
 
 def test_the_dev_set_labels_agree():
-    assert score_set(cases("fact_reading_cases.json"), extract)["all"]["label_agreement"] >= 0.86
+    assert score_set(cases("fact_reading_cases.json"), extract)["all"]["label_agreement"] >= 0.87
 
 
 @pytest.mark.parametrize("name, floors", [("wealth_cases.json", WEALTH_FLOORS), ("wealth_cases_heldout.json", HELDOUT_FLOORS)])
