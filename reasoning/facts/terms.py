@@ -154,7 +154,6 @@ def allocations(problem, ends, amounts):
             for a in bare[-1:]:
                 a.label = "portfolio"
             base = "portfolio"
-        position = m.start()
         named = re.search(r"\b(?:for|in|of)\s+(?:the|her|his|their|its)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", before)
         if named:
             from reasoning.facts import vocabulary
@@ -168,7 +167,6 @@ def allocations(problem, ends, amounts):
             label = f"{cls} target" if role == "target" else cls
             facts.append(Fact(label, "percent", float(number), "%", problem[start : start + len(text_m[0])], start,
                               start + len(text_m[0]), base=base, role=role))
-        del position
     return facts
 
 
