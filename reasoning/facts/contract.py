@@ -8,6 +8,7 @@ kept fact carries the problem's own span. Nothing a model invents reaches the sh
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -18,8 +19,15 @@ from reasoning.facts.quantities import parse_amount, parse_number
 from reasoning.facts.sheet import Fact
 from reasoning.llm.contracts import Contract
 
-Kind = Literal["amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint"]
-UNITS = {"percent": "%", "age": "years", "year": "", "place": "ISO 3166"}
+Kind = Literal[
+    "amount", "percent", "age", "year", "place", "account", "instrument", "goal", "constraint", "person", "limit",
+    "horizon",
+]
+UNITS = {"percent": "%", "age": "years", "year": "", "place": "ISO 3166", "person": "people"}
+# A limit's or horizon's unit as a model may write it -> the sheet's ("month" -> "months", "percent" -> "%").
+MEASURE_UNITS = {"month": "months", "months": "months", "mo": "months", "year": "years", "years": "years",
+                 "yr": "years", "yrs": "years", "%": "%", "percent": "%", "calendar year": "year", "date": "year",
+                 "age": "age"}  # fmt: skip
 
 
 class FactOut(BaseModel):
@@ -28,14 +36,15 @@ class FactOut(BaseModel):
     value: str | float  # amount in base units or as written ("3.2M"); percent 70; place "US-CA"; else a name
     unit: str = Field("", max_length=20)  # ISO 4217 code for an amount; else what the kind says
     text: str = Field(max_length=1000)  # the words as written in the problem
-    base: str = Field("", max_length=200)  # a percent's base: the label of the amount it is a share of
+    base: str = Field("", max_length=200)  # a percent's base: the label of the amount it is a share of; a limit's object
+    role: str = Field("", max_length=40)  # what it is for: a percent's target/share, a person's spouse, a limit's floor
 
 
 class FactsOut(BaseModel):
     facts: list[FactOut] = Field(default_factory=list, max_length=80)
 
 
-CASE_FACTS = Contract("case.facts", FactsOut, max_tokens=1200)
+CASE_FACTS = Contract("case.facts", FactsOut, max_tokens=2000)  # an allocation is a fact a share
 
 
 def facts_from_reply(parsed: FactsOut, problem: str) -> list[Fact]:
@@ -51,8 +60,11 @@ def _normalised(item: FactOut):
         value=item.value,
         unit=UNITS.get(item.kind, item.unit.strip().upper() if item.kind == "amount" else ""),
         text=item.text,
-        base=" ".join(item.base.split()).lower() if item.kind == "percent" else "",
+        base=" ".join(item.base.split()).lower() if item.kind in ("percent", "limit") else "",
+        role=item.role.strip().lower(),
     )
+    if item.kind == "person":
+        fact.label = " ".join(item.label.split()) or "person"
     value = item.value
     if item.kind == "amount":
         if isinstance(value, str):
@@ -64,6 +76,18 @@ def _normalised(item: FactOut):
             else:
                 value = parse_number(value.replace(fact.unit, "").strip()) if fact.unit else parse_number(value)
         if value is None or not fact.unit:
+            return None
+    elif item.kind in ("person", "limit", "horizon"):
+        if isinstance(value, str):
+            value = parse_number(value.replace("%", "").strip()) if item.kind != "person" or value.strip()[:1].isdigit() else 1
+        unit = item.unit.strip()
+        if item.kind == "limit" and (read := parse_amount(str(item.value))) and isinstance(item.value, str):
+            value, unit = read
+        if item.kind != "person":
+            fact.unit = unit.upper() if re.fullmatch(r"[A-Za-z]{3}", unit) and unit.lower() not in MEASURE_UNITS else MEASURE_UNITS.get(unit.lower(), unit)
+            if item.kind == "horizon" and fact.unit == "years" and isinstance(value, int | float) and 1900 < value < 2101:
+                fact.unit = "year"  # "by 2031" said in "years"
+        if value is None:
             return None
     elif item.kind in ("percent", "age", "year"):
         if isinstance(value, str):

@@ -4,10 +4,14 @@ extract(problem) reads, in the order the text states them:
 - amounts, percents, ages and years (quantities.py), each labelled from the words around it ("salary of $450k",
   "$400k basis", "a $1.8M house in Zug"); a percent gets a `base` when the text ties it to an amount ("70% of her
   $3.2M portfolio", "of which forty percent", "his $1.9M 401(k) is 80% equities");
-- places (places.py), one fact per code at its first mention, labelled by role there: residence, property
-  location, citizenship, asset location, else place;
-- accounts and instruments from two closed lists (ACCOUNTS, INSTRUMENTS), one fact per canonical name at its
-  first mention, value the canonical name and text the words as written ("IRAs", "Depot", "munis");
+- places (places.py), one fact per code and role at its first mention, labelled by role there: residence,
+  property location, citizenship, asset location, seat / domicile / situs (a foundation's, company's, fund's or
+  trust's: never a citizenship), else place; a market ("Swiss equities") is no place;
+- then the case's terms (terms.py): slash allocations and each percent's base and role, people with their ages and
+  counts, limits, horizons, and what an amount is for (commitment, liability, income, expense);
+- accounts and instruments from the vocabulary kept as data (data/vocabulary.toml, read by vocabulary.py), one
+  fact per canonical name at its first mention, value the canonical name and text the words as written ("IRAs",
+  "Depot", "munis");
 - goals: the clause after "wants to", "would like to", "aims to", "plans to", "goal is to", "hopes to" (any person
   or tense), or the thing wanted ("want a withdrawal order that ...", "are looking for an income of ..."), trigger
   excluded; constraints: the clause from "must", "cannot", "can't", "without", "no more than",
@@ -24,43 +28,21 @@ import re
 from functools import lru_cache
 
 from reasoning.facts import places as placelib
-from reasoning.facts import regimes
+from reasoning.facts import regimes, terms, vocabulary
 from reasoning.facts.quantities import find_quantities, matches, parse_amount, parse_number
-from reasoning.facts.sheet import NUMERIC, Fact
+from reasoning.facts.sheet import NUMERIC, ROLES, Fact
 
 # ---- accounts and instruments -------------------------------------------------------------------------------------
 
-# canonical name -> how it is written (a regex; case-insensitive unless it starts with (?-i:...)).
-ACCOUNTS = {
-    "401(k)": r"401\(k\)s?",
-    "Roth IRA": r"(?-i:Roth IRAs?)",
-    "IRA": r"(?-i:(?<!Roth )\bIRAs?)\b",
-    "529 plan": r"529(?:\s+(?:college\s+)?(?:savings\s+)?plans?|\s+accounts?)",
-    "HSA": r"(?-i:\bHSAs?)\b",
-    "pillar 3a": r"pillar\s+3a|s[äa]ule\s+3a|pilier\s+3a|3rd\s+pillar|third\s+pillar|\b3a\b",
-    "pension fund": r"(?:(?-i:BVG|LPP)\s+)?pension\s+funds?|pensionskasse|caisse\s+de\s+pension|pillar\s+2\b|"
-    r"2nd\s+pillar|second\s+pillar|(?-i:\bBVG\b|\bLPP\b)",
-    "ISA": r"(?-i:\bISAs?)\b",
-    "SIPP": r"(?-i:\bSIPPs?)\b",
-    "brokerage account": r"brokerage\s+accounts?|(?-i:\bDepot\b)|compte-titres|securities\s+account|wertschriftendepot",
-}
-INSTRUMENTS = {
-    "exchange fund": r"exchange\s+funds?",
-    "charitable remainder trust": r"charitable\s+remainder\s+(?:uni)?trusts?|(?-i:\bCRU?Ts?\b)",
-    "donor-advised fund": r"donor[- ]advised\s+funds?|(?-i:\bDAFs?\b)",
-    "collar": r"(?:zero-cost\s+)?\bcollars?\b",
-    "prepaid variable forward": r"prepaid\s+variable\s+forwards?|(?-i:\bPVFs?\b)",
-    "covered calls": r"covered[- ]calls?",
-    "ETF": r"(?-i:\bETFs?)(?![A-Za-z])",
-    "municipal bonds": r"municipal\s+bonds?|\bmunis\b|\bmuni\s+bonds?",
-    "annuity": r"\bannuit(?:y|ies)\b",
-    "family foundation": r"family\s+foundations?|familienstiftung",
-    "GRAT": r"(?-i:\bGRATs?\b)",
-    "trust": r"\btrusts?\b",
-    "life insurance": r"life\s+insurance|lebensversicherung\w*|assurances?[- ]vie",
-    "mortgage": r"\bmortgages?\b|\bhypothek\w*|hypoth[èe]que",
-    "Roth conversion": r"(?-i:Roth)\s+conversions?",
-}
+# canonical name -> how it is written (a regex; case-insensitive unless it starts with (?-i:...)), from the data in
+# reasoning/facts/data/vocabulary.toml (vocabulary.py): add a name there, not here.
+ACCOUNTS, INSTRUMENTS = vocabulary.tables()
+# The instruments an amount was labelled "<name> balance" by before the vocabulary grew ("trust balance").
+LEGACY_INSTRUMENTS = {
+    "exchange fund", "charitable remainder trust", "donor-advised fund", "collar", "prepaid variable forward",
+    "covered calls", "ETF", "municipal bonds", "annuity", "family foundation", "GRAT", "trust", "life insurance",
+    "mortgage", "Roth conversion",
+}  # fmt: skip
 
 # ---- goals and constraints -----------------------------------------------------------------------------------------
 
@@ -84,7 +66,10 @@ TRAILING = re.compile(r"(?:[\s,;:]+|\s+(?:and|or|but|while|so|then)\s*)+$", re.I
 def sentence_ends(text):
     """Positions where a clause ends for good: . ? ! ; : followed by a space or the end (not "vs." or "Fr. 9")."""
     ends = []
-    for m in re.finditer(r"[.?!;:](?=\s|$)", text):
+    for m in re.finditer(r"[.?!;:](?=\s|$)|\n(?=\s*(?:[-*•·]|\d+[.)])\s)", text):  # a list item ends at the next item
+        if m[0] == "\n":
+            ends.append(m.start())
+            continue
         if m[0] == "." and ABBREVIATIONS.search(text[: m.start()]):
             following = text[m.end() :].lstrip()
             if not following or not (following[0].isupper() and not text[: m.start()].endswith(("Fr", "SFr"))):
@@ -121,9 +106,17 @@ def clauses(problem):
         if not words.strip():
             continue
         stop = clause_start + len(words)
+        if kind == "goal" and (more := AND_TO.search(words)):  # "hand over the AG ... and to treat the others equally"
+            first = TRAILING.sub("", words[: more.start()])
+            second_start = clause_start + more.end()
+            facts.append(Fact(kind, kind, first, "", first, clause_start, clause_start + len(first)))
+            words, clause_start = problem[second_start:stop], second_start
         facts.append(Fact(kind, kind, words, "", words, clause_start, stop))
         open_until = stop
     return facts
+
+
+AND_TO = re.compile(r",?\s+and\s+to\s+(?=[a-z])")
 
 
 def _a_plan_noun(problem, m):
@@ -153,12 +146,13 @@ def named(problem, table, kind):
 
 
 def named_things(problem):
-    """Accounts and instruments; an instrument overlapping an account ("pension fund") is the account."""
+    """Accounts and instruments; an instrument overlapping an account ("pension fund") is the account, unless it is
+    the longer writing ("Pensionskasse buy-in": the account and the buy-in)."""
     accounts = named(problem, ACCOUNTS, "account")
     instruments = [
         f
         for f in named(problem, INSTRUMENTS, "instrument")
-        if not any(f.start < a.end and a.start < f.end for a in accounts)
+        if not any(f.start < a.end and a.start < f.end and f.end - f.start <= a.end - a.start for a in accounts)
     ]
     return accounts + instruments
 
@@ -192,20 +186,52 @@ FIRST_WORDS = re.compile(r"(?:^|[.;:]\s*)(?:(?:A|An|Our|New|new|The)\s+)*(?:(?:c
 RELATIVE_IN_SENTENCE = re.compile(rf"\b(?:{RELATIVE})\b", re.I)
 
 
-def place_facts(problem):
-    """One place fact per code at its first mention, labelled by its role there."""
+ENTITY = (
+    r"(?:family\s+)?(?:foundation|stiftung|fondation|trust|company|firm|corporation|corp|holding|GmbH|AG|SA|LLC|"
+    r"S\s*corp|C\s*corp|partnership|LP|FLP|KG|endowment|charity|fund)"
+)
+COMPANY = r"company|firm|corporation|corp|holding|GmbH|AG|SA|LLC|partnership|LP|FLP|KG"
+ENTITY_AFTER = re.compile(rf"^(?:-based)?\s+(?:[\w-]+\s+){{0,2}}?{ENTITY}\b", re.I)
+ENTITY_BASED = re.compile(
+    rf"\b{ENTITY}\b(?:[^.;,]{{0,25}}\b(?:based|domiciled|registered|incorporated|seated|headquartered|established|set\s+up))?\s+in\s+(?:the\s+)?$",
+    re.I,
+)
+OPENING_NAME = re.compile(r"^\s*(?:[A-ZÀ-Ý][\w'-]*\s+){1,3}(?:\(\d{1,3}\)|,\s*(?:\d{1,3}|[a-z-]+)\s*,)?[\s,:(]*(?:[a-z]+\s+){0,4}$")
+ENTITY_OPENING = re.compile(rf"\b{ENTITY}\b[^.;]{{0,40}}$", re.I)
+PLACE_ROLES = {"residence": "residence", "situs": "situs", "citizenship": "citizenship", "property location": "property",
+               "asset location": "assets", "domicile": "domicile", "seat": "seat", "place": ""}  # fmt: skip
+
+
+MARKET_AFTER = re.compile(
+    r"^\s+(?:(?:small|mid|large|blue)[- ]?caps?\s+|listed\s+|government\s+|corporate\s+|dividend\s+)?(?:equit\w*|stocks?|shares|bonds?|"
+    r"tech|treasur\w*|gilts|real\s+estate|REITs?|munis|large-caps|small-caps|blue\s+chips|dividend|index|market|"
+    r"exposure|dollars?|francs?|government\s+bonds|property\s+funds?|Bunds)\b",
+    re.I,
+)
+
+
+def place_facts(problem, markets=False):
+    """One place fact per code and role at its first mention, labelled by its role there; a market ("Swiss
+    equities") is no place unless `markets` (the old sets' convention counted it)."""
     facts, seen = [], set()
     ends = sentence_ends(problem)
     for place in placelib.find_places(problem):
-        if place.code in seen:
-            continue
-        seen.add(place.code)
+        if markets:
+            pass
+        elif MARKET_AFTER.match(problem[place.end :]) and placelib.is_demonym(place.text) or re.fullmatch(r"US|UK|EU", place.text) and MARKET_AFTER.match(problem[place.end :]):
+            continue  # "Swiss equities", "US tech": a market, not a place of the client's
         role = _role(problem, place, ends)
+        if place.code in seen and (role == "place" or (place.code, role) in seen):
+            continue  # one fact per place and role, at its first mention ("Italian" citizen, "Bologna" home)
+        seen.add(place.code)
+        seen.add((place.code, role))
         opening = problem[: place.start]
         if role == "place" and not facts and place.start < ends[0] and not RELATIVE_IN_SENTENCE.search(opening):
-            if re.search(rf"\b(?:{PERSON})\b", opening, re.I):
-                role = "residence"  # an advisor's note opens with the client: "Widow, 81, Geneva."
-        facts.append(Fact(role, "place", place.code, "ISO 3166", place.text, place.start, place.end))
+            if re.search(rf"\b(?:{PERSON})\b", opening, re.I) or OPENING_NAME.match(opening):
+                role = "residence"  # an advisor's note opens with the client: "Widow, 81, Geneva.", "Claire (63), Lyon"
+            elif ENTITY_OPENING.search(opening):
+                role = "seat"  # "St. Brendan Hospital Foundation, Ohio:"
+        facts.append(Fact(role, "place", place.code, "ISO 3166", place.text, place.start, place.end, role=PLACE_ROLES[role]))
     return facts
 
 
@@ -215,6 +241,11 @@ def _role(problem, place, ends):
     before = problem[sentence_start : place.start]
     after = problem[place.end : sentence_end]
     demonym = placelib.is_demonym(place.text)
+    # A foundation, a trust or a company is no person: a nationality next to it is its seat, never a citizenship.
+    if (entity := ENTITY_AFTER.match(after)) or (entity := ENTITY_BASED.search(before)):
+        if re.search(r"\btrust\b", entity[0], re.I):
+            return "situs"  # a trust's place is its situs
+        return "domicile" if re.search(r"\bfund\b", entity[0], re.I) else "seat"  # a foundation's or company's seat
     if (demonym and CITIZEN_BEFORE.search(before)) or CITIZEN_AFTER.match(after):
         return "citizenship"
     # A people next to the client: a nation's is citizenship ("Deutsche Kundin"), a region's residence ("Zürcher").
@@ -300,11 +331,17 @@ PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|a
 
 
 def _canonical(noun):
-    for canonical, pattern in list(ACCOUNTS.items()) + list(INSTRUMENTS.items()):
+    for canonical, pattern in ACCOUNTS.items():
         if re.fullmatch(pattern, noun, re.I):
             return canonical, True
-    words = " ".join(w if w.isupper() else w.lower() for w in noun.split())  # "UK flat", "PEA"
-    return AMOUNT_NOUNS.get(noun.lower(), words), False
+    for canonical, pattern in INSTRUMENTS.items():
+        if re.fullmatch(pattern, noun, re.I):  # "$2M in a GRAT": the GRAT's; "$300k of US REITs": as written
+            return (canonical, True) if canonical in LEGACY_INSTRUMENTS else (_words(noun), False)
+    return AMOUNT_NOUNS.get(noun.lower(), _words(noun)), False
+
+
+def _words(noun):
+    return " ".join(w if any(c.isupper() for c in w[1:]) or w.isupper() else w.lower() for w in noun.split())  # "UK flat", "PEA"
 
 
 # "His CPF balance is", "a Bausparvertrag of", "Distributions last year were", "Tagesgeld" (a list item): the words
@@ -586,13 +623,36 @@ def extract(problem: str) -> list[Fact]:
     for fact in facts:
         if fact.kind == "percent":
             fact.label, fact.base = percent_label_and_base(problem, fact, amounts, ends)
-    for fact in facts:  # labels unique within a case: "salary", "salary 2"
+    facts = terms.refine(problem, facts, ends)
+    for fact in sorted(facts, key=lambda f: f.start):  # labels unique within a case: "salary", "salary 2"
         count = labels.get(fact.label, 0) + 1
         labels[fact.label] = count
         if count > 1:
             fact.label = f"{fact.label} {count}"
-    facts += place_facts(problem) + named_things(problem) + clauses(problem)
+    limits = [f for f in facts if f.kind == "limit"]
+    # a clause that only states a bound is the limit, not also a constraint ("no more than 10% in one issuer")
+    said = [
+        piece
+        for c in clauses(problem)
+        for piece in (_split_constraint(c) if c.kind == "constraint" and any(c.start <= f.start < c.end for f in limits) else [c])
+        if not (piece.kind == "constraint" and any(piece.start <= f.start < piece.end for f in limits))
+    ]
+    facts += place_facts(problem) + named_things(problem) + said
     return sorted(facts, key=lambda f: (f.start, -f.end))
+
+
+AND_CONSTRAINT = re.compile(r"\s+(?:and|but)\s+(?=(?:must|cannot|can['’]t|may\s+not|needs?\s+to\s+keep|is\s+not\s+allowed)\b)", re.I)
+
+
+def _split_constraint(clause):
+    """ "must not run out of money before 95 and must keep at least $4M": two constraints, one of them a limit."""
+    pieces, start = [], 0
+    for m in list(AND_CONSTRAINT.finditer(clause.text)) + [None]:
+        end = m.start() if m else len(clause.text)
+        words = clause.text[start:end]
+        pieces.append(Fact("constraint", "constraint", words, "", words, clause.start + start, clause.start + end))
+        start = m.end() if m else start
+    return pieces
 
 
 # ---- ground -------------------------------------------------------------------------------------------------------
@@ -613,13 +673,20 @@ def ground(facts: list[Fact], problem: str) -> list[Fact]:
     kept, used = [], set()
     for fact in facts:
         span = None
-        if fact.kind in NUMERIC:
+        if fact.kind in ("person", "limit", "horizon"):
+            span = _pick([m for m in _measures(problem, fact.kind) if _measure_matches(m, fact)], fact, used)
+            if span is not None:
+                fact.value, fact.unit = span.value, span.unit
+                fact.role = fact.role if fact.role in ROLES.get(fact.kind, ()) else span.role
+        elif fact.kind in NUMERIC:
             value = _number(fact)
             candidates = [
                 q
                 for q in quantities
                 if q.kind == fact.kind and value is not None and matches(q, value, _unit(fact, q))
             ]
+            if not candidates and fact.kind == "percent" and value is not None:  # "60/40": the reader's allocations
+                candidates = [f for f in extract(problem) if f.kind == "percent" and abs(f.value - value) < 1e-9]
             span = _pick(candidates, fact, used)
             if span is not None:
                 fact.value, fact.unit = span.value, span.unit
@@ -631,6 +698,8 @@ def ground(facts: list[Fact], problem: str) -> list[Fact]:
             span = _find_words(problem, fact.text) or _find_words(problem, str(fact.value or ""))
         if span is None:
             continue
+        if fact.role and fact.role not in ROLES.get(fact.kind, (fact.role,)):
+            fact.role = ""  # a role the kind does not have: the fact stands, its role does not
         fact.text, fact.start, fact.end = problem[span.start : span.end], span.start, span.end
         key = (fact.kind, fact.start, fact.end, str(fact.value))
         if key in used:
@@ -639,6 +708,44 @@ def ground(facts: list[Fact], problem: str) -> list[Fact]:
         used.add((fact.kind, fact.start, fact.end))
         kept.append(fact)
     return kept
+
+
+def _measures(problem, kind):
+    """What a person, limit or horizon can be read from in the problem: the reader's own facts of that kind, then any
+    quantity or duration with a unit the kind takes (a limit of 10% needs a "10%" in the text; a person a name or a
+    count the reader finds there)."""
+    own = [f for f in extract(problem) if f.kind == kind]
+    if kind == "person":
+        return own
+    spans = [_Measure(f.value, f.unit, f.start, f.end, f.text, f.role) for f in own]
+    for q in _quantities(problem):
+        unit = {"percent": "%", "amount": q.unit, "year": "year", "age": "age"}[q.kind]
+        if kind == "limit" and q.kind in ("percent", "amount") or kind == "horizon" and q.kind in ("year", "age"):
+            spans.append(_Measure(q.value, unit, q.start, q.end, q.text, "", q))
+    for start, end, value, unit in terms.durations(problem):
+        spans.append(_Measure(value, unit, start, end, problem[start:end], ""))
+    return spans
+
+
+class _Measure:
+    def __init__(self, value, unit, start, end, text, role, quantity=None):
+        self.value, self.unit, self.start, self.end, self.text, self.role = value, unit, start, end, text, role
+        self.quantity = quantity
+
+
+def _measure_matches(span, fact):
+    """A model's person, limit or horizon against a span: the same unit and value (a person: and the same name)."""
+    if fact.kind == "person":
+        value = parse_number(str(fact.value)) if not isinstance(fact.value, int | float) else fact.value
+        words = set(str(fact.label).lower().split()) | set(str(fact.text).lower().split())
+        return value is not None and float(value) == float(span.value) and bool(words & set(str(span.label).lower().split()))
+    value = fact.value if isinstance(fact.value, int | float) else parse_number(str(fact.value).replace("%", "").strip())
+    unit = (fact.unit or "").strip()
+    if value is None or unit != span.unit:
+        return False
+    if span.quantity is not None and span.quantity.kind in ("percent", "amount"):
+        return matches(span.quantity, value, span.quantity.unit)
+    return abs(float(value) - float(span.value)) < 1e-9
 
 
 def _number(fact):

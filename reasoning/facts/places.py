@@ -291,7 +291,7 @@ GEONAMES_LAND = {
 NOT_TOWNS = frozenset(
     "January February March April May June July August September October November December Monday Tuesday "
     "Wednesday Thursday Friday Saturday Sunday Q1 Q2 Q3 Q4 Of Police Mobile Reading Split Deal Bath Orange Marble "
-    "Liberty Independence Victoria Florence Union Enterprise Providence Surprise Buffalo Eagle Hope Pride".split()
+    "Liberty Independence Victoria Florence Union Enterprise Providence Surprise Buffalo Eagle Hope Pride Roth".split()
 )
 TOWN_AFTER_CUE = re.compile(
     r"(?<![\w.])[A-ZÀ-Þ][\w'’-]+(?:\s+(?:(?:am|an|im|upon|on|de|del|di|la|le|sur)\s+)?[A-ZÀ-Þ][\w'’-]+){0,2}"

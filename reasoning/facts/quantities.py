@@ -151,7 +151,7 @@ EDGE_AFTER = r"(?![\w'’]|[.,]\d)"
 
 SCALES = {
     "k": 3, "K": 3, "thousand": 3, "thousands": 3, "Tsd.": 3, "Tsd": 3,
-    "m": 6, "M": 6, "mn": 6, "MM": 6, "mm": 6, "mio": 6, "Mio": 6, "Mio.": 6, "mio.": 6, "million": 6,
+    "m": 6, "M": 6, "mn": 6, "mln": 6, "Mln": 6, "MM": 6, "mm": 6, "mio": 6, "Mio": 6, "Mio.": 6, "mio.": 6, "million": 6,
     "millions": 6, "Million": 6, "Millionen": 6, "Mill.": 6,
     "bn": 9, "b": 9, "B": 9, "billion": 9, "billions": 9, "Mrd.": 9, "Mrd": 9, "Milliarden": 9,
 }  # fmt: skip

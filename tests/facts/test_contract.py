@@ -19,7 +19,7 @@ def reply(*facts):
 
 
 def test_the_contract_and_its_prompt():
-    assert (CASE_FACTS.name, CASE_FACTS.schema, CASE_FACTS.max_tokens) == ("case.facts", FactsOut, 1200)
+    assert (CASE_FACTS.name, CASE_FACTS.schema, CASE_FACTS.max_tokens) == ("case.facts", FactsOut, 2000)
     prompt = render(CASE_FACTS, problem=PROBLEM)
     assert prompt.splitlines()[:2] == ["### CONTRACT", "case.facts"]
     assert PROBLEM in prompt and "$problem" not in prompt
@@ -74,3 +74,42 @@ def test_an_invented_fact_is_dropped():
         {"label": "portfolio", "kind": "amount", "value": "lots", "unit": "USD", "text": "lots"},
     )
     assert facts_from_reply(parsed, PROBLEM) == []
+
+
+WHOLE_CASE = (
+    "Anna (58) and her husband Marc (61) have three children. Foundation assets CHF 40M: target 60/40. Keep a cash "
+    "floor of 18 months of expenses; no more than 10% in one issuer. Sell the villa by 2031. CHF 3M of "
+    "infrastructure commitments not yet called."
+)
+
+
+def test_people_limits_horizons_roles_and_allocations_are_grounded_like_any_figure():
+    parsed = reply(
+        {"label": "Anna", "kind": "person", "value": 1, "text": "Anna", "role": "client"},
+        {"label": "children", "kind": "person", "value": "3", "text": "three children", "role": "child"},
+        {"label": "cousins", "kind": "person", "value": 2, "text": "two cousins", "role": "heir"},
+        {"label": "equities target", "kind": "percent", "value": 60, "text": "60", "base": "foundation assets",
+         "role": "target"},
+        {"label": "cash floor", "kind": "limit", "value": 18, "unit": "month", "text": "18 months", "base": "expenses",
+         "role": "floor"},
+        {"label": "issuer cap", "kind": "limit", "value": "10%", "unit": "percent", "text": "10%", "base": "one issuer",
+         "role": "cap"},
+        {"label": "liquidity floor", "kind": "limit", "value": 24, "unit": "months", "text": "24 months", "role": "floor"},
+        {"label": "sale deadline", "kind": "horizon", "value": 2031, "unit": "years", "text": "2031", "role": "by"},
+        {"label": "uncalled infrastructure commitments", "kind": "amount", "value": "CHF 3M", "unit": "CHF",
+         "text": "CHF 3M", "role": "commitment"},
+        {"label": "spouse", "kind": "person", "value": 1, "text": "Marc", "role": "husband-ish"},
+    )
+    facts = facts_from_reply(parsed, WHOLE_CASE)
+    shown = [(f.label, f.kind, f.value, f.unit, f.base, f.role) for f in facts]
+    assert shown == [
+        ("Anna", "person", 1, "people", "", "client"),
+        ("spouse", "person", 1, "people", "", "spouse"),  # a role the kind has not: the reader's
+        ("children", "person", 3, "people", "", "child"),
+        ("equities target", "percent", 60, "%", "foundation assets", "target"),
+        ("cash floor", "limit", 18, "months", "expenses", "floor"),
+        ("issuer cap", "limit", 10, "%", "one issuer", "cap"),
+        ("sale deadline", "horizon", 2031, "year", "", "by"),
+        ("uncalled infrastructure commitments", "amount", 3_000_000, "CHF", "", "commitment"),
+    ]  # the cousins and a 24-month floor are in no word of the problem: dropped
+    assert all(WHOLE_CASE[f.start : f.end] == f.text for f in facts)

@@ -30,7 +30,7 @@ def test_the_californian_concentrated_position():
     assert_spans(facts, CALIFORNIAN)
     assert table([f for f in facts if f.kind not in ("goal", "constraint")]) == [
         ("place", "residence", "US-CA", "ISO 3166", "Californian"),
-        ("age", "age", 58, "years", "58"),
+        ("age", "client's age", 58, "years", "58"),
         ("percent", "employer stock share", 70, "%", "70%"),
         ("amount", "portfolio", 3_200_000, "USD", "$3.2M"),
         ("amount", "cost basis", 400_000, "USD", "$400k"),
@@ -63,6 +63,7 @@ def test_the_swiss_german_cross_border_family():
         ("CH", "citizenship", "Swiss"),
         ("DE", "citizenship", "German"),
         ("CH-BS", "residence", "Basel"),
+        ("CH-BS", "asset location", "Basel"),  # one fact per place and role: the securities at a Basel bank
         ("DE-BY", "property location", "Munich"),
     ]
     amounts = [(f.label, f.value, f.unit, f.text) for f in of_kind(facts, "amount")]
@@ -73,7 +74,9 @@ def test_the_swiss_german_cross_border_family():
     ]
     assert [(f.value, f.text) for f in of_kind(facts, "age")] == [(64, "64"), (61, "61")]
     assert [(f.value, f.text) for f in of_kind(facts, "account")] == [("pillar 3a", "pillar 3a")]
-    assert [(f.label, f.value) for f in of_kind(facts, "year")] == [("year", 2031)]
+    # "pass the business to their daughter by 2031": a deadline, not just a year
+    assert [(f.label, f.value, f.unit, f.role) for f in of_kind(facts, "horizon")] == [("transfer horizon", 2031, "year", "by")]
+    assert of_kind(facts, "year") == []
     assert [f.text for f in of_kind(facts, "goal")] == ["pass the business to their daughter by 2031"]
     assert [f.text for f in of_kind(facts, "constraint")] == ["Must not sell the Munich apartment"]
 
@@ -90,7 +93,7 @@ def test_the_florida_retiree():
     assert_spans(facts, FLORIDA)
     assert table(facts) == [
         ("place", "residence", "US-FL", "ISO 3166", "Florida"),
-        ("age", "age", 67, "years", "67"),
+        ("age", "client's age", 67, "years", "67"),
         ("amount", "total assets", 2_400_000, "USD", "USD 2.4 million"),
         ("account", "401(k)", "401(k)", "", "401(k)"),
         ("account", "Roth IRA", "Roth IRA", "", "Roth IRA"),
@@ -102,8 +105,8 @@ def test_the_florida_retiree():
             "",
             "sequence withdrawals to stay under the IRMAA thresholds",
         ),
-        ("constraint", "constraint", "cannot spend more than $150,000 a year", "", "cannot spend more than $150,000 a year"),
-        ("amount", "annual spending", 150_000, "USD", "$150,000"),
+        # a bound with a quantity is a limit, not also a constraint and an amount (issue 30)
+        ("limit", "spending cap", 150_000, "USD", "$150,000"),
     ]
 
 
@@ -119,12 +122,15 @@ def test_percent_bases():
     facts = extract("Portfolio of 4 500 000 €, of which 45 % is LVMH stock. His $1.9M 401(k) is 80% equities.")
     percents = [(f.value, f.base) for f in of_kind(facts, "percent")]
     assert percents == [(45, "portfolio"), (80, "401(k) balance")]
-    assert [f.base for f in of_kind(extract("Target 50% equities."), "percent")] == [""]
+    # a target's share is of the whole (issue 30): the portfolio where no amount is named
+    assert [(f.base, f.role) for f in of_kind(extract("Target 50% equities."), "percent")] == [("portfolio", "target")]
 
 
 def test_one_place_per_code_and_one_fact_per_canonical_name():
     facts = extract("Lives in Zurich; a flat in Zürich too. IRAs and an IRA; munis and municipal bonds.")
-    assert [(f.value, f.text) for f in of_kind(facts, "place")] == [("CH-ZH", "Zurich")]
+    # one fact per place and role: where she lives, and where her flat is
+    assert [(f.value, f.label, f.text) for f in of_kind(facts, "place")] == [
+        ("CH-ZH", "residence", "Zurich"), ("CH-ZH", "property location", "Zürich")]
     assert [(f.value, f.text) for f in of_kind(facts, "account")] == [("IRA", "IRAs")]
     assert [(f.value, f.text) for f in of_kind(facts, "instrument")] == [("municipal bonds", "munis")]
 
@@ -147,7 +153,8 @@ def test_goals_and_constraints_by_their_triggers():
 
 def test_nothing_from_a_puzzle_or_a_count():
     assert extract("Use 4 9 10 13 to make 24.") == []
-    assert extract("She has two children and 14 funds.") == []
+    # a count of people is a person fact (issue 30); a count of funds is nothing
+    assert table(extract("She has two children and 14 funds.")) == [("person", "children", 2, "people", "two children")]
 
 
 # ---- ground ---------------------------------------------------------------------------------------------------
@@ -209,7 +216,7 @@ def test_an_opening_place_next_to_the_client_is_the_residence_and_a_market_is_a_
 
 def test_labels_name_the_thing_a_figure_belongs_to():
     def labels(text):
-        return {f.text: f.label for f in extract(text) if f.kind in ("amount", "percent")}
+        return {f.text: f.label for f in extract(text) if f.kind in ("amount", "percent", "limit")}
 
     # "X worth Y", "X valued at Y": the thing before, not "value"
     found = labels("Also owns a cabin in Aspen worth $1.2M and a bakery business valued at $3M.")
@@ -243,8 +250,8 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert found["0.4%"] == "custody fee"
     # a floor, a cash reserve, a name right after the figure at the clause's end
     found = labels("Savings must not fall below $50k. Keep CHF 80'000 liquid. Warrants with a $700k spread.")
-    assert found["$50k"] == "savings floor"
-    assert found["CHF 80'000"] == "liquidity reserve"
+    assert found["$50k"] == "savings floor"  # a limit now (role floor, base savings)
+    assert found["CHF 80'000"] == "liquidity minimum"  # a limit: keep at least this much liquid
     assert found["$700k"] == "spread"
     # "(now ...)" after a thing's price is its value today; "X starts ... at Y"
     found = labels("A chalet bought for CHF 400'000 in 1999 (now about CHF 1.1 Mio.). Her pension starts in 2027 at $2,000.")
@@ -254,7 +261,7 @@ def test_labels_name_the_thing_a_figure_belongs_to():
     assert labels("The trust must pay out at least 4% a year.")["4%"] == "minimum"
     # an acronym in a list, "the two X (Y)", a reserve kept in a place, money toward a purchase
     found = labels("Assets: PEA 90 000 €, the two VCTs (£40k). Must keep $1M in Canada for staff. They help their son buy a flat with $150k.")
-    assert found["90 000 €"] == "PEA"
+    assert found["90 000 €"] == "PEA balance"  # a PEA is an account (data/vocabulary.toml)
     assert found["£40k"] == "VCTs"
     assert found["$1M"] == "reserve"
     assert found["$150k"] == "flat contribution"
@@ -289,7 +296,8 @@ def test_a_fronted_base_a_tax_rate_and_a_limit_the_client_sets_are_read_as_what_
     percents = {f.text: f for f in extract(CALIFORNIAN_AFRESH) if f.kind == "percent"}
     assert (percents["70%"].label, percents["70%"].base) == ("employer stock share", "portfolio")  # "Of her $3.2M ..."
     assert (percents["3.8%"].label, percents["3.8%"].base) == ("NIIT rate", "")  # a tax's rate, no share of anything
-    assert (percents["20%"].label, percents["20%"].base) == ("single-stock position limit", "portfolio")
+    [cap] = of_kind(extract(CALIFORNIAN_AFRESH), "limit")  # "get the single-stock position below 20%"
+    assert (cap.label, cap.value, cap.unit, cap.role, cap.base) == ("position cap", 20, "%", "cap", "single-stock position")
 
 
 FLORIDA_AFRESH = (
@@ -311,5 +319,7 @@ def test_a_thing_wanted_is_a_goal_and_a_roth_conversion_is_an_instrument_the_cli
 
 def test_a_share_is_not_named_after_the_time_it_takes():
     facts = extract("He wants to bring equities under 60% of the $2M portfolio within two years.")
-    [percent] = of_kind(facts, "percent")
-    assert percent.label == "equities limit" and "year" not in percent.label
+    [limit] = of_kind(facts, "limit")
+    assert (limit.label, limit.role, limit.base) == ("equities cap", "cap", "equities") and "year" not in limit.label
+    [horizon] = of_kind(facts, "horizon")
+    assert (horizon.value, horizon.unit, horizon.role) == (2, "years", "within")

@@ -1,0 +1,961 @@
+"""The whole case on the sheet (issue 30): allocations, the base and role of each percent, people, limits, horizons,
+and what an amount is for (a commitment, a liability, income, an expense).
+
+extract.py reads the quantities and labels them; refine(problem, facts) then
+- reads allocations written with slashes ("target 60/25/15 equities/bonds/alternatives; today 71/19/10", "60/40",
+  "a 70/30 split"): one percent a share, its class as label ("equities target" for a target), role target or share,
+  base the whole ("portfolio", or the amount the sentence names);
+- gives a percent with no base the amount its sentence is split from ("Portfolio CHF 2M: 40% Swiss equities",
+  "5% a year of the endowment"), and every percent a role (share, target, spending, tax, growth, return, fee);
+- reads people: a name with an age ("Anna (58) and her husband Marc (61)": person Anna, client; "Anna's age"),
+  a relation with an age ("her husband, 61"), and counts ("three children, one grandchild");
+- turns a bound into a limit ("a cash floor of 18 months of expenses", "keep at least CHF 200k in cash",
+  "no more than 10% in one issuer") with its role (floor, cap, minimum, maximum), unit and base;
+- reads horizons and deadlines ("over 4 years", "within 9 months", "by 2031", "before retiring at 61");
+- gives an amount its role (commitment, liability, income, expense, holding) and, where its label is bare, the words
+  the client named it with ("pension buy-in capacity").
+The words each reading keys on are the tables at the top of this module.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reasoning.facts.quantities import WORDS, parse_number, words_value
+from reasoning.facts.sheet import Fact
+
+# ---- the words -----------------------------------------------------------------------------------------------------
+
+RELATIONS = {  # a word for a person -> (label, role)
+    "husband": ("husband", "spouse"), "wife": ("wife", "spouse"), "spouse": ("spouse", "spouse"),
+    "partner": ("partner", "partner"), "son": ("son", "child"), "sons": ("sons", "child"),
+    "daughter": ("daughter", "child"), "daughters": ("daughters", "child"), "child": ("child", "child"),
+    "children": ("children", "child"), "kids": ("children", "child"), "kid": ("child", "child"),
+    "stepchildren": ("stepchildren", "child"), "stepsons": ("stepsons", "child"), "stepdaughters": ("stepdaughters", "child"), "stepson": ("stepson", "child"), "stepdaughter": ("stepdaughter", "child"),
+    "grandchild": ("grandchild", "grandchild"), "grandchildren": ("grandchildren", "grandchild"),
+    "grandkids": ("grandchildren", "grandchild"), "grandson": ("grandson", "grandchild"),
+    "grandsons": ("grandsons", "grandchild"), "granddaughter": ("granddaughter", "grandchild"),
+    "granddaughters": ("granddaughters", "grandchild"), "heir": ("heir", "heir"), "heirs": ("heirs", "heir"),
+    "mother": ("mother", "parent"), "father": ("father", "parent"), "parents": ("parents", "parent"),
+    "brother": ("brother", "sibling"), "brothers": ("brothers", "sibling"), "sister": ("sister", "sibling"),
+    "sisters": ("sisters", "sibling"), "siblings": ("siblings", "sibling"), "nephew": ("nephew", "beneficiary"),
+    "nephews": ("nephews", "beneficiary"), "niece": ("niece", "beneficiary"), "nieces": ("nieces", "beneficiary"),
+    "beneficiaries": ("beneficiaries", "beneficiary"), "beneficiary": ("beneficiary", "beneficiary"),
+    "kinder": ("children", "child"), "kindern": ("children", "child"), "söhne": ("sons", "child"),
+    "töchter": ("daughters", "child"), "enkel": ("grandchildren", "grandchild"), "enkelkinder": ("grandchildren", "grandchild"),
+    "enfants": ("children", "child"), "petits-enfants": ("grandchildren", "grandchild"),
+}  # fmt: skip
+COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "only": 1, "ein": 1, "eine": 1, "einen": 1, "zwei": 2,
+               "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4,
+               "twin": 2}  # fmt: skip
+NOT_A_NAME = set(
+    "The A An Our Their His Her Client Clients Kunde Kundin Mandant Mandantin Portfolio Target Today Assets Age "
+    "Cash Bonds Equities Goal Goals Note Notes Widow Widower Couple Family Founder Foundation Trust Retired Married "
+    "Both He She They We I It This That Income Salary Pension Spending Expenses Costs House Home Mr Mrs Ms Dr "
+    "Husband Wife Son Daughter Children Mother Father Also And But Plus Age Ages Aged Current Currently Now "
+    "Liabilities Constraints Constraint Horizon Deadline Wants Needs Year Years Total Holdings Situation Case "
+    "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's".split()
+)
+ALLOCATION_CLASSES_2 = ("equities", "bonds")  # "60/40" with no classes named: the convention
+TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|asks?\s+for|regulations?|mandated?|long-term|ziel\w*|soll\w*|strategie|cible"
+CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
+WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book|compte-titres|foundation|estate"
+PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
+    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
+    ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
+    ("spending", r"spend\w*|payout|pay\s+out|pays?|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme|ausschüttung\w*"),
+    ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
+    ("return", r"returns?|yield\w*|earns?|earning|coupon|interest|performance|rendite|gain\s+of"),
+)
+
+
+def _number(words):
+    words = words.strip()
+    if words.lower() in COUNT_WORDS:
+        return COUNT_WORDS[words.lower()]
+    value = parse_number(words.replace(",", "."))
+    if value is None:
+        value = words_value(words)
+    return value
+
+
+DURATION = re.compile(
+    rf"(?P<n>\d+(?:[.,]\d+)?|(?i:{WORDS})|(?i:a|an|one|a\s+half))(?:\s*-\s*|\s+)(?P<u>(?i:months?|years?|yrs?|monate?n?|jahren?|mois|ans))\b"
+)
+
+
+def _duration(m):
+    n = _number(m["n"]) if m["n"].lower() not in ("a half",) else 0.5
+    if n is None:
+        return None
+    unit = m["u"].lower()
+    return float(n), ("months" if unit.startswith(("mo", "mois")) else "years")
+
+
+def _clean(words):
+    words = re.sub(r"^(?:(?:the|a|an|her|his|their|its|our|my|any|each|per|in|of|one|single)\s+)+", "", words.strip(), flags=re.I)
+    return " ".join(words.split()).strip(" .,;:")
+
+
+# ---- allocations --------------------------------------------------------------------------------------------------
+
+NUM = r"\d{1,3}(?:[.,]\d{1,2})?"
+SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}\s?%?(?:\s*/\s*{NUM}\s?%?){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
+CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
+CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+|target\s+|allocation\s+|policy\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
+CLASS_LIST_AFTER = re.compile(
+    rf"^\s*(?:split|mix|allocation|portfolio)?\s*(?:of|in|between|across|into)\s+(?P<classes>{CLASS}(?:\s*,\s*{CLASS})*(?:,?\s+and\s+{CLASS}))"
+)
+CLASSES_BEFORE = re.compile(
+    rf"(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)\s*(?:(?:mix|split|allocation|ratio|portfolio|weights?)\s*)?(?:(?:of|at|is|was|are|=|:|currently|today|now|target)\s*)*$",
+    re.I,
+)
+
+
+SHARE_LIST = re.compile(rf"(?:\d[\d.,]*\s?%\s+{CLASS}(?:\s*,\s*|\s+and\s+|,\s+and\s+)){{1,6}}\d[\d.,]*\s?%\s+{CLASS}")
+
+
+def allocations(problem, ends, amounts):
+    """Percent facts of each slash allocation, in text order."""
+    facts, last_classes = [], {}
+    lists = [(m.end(), [_clean(c).lower() for c in re.findall(rf"\d[\d.,]*\s?%\s+({CLASS})", m[0])]) for m in SHARE_LIST.finditer(problem)]
+    for m in SLASHES.finditer(problem):
+        for end, classes in lists:  # "guideline 50% equities, 35% bonds, 15% hedge funds; actual 58% / 30% / 12%"
+            if end <= m.start():
+                last_classes[len(classes)] = classes
+        numbers = [parse_number(n.strip(" %").replace(",", ".")) for n in m["nums"].split("/")]
+        if any(n is None for n in numbers) or not 98 <= sum(numbers) <= 102 or min(numbers) < 0:
+            continue
+        sentence_start = max([e + 1 for e in ends if e < m.start()], default=0)
+        before = problem[sentence_start : m.start()]
+        after = problem[m.end() : min(e for e in ends if e >= m.end())]
+        classes = None
+        if c := CLASSES_AFTER.match(after):
+            classes = [_clean(x).lower() for x in c["classes"].split("/")]
+        elif (c := CLASS_LIST_AFTER.match(after)) and len(re.split(r",\s*|\s+and\s+", c["classes"])) == len(numbers):
+            classes = [_clean(x).lower() for x in re.split(r",\s*|\s+and\s+", c["classes"])]
+        elif c := CLASSES_BEFORE.search(before):
+            classes = [_clean(x).lower() for x in c["classes"].split("/")]
+        if classes and len(classes) != len(numbers):
+            classes = None
+        if not classes:
+            classes = last_classes.get(len(numbers)) or (list(ALLOCATION_CLASSES_2) if len(numbers) == 2 else None)
+        if not classes:
+            continue
+        last_classes[len(numbers)] = classes
+        clause = re.split(r"[;,(]", before)[-1] if not c or c.start() > 0 else before
+        cue = None
+        for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", clause, re.I):
+            cue = "target" if w["t"] else "share"
+        role = cue or "share"
+        base = whole_before(problem, m.start(), sentence_start, amounts)
+        if re.match(r"^\s*(?:%\s*)?(?:[a-z]+\s+)?portfolio\b", after, re.I):  # "$7.4M in a classic 60/40 portfolio"
+            bare = [a for a in amounts if sentence_start <= a.start < m.start() and (a.label in BARE or a.label.startswith("amount"))]
+            for a in bare[-1:]:
+                a.label = "portfolio"
+            base = "portfolio"
+        named = re.search(r"\b(?:for|in|of)\s+(?:the|her|his|their|its)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", before)
+        if named:
+            from reasoning.facts import vocabulary
+
+            said = vocabulary.canonical(named["np"])
+            hits = [a for a in amounts if a.label.replace(" balance", "") in (said, named["np"].lower()) or a.label.split()[0] == named["np"].split()[0].lower()]
+            if hits:
+                base = hits[-1].label  # "For the compte-titres she asks for a 40/40/20 target"
+        for number, cls, text_m in zip(numbers, classes, re.finditer(NUM, m["nums"])):
+            start = m.start("nums") + text_m.start()
+            label = f"{cls} target" if role == "target" else cls
+            facts.append(Fact(label, "percent", float(number), "%", problem[start : start + len(text_m[0])], start,
+                              start + len(text_m[0]), base=base, role=role))
+    return facts
+
+
+def whole_before(problem, at, sentence_start, amounts):
+    """The whole an allocation or a list of shares is of: the amount just before it in its sentence or a heading,
+    else the first amount named as a whole, else "portfolio"."""
+    mine = [a for a in amounts if sentence_start <= a.start < at and a.role not in ("liability", "commitment")]
+    if mine:
+        return mine[-1].label
+    return case_whole(problem, amounts, at)
+
+
+def case_whole(problem, amounts, at=None):
+    """The whole a case's shares are of: the last amount before `at` named as a whole (portfolio, endowment,
+    assets...), else the first such amount, else the whole the text names ("the endowment"), else "portfolio"."""
+    at = len(problem) if at is None else at
+    wholes = [a for a in amounts if re.search(rf"\b(?:{WHOLE_WORDS})\b", a.label, re.I) and a.role not in ("liability", "commitment")]
+    before = [a for a in wholes if a.start < at]
+    if before or wholes:
+        return max(before or wholes, key=lambda a: a.value if a.unit == (before or wholes)[0].unit else 0).label
+    held = [a for a in amounts if a.start < at and a.role in ("", "holding") and a.unit]
+    if held:
+        whole = max(held, key=lambda a: a.value)  # "Stiftungskapital 12,5 Mio. EUR": the largest holding
+        if whole.label in BARE or whole.label.startswith("amount"):
+            if m := re.search(r"\b(endowment|portfolio|foundation\s+assets|assets|mandate)\b", problem, re.I):
+                whole.label = m[1].lower()  # "Lakeside School endowment, notes * $410M"
+        return whole.label
+    if m := re.search(r"\b(endowment|portfolio|foundation\s+assets|assets|mandate)\b", problem, re.I):
+        return m[1].lower()
+    return "portfolio"
+
+
+# ---- percents: base and role --------------------------------------------------------------------------------------
+
+CLASS_WORDS = re.compile(
+    r"^\s*(?:(?:in|into|of)\s+)?(?:(?:global|swiss|us|u\.s\.|european|emerging|domestic|foreign|international|"
+    r"developed|world|local|short|long|high|investment|private|public|listed|real|fixed|cash|other|hedged|unhedged|"
+    r"government|corporate|inflation-linked|chf|usd|eur|[a-z]+-)\S*\s+){0,3}"
+    r"(?:equit\w*|stocks?|bonds?|fixed\s+income|cash|alternatives?|alts|real\s+assets|real\s+estate|property|"
+    r"private\s+(?:equity|credit|markets)|hedge\s+funds?|gold|commodities|infrastructure|credit|munis|money\s+market|"
+    r"treasur\w*|gilts|aktien|obligationen|anleihen|liquidität|immobilien|actions|obligations|liquidités|"
+    r"small\s+caps?|growth|value|dividend\s+stocks|reits?|t-bills|etfs?|funds?|tech|shares)\b",
+    re.I,
+)
+CLASS_NOUN = re.compile(
+    r"\b(?:equit\w*|stocks?|bonds?|fixed\s+income|alternatives?|real\s+assets|real\s+estate|private\s+(?:equity|credit|markets)|"
+    r"hedge\s+funds?|gold|commodities|infrastructure|munis|gilts|treasur\w*|semis|semiconductors?|tech|small[- ]caps?|"
+    r"luxury|exposure|positions?|holdings?)\b",
+    re.I,
+)
+OF_LATER = re.compile(r"^\s*(?:a|per|each|every)\s+(?:year|annum)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<noun>[\w-]+(?:\s+[\w-]+)?)", re.I)
+
+
+def percent_roles(problem, facts, ends, amounts):
+    """Each percent's role, and a base where its sentence ties it to an amount or it is one share of a whole."""
+    percents = [f for f in facts if f.kind == "percent" and not f.role]
+    for f in percents:
+        if f.value > 100 and re.fullmatch(r"\d{1,2},\d{3}\s?%", f.text):
+            f.value = float(f.text.rstrip(" %").replace(",", "."))  # "26,375 %": a decimal comma
+        sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
+        sentence_end = min(e for e in ends if e >= f.end)
+        before, after = problem[sentence_start : f.start], problem[f.end : sentence_end]
+        if sentence_start > 0 and problem[sentence_start - 1] == ":":  # "target: 35 % equities": its heading
+            heading_start = max([e + 1 for e in ends if e < sentence_start - 1], default=0)
+            before = problem[heading_start:sentence_start] + before
+        label = f.label
+        if label.endswith(" target") or label == "target":
+            f.role = "target"
+        else:
+            f.role = _role_near(before, after)
+            if f.role == "tax" and CLASS_WORDS.match(after) and not re.search(r"\btax", before[-30:] + after[:20], re.I):
+                f.role = "share"  # "his SIPP is 92% equities": a share, whatever rule the SIPP has
+            if re.search(r"conversion\s+rate|Umwandlungssatz|taux\s+de\s+conversion", before[-30:] + label, re.I):
+                f.role = ""  # a pension's conversion rate: no share, no tax, no return
+            elif label.endswith(" rate") and f.role == "share" and f.role != "target":
+                f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
+        if f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
+            name = who["who"]
+            if re.match(r"\s*each\b", after, re.I) and name.lower() in RELATIONS:
+                name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
+            f.label = f"{name}'s stake"  # "Founder Klaus (67) holds 80 %, his sister Petra 20 %"
+            f.base = f.base or _company(problem, amounts)
+        if f.label in ("percent", "rate", "tax rate") and f.role in ("tax", "return", "fee", ""):
+            phrase = _phrase_before(re.split(r"[;,:(]", before)[-1])
+            if phrase and not re.fullmatch(r"(?:is|are|of|at)", phrase):
+                f.label = phrase  # "Oregon top rate 9.9%"
+        if f.role == "tax" and (on := re.match(r"^\s*(?P<what>(?:[\w-]+\s+){0,2}?)on\s+(?:(?:the|her|his|their|its)\s+)?(?P<np>[\w-]+(?:\s+(?!and\b|or\b|for\b|in\b)[\w-]+){0,2})", after)):
+            f.base = _lower(on["np"])  # "a 30% flat tax on investment income"
+            if on["what"].strip():
+                f.label = _lower(on["what"].strip())
+            elif f.label.endswith(" share"):
+                f.label = _lower(_phrase_before(re.split(r"[;,:(]", before)[-1]) or "tax rate")
+        if not f.base and (m := OF_LATER.match(after)):  # "5% a year of the endowment"
+            noun = m["noun"].lower()
+            named = [a for a in amounts if a.label.split()[0] == noun.split()[0]]
+            f.base = named[-1].label if named else noun
+        if f.role in ("share", "target") and CLASS_WORDS.match(after):
+            start_of_list = _list_start(before)
+            cue = None
+            for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", before[:start_of_list][-45:], re.I):
+                cue = "target" if w["t"] else "share"
+            if cue:
+                f.role = cue
+                if cue == "target" and f.label.endswith(" share"):
+                    f.label = f.label[: -len(" share")] + " target"
+            if not f.base:
+                f.base = whole_before(problem, f.start, sentence_start, amounts)
+        if re.search(r"\bfrom\s+$", before) and (m := re.match(r"\s*to\s+(\d[\d.,]*)\s?%", after)):
+            f.role = "share"  # "cut USD exposure from 45% to 20% of his portfolio": today, then the target
+            later = next((g for g in percents if g.start == f.end + m.start(1)), None)
+            thing = re.search(r"(?:\b(?:cut|cuts|reduce|reduces|bring|brings|raise|raises|increase|increases|take|takes|lift|lifts|move|moves|trim|trims|shift|shifts)\s+)(?P<np>[\w' -]{1,40}?)\s+from\s+$", before, re.I)
+            if later is not None:
+                later.role, later.label = "target", f"{_lower(thing['np'])} target" if thing else "target"
+                if thing:
+                    f.label = _lower(thing["np"])
+                f.base = f.base or _of_amount(problem, later, amounts) or case_whole(problem, amounts, f.start)
+                later.base = later.base or f.base
+        if not f.base and f.role in ("spending", "fee"):
+            f.base = case_whole(problem, amounts, f.start)
+        if not f.base and f.role == "share" and (CLASS_NOUN.search(f.label) or CLASS_NOUN.search(re.split(r"[,;:]", before)[-1][-30:])):
+            f.base = whole_before(problem, f.start, sentence_start, amounts)  # "UK equities 55%": a share of the whole
+        if f.label in ("percent", "rate") and f.role not in ("share", "target"):
+            f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
+                       "fee": "fee"}[f.role]
+    return facts
+
+
+STAKE_BEFORE = re.compile(
+    r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and|two|three|four|five|both)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
+    r"\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
+    re.I,
+)
+ENTITY_NAME = re.compile(r"(?:[A-ZÀ-Ý][\w&.-]*\s+)+(?:GmbH\s*&\s*Co\.\s*KG|GmbH|AG|KG|S\.r\.l\.|LLC|Inc\.?|SA|S\.p\.A\.)|\bS\s*corp\b")
+
+
+def _company(problem, amounts):
+    """What a stake is of: the company's value where an amount names it, else the company's name."""
+    for a in sorted(amounts, key=lambda a: not re.search(r"value|valued|worth", problem[max(0, a.start - 30) : a.start] + a.label, re.I)):
+        sentence = problem[max(0, a.start - 80) : a.end + 20]
+        if a.role in ("", "holding") and re.search(r"\b(?:company|firm|business|GmbH|KG|AG|corp|S\.r\.l\.|LLC|valued|equity\s+value)\b", sentence, re.I):
+            if a.label in BARE or a.label in ("value", "KG", "AG", "GmbH", "company"):
+                named = ENTITY_NAME.search(problem[max(0, a.start - 60) : a.start])
+                a.label = " ".join(named[0].split()) if named else "company value"  # "Brunner Textil AG is valued at"
+            return a.label
+    m = ENTITY_NAME.search(problem)
+    return " ".join(m[0].split()) if m else ""
+
+
+def _of_amount(problem, f, amounts):
+    m = re.match(r"\s*of\s+(?:(?:his|her|their|the|its|our)\s+)?", problem[f.end :])
+    if not m:
+        return ""
+    inside = [a for a in amounts if f.end + m.end() <= a.start <= f.end + m.end() + 12]
+    return inside[0].label if inside else ""
+
+
+def _list_start(before):
+    """Where a list of shares starts in the words before one of them ("guideline 50% equities, 35% bonds, ")."""
+    m = re.search(r"(?:\d[\d.,]*\s?%\s+[^,;%\d]{1,30}(?:,\s*|\s+and\s+|\s*/\s*))+$", before)
+    return m.start() if m else len(before)
+
+
+def _role_near(before, after):
+    """The role a cue word nearest the percent names, within its clause; else a share."""
+    clause_before = re.split(r"[;,]", before)[-1][-60:]
+    clause_after = re.split(r"[;,]", after)[0][:40]
+    from reasoning.facts import regimes
+
+    if regimes.find_regimes(clause_before[-30:] + " " + clause_after[:25]):
+        return "tax"  # "the 24% CGT rate", "Abgeltungsteuer of 26.375%"
+    best, distance = "share", 10**6
+    for role, cue in PERCENT_ROLES:
+        for m in re.finditer(rf"\b(?:{cue})\b", clause_before, re.I):
+            if len(clause_before) - m.end() < distance:
+                best, distance = role, len(clause_before) - m.end()
+        m = re.search(rf"\b(?:{cue})\b", clause_after, re.I)
+        if m and m.start() < distance:
+            best, distance = role, m.start()
+    if re.search(rf"\b(?:{TARGET_CUE.replace('|to|towards?|into|', '|')})\b", clause_before, re.I) and re.search(r"target|ziel|cible|aim", clause_before, re.I):
+        return "target"
+    return best
+
+
+# ---- people -------------------------------------------------------------------------------------------------------
+
+REL = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
+NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
+NAME_AGE = re.compile(
+    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b"
+    rf"|,\s*(?P<a4>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?))(?=\s*[,.;:])"
+    rf"|\s+(?P<a5>\d{{2}})(?![.,]\d)(?=\s*(?:[/;)]|,(?!\d)|and\b|$)))",
+    re.I,
+)
+REL_AGE = re.compile(rf"\b(?P<rel>{REL})\b\s*(?:\(\s*(?:age\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*[,.;:)])|\s+(?:is\s+|aged?\s+)(?P<a3>\d{{1,3}})\b)", re.I)
+REL_NAME = re.compile(rf"\b(?P<rel>{REL})\s*,?\s+{NAME}\b(?!\s*\()", re.I)
+COUNT = re.compile(
+    rf"(?<![\w-])(?P<n>\d{{1,2}}|(?i:{WORDS})|(?i:a|an|single|ein|eine|einen|zwei|drei|vier|fünf|sechs|un|une|deux|trois|quatre|twin))"
+    rf"\s+(?:(?i:adult|grown(?:-up)?|young|minor|small|little|married|twin|step|adopted|erwachsene|kleine)\s+)?(?P<rel>(?i:children|kids|sons|daughters|"
+    rf"grandchildren|grandkids|grandsons|granddaughters|heirs|siblings|brothers|sisters|nephews|nieces|beneficiaries|"
+    rf"stepchildren|stepsons|stepdaughters|kinder|söhne|töchter|enkel|enkelkinder|enfants|petits-enfants|son|daughter|child|grandchild|"
+    rf"grandson|granddaughter|heir|brother|sister|nephew|niece))\b"
+)
+
+
+def people(problem, facts, ends):
+    """Person facts (named, related, counted) and the ages that belong to them relabelled ("Anna's age")."""
+    found, ages, new_ages = [], [f for f in facts if f.kind == "age"], []
+    named_spans = []
+    for m in NAME_AGE.finditer(problem):
+        name = m["name"]
+        if name in NOT_A_NAME or name.lower() in RELATIONS or _a_place_or_known(name):
+            continue
+        figure = next(g for g in ("a1", "a2", "a3", "a4", "a5") if m[g])
+        age = next((a for a in ages if a.start == m.start(figure)), None)
+        if age is None:  # "Lisa 61 / Tom 63": an age the quantity reader has no cue for
+            value = _number(m[figure])
+            if value is None or not 16 <= value <= 105:
+                continue
+            age = Fact("age", "age", float(value), "years", m[figure], m.start(figure), m.end(figure))
+            new_ages.append(age)
+        rel = (m["rel"] or "").lower()
+        role = RELATIONS[rel][1] if rel in RELATIONS else ""
+        if not role:
+            role = _role_of_named(problem, m.start("name"), found)
+        found.append(Fact(name, "person", 1, "people", name, m.start("name"), m.end("name"), role=role))
+        named_spans.append((m.start(), m.end()))
+        if age is not None:
+            age.label, age.role = f"{name}'s age", role
+    for m in REL_NAME.finditer(problem):  # "her son Leo", "his wife Marie" with no age
+        name, rel = m["name"], m["rel"].lower()
+        if name in NOT_A_NAME or any(s <= m.start("name") < e for s, e in named_spans) or _a_place_or_known(name):
+            continue
+        if rel not in RELATIONS or rel.endswith("s") and rel not in ("parents",):
+            continue
+        found.append(Fact(name, "person", 1, "people", name, m.start("name"), m.end("name"), role=RELATIONS[rel][1]))
+        named_spans.append((m.start(), m.end()))
+    for m in SINGLE.finditer(problem):  # "his mother", "His daughter's 529": one person of that relation
+        rel = m["rel"].lower()
+        label, role = RELATIONS[rel]
+        if any(s <= m.start("rel") < e for s, e in named_spans) or any(p.label == label or p.role == role and p.value > 1 for p in found):
+            continue
+        if any(c.start() < m.start() and RELATIONS.get(c["rel"].lower(), ("", ""))[1] == role for c in COUNT.finditer(problem)):
+            continue  # "my sister" among "four kids" is no new person
+        found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+    for m in REL_AGE.finditer(problem):  # "her husband, 61": the husband and his age
+        if any(s <= m.start() < e for s, e in named_spans):
+            continue
+        rel = m["rel"].lower()
+        label, role = RELATIONS[rel]
+        figure = next(g for g in ("a1", "a2", "a3") if m[g])
+        age = next((a for a in ages if a.start == m.start(figure)), None)
+        if age is None:
+            continue
+        age.label, age.role = f"{label}'s age", role
+        if not any(p.label == label for p in found):
+            found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+    for m in COUNT.finditer(problem):
+        rel = m["rel"].lower()
+        n = _number(m["n"])
+        if n is None or n <= 0 or n > 30 or any(s <= m.start("rel") < e for s, e in named_spans):
+            continue
+        label, role = RELATIONS[rel]
+        if any(p.start == m.start("rel") for p in found):
+            continue
+        found.append(Fact(label, "person", n, "people", problem[m.start() : m.end()], m.start(), m.end(), role=role))
+    ages += new_ages
+    facts.extend(new_ages)
+    for age in ages:  # an age with no person: the client's, where the text opens with it ("Widow, 81")
+        if age.label in ("age", "his age", "her age") and not age.role:
+            age.role = "client" if not any(p.role == "client" for p in found) else ""
+            if age.label == "age" and age.role == "client":
+                age.label = "client's age"
+    return found
+
+
+SINGLE = re.compile(
+    r"\b(?:his|her|their|my|our)\s+(?:only\s+|late\s+|elderly\s+)?(?P<rel>mother|father|son|daughter|brother|sister|husband|wife|partner|stepson|stepdaughter|grandson|granddaughter)\b(?!\s+(?:[A-ZÀ-Ý]|\())",
+    re.I,
+)
+
+
+def _role_of_named(problem, at, found):
+    if not any(p.role == "client" for p in found):
+        return "client"
+    before = problem[max(0, at - 20) : at]
+    if re.search(r"\b(?:and|&|und|et)\s+$", before) and sum(p.role in ("client", "spouse") for p in found) == 1:
+        return "spouse"
+    return ""
+
+
+def _a_town(name):
+    from reasoning.facts import places as placelib
+
+    return any(p.start == 3 for p in placelib.find_places("in " + name.title()))
+
+
+def _a_place_or_known(name):
+    from reasoning.facts import places as placelib
+
+    return any(p.start == 0 for p in placelib.find_places(name))
+
+
+# ---- limits -------------------------------------------------------------------------------------------------------
+
+LIMIT_NOUNS = {"floor": "floor", "buffer": "minimum", "reserve": "minimum", "cushion": "minimum", "cap": "cap",
+               "ceiling": "cap", "limit": "cap", "minimum": "minimum", "maximum": "maximum", "max": "maximum",
+               "min": "minimum"}  # fmt: skip
+LIMIT_NOUN = re.compile(
+    r"(?P<what>\b[\w-]+(?:\s+[\w-]+)?\s+)?(?P<noun>floor|buffer|reserve|cushion|cap|ceiling|limit|minimum|maximum)\s+"
+    r"(?:(?:of|at|is|=|:)\s+)*(?:(?:at\s+least|about|roughly|some|no\s+more\s+than|around)\s+)?$",
+    re.I,
+)
+AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
+AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
+OBJECT_AFTER = re.compile(
+    r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to|this|a|per|each|every|next|that)\b)[\w-]+)?)\s*)?"
+    r"(?:(?:in|into|of|per|for|on|at)\s+(?P<in>(?:any\s+|a\s+|one\s+|each\s+|a\s+single\s+|the\s+|any\s+single\s+|single\s+)?[\w-]+(?:\s+(?!and\b|or\b|to\b|at\b|for\b|in\b|of\b|with\b|by\b|but\b)[\w-]+)?))?",
+    re.I,
+)
+
+
+CAP_AT = re.compile(r"\bcap\s+(?P<obj>(?:any|each|every|a|the|one)?\s*[\w-]+(?:\s+[\w-]+)?)\s+at\s+$", re.I)
+BOUND_AFTER = re.compile(r"^\s+(?P<w>minimum|min\.|maximum|max\.)\s+(?P<obj>[\w-]+)", re.I)
+VERB_OBJECTS = {"spend": "spending", "realise": "gains", "realize": "gains", "draw": "withdrawals", "withdraw": "withdrawals",
+                "give": "gifts", "gift": "gifts", "borrow": "borrowing", "sell": "sales", "invest": "investment"}  # fmt: skip
+MAX_BEFORE = re.compile(r"\b(?P<w>max(?:imum)?|min(?:imum)?)\.?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:of\s+|at\s+|:\s*|is\s+)?$", re.I)
+RATE_BASE = re.compile(r"\b(?:bracket|loan-to-value|LTV|ltv|rate|ratio|fees?|TER|leverage|drawdown|volatility)\b", re.I)
+
+
+def limits(problem, facts, ends, durations, amounts=()):
+    """Limit facts: a quantity (amount, percent, duration) bound as a floor, cap, minimum or maximum."""
+    out, used = [], set()
+    candidates = [(f.start, f.end, f.kind, f.value, f.unit, f) for f in facts if f.kind in ("amount", "percent")]
+    candidates += [(s, e, "duration", v, u, None) for s, e, v, u in durations]
+    for start, end, kind, value, unit, fact in sorted(candidates, key=lambda c: c[0]):
+        sentence_start = max([e + 1 for e in ends if e < start], default=0)
+        before = problem[sentence_start:start]
+        if sentence_start > 0 and problem[sentence_start - 1] == ":":  # "liquidity floor: 10% of assets"
+            before = problem[max([e + 1 for e in ends if e < sentence_start - 1], default=0) : sentence_start] + " " + before.lstrip()
+            before = before.replace(":", " ")
+        after = problem[end : min(e for e in ends if e >= end)]
+        role = label = base = ""
+        obj = OBJECT_AFTER.match(after)
+        of_words = _clean(obj["of"]) if obj and obj["of"] else ""
+        in_words = _clean(obj["in"]) if obj and obj["in"] else ""
+        if (m := CAP_AT.search(before[-60:])) and not LIMIT_NOUN.search(before[-60:]):  # "Cap any single stock at 8%"
+            role, base = "cap", _clean(m["obj"])
+            label = f"{_lower(base)} cap"
+        elif (m := BOUND_AFTER.match(after)) and not LIMIT_NOUN.search(before[-60:]):  # "keep CHF 150'000 minimum liquidity"
+            role = "minimum" if m["w"].lower().startswith("min") else "maximum"
+            base = _clean(m["obj"])
+            label = f"{'minimum' if role == 'minimum' else 'maximum'} {_lower(base)}"
+        elif m := LIMIT_NOUN.search(before[-60:]):
+            role = LIMIT_NOUNS[m["noun"].lower()]
+            what = _clean(m["what"] or "")
+            what = "" if what.lower() in ("a", "an", "the", "her", "his", "their", "its", "our", "set", "has", "with", "keep") else what
+            what = re.sub(r"^(?:keep|keeps|set|has|have|with|a|an|the|her|his|their|its|our)\s+", "", what, flags=re.I)
+            what = " ".join(w for w in what.split() if w.lower() not in MODALS)
+            label = f"{what} {m['noun'].lower()}".strip()
+            base = of_words or in_words or what
+        elif re.search(r"\bkeep\s+$", before[-12:], re.I) and re.match(r"^\s+liquid\b", after):  # "must keep $2M liquid"
+            role, base, label = "minimum", "liquid assets", "liquidity minimum"
+        elif AT_LEAST.search(before[-40:]) or re.search(r"\bkeep\s+(?:at\s+least\s+)?$", before[-20:], re.I) and in_words and not _a_place_or_known(in_words):
+            role = "minimum"
+            base = of_words or in_words
+            label = f"{in_words or of_words} minimum" if base else "minimum"
+        elif NEVER_BELOW.search(before[-60:]):
+            role = "floor"
+            subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
+            base = _clean(subject["np"]) if subject else ""
+            label = f"{base} floor".strip()
+        elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|more\s+than|at\s+most|max|cap|exceed|up\s+to", m[0], re.I)):
+            if re.match(r"(?:under|below|beneath|less)", m[0], re.I) and not re.search(
+                r"\b(?:keep|stay|remain|hold|get|bring|cut|reduce|trim|take)\w*\b[^.;,]{0,40}$", before[: m.start() + len(before) - 40 if len(before) > 40 else m.start()] + before[-40:][: m.start()], re.I
+            ):
+                continue
+            role = "cap"
+            base = in_words or of_words
+            thing = in_words or of_words
+            verb = re.search(r"\b(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+(?P<v>\w+)\s+more\s+than\s+$", before, re.I)
+            if verb and not base:
+                base = VERB_OBJECTS.get(verb["v"].lower(), "")  # "cannot spend more than $150,000 a year"
+                thing = base
+            elif verb and base and verb["v"].lower() in VERB_OBJECTS:
+                v = verb["v"].lower()
+                base = f"{v + 'd' if v.endswith('e') else v + 'ed'} {base}"  # "realise more than $50k of gains": realised gains
+            bound = re.search(r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|reduce|reduces|trim|trims|keep|keeps|take|takes)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$", before, re.I)
+            if bound:
+                base = thing = _clean(bound["np"])
+            label = f"{_head(thing)} cap".strip() if thing else "cap"
+        elif m := MAX_BEFORE.search(before[-50:]):  # "Maximum loan-to-value 30 %", "max. 20% in USD"
+            role = "maximum" if m["w"].lower().startswith("max") else "minimum"
+            base = _clean(m["obj"])
+            label = f"{_lower(base)} {'cap' if role == 'maximum' else 'minimum'}"
+        else:
+            continue
+        if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>(?!in\b|of\b|a\b|per\b|for\b)[a-z][\w-]*(?:\s+(?!in\b|of\b|and\b|for\b)[a-z][\w-]*)?)(?=\s*$|\s*[,.;])", after, re.I)):
+            base = _lower(d["np"])  # "max. 40 % equities"
+            label = f"{base} cap"
+        if not base and role in ("cap", "maximum") and (d := re.search(r"(?P<np>[\w-]+\s+[\w-]+)\s+(?:no\s+higher\s+than|no\s+more\s+than|at\s+most|max\.?)\s+$", before, re.I)):
+            base = _lower(d["np"])  # "Federal bracket no higher than 22%"
+            label = f"{base} cap"
+        if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+(?:bracket|rate|ratio|fees?|loan-to-value))\b", after)):
+            base = d["np"]  # "under the 24% federal bracket"
+            label = f"{base} cap"
+        if role == "cap" and RATE_BASE.search(base or ""):
+            role = "maximum"  # a ceiling on a rate or a ratio: "stay under the 24% federal bracket", "loan-to-value"
+        if kind == "duration" and not (role and (of_words or in_words or label)):
+            continue
+        unit_out = unit
+        named = [a for a in amounts if base and a.start < start and a.label.split()[0].lower() == base.split()[0].lower()]
+        if named:
+            base = named[-1].label  # "40% of the SIPP": the SIPP's amount
+        label, base = _lower(label), _lower(base)
+        lim = Fact(label or role, "limit", float(value), unit_out, problem[start:end], start, end, base=base, role=role)
+        out.append(lim)
+        if fact is not None:
+            used.add(id(fact))
+    return out, used
+
+
+MODALS = set("should must may might will would can could shall to we i they she he it is are was be want wants needs "
+             "need keep keeps set sets has have with a an the her his their its our".split())
+
+
+def _lower(words):
+    return " ".join(w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in str(words).split())
+
+
+def _head(words):
+    words = _clean(words)
+    words = re.sub(r"^(?:any|one|single|a|each)\s+", "", words, flags=re.I)
+    return words.split()[-1] if words else ""
+
+
+def durations(problem):
+    """(start, end, value, unit) of every duration: "18 months", "eighteen months", "a 5-year"."""
+    out = []
+    for m in DURATION.finditer(problem):
+        read = _duration(m)
+        if read:
+            out.append((m.start(), m.end(), read[0], read[1]))
+    return out
+
+
+# ---- horizons -----------------------------------------------------------------------------------------------------
+
+HORIZON_DURATION = re.compile(
+    r"\b(?P<cue>over|within|in|during|across|inside|for|innerhalb|über|binnen|sur|en|d'ici)\s+(?:the\s+|a\s+)?(?:next\s+|coming\s+|following\s+|following\s+|nächsten\s+|prochains?\s+)?$",
+    re.I,
+)
+HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])\s*(?:of\s+)?)?$", re.I)
+HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at|to)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
+HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
+HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
+    (r"\bsell\w*|\bsale\b|divest\w*|dispos\w*|\bexit\w*|verkauf\w*|vend\w*", "sale deadline"),
+    (r"rebalanc\w*|\bbring\w*|\bget\s+\w+\s+(?:below|under)|\bshift\w*|reallocat\w*|\bmove\s+(?:to|from|towards)|de-?risk\w*|reduc\w*|diversif\w*|unwind\w*|trim\w*", "rebalancing horizon"),
+    (r"retir\w*|pension\w*|ruhestand|retraite", "retirement"),
+    (r"\binvest\w*|deploy\w*|\bput\s+to\s+work|enter\w*|\bbuy\w*\s+in", "investment horizon"),
+    (r"\bgift\w*|transfer\w*|\bpass(?:es|ed|ing)?\b|succession|hand\s+over|inherit\w*", "transfer horizon"),
+    (r"\bbuy\w*|purchas\w*|acquir\w*", "purchase deadline"),
+    (r"relocat\w*|\bmov\w*|emigrat\w*", "move"),
+    (r"spend\w*|\bdraw\w*|withdraw\w*|income|fund\w*", "spending horizon"),
+    (r"\bcall\w*|capital\s+call", "call period"),
+    (r"lock-?up|vest\w*", "lockup end"),
+)
+
+
+def horizons(problem, facts, ends, spans_durations):
+    out, replaced = [], set()
+    for start, end, value, unit in spans_durations:
+        sentence_start = max([e + 1 for e in ends if e < start], default=0)
+        before = problem[sentence_start:start]
+        if m := HORIZON_NOUN.search(before[-50:]):
+            label = f"{(m['noun'] or '').strip().lower()} {m['h'].lower()}".strip()
+            out.append(Fact(label, "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
+        if re.match(r"^\s*(?:horizon|time\s+horizon|investment\s+horizon)\b", problem[end:end + 30], re.I):
+            out.append(Fact("investment horizon", "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
+        if re.search(r"\b(?:survives?|outlives?|lives?)\s+$", before[-12:], re.I):  # "if he survives 7 years"
+            out.append(Fact("survival period", "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
+        m = HORIZON_DURATION.search(before[-40:])
+        if not m:
+            continue
+        cue = m["cue"].lower()
+        if cue == "for" and not re.search(r"\b(?:next|coming)\s+$", before[-15:], re.I):
+            continue
+        if cue in ("in", "en") and not re.search(r"\b(?:next|coming)\s+$|\bin\s+$", before[-10:], re.I):
+            continue
+        role = "over" if cue in ("over", "across", "during", "über", "sur", "for") else "within"
+        after = problem[end : min(e for e in ends if e >= end)]
+        out.append(Fact(_horizon_label(before[: len(before) - len(m[0])], role, after), "horizon", value, unit,
+                        problem[start:end], start, end, role=role))
+    for f in facts:
+        sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
+        before = problem[sentence_start : f.start]
+        if f.kind == "year" and (m := HORIZON_YEAR.search(before[-40:])):
+            cue = m["cue"].lower()
+            earlier = re.search(r"\b(?P<c>before|after|until)\b[^.;,]{0,30}\bin\s+$", before, re.I) if cue == "in" else None
+            if earlier:  # "before the IPO in 2026", "before the exemption shrinks in 2026"
+                role = {"until": "by"}.get(earlier["c"].lower(), earlier["c"].lower())
+                out.append(Fact(_horizon_label(before, role), "horizon", f.value, "year", f.text, f.start, f.end, role=role))
+                replaced.add(id(f))
+                continue
+            if cue == "in" or cue == "from":
+                if not re.search(r"\b(?:sell|retire|exit|move|vest|buy|complete|finish|done|lock|due|expires?|ends?|matur|deadline|call)\w*\b[^.;,]{0,30}$", before, re.I):
+                    continue
+                if re.search(r"\b(?:sold|bought|moved|inherited|founded|started|retired|since|was|were|did|born)\b[^.;]{0,40}$", before, re.I):
+                    continue
+                role = "by" if cue == "in" else "after"
+            else:
+                role = {"after": "after", "not before": "after", "from": "after", "après": "after", "before": "before", "avant": "before"}.get(
+                    " ".join(cue.split()), "by")
+            out.append(Fact(_horizon_label(before, role), "horizon", f.value, "year", f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+        elif f.kind == "age" and (m := re.search(r"\b(?P<cue>before|until|after|by)\s+$", before)) and f.value >= 50:
+            role = {"until": "by"}.get(m["cue"].lower(), m["cue"].lower())  # "must not run out of money before 95"
+            label = _horizon_label(before[: m.start()], role)
+            out.append(Fact("longevity" if re.search(r"run\s+out|outlive|last", before, re.I) else label, "horizon", f.value, "age",
+                            f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+        elif f.kind == "age" and f.label not in ("age", "his age", "her age", "client's age") and not f.label.endswith("'s age"):
+            role = "before" if re.search(r"\bbefore\b[^.;,]{0,30}$", before) else "by"
+            label = "retirement" if f.label == "retirement age" else _horizon_label(before, role)
+            if label in ("deadline", "horizon") and f.label.endswith(" age") and f.label != "start age":
+                label = f.label[: -len(" age")]
+            out.append(Fact(label, "horizon", f.value, "age", f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+        elif f.kind == "age" and (m := HORIZON_AGE.search(before[-45:]) or re.search(r"\b(?:turns?|until\s+\w+\s+turns|to\s+age|by\s+age|at\s+age)\s+$", before[-25:], re.I)):
+            cue = (m.groupdict().get("cue") or "by").lower()
+            role = {"before": "before", "after": "after", "at": "by"}.get(cue, "by")
+            label = "retirement" if re.search(r"retir", m[0], re.I) else _horizon_label(before, role)
+            out.append(Fact(label, "horizon", f.value, "age", f.text, f.start, f.end, role=role))
+            replaced.add(id(f))
+    return out, replaced
+
+
+def _horizon_label(before, role, after=""):
+    clause = re.split(r"[;:]", before)[-1]
+    best, at = "", -1
+    for stems, label in HORIZON_LABELS:
+        for m in re.finditer(stems, clause, re.I):
+            if m.start() > at:
+                best, at = label, m.start()
+    if best:
+        return best
+    later = re.split(r"[;:,]", after)[0]
+    for stems, label in HORIZON_LABELS:
+        m = re.search(stems, later, re.I)
+        if m and (not best or m.start() < at):
+            best, at = label, m.start()
+    if best:
+        return best
+    return "deadline" if role in ("by", "before") else "horizon"
+
+
+# ---- amounts: role and the client's words ----------------------------------------------------------------------------
+
+COMMITMENT = re.compile(r"\b(?:commit\w*|unfunded|uncalled|not\s+yet\s+called|undrawn|capital\s+calls?|pledged?\s+to|pledges?\b|promised|zugesagt\w*|engagements?)", re.I)
+LIABILITY = re.compile(r"\b(?:mortgages?|loans?|debts?|owes?|owing|outstanding|liabilit\w*|lombard|credit\s+line|line\s+of\s+credit|margin\s+loan|borrow\w*|hypothek\w*|hypoth[èe]que|kredit\w*|darlehen|leverage)\b", re.I)
+INCOME = re.compile(r"^(?:annual\s+|monthly\s+)?(?:salary|income|rental\s+income|pension|bonus|dividends|rent|social\s+security\s+benefit|annuity|wage|earnings|distributions)", re.I)
+EXPENSE = re.compile(r"^(?:annual\s+|monthly\s+)?(?:spending|expenses|living\s+costs|costs|tuition|premium|payment|fees|outgoings)", re.I)
+BARE = {"amount", "value", "total assets", "assets", "pension", "reserve", "payment", "giving", "drawing"}
+PHRASE_BEFORE = re.compile(
+    r"(?P<np>(?:[A-Za-zÀ-ÿ][\w’'-]*\s+){0,3}[A-Za-zÀ-ÿ][\w’'-]*)\s*(?:(?:of|is|are|was|at|:|=|totals?|totalling|amounts?\s+to|stands\s+at|runs\s+at)\s*)?(?:(?:about|around|roughly|approx\.?|some|up\s+to|nearly)\s+)?$",
+    re.I,
+)
+PHRASE_STOP = set(
+    "a an the her his their its our my of is are was at to and or but with has have had holds hold plus also "
+    "which that this these those there about around roughly some up nearly approx client clients he she they we "
+    "i it in on for by from as be been will would could can may must should another other total overall "
+    "includes including worth valued keep keeps".split()
+)
+
+
+POINT = re.compile(rf"(?P<whole>(?i:{WORDS}))\s+point\s+$", re.I)
+
+
+def amount_roles(problem, facts, ends):
+    for f in facts:
+        if f.kind != "amount":
+            continue
+        if (m := POINT.search(problem[max(0, f.start - 40) : f.start])) and (digit := re.match(r"(?i)(one|two|three|four|five|six|seven|eight|nine|zero)\b", f.text)):
+            whole, tenth = words_value(m["whole"]), words_value(digit[1])  # "one point two billion dollars"
+            scale = f.value / tenth if tenth else 0
+            if whole is not None and scale:
+                f.value = (whole + tenth / 10) * scale
+                f.start -= len(m[0]) + 0
+                f.start = max(0, f.start)
+                f.text = problem[f.start : f.end]
+                f.label = "amount"
+        sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
+        sentence_end = min(e for e in ends if e >= f.end)
+        before = problem[sentence_start : f.start]
+        if f.label and re.search(rf"\bin\s+{re.escape(f.label)}\s*,?\s*$", before, re.I) and _a_town(f.label):
+            f.label = "amount"  # "Bauer KG in Linz, valued at": a place names no figure
+        clause_before = re.split(r"[;,]|\band\b", before)[-1]
+        phrase = _phrase_before(clause_before)
+        head = f.label.split()[-1].lower() if f.label else ""
+        words = phrase.lower().replace("-", " ").split()
+        if len(f.label.split()) == 1 and len(words) > 1 and f.label.lower() in words[:-1]:
+            f.label = phrase  # "Pension buy-in capacity of CHF 480k": the client's words, not "pension"
+        if (f.label in BARE or f.label.startswith("amount") or f.label.endswith(" point")) and (
+            m := re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,4})\s*(?:,|\((?:[^()]*,)?)\s*$", before)
+        ):
+            words = m["np"].split()  # "Foundation, CHF 40M.", "the Harwood Endowment (Delaware nonprofit, $240M)"
+            whole = [w for w in words if re.fullmatch(rf"(?:{WHOLE_WORDS})", w, re.I)]
+            f.label = whole[-1].lower() if whole else _lower(" ".join(w for w in words[-3:] if w.lower() not in PHRASE_STOP))
+        after = problem[f.end : sentence_end]
+        clause_after = re.split(r"[;,(]|\band\b", after)[0]
+        near = clause_before[-40:] + " " + clause_after[:60]
+        if COMMITMENT.search(near) and not re.search(r"\bcommitted\s+to\s+(?:keep|stay|hold)", near, re.I):
+            f.role = "commitment"
+            if f.label in BARE or f.label.startswith("amount") or not COMMITMENT.search(f.label):
+                words = re.search(r"^\s*(?:of|in)\s+(?P<np>(?:[\w-]+\s+){0,2}?(?:commitments?|pledges?|capital\s+calls?|calls))", clause_after, re.I)
+                label = words["np"].lower() if words else "commitment"
+                if re.search(r"not\s+yet\s+called|uncalled|unfunded|undrawn", near, re.I) and not re.search(r"uncalled|unfunded|undrawn", label):
+                    label = ("unfunded " if "unfunded" in near.lower() else "uncalled ") + label
+                f.label = label
+        elif LIABILITY.search(near) or LIABILITY.search(f.label):
+            f.role = "liability"
+            if f.label.endswith(" balance") and LIABILITY.search(f.label):
+                f.label = f.label[: -len(" balance")]
+            elif f.label in BARE or f.label.startswith("amount"):
+                m = LIABILITY.search(clause_after) or LIABILITY.search(clause_before)
+                f.label = m[0].lower() if m else "liability"
+        elif INCOME.search(f.label):
+            f.role = "income"
+        elif EXPENSE.search(f.label):
+            f.role = "expense"
+        if f.role in ("", "income", "expense") and (f.label in BARE or f.label.startswith("amount")):
+            phrase = _phrase_before(clause_before)
+            if phrase:
+                f.label = phrase
+        if f.label.startswith("amount") and (subject := _subject_before(before, after)):
+            f.label = subject  # "the packaging firm, valued at €36m", "Federal exemption assumed at $13.99M"
+    return facts
+
+
+LINK_WORDS = set(
+    "at of is are was were ca ca. about around roughly approx approx. some nearly pays pay gets get holds hold holding "
+    "assumed valued estimated worth net by with : = totals total totalling stands runs sits".split()
+)
+
+
+def _subject_before(before, after):
+    """The noun phrase a bare figure belongs to, across a comma: the last words before it that are no link word."""
+    if m := re.match(r"^\s*(?:pledged|promised|committed)\b(?:\s+by\s+(?P<who>\w+))?", after, re.I):
+        return f"{(m['who'] or '').rstrip('s').lower()} pledges".strip()
+    if m := re.match(r"^\s*held\s+in\s+(?P<what>\w+)", after, re.I):
+        return f"{m['what'].lower().rstrip('s')} holdings"
+    tokens = re.findall(r"[\w'’.&-]+|[,:;=]", before)
+    while tokens and (tokens[-1].lower() in LINK_WORDS or tokens[-1] in ",:=" or re.fullmatch(r"\w+ed", tokens[-1])):
+        tokens.pop()
+    if len(tokens) >= 2 and tokens[-2].lower() in ("in", "near", "at") and _a_town(tokens[-1]):
+        del tokens[-2:]  # "Bauer KG in Linz, valued at": the KG, not Linz
+    words = []
+    while tokens and len(words) < 3 and re.fullmatch(r"[A-Za-zÀ-ÿ][\w'’&-]*", tokens[-1]) and tokens[-1].lower() not in PHRASE_STOP:
+        words.insert(0, tokens.pop())
+    if not words or re.fullmatch(r"\w+(?:ed|ing)", words[-1]):
+        return ""
+    if any(len(w) > 1 and w.isupper() for w in words[1:]):
+        return " ".join(words)  # a company's name as written: "Bauer KG"
+    return _lower(" ".join(words))
+
+
+def _phrase_before(before):
+    m = PHRASE_BEFORE.search(before)
+    if not m:
+        return ""
+    words = m["np"].split()
+    while words and words[-1].lower() in ("of", "is", "are", "was", "at", "totals", "total", "totalling", "about", "around", "roughly", "some", "nearly"):
+        words.pop()
+    kept = []
+    for w in reversed(words):
+        if w.lower().strip(":") in PHRASE_STOP or re.search(r"\d", w):
+            break
+        kept.insert(0, w)
+    if not kept or re.search(r"(?:ed|ing)$|^(?:gets?|pays?|earns?|owns?|invests?|gives?|takes?|puts?|sells?|buys?|spends?)$", kept[-1], re.I):
+        return ""  # "She received $500k": a verb names nothing
+    return " ".join(w if w.isupper() or any(c.isupper() for c in w[1:]) else w.lower() for w in kept).strip(":")
+
+
+# ---- the whole --------------------------------------------------------------------------------------------------------
+
+
+BASIS_POINTS = re.compile(rf"(?<![\w-])(?P<n>\d+(?:[.,]\d+)?|(?i:{WORDS}))\s*(?:basis\s+points?|bps|bp)\b", re.I)
+
+
+def basis_points(problem, facts):
+    """ "forty basis points", "35 bps": a percent of a hundredth."""
+    out = []
+    for m in BASIS_POINTS.finditer(problem):
+        n = _number(m["n"])
+        if n is None or any(f.start <= m.start() < f.end for f in facts):
+            continue
+        out.append(Fact("percent", "percent", float(n) / 100, "%", m[0], m.start(), m.end()))
+    return out
+
+
+FRACTIONS = {"half": 50.0, "a half": 50.0, "one half": 50.0, "a third": 100 / 3, "one third": 100 / 3, "two thirds": 200 / 3,
+             "a quarter": 25.0, "one quarter": 25.0, "three quarters": 75.0, "a fifth": 20.0, "one fifth": 20.0}  # fmt: skip
+FRACTION = re.compile(r"(?<![\w-])(?P<f>half|a\s+half|one\s+half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters|a\s+fifth|one\s+fifth)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)", re.I)
+
+
+def fractions(problem, facts, amounts):
+    """ "a quarter of the portfolio", "half of the pension fund assets": a percent of a named whole."""
+    out = []
+    for m in FRACTION.finditer(problem):
+        if any(f.start <= m.start() < f.end for f in facts):
+            continue
+        np = m["np"].lower()
+        named = [a for a in amounts if np.split()[0] in a.label.lower().split() or a.label.lower().split()[0] == np.split()[0]]
+        if not named and not re.match(r"(?:portfolio|assets|endowment|estate|proceeds|capital|savings|wealth|shares|stake|pension)", np):
+            continue
+        words = " ".join(m["f"].lower().split())
+        goal = re.search(r"\b(?:wants?|would\s+like|plans?|aims?|hopes?|to|should|will)\b[^.;]{0,30}$", problem[max(0, m.start() - 40) : m.start()], re.I)
+        label = f"{np} {'target' if goal else 'share'}"
+        out.append(Fact(label, "percent", FRACTIONS[words], "%", m["f"], m.start(), m.start() + len(m["f"]),
+                        base=named[-1].label if named else np.split()[0], role="target" if goal else "share"))
+    return out
+
+
+WORD_SCALE = re.compile(
+    rf"(?<![\w$€£-])(?P<n>(?i:{WORDS}))(?P<half>\s+and\s+a\s+half)?\s+(?P<scale>(?i:million|billion))\b"
+    r"(?:\s+(?P<cur>(?i:euros?|dollars?|francs?|pounds?)))?(?!\s+(?:shares|people|units|options|acres|miles))"
+)
+CURRENCY_WORDS = {"euro": "EUR", "dollar": "USD", "franc": "CHF", "pound": "GBP"}
+
+
+def word_amounts(problem, facts):
+    """ "Two and a half million euros", "seven million" after a figure in francs: amounts written in words, a bare one
+    in the currency of the figure before it (as an advisor's list does)."""
+    out, drop = [], set()
+    for m in WORD_SCALE.finditer(problem):
+        n = words_value(m["n"])
+        if n is None or n == 0:
+            continue
+        value = (n + (0.5 if m["half"] else 0)) * (10**6 if m["scale"].lower() == "million" else 10**9)
+        unit = CURRENCY_WORDS.get((m["cur"] or "").lower().rstrip("s"), "")
+        if not unit:
+            earlier = [f for f in facts if f.kind == "amount" and f.end <= m.start()]
+            unit = earlier[-1].unit if earlier else ""
+        if not unit:
+            continue
+        inside = [f for f in facts if f.kind == "amount" and m.start() <= f.start < m.end() or f.kind == "amount" and f.start <= m.start() < f.end]
+        if inside and all(abs(f.value - value) < 1 for f in inside):
+            continue  # already read
+        drop.update(id(f) for f in inside)
+        out.append(Fact("amount", "amount", float(value), unit, m[0], m.start(), m.end()))
+    return [f for f in facts if id(f) not in drop] + out
+
+
+def refine(problem, facts, ends):
+    """The extracted quantities with the case's terms read in: see the module's docstring."""
+    from reasoning.facts.extract import amount_label
+
+    facts = word_amounts(problem, facts)
+    for f in facts:
+        if f.kind == "amount" and f.label == "amount" and " " in f.text:
+            f.label = amount_label(problem, f, ends)  # one read here, in words
+    facts = facts + basis_points(problem, facts)
+    amounts = [f for f in facts if f.kind == "amount"]
+    amount_roles(problem, facts, ends)
+    found = allocations(problem, ends, amounts)
+    taken = [(f.start, f.end) for f in found]
+    facts = [f for f in facts if not (f.kind in ("percent", "age", "year") and any(s <= f.start < e for s, e in taken))]
+    # "a USD 60/40 mix": an allocation in dollars, not USD 60
+    facts = [f for f in facts if not (f.kind == "amount" and any(s < f.end <= e for s, e in taken))]
+    facts = facts + found
+    facts = facts + fractions(problem, facts, amounts)
+    percent_roles(problem, facts, ends, amounts)
+    spans = durations(problem)
+    bound, used = limits(problem, facts, ends, spans, amounts)
+    facts = [f for f in facts if id(f) not in used]
+    bound_spans = [(b.start, b.end) for b in bound]
+    times, replaced = horizons(problem, facts, ends, [d for d in spans if (d[0], d[1]) not in bound_spans])
+    facts = [f for f in facts if id(f) not in replaced]
+    facts = [f for f in facts if not (f.kind == "age" and NOT_A_PERSON_AGE.match(problem[f.end :]))]
+    persons = people(problem, facts, ends)
+    return facts + bound + times + persons
+
+
+# "a 40-year-old family firm", "the 90-year-old foundation": an entity has no age
+NOT_A_PERSON_AGE = re.compile(
+    r"^(?:[- ]years?[- ]old|-jährig\w*)\s+(?:[\w-]+\s+){0,2}?(?:foundation|stiftung|trust|company|firm|business|"
+    r"corporation|GmbH|AG|LLC|partnership|endowment|charity|fund|bank|house|building|property|villa|chalet)\b",
+    re.I,
+)
