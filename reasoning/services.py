@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from . import control, events, factsheet, rls, selectors, states, usage
 from .engine import ending_fields, run_session, write_partial_answer
+from .facts.case import node_checks
 from .models import (
     CHECKED,
     NEEDS_REVIEW,
@@ -406,7 +407,7 @@ def edit_node(tenant, node_id, actor, thought):
         # The stale mark is the overseer's: each edit bumps it, so a judgement already in flight cannot clear it.
         ReasoningNode.objects.filter(pk=node.pk).update(
             thought=thought,
-            checks=[f.to_dict() for f in factsheet.case_of(session)(thought)],
+            checks=node_checks(factsheet.case_of(session), thought, node.state),
             original_thought=node.original_thought or node.thought,
             stale=True,
             stale_mark=F("stale_mark") + 1,
