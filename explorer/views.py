@@ -264,7 +264,9 @@ def session_report(request, session_id):
             "path": [_with_failures(node) for node in path],
             "facts": [_fact_row(fact) for fact in session.facts.all()],
             "answer_findings": _failed_first(session.answer_checks) if session.final_answer else [],
-            "answer_badge": answer_badge(session.answer_checks) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None,
+            "answer_badge": (
+                answer_badge(session.answer_checks) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None
+            ),
             **_failed_steps(session, {node.pk for node in path}),
             "spent": presenters.usd(session.budget_used_usd),
             "budget": presenters.usd(session.budget_usd),

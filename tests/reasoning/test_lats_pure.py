@@ -337,11 +337,12 @@ def test_with_no_success_the_answer_never_comes_from_a_line_the_tree_draws_as_fa
 
 
 async def test_an_answer_from_a_terminal_that_succeeded_is_solved():
+    step = "Sell CHF 300,000 of equities to rebalance the portfolio to its 60/40 target."
     gateway = ScriptedGateway(
         {
-            "lats.expand": by_step({1: ["Sell CHF 300,000 of equities to rebalance the portfolio to its 60/40 target."]}),
+            "lats.expand": by_step({1: [step]}),
             "lats.evaluate": {"score": 0.95, "reason": "r", "is_terminal": True},
-            "lats.synthesize": {"answer": "Sell CHF 300,000 of equities to rebalance the portfolio to its 60/40 target."},
+            "lats.synthesize": {"answer": step},
         }
     )
     strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, FakeStore(), params={"children": 1}))
