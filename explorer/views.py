@@ -16,7 +16,16 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from reasoning import access, selectors, services, throttles
-from reasoning.models import OverseerAction, ReasoningNode, ReasoningSession, Status, answer_badge, is_offline
+from reasoning.models import (
+    CHECKED,
+    NEEDS_REVIEW,
+    OverseerAction,
+    ReasoningNode,
+    ReasoningSession,
+    Status,
+    answer_badge,
+    is_offline,
+)
 from reasoning.schemas import SessionIn
 from reasoning.strategies import mode_choices, modes, page_registry
 from reasoning.strategies.auto import pick_mode
@@ -255,7 +264,9 @@ def session_report(request, session_id):
             "path": [_with_failures(node) for node in path],
             "facts": [_fact_row(fact) for fact in session.facts.all()],
             "answer_findings": _failed_first(session.answer_checks) if session.final_answer else [],
-            "answer_badge": answer_badge(session.answer_checks) if session.final_answer else None,
+            "answer_badge": (
+                answer_badge(session.answer_checks) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None
+            ),
             **_failed_steps(session, {node.pk for node in path}),
             "spent": presenters.usd(session.budget_used_usd),
             "budget": presenters.usd(session.budget_usd),

@@ -22,7 +22,15 @@ from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore
 from .strategies import best_node_for, get_strategy
-from .strategies.base import ANSWER_FAILED, FACTS_FAILED, Context, Prior, StopRequested, best_line_text
+from .strategies.base import (
+    ANSWER_FAILED,
+    FACTS_FAILED,
+    NO_SUCCESS,
+    Context,
+    Prior,
+    StopRequested,
+    best_line_text,
+)
 
 log = logging.getLogger(__name__)
 REQUEUED = "requeued"
@@ -124,6 +132,7 @@ def build_strategy(session, gateway=None, control=None):
             search_done=session.search_done,
             final_node_id=str(session.final_node_id) if session.final_node_id else None,
             final_answer=session.final_answer,
+            partial=session.answer_partial,
             chosen_by=session.answer_chosen_by,
             note=session.answer_note,
         ),
@@ -134,6 +143,9 @@ def build_strategy(session, gateway=None, control=None):
 
 # An answer a later turn writes (a promote, an expand) keeps how the search itself ended; a failed search gets one.
 KEPT_ENDINGS = {Status.SOLVED, Status.CANCELLED, Status.EXHAUSTED}
+# The outcomes whose answer is no answer to the problem as it stands: a line standing in for a synthesis that failed,
+# an answer failing the client's facts or the task's own check, a LATS search no terminal of which succeeded.
+FAILED_ANSWERS = {SYNTHESIS_FAILED, FACTS_FAILED, ANSWER_FAILED, NO_SUCCESS}
 
 
 def start_turn(session_id, gateway, control):
@@ -162,19 +174,21 @@ def ending_of(outcome, ended):
     """(status, termination reason or None to keep the stored one) for a turn's outcome.
 
     A turn after the search ended (`ended`: how it ended) only applied commands: its answer leaves the session as it
-    ended (a promote after cancel stays cancelled, saying who chose the answer) unless it ran out of budget or the
-    search had failed without an answer.
+    ended (a promote after cancel stays cancelled, saying who chose the answer) unless it ran out of budget, the
+    search had failed without an answer, or a solved session's answer, written again after an edit or a change of
+    the client's facts, no longer passes: "solved" never outlives its answer.
     """
     if outcome.exhausted:
         return Status.EXHAUSTED, outcome.reason
     if not outcome.final_answer:
         return Status.FAILED, outcome.reason
-    if ended in KEPT_ENDINGS:
+    failed = outcome.reason in FAILED_ANSWERS or (outcome.partial and not outcome.chosen_by)
+    if ended in KEPT_ENDINGS and not (ended == Status.SOLVED and failed):
         return ended, None
-    if outcome.reason in (SYNTHESIS_FAILED, FACTS_FAILED, ANSWER_FAILED):
+    if failed:
         # The best line so far stands as the partial answer of a failed search, or the answer that fails the fewest
         # fact checks stands with its findings.
-        return Status.FAILED, outcome.reason
+        return Status.FAILED, outcome.reason if outcome.reason in FAILED_ANSWERS else None
     return Status.SOLVED, outcome.reason
 
 
@@ -197,11 +211,12 @@ def finish(session_id, outcome, fence=None):
             final_node_id=outcome.final_node.id if outcome.final_node else None,
             **({"termination_reason": reason} if reason is not None else {}),
             **ending_fields(ended, status),
-            answer_partial=outcome.partial or (status == Status.EXHAUSTED and bool(outcome.final_answer)),
+            # A failed or exhausted session's answer is the best so far, never a finished one (the error says why).
+            answer_partial=outcome.partial or (status in PARTIAL_ENDINGS and bool(outcome.final_answer)),
             **answer_model(outcome),
             answer_chosen_by=outcome.chosen_by,
             answer_note=outcome.note,
-            **({"answer_checks": [f.to_dict() for f in outcome.checks]} if outcome.checks is not None else {}),
+            **answer_checks(outcome),
             search_done=True,
             error="" if status != Status.FAILED else no_answer(outcome),
             fence=fence,
@@ -214,6 +229,7 @@ def finish(session_id, outcome, fence=None):
                 final_answer=outcome.final_answer,
                 final_node_id=outcome.final_node.id if outcome.final_node else None,
                 answer_partial=True,
+                **answer_checks(outcome),
                 search_done=True,
             )
             search_ended(session_id, Status.CANCELLED)
@@ -224,6 +240,17 @@ def finish(session_id, outcome, fence=None):
         pending = OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING)
         if moved and (pending.exists() or in_pruned_branch(session_id, outcome.final_node)):
             states.transition(session_id, Status.QUEUED, [status], fence=fence)
+
+
+PARTIAL_ENDINGS = {Status.EXHAUSTED, Status.FAILED}
+
+
+def answer_checks(outcome):
+    """The answer's findings, and whether it was checked at all (checks off: not checked, so no badge claims it); an
+    answer kept as it was keeps its stored ones (a change of the client's facts checked it again)."""
+    if outcome.checks is None:
+        return {}
+    return {"answer_checks": [f.to_dict() for f in outcome.checks], "answer_checked": bool(outcome.checked)}
 
 
 def answer_model(outcome):
@@ -259,7 +286,7 @@ def write_owned(session_id, fence, **fields):
 
 
 def failed(session_id, error, fence=None):
-    ended = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", flat=True).first()
+    ended, answer = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", "final_answer").first()
     with transaction.atomic():
         moved = states.transition(
             session_id,
@@ -269,6 +296,7 @@ def failed(session_id, error, fence=None):
             termination_reason="error",
             error=describe(error),
             search_done=True,
+            **({"answer_partial": True} if answer else {}),  # an answer a failed run leaves is the best so far
             **ending_fields(ended, Status.FAILED),
             fence=fence,
         )
@@ -283,6 +311,10 @@ def no_answer(outcome):
         return f"the answer does not pass the task's own check ({outcome.detail})"[:2000]
     if outcome.reason == SYNTHESIS_FAILED:
         return f"no answer passed its contract ({outcome.detail}); the answer shown is the best line so far"[:2000]
+    if outcome.reason == NO_SUCCESS:
+        return f"no terminal line succeeded ({outcome.detail}); the answer shown is from the best line so far"[:2000]
+    if outcome.final_answer and outcome.partial:
+        return f"the answer is the best line so far, not a finished one ({outcome.detail or outcome.reason})"[:2000]
     why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")
     return f"{why}; first failure: {outcome.detail}" if outcome.detail else why
 
@@ -312,7 +344,17 @@ def write_partial_answer(session_id, strategy, why, fence=None):
         return
     text = best_line_text(store.path(node), f"partial: {why}")
     with transaction.atomic():
-        write_owned(session_id, fence, final_answer=text, final_node_id=node.id, answer_partial=True, search_done=True)
+        # Not checked: a stopped session's line is no answer to check, and its badge claims nothing (answer_state).
+        write_owned(
+            session_id,
+            fence,
+            final_answer=text,
+            final_node_id=node.id,
+            answer_partial=True,
+            answer_checks=[],
+            answer_checked=False,
+            search_done=True,
+        )
         session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
         events.publish(session_id, [events.session_updated(session)])
 

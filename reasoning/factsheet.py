@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from . import events
-from .facts.case import CaseCheck
+from .facts.case import CaseCheck, node_checks
 from .facts.extract import extract
 from .facts.quantities import find_quantities, matches
 from .facts.sheet import KINDS, NUMERIC, ROLES, Fact, display
@@ -236,7 +236,7 @@ def _recheck(session, case, actor, what, changed):
     nodes = list(ReasoningNode.objects.filter(session=session, depth__gt=0).order_by("depth", "created_at"))
     stale, touched = [], []
     for node in nodes:
-        checks = [f.to_dict() for f in case(node.thought)]
+        checks = node_checks(case, node.thought, node.state)
         if checks != (node.checks or []):
             node.checks = checks
             touched.append(node)

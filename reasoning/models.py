@@ -300,6 +300,9 @@ class ReasoningSession(models.Model):
     answer_checks = models.JSONField(
         default=list, blank=True, help_text="What the fact checker found in the final answer's figures and places."
     )
+    answer_checked = models.BooleanField(
+        default=True, help_text="The answer went through the checks (a partial answer a cancel wrote did not)."
+    )
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
     forked_from_node = models.ForeignKey(
         "ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -356,6 +359,17 @@ class ReasoningSession(models.Model):
         """A real model's session in which the simulator wrote a node or the answer (its fallback, where allowed)."""
         return not self.offline and (self.wrote_offline or is_offline(self.answer_model))
 
+    @property
+    def answer_state(self):
+        """What the answer's checks say of it, in one word the API, the socket and the pages show: `checked` (it passed
+        them), `needs_review` (it fails one: its findings say which; a person's promote stands so), `not_checked` (a
+        partial answer written as the session stopped, or checks off), None without an answer."""
+        if not self.final_answer:
+            return None
+        if not self.answer_checked:
+            return NOT_CHECKED
+        return NEEDS_REVIEW if any(not c.get("ok", True) for c in self.answer_checks or []) else CHECKED
+
     def fork_ids(self):
         """The ids of the sessions forked from this one; no query when the row was read knowing it has none
         (selectors.get_session annotates has_forks)."""
@@ -405,7 +419,8 @@ class ReasoningSession(models.Model):
             "answer_chosen_by": self.answer_chosen_by or None,
             "answer_note": self.answer_note or None,
             "answer_checks": self.answer_checks or [],
-            "answer_badge": answer_badge(self.answer_checks) if self.final_answer else None,
+            "answer_badge": answer_badge(self.answer_checks) if self.final_answer and self.answer_checked else None,
+            "answer_state": self.answer_state,
             "forked_from_session_id": _str_or_none(self.forked_from_id),
             "forked_from_node_id": _str_or_none(self.forked_from_node_id),
             "seq": self.seq,
@@ -850,6 +865,7 @@ def answer_badge(checks):
     return badge([Finding.from_dict(c) for c in checks])
 
 
+CHECKED, NEEDS_REVIEW, NOT_CHECKED = "checked", "needs_review", "not_checked"  # a session's answer_state
 UNMETERED = "unmetered model: the budget does not bind"  # said wherever a budget of a model priced at 0 is shown
 
 

@@ -297,7 +297,15 @@ class SessionOut(Schema):
     answer_checks: list[FindingOut] = Field(
         default_factory=list, description="What the fact checker found in the final answer's figures and places."
     )
-    answer_badge: str | None = Field(None, description="'figures checked: n of n', or the failures.")
+    answer_badge: str | None = Field(
+        None, description="'figures checked: n of n', or the failures; none for an answer that was not checked."
+    )
+    answer_state: str | None = Field(
+        None,
+        description="checked (it passed its checks), needs_review (it fails one: see answer_checks; a person's "
+        "promote stands so), not_checked (a partial answer written as the session stopped, or checks off); null "
+        "without an answer.",
+    )
     facts: list[FactOut] = Field(
         default_factory=list, description="The client's fact sheet (session detail and tree only)."
     )

@@ -18,7 +18,18 @@ from pydantic import ValidationError
 
 from . import control, events, factsheet, rls, selectors, states, usage
 from .engine import ending_fields, run_session, write_partial_answer
-from .models import CaseFact, OverseerAction, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Status
+from .facts.case import node_checks
+from .models import (
+    CHECKED,
+    NEEDS_REVIEW,
+    CaseFact,
+    OverseerAction,
+    ReasoningCritique,
+    ReasoningEdge,
+    ReasoningNode,
+    ReasoningSession,
+    Status,
+)
 from .money import usd
 from .runner import get_runner
 from .store import DjangoStore, view
@@ -396,7 +407,7 @@ def edit_node(tenant, node_id, actor, thought):
         # The stale mark is the overseer's: each edit bumps it, so a judgement already in flight cannot clear it.
         ReasoningNode.objects.filter(pk=node.pk).update(
             thought=thought,
-            checks=[f.to_dict() for f in factsheet.case_of(session)(thought)],
+            checks=node_checks(factsheet.case_of(session), thought, node.state),
             original_thought=node.original_thought or node.thought,
             stale=True,
             stale_mark=F("stale_mark") + 1,
@@ -543,12 +554,29 @@ def fact_changed(session, actor, action, before, after):
     """Audited like any action; the tree and the answer checked again, the steps it touches marked stale. A search
     under way gets the new sheet as a command at its next step boundary (that command is the audit's row)."""
     what = factsheet.describe(before, after)
+    passed = session.answer_state == CHECKED
     factsheet.recheck(session, actor, what, [before, after])
     if session.status in ACTIVE:
         sheet = factsheet.sheet_dicts(session)
         command(session, None, actor, action, payload={"fact": after or before, "facts": sheet}, before=before)
-    else:
-        audit(session, None, actor, action, payload=after or before, before=before, after=after)
+        return
+    audit(session, None, actor, action, payload=after or before, before=before, after=after)
+    session.refresh_from_db()
+    if passed and session.answer_state == NEEDS_REVIEW and can_rewrite(session):
+        # The answer no longer passes under the new sheet: written again as at the end of a run, from the best line
+        # that passes (or the session fails saying so); where it cannot run, its answer says it needs review.
+        command(session, None, actor, "resynthesize", audit=False)
+
+
+def can_rewrite(session):
+    """A resting session may write its answer again: nobody chose it by hand (a person's choice stands, under review
+    when it fails a check), it is a finished answer (not a stopped session's best line) and budget is left."""
+    return (
+        session.status in ReasoningSession.FINISHED
+        and not session.answer_chosen_by
+        and not session.answer_partial
+        and session.budget_used_usd < session.budget_usd
+    )
 
 
 @rls.all_tenants()  # every tenant's sessions a stopped server left running

@@ -25,7 +25,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections, router
 
 from . import events, ledger, sql
-from .facts.case import CaseCheck
+from .facts.case import CaseCheck, node_checks, shown_texts
 from .facts.check import capped
 from .facts.sheet import Finding
 from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, is_offline
@@ -256,7 +256,7 @@ class DjangoStore:
                 model_used=answer.model if answer else "",
                 latency_ms=answer.latency_ms if answer else 0,
                 cost_usd=share,
-                checks=[f.to_dict() for f in self.case(item["thought"])],
+                checks=node_checks(self.case, item["thought"], item.get("state")),
             )
             for item in items
         ]
@@ -353,6 +353,9 @@ class DjangoStore:
             fields["cost_usd"] = row.cost_usd + cost  # only the strategy writes costs
         if fields.pop("stale", False):
             raise ValueError("only an overseer's edit marks a node stale")
+        if "state" in fields and shown_texts(fields["state"]) != shown_texts(row.state):
+            fields["checks"] = node_checks(self.case, row.thought, fields["state"])  # a new text shown: checked too
+            row.checks = fields["checks"]
         if fields.get("eval_score") is not None and row.checks:
             fields["eval_score"], why = capped(fields["eval_score"], [Finding.from_dict(c) for c in row.checks])
             if why:

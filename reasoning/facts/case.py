@@ -102,3 +102,33 @@ class CaseCheck:
         if solves(text, self.puzzle):
             return Finding("arithmetic", True, "", f"a valid expression of the cards {cards} equal to 24")
         return Finding("arithmetic", False, "", f"no valid expression of the cards {cards} equal to 24")
+
+
+# What a node's state holds that the strategies write for themselves (how it was made, its judgement's marks, ids, a
+# tool's arguments, an answer checked as the answer, a carried trace): every other text in it is the model's, shown by
+# the page beside the thought (the inspector lists a state's other keys), so it is checked as the thought is.
+OWN_KEYS = frozenset(
+    "problem_kind kind iteration rollout success decided_by state_key reused verified judged consistency proposed "
+    "revalued copied command attempt step of failed tool args answer confidence confidence_from stopped latent "
+    "left".split()
+)
+
+
+def shown_texts(state) -> list[tuple[str, str]]:
+    """(key, text) for each text of a node's state the page shows: a string, or each string of a list."""
+    texts = []
+    for key, value in (state or {}).items():
+        if key in OWN_KEYS:
+            continue
+        items = value if isinstance(value, list) else [value]
+        texts += [(key, item) for item in items if isinstance(item, str) and item.strip()]
+    return texts
+
+
+def node_checks(case, thought, state=None) -> list[dict]:
+    """A node's findings: its thought's, then those of every other text the page shows of it (its state's summary and
+    the like), each marked with the `field` it was found in (its span counts in that text)."""
+    found = [f.to_dict() for f in case(thought)]
+    for key, text in shown_texts(state):
+        found += [{**f.to_dict(), "field": f"state.{key}"} for f in case(text)]
+    return found

@@ -25,6 +25,7 @@ from reasoning.llm.offline_banks import (
     STOPWORDS,
 )
 from reasoning.llm.offline_prompt import BUILDS_ON, parse_steps
+from reasoning.strategies.replies import about
 
 # The client's facts: from the prompt's CLIENT FACTS sheet only, never from the problem text.
 
@@ -316,11 +317,31 @@ SHORTER = [(32, False, 8), (32, True, 8), (32, True, 5), (20, True, 5), (20, Tru
            (0, True, 3)]  # fmt: skip
 
 
+@functools.cache
+def bank_titles():
+    """The titles of the offline model's own steps (every bank, every stage): a step it wrote itself."""
+    return frozenset(title_of(t).lower() for bank in BANKS.values() for stage in bank for t in stage)
+
+
+def plan_steps(p):
+    """The steps of the line that may enter a plan: the offline model's own, and any other that is about the problem
+    (a word or figure of its own shared with the problem, the client's sheet or the rubric, as an answer's relevance
+    check reads it). Where it answers for a real model (an allowed fallback), a step that drifted off the problem ("I am
+    proud of my family") never becomes an action of the plan."""
+    subject = "\n".join((p.problem, p.sections.get("CLIENT FACTS", ""), p.rubric))
+    return [s for s in p.steps if title_of(s).lower() in bank_titles() or about(s, subject)]
+
+
 def tot_synthesize(p, rng):
     f = facts(p)
+    steps = plan_steps(p)
+    if p.steps and not steps:
+        # Not one step of the line is about the problem: no plan can be written from it, and none is made up. An empty
+        # answer breaks the contract, so the session ends failed with its line as the partial answer, saying why.
+        return {"answer": ""}
     risk, mitigation = risk_of(p, f)
     lead = lead_of(p, f)
-    steps = p.steps or [fill(rng.choice(fitting(BANKS[p.kind][s], f) or BANKS["general"][s]), f) for s in range(4)]
+    steps = steps or [fill(rng.choice(fitting(BANKS[p.kind][s], f) or BANKS["general"][s]), f) for s in range(4)]
     numbers = key_numbers(p)
     for limit, short, kept in SHORTER:
         shown = "; ".join(numbers[:kept]) or "none on the client's fact sheet; confirm the figures with the client"

@@ -38,6 +38,7 @@ SYNTHESIS_TRIES = 3  # a synthesis that broke its contract: written from the nex
 BROKE_CONTRACT = "the synthesis broke its contract"
 FACTS_FAILED = "fact_check_failed"
 ANSWER_FAILED = "answer_check_failed"  # a task's own check (a Game of 24 answer's arithmetic) refused the answer
+NO_SUCCESS = "no_success"  # a search whose answer must come from a line that succeeded (LATS) found none
 
 
 class StopRequested(Exception):
@@ -109,6 +110,7 @@ class Prior:
     search_done: bool = False  # the search ended once; a reopened session only applies commands
     final_node_id: str | None = None
     final_answer: str = ""
+    partial: bool = False  # that answer is the best line so far (a failed, exhausted or cancelled search's)
     chosen_by: str = ""  # a person promoted the final node: their choice stands until a person changes it
     note: str = ""
 
@@ -224,6 +226,7 @@ class Outcome:
     checks: list | None = None  # the fact checker's findings on the answer (None: the answer is the one stored)
     model: str = ""  # the model that wrote the answer ("": its final node's own, as a line or a step's answer)
     kept: bool = False  # the answer stored before this turn, as it was (its label stands)
+    checked: bool = False  # the checks ran on it (off, or nothing to check against: its badge claims nothing)
 
     @property
     def exhausted(self):
@@ -564,7 +567,12 @@ class Strategy(ABC):
         prior = self.ctx.prior
         if node.id == prior.final_node_id and prior.final_answer and not self.resynthesize and not self.promoted:
             reason = "unchanged" if not self.exhausted else "budget"
-            return Outcome(prior.final_answer, node, reason, chosen_by=chosen_by, note=note, kept=True)
+            kept = Outcome(prior.final_answer, node, reason, prior.partial, chosen_by, note, kept=True)
+            stands = chosen_by or prior.partial or self.exhausted
+            if stands or not failures(self.ctx.case(prior.final_answer, final=True)):
+                return kept
+            # The answer stored fails a check now (the client's facts changed under it): "solved" must not outlive
+            # it, so it is written again as at the end of a run, from the best line that passes.
         outcome = await self._written(node, chosen_by, note)
         if chosen_by:  # a person's choice stands as it is; its findings are shown with it
             return self._checked(outcome)
@@ -594,7 +602,7 @@ class Strategy(ABC):
         """The answer written from the path to a node; a synthesis that fails leaves the line itself, partial."""
         reason = "budget" if self.exhausted else "solved"
         path = self.ctx.store.path(node)
-        marking = asyncio.ensure_future(self.ctx.store.update(node, is_terminal=True))  # beside the synthesis
+        marking = asyncio.ensure_future(self.mark_answered(node))  # beside the synthesis
         try:
             answer = await self.synthesize(path)
             text, partial, detail, model = answer.parsed.answer, False, "", answer.model
@@ -613,8 +621,13 @@ class Strategy(ABC):
             await marking
         return Outcome(text, node, reason, partial, chosen_by, note, detail, model=model)
 
+    async def mark_answered(self, node):
+        """The node an answer is written from ends its line (a strategy whose terminals mean more keeps them so)."""
+        await self.ctx.store.update(node, is_terminal=True)
+
     def _checked(self, outcome: Outcome) -> Outcome:
         outcome.checks = self.ctx.case(outcome.final_answer, final=True) if outcome.final_answer else []
+        outcome.checked = self.ctx.case.active
         return outcome
 
     async def _true_to_facts(self, outcome: Outcome) -> Outcome:

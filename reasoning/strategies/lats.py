@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from reasoning.prompts import render
 
 from .base import (
+    NO_SUCCESS,
     VERIFY_SAMPLES,
     Contract,
     Strategy,
@@ -345,19 +346,45 @@ class LanguageAgentTreeSearch(Strategy):
 
     @classmethod
     def best_node(cls, store):
-        """The best live terminal node (a success first, then by value); else the end of the most-visited live path
-        from the root."""
+        """The best live terminal that succeeded; where none did, the best line that did not fail: a terminal whose
+        success is not verified yet, else the end of the most-visited live path from the root that stops short of a
+        failed terminal (one the tree draws as failed, its reward -1), else the best valued node; a failed terminal
+        only when nothing else is left. The answer of a search with no success says so (`_answer`)."""
         terminals = [n for n in answer_candidates(store) if n.is_terminal and n.eval_score is not None]
-        if terminals:
-            return max(terminals, key=lambda n: (succeeded(n), n.eval_score, n.visit_count))
+        won = [n for n in terminals if succeeded(n)] or [n for n in terminals if succeeded(n, verified=False)]
+        if won:
+            return max(won, key=lambda n: (n.eval_score, n.visit_count))
         node = next((n for n in store.nodes() if n.depth == 0), None)
         while node is not None:
-            visited = [c for c in store.children(node) if c.visit_count and not store.is_pruned(c)]
+            kids = [c for c in store.children(node) if c.visit_count and not store.is_pruned(c)]
+            visited = [c for c in kids if not failed_end(c)]
             if not visited:
                 break
             node = max(visited, key=lambda c: (c.visit_count, c.total_reward / c.visit_count))
+        if node is not None and node.depth > 0:
+            return node
         # Nothing backpropagated yet (the budget ran out in the first iteration): the best valued node then.
-        return node if node is not None and node.depth > 0 else deepest_best(store)
+        return deepest_best(WithoutFailedEnds(store)) or max(terminals, key=lambda n: n.eval_score, default=None)
+
+    async def mark_answered(self, node):
+        """A terminal here is a line that ended, judged a success or a failure: an answer written from a line that did
+        not end (no terminal succeeded) leaves it open, never a terminal judged by nobody."""
+        if node.is_terminal:
+            await super().mark_answered(node)
+
+    async def _answer(self):
+        """The answer; from a line no terminal of which succeeded, it is the best line so far, and the search says so
+        (a person's promote stands as it is)."""
+        outcome = await super()._answer()
+        node = self.ctx.store.get(outcome.final_node.id) if outcome.final_node else None
+        plain = outcome.reason in ("solved", "unchanged") and not outcome.chosen_by and outcome.final_answer
+        if plain and (node is None or not succeeded(node)):
+            outcome.reason, outcome.partial = NO_SUCCESS, True
+            outcome.detail = (
+                f"no terminal line reached the threshold {self.ctx.params.threshold} of its verified judgement or "
+                "passed the task's checks"
+            )
+        return outcome
 
     # ---- reading the tree ---------------------------------------------------------------
 
@@ -464,6 +491,24 @@ def succeeded(node, verified=True):
     if not node.is_terminal or node.eval_score is None or not node.state.get("success"):
         return False
     return not verified or node.state.get("decided_by") != "judgement" or bool(node.state.get("verified"))
+
+
+def failed_end(node):
+    """A terminal that failed (the tree draws it so, and its line's simulation took a reward of -1)."""
+    return node.is_terminal and node.eval_score is not None and not succeeded(node, verified=False)
+
+
+class WithoutFailedEnds:
+    """The store with failed terminals out of the search, for deepest_best."""
+
+    def __init__(self, store):
+        self.inner = store
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def is_pruned(self, node):
+        return failed_end(node) or self.inner.is_pruned(node)
 
 
 def path_rewards(path, end, values, params, success):

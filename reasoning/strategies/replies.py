@@ -142,6 +142,13 @@ def content(text):
     return found
 
 
+def about(text, subject):
+    """Whether a text shares with its subject (the problem) a content word or figure that is not one any text may hold:
+    the answer's first-pass relevance check, also what keeps a step that drifted off the problem out of a plan."""
+    words = content(subject)
+    return not words - GENERIC_STEMS or bool((content(text) & words) - GENERIC_STEMS)
+
+
 def _off_topic(text, info, answer=False):
     """Why a reply says nothing about its problem, or None (no problem in the context: nothing to compare).
 
@@ -161,7 +168,7 @@ def _off_topic(text, info, answer=False):
         return "restates the problem instead of answering it"
     words = content(subject)
     shared = content(text) & words
-    if subject.strip() and words - GENERIC_STEMS and not shared - GENERIC_STEMS:
+    if subject.strip() and not about(text, subject):
         if shared:
             common = ", ".join(sorted(shared))
             return f"says nothing about the problem: it shares only words any text may hold ({common})"

@@ -27,23 +27,26 @@ function measure() {
 }
 
 /* The badge ("figures checked: 5 of 5", or the failures) in green or red, the failures listed, the passed ones
- * folded. A person's promote stands whatever the checker found: the findings are shown, not acted on. */
+ * folded; an answer that was not checked (a stopped session's best line, or checks off) says so and claims nothing.
+ * A person's promote stands whatever the checker found: the findings are shown, under "needs review". */
 export function renderAnswerChecks(s) {
-  const checks = s.final_answer && Array.isArray(s.answer_checks) ? s.answer_checks : [];
+  const unchecked = s.answer_state === "not_checked";
+  const checks = s.final_answer && !unchecked && Array.isArray(s.answer_checks) ? s.answer_checks : [];
   renderMarkedText($("final-answer"), s.final_answer, checks);
   const failed = failedOf(checks);
-  const badge = s.final_answer ? s.answer_badge || badgeText(checks) : "";
+  const badge = !s.final_answer ? "" : unchecked ? "not checked" : s.answer_badge || badgeText(checks);
   show("answer-checks", !!badge);
   setText("answer-badge", badge);
-  $("answer-badge").dataset.tone = failed.length ? "bad" : "ok";
+  $("answer-badge").dataset.tone = unchecked ? "none" : failed.length ? "bad" : "ok";
   $("answer-checks").classList.toggle("failed", failed.length > 0);
   renderCheckList($("answer-checks"), checks, $("final-answer"));
   const stands = s.answer_chosen_by && failed.length;
-  show("answer-checks-note", !!stands);
+  show("answer-checks-note", !!(stands || unchecked));
   setText("answer-checks-note", stands
-    ? `${s.answer_chosen_by} chose this answer, and a person's choice stands: the checker's findings are shown, `
-      + "not acted on."
-    : "");
+    ? `${s.answer_chosen_by} chose this answer, and a person's choice stands: it needs review, the checker's `
+      + "findings are shown, not acted on."
+    : unchecked ? "Written as the session stopped, from its best line: not checked against the client's facts." : "");
+  show("answer-review", s.answer_state === "needs_review");
 }
 
 // The server writes the badge (reasoning/facts/check.py badge()); its wording, for an answer sent without one.

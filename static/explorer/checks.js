@@ -2,8 +2,9 @@
  * Failed findings are listed first (kind and detail) and their spans marked in the text; passed ones fold into
  * "n figures checked". The text is the model's: it is written as text nodes and <mark> elements, never as HTML.
  *
- * A finding is {kind, ok, text, detail, start, end}: start and end are offsets in the checked text, counted in
- * Unicode code points as Python counts them (-1: no span).
+ * A finding is {kind, ok, text, detail, start, end, field?}: start and end are offsets in the checked text, counted
+ * in Unicode code points as Python counts them (-1: no span); `field` names the text it was found in when that is not
+ * the thought or the answer ("state.summary": a node's other texts the inspector shows are checked too).
  */
 import d3 from "./d3-from-npm.js";
 
@@ -115,7 +116,7 @@ export function renderCheckList(block, checks, textEl) {
       return li;
     });
   item.attr("data-kind", (c) => c.kind);
-  item.select(".check-kind").text((c) => c.kind);
+  item.select(".check-kind").text((c) => (c.field ? `${c.kind} · in its ${c.field.replace(/^state\./, "")}` : c.kind));
   item.select(".check-detail").text((c) => c.detail);
   item.select(".check-span").text((c) => c.text || "").attr("hidden", (c) => (c.text ? null : ""));
   item.select("button")
@@ -124,7 +125,7 @@ export function renderCheckList(block, checks, textEl) {
   const fold = root.select("details.checks-passed").attr("hidden", passed.length ? null : "");
   fold.select("summary").text(passed.length ? passedSummary(passed) : "");
   fold.select("ul").selectAll("li").data(passed).join("li").attr("class", "check pass")
-    .text((c) => `${c.kind}: ${c.detail}`);
+    .text((c) => `${c.kind}: ${c.detail}` + (c.field ? ` (in its ${c.field.replace(/^state\./, "")})` : ""));
   return failed.length + passed.length;
 }
 

@@ -27,7 +27,8 @@ export function renderInspector() {
   renderNodeActions(n);
   renderFacts("insp-mode-facts", s.facts(n, look.ctx));
   const checks = Array.isArray(n.checks) ? n.checks : [];
-  renderMarkedText($("inspector-thought"), n.thought, checks);
+  // Findings carry the text they were found in: the thought's none, a state text's its key ("state.summary").
+  renderMarkedText($("inspector-thought"), n.thought, checks.filter((c) => !c.field));
   show("insp-checks", renderCheckList($("insp-checks"), checks, $("inspector-thought")) > 0);
   show("insp-original-block", n.original_thought != null);
   setText("insp-original", n.original_thought);
@@ -40,7 +41,9 @@ export function renderInspector() {
   setText("insp-parse-error", n.parse_error);
   const other = otherState(s, n);
   show("insp-state-block", other.length > 0);
-  renderPairs(d3.select("#insp-state"), other);
+  // The state's texts are checked as the thought is: their failed spans are marked where they are shown.
+  renderPairs(d3.select("#insp-state"), other,
+    (dd, r) => renderMarkedText(dd, r[1], checks.filter((c) => c.field === `state.${r[0]}`)));
   renderActions(n);
   setText("insp-model", modelText(n));
   setText("insp-cost", usd(n.cost_usd));
@@ -166,8 +169,8 @@ function renderFacts(id, rows) {
   renderPairs(d3.select("#" + id), rows);
 }
 
-// [[term, text]] as <div><dt/><dd/></div> rows of a <dl>, keyed by term.
-function renderPairs(dl, rows) {
+// [[term, text]] as <div><dt/><dd/></div> rows of a <dl>, keyed by term; `fill(dd, row)` writes a row's text itself.
+function renderPairs(dl, rows, fill = null) {
   const row = dl.selectAll(":scope > div").data(rows, (r) => r[0]);
   row.exit().remove();
   const enter = row.enter().append("div");
@@ -175,7 +178,8 @@ function renderPairs(dl, rows) {
   enter.append("dd");
   const all = enter.merge(row).order();
   all.select("dt").text((r) => r[0]);
-  all.select("dd").text((r) => r[1]);
+  if (fill) all.select("dd").each(function (r) { fill(this, r); });
+  else all.select("dd").text((r) => r[1]);
 }
 
 /* The strategy's blocks, keyed so an open <details> stays open while events arrive. A section is {key, title,

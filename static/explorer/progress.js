@@ -14,6 +14,8 @@ const REASONS = {
   no_thoughts: ["Failed: no step could be proposed and scored", "bad"],
   no_live_line: ["Failed: every line of reasoning is pruned", "bad"],
   error: ["Failed: an error stopped the run", "bad"],
+  no_success: ["Failed: no line of the search succeeded", "bad"],
+  fact_check_failed: ["Failed: no answer passed the checks of the client's facts", "bad"],
   server_stopped: ["Interrupted by a server restart: resuming…", "warn"],
   server_restarted: ["Interrupted by a server restart: resuming…", "warn"],
   run_lost: ["Interrupted: its run was lost; resuming…", "warn"],
@@ -29,7 +31,8 @@ const BY_STATUS = {
   interrupted: ["Interrupted: resumable", "warn"],
 };
 
-// [sentence, tone] for the session as it is now; a partial answer is said so.
+// [sentence, tone] for the session as it is now; a partial answer, or one that fails a check, is said so: a session
+// is never shown plainly solved under an answer that fails (a person's promote stands, under review).
 export function statusSentence(s) {
   let [text, tone] = BY_STATUS[s.status] || [s.status, ""];
   if (s.status === "cancelled") {
@@ -39,6 +42,10 @@ export function statusSentence(s) {
     [text, tone] = REASONS[s.termination_reason];
   }
   if (s.final_answer && s.answer_partial) text += " — the answer is partial, the best so far";
+  else if (s.final_answer && s.answer_state === "needs_review") {
+    text += " — the answer needs review: it fails a check of the client's facts";
+    if (tone === "ok") tone = "warn";
+  }
   return [text, tone];
 };
 

@@ -69,9 +69,19 @@ function renderAnswer(s) {
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
   renderAnswerChecks(s);
   show("answer-partial", !!s.answer_partial);
+  const why = s.answer_partial ? partialWhy(s) : "";
+  show("answer-partial-why", !!why);
+  setText("answer-partial-why", why);
   show("answer-chosen", !!s.answer_chosen_by);
   const note = s.answer_note ? ": " + s.answer_note : "";
   setText("answer-chosen", s.answer_chosen_by ? `Chosen by ${s.answer_chosen_by}${note}` : "");
+}
+
+// Why the answer is only the best so far, in the words the session ended with.
+function partialWhy(s) {
+  if (s.status === "cancelled") return "Why partial: the session was cancelled before it wrote an answer.";
+  if (s.status === "exhausted") return "Why partial: the budget ran out before the answer was finished.";
+  return s.error ? `Why partial: ${s.error}` : "";
 }
 
 export function renderLineage(s) {

@@ -351,3 +351,41 @@ class FactsPageTest(LiveBrowserTestCase):
                 expect(page.locator('[data-testid="answer-badge"]')).to_contain_text("figures checked")
                 shot(page, "1440-live-answer")
         assert self.page_errors == []
+
+    # ---- an answer that fails says so, an unchecked one claims nothing (issue 30) ----------------------------------
+
+    def test_an_answer_that_fails_needs_review_a_summary_is_checked_and_a_stopped_answer_is_not_checked(self):
+        from reasoning.models import ReasoningNode, ReasoningSession
+
+        session, nodes = self.checked_session()
+        summary = "Equity exposure up to 35.87%, an annual tax bill of $110k."
+        failed = finding("$110k", summary, False, "figure", "$110k is neither on the fact sheet nor derived")
+        ReasoningNode.objects.filter(pk=nodes["final"].pk).update(
+            state={"summary": summary}, checks=nodes["final"].checks + [{**failed, "field": "state.summary"}]
+        )
+        with self.chromium() as browser:
+            page = self.open(browser, session)
+            # A person's promote that fails a check stands, under "needs review": never plainly solved.
+            expect(page.locator("#progress-status")).to_contain_text("needs review")
+            expect(page.locator('[data-testid="answer-review"]')).to_be_visible()
+            # The summary shown beside the thought is checked too: its finding named, its span marked where it shows.
+            page.locator(f'{NODE}[data-node-id="{nodes["final"].id}"]').dispatch_event("click")
+            failures = page.locator('[data-testid="insp-checks-failed"] li')
+            expect(failures).to_have_count(1)
+            expect(failures.first).to_contain_text("in its summary")
+            expect(page.locator("#insp-state mark.check-fail")).to_have_text("$110k")
+            expect(page.locator('[data-testid="inspector-thought"] mark.check-fail')).to_have_count(0)
+            shot(page, "1440-summary-finding")
+            # A cancelled session's partial answer: "not checked", no badge claiming "0 of 0", and why it is partial.
+            ReasoningSession.objects.filter(pk=session.pk).update(
+                status="cancelled", answer_partial=True, answer_checked=False, answer_checks=[], answer_chosen_by=""
+            )
+            page = self.open(browser, session)
+            page.click('[data-testid="tab-answer"]')
+            badge = page.locator('[data-testid="answer-badge"]')
+            expect(badge).to_have_text("not checked")
+            expect(badge).to_have_attribute("data-tone", "none")
+            expect(page.locator('[data-testid="answer-partial-why"]')).to_contain_text("cancelled")
+            expect(page.locator('[data-testid="answer-review"]')).to_be_hidden()
+            shot(page, "1440-not-checked")
+        assert self.page_errors == []

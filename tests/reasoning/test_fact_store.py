@@ -47,3 +47,31 @@ async def test_with_the_checks_off_nothing_is_found_or_capped(session):
     store, _, slip = await grown(session, CaseCheck(FACTS, enabled=False))
     row = await ReasoningNode.objects.aget(pk=slip.id)
     assert row.checks == [] and row.eval_score == 0.9
+
+
+# A real model's step (issue 30): a sound thought, and a state summary the page shows beside it with figures of its own.
+SUMMARY = "Equity exposure up to 35.87% of the portfolio, 162.4% of salary, an annual tax bill of $110k."
+
+
+async def test_a_state_summary_the_page_shows_is_checked_with_the_thought_and_caps_the_score(session):
+    store = await sync_to_async(DjangoStore)(session, case=CaseCheck(FACTS))
+    root = await store.add_root(PROBLEM, {})
+    [node] = await store.add_children(root, [{"thought": SOUND, "state": {"summary": SUMMARY, "kind": "expand"}}], None)
+    await store.update_many([(node, {"eval_score": 1.0, "eval_reason": "Perfect."})])
+    await store.settled()
+    row = await ReasoningNode.objects.aget(pk=node.id)
+    failed = [c for c in row.checks if not c["ok"]]
+    assert failed and all(c["field"] == "state.summary" for c in failed)
+    assert {"162.4%", "$110k"} <= {c["text"] for c in failed}
+    assert all(SUMMARY[c["start"] : c["end"]] == c["text"] for c in failed)  # spans in the text they were found in
+    assert row.eval_score == CAP and "capped" in row.eval_reason
+
+
+async def test_a_summary_a_later_judgement_writes_is_checked_then(session):
+    store = await sync_to_async(DjangoStore)(session, case=CaseCheck(FACTS))
+    root = await store.add_root(PROBLEM, {})
+    [node] = await store.add_children(root, [{"thought": SOUND}], None)
+    await store.update_many([(node, {"eval_score": 0.9, "state": {"summary": SUMMARY}})])
+    await store.settled()
+    row = await ReasoningNode.objects.aget(pk=node.id)
+    assert any(not c["ok"] and c["field"] == "state.summary" for c in row.checks) and row.eval_score == CAP

@@ -36,8 +36,13 @@ async def solved(party, mode):
     session = await sync_to_async(services.create_session)(party.tenant, data, submit=False)
     await run_session(session.id)
     await session.arefresh_from_db()
-    assert session.status == "solved", (mode, session.error)
+    assert ended_honestly(session), (mode, session.error)
     return session
+
+
+def ended_honestly(session):
+    """Solved, or a LATS search that ran its iterations with no terminal line succeeding, which says so (issue 30)."""
+    return session.status == "solved" or (session.mode == "lats" and session.termination_reason == "no_success")
 
 
 async def finished(runner, session_id):
@@ -78,7 +83,7 @@ async def test_a_fork_from_a_mid_tree_node_continues_under_it_in_every_mode(alic
         copy = next(n for n in nodes if n.source_node_id == node.id)
         new = [n for n in nodes if n.source_node_id is None and n.depth > 0]
         where = f"{source_mode} -> {mode} ({fork.mode}): {fork.status} {fork.termination_reason} {fork.error}"
-        assert fork.status == "solved", where
+        assert ended_honestly(fork), where
         assert new, f"{where}: no new node"
         assert all(copy.id in lineage(by_id, n.id) for n in new), f"{where}: a new node outside the fork's node"
         assert fork.final_node_id and copy.id in lineage(by_id, fork.final_node_id), f"{where}: answer off the node"

@@ -147,4 +147,6 @@ async def test_a_fork_into_lats_values_the_copied_path_first_and_recomputes_what
     first = calls[: len(copies)]
     assert [c.purpose for c in first] == ["lats.evaluate"] * len(copies)  # the copied path is valued first
     assert {c.node_id for c in first} == copies
-    assert lats.status == "solved" and len(await rows(lats)) > len(copies) + 1
+    # It ran to an honest end: solved from a line that succeeded, or failed saying none did (issue 30).
+    assert lats.status == "solved" or lats.termination_reason == "no_success"
+    assert len(await rows(lats)) > len(copies) + 1

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from reasoning.strategies.base import Node
+from reasoning.strategies.base import NO_SUCCESS, Node
 from reasoning.strategies.lats import (
     FAILED_TERMINAL,
     SUCCESS,
@@ -301,10 +301,58 @@ async def test_where_the_client_facts_are_checked_a_terminal_failing_them_is_no_
     store = FakeStore()
     strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store,
                                                params={"iterations": 2, "children": 1}, case=CaseCheck(sheet)))
-    await strategy.run()
+    outcome = await strategy.run()
     node = next(n for n in store.nodes() if n.thought == wrong)
     assert node.state["judged"] >= 0.8 and node.state["success"] is False and node.state["decided_by"] == "checker"
     assert [c.node_id for c in store.critiques()] == [node.id]  # reflected on as the failure it is
+    # No terminal succeeded: the search says so, and its answer is marked the best line so far.
+    assert outcome.reason == NO_SUCCESS and outcome.partial and "no terminal line reached" in outcome.detail
+
+
+def success(name, parent="root", depth=1, score=0.7, verified=3, **fields):
+    state = {"success": True, "decided_by": "judgement", "verified": verified}
+    return node(name, parent, depth, score, is_terminal=True, state=state, **fields)
+
+
+def failure(name, parent="root", depth=1, score=0.9, **fields):
+    state = {"success": False, "decided_by": "judgement", "judged": 0.75}
+    return node(name, parent, depth, score, is_terminal=True, state=state, **fields)
+
+
+def test_the_answer_comes_from_a_terminal_that_succeeded_whatever_a_failed_one_is_valued():
+    store = tree(ROOT, failure("failed", visits=3, reward=-3.0), success("won", score=0.6, visits=1, reward=1.0))
+    assert LanguageAgentTreeSearch.best_node(store).id == "won"
+
+
+def test_with_no_success_the_answer_never_comes_from_a_line_the_tree_draws_as_failed():
+    # The failed terminal is valued and visited most; the answer comes from the live line that did not fail.
+    store = tree(
+        ROOT,
+        failure("failed", visits=5, reward=-5.0),
+        node("open", "root", score=0.6, visits=2, reward=1.0),
+        node("deeper", "open", depth=2, score=0.5, visits=1, reward=0.5),
+    )
+    assert LanguageAgentTreeSearch.best_node(store).id == "deeper"
+    # Nothing backpropagated: the best valued node that is no failed terminal.
+    fresh = tree(ROOT, failure("failed", score=0.95), node("plain", "root", score=0.4))
+    assert LanguageAgentTreeSearch.best_node(fresh).id == "plain"
+    # Only failed terminals: the best of them (the session's ending then says no line succeeded).
+    assert LanguageAgentTreeSearch.best_node(tree(ROOT, failure("only"))).id == "only"
+
+
+async def test_an_answer_from_a_terminal_that_succeeded_is_solved():
+    step = "Sell CHF 300,000 of equities to rebalance the portfolio to its 60/40 target."
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": by_step({1: [step]}),
+            "lats.evaluate": {"score": 0.95, "reason": "r", "is_terminal": True},
+            "lats.synthesize": {"answer": step},
+        }
+    )
+    strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, FakeStore(), params={"children": 1}))
+    outcome = await strategy.run()
+    assert outcome.reason == "solved" and not outcome.partial, outcome.detail
+    assert outcome.final_node.state["success"] is True
 
 
 def test_a_node_a_rollout_passed_through_is_still_a_leaf_to_expand():

@@ -240,3 +240,53 @@ def test_the_ledger_is_paged_filtered_by_node_and_scoped_to_the_tenant(client, a
     bad = client.get(url, {"node_id": "not-a-uuid"}, **alice.auth)
     assert bad.status_code == 422 and "node_id" in json.dumps(bad.json())
     assert client.get(url, {"limit": 1000}, **alice.auth).status_code == 422
+
+
+# ---- the simulator's answer from a real model's steps (issue 30) ---------------------------------------------------
+
+JUNK = "I am proud of my family and of everything we have built together over the years."
+REAL = "Sell CHF 300k of equities to bring the CHF 3m portfolio back to 60/40, the smallest gains first."
+
+
+def a_real_model_that_dies_at_the_answer(steps):
+    """Proposes `steps` one per level, scores each 0.8, and is gone when the answer is asked for (a bad request goes to
+    the fallback at once)."""
+    from tests.fake_openai import reply_json
+
+    def serve(body):
+        prompt = body["messages"][-1]["content"]
+        if "tot.synthesize" in prompt:
+            return status(400, message="the server was killed")
+        if "tot.propose" in prompt:
+            step = int(prompt.split("### STEP NUMBER\n", 1)[1].split()[0])
+            return reply_json({"thoughts": [{"thought": steps[step - 1]}]})
+        return reply_json({"score": 0.8, "reason": "Sound."})
+
+    return serve
+
+
+async def fallback_answer(alice, settings, steps):
+    configure(settings, **{"openai/primary": PRICES})
+    settings.REASONING["ALLOW_OFFLINE_FALLBACK"] = True
+    with FakeOpenAI(default=a_real_model_that_dies_at_the_answer(steps)) as server:
+        settings.REASONING["MODELS"]["openai/primary"]["api_base"] = server.base_url
+        params = {"depth": len(steps), "branching": 1, "keep": 1, "value_samples": 1}
+        session = await start(alice, model_primary="openai/primary", model_fallback="offline/sim", params=params)
+        await run_session(session.id)
+    await session.arefresh_from_db()
+    return session
+
+
+async def test_the_offline_fallback_never_writes_a_junk_step_into_its_plan(alice, settings):
+    session = await fallback_answer(alice, settings, [REAL, JUNK])
+    assert session.answer_model == "offline/sim" and session.partly_offline
+    plan = session.final_answer.split("Sequence of actions:", 1)[1].split("Key numbers:", 1)[0]
+    assert "CHF 300k of equities" in plan and "proud" not in session.final_answer
+    assert session.status == "solved" and session.answer_state == "checked", session.error
+
+
+async def test_a_line_of_junk_gets_no_plan_from_the_offline_fallback_and_the_session_is_not_solved(alice, settings):
+    session = await fallback_answer(alice, settings, [JUNK, JUNK.replace("proud", "glad")])
+    assert session.status == "failed" and session.termination_reason == "synthesis_failed"
+    assert session.answer_partial and "Sequence of actions" not in session.final_answer
+    assert session.to_dict()["answer_state"] != "checked"  # no green badge on the line standing in
