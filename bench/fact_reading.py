@@ -30,6 +30,8 @@ SETS = {
     "heldout": (ROOT / "fixtures" / "wealth_cases_heldout.json", True),
     # Written blind beside the dev set and never read while the reader was built: the fair measure (issue 30).
     "reading-heldout": (ROOT / "fixtures" / "fact_reading_heldout.json", False),
+    # A second blind set, written after the reader was tuned on the first held-out one (which then became a dev set).
+    "reading-heldout2": (ROOT / "fixtures" / "fact_reading_heldout2.json", False),
 }
 READ_ELSEWHERE = """
 import json, sys
