@@ -181,6 +181,9 @@ class FindingOut(Schema):
     detail: str
     start: int = Field(-1, description="Where the span starts in the checked text (-1: no span).")
     end: int = -1
+    verified: bool = Field(
+        True, description="False: the check could not decide (ok is then true and the detail says why); not counted."
+    )
 
 
 class FactOut(Schema):
@@ -297,7 +300,9 @@ class SessionOut(Schema):
     answer_checks: list[FindingOut] = Field(
         default_factory=list, description="What the fact checker found in the final answer's figures and places."
     )
-    answer_badge: str | None = Field(None, description="'figures checked: n of n', or the failures.")
+    answer_badge: str | None = Field(
+        None, description="What was checked and what was not ('12 figures checked, 1 unverified'), and the failures."
+    )
     facts: list[FactOut] = Field(
         default_factory=list, description="The client's fact sheet (session detail and tree only)."
     )

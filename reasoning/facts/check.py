@@ -45,20 +45,67 @@ def capped(score: float | None, findings: list[Finding]) -> tuple[float | None, 
     return CAP, f"capped at {CAP} by the {reason}"
 
 
-def badge(findings) -> str:
-    """'figures checked: 5 of 5', or 'figures checked: 3 of 5; 2 failed: USD 3.2 (scale dropped), ...'."""
-    items = {}
+def badge(findings, facts=None) -> str:
+    """What was checked and what was not, in one line: "12 figures checked, 1 unverified; 4 constraints kept; the
+    sheet has 2 percents without a base", or with the failures named: "5 figures checked; 1 failed: USD 3.2 (scale
+    dropped)". A finding that could not decide (verified False) is counted as unverified, never as checked; a text
+    with nothing checked says "not checked"."""
+    items = {}  # one item per span (several checks of one figure count once), or per coverage line
     for f in findings:
         key = (f.start, f.end, f.text) if f.start >= 0 else (f.kind, f.detail)
-        items[key] = items.get(key, True) and f.ok
-    failed = [f for f in failures(findings)]
-    total, passed = len(items), sum(items.values())
-    line = f"figures checked: {passed} of {total}"
-    if not failed:
-        return line
-    shown = list(dict.fromkeys(_short(f) for f in failed))
-    more = f", +{len(shown) - 3} more" if len(shown) > 3 else ""
-    return f"{line}; {total - passed} failed: " + ", ".join(shown[:3]) + more
+        kinds, ok, verified = items.get(key, (set(), True, False))
+        items[key] = (kinds | {f.kind}, ok and f.ok, verified or getattr(f, "verified", True) or not f.ok)
+    counts = {}  # (group, state) -> how many items
+    for kinds, ok, verified in items.values():
+        group = next((g for g in ("constraint", "jurisdiction", "coverage") if g in kinds), "figure")
+        state = "failed" if not ok else "checked" if verified else "unverified"
+        counts[(group, state)] = counts.get((group, state), 0) + 1
+    parts = []
+    for group, (noun, kept) in GROUPS.items():
+        done, failed = counts.get((group, "checked"), 0), counts.get((group, "failed"), 0)
+        undecided = counts.get((group, "unverified"), 0)
+        if group == "figure":  # "5 figures checked": a failed figure was checked too
+            said = [f"{_count(done + failed, noun)} {kept}"] if done + failed else []
+        else:  # "3 of 4 constraints kept"
+            said = [f"{done} of {_count(done + failed, noun)} {kept}" if failed else f"{_count(done, noun)} {kept}"]
+            said = said if done + failed else []
+        if undecided:
+            said.append(f"{undecided} unverified" if said else f"{_count(undecided, noun)} unverified")
+        if said:
+            parts.append(", ".join(said))
+    failed = failures(findings)
+    if failed:
+        shown = list(dict.fromkeys(_short(f) for f in failed))
+        more = f", +{len(shown) - 3} more" if len(shown) > 3 else ""
+        n = sum(count for (_group, state), count in counts.items() if state == "failed")
+        parts.append(f"{n} failed: " + ", ".join(shown[:3]) + more)
+    if not any(state != "unverified" for _group, state in counts):
+        parts = ["not checked" + (f": {parts[0]}" if parts else "")] + parts[1:]
+    gaps = _sheet_gaps(facts or [])
+    return "; ".join(parts + ([gaps] if gaps else []))
+
+
+# What the badge counts, by the kinds of the findings on one span: the noun, and what a passed one was.
+GROUPS = {
+    "figure": ("figure", "checked"),  # figure, arithmetic, currency, label: failed ones were checked too
+    "constraint": ("constraint", "kept"),
+    "jurisdiction": ("place", "checked"),
+    "coverage": ("listed item", "addressed"),
+}
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+# A percent with one of these roles is a share of something: without a base, applying it to the wrong amount passes.
+SHARE_ROLES = ("", "share", "target")
+
+
+def _sheet_gaps(facts) -> str:
+    """"the sheet has 2 percents without a base": what the checker could not check for want of a fact's base."""
+    loose = [f for f in facts if f.kind == "percent" and not f.base and f.role in SHARE_ROLES]
+    return f"the sheet has {_count(len(loose), 'percent')} without a base" if loose else ""
 
 
 def _short(finding):
@@ -66,15 +113,21 @@ def _short(finding):
     if finding.kind == "coverage":
         what = finding.detail.removeprefix("the answer never addresses ").removesuffix(" the client listed")
         what = what.removeprefix("the ").replace("client's goal: ", "goal: ")
-        return f"{what if len(what) <= 40 else what[:37].rstrip() + '...'} (not addressed)"
+        return f"{_clip(what, 40)} (not addressed)"
     reason = {
         "figure": "scale dropped" if "drops its scale" in finding.detail else "not on the sheet",
         "label": "wrong label",
         "arithmetic": "wrong sum",
         "currency": "no exchange rate",
         "jurisdiction": "not the client's place",
+        "constraint": "constraint broken",
     }.get(finding.kind, finding.kind)
     misstated = " restates " in finding.detail or " given as the " in finding.detail.replace("the client's share", "")
     if finding.kind == "figure" and misstated:
         reason = "not the client's figure"
-    return f"{finding.text} ({reason})"
+    what = finding.text.strip() or _clip(finding.detail)  # a finding with no span is named by what it found
+    return f"{what} ({reason})"
+
+
+def _clip(text, size=60):
+    return text if len(text) <= size else text[: size - 3].rstrip() + "..."
