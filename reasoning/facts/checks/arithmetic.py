@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from reasoning.facts.checks.doc import Doc, has_rate, in_sentence
+from reasoning.facts.checks.doc import Doc, has_rate, in_sentence, sentence_of
 from reasoning.facts.checks.words import table
 from reasoning.facts.quantities import format_amount, format_percent
 from reasoning.facts.sheet import Finding
@@ -28,11 +28,12 @@ TOKEN = re.compile(
     r"(?P<frac>\b(?:(?:a|one)\s+(?:third|quarter|fifth|tenth|twentieth|half)|(?:two|three|four)\s+"
     r"(?:thirds|quarters|fifths|tenths)|half)\s+(?:of\s+)?)"
     r"|(?P<share>\bas\s+an?\s+(?:share|percentage|proportion|fraction|percent)\s+of\b|\bout\s+of\b)"
-    r"|(?P<eq>=|≈|→|->|\b(?:is|are|was|equals?|gives|comes\s+to|amounts\s+to|leaves|makes\s+up|represents)\b)"
+    r"|(?P<eq>=|≈|→|->|\bi\.e\.,?|\b(?:is|are|was|equals?|gives|comes\s+to|amounts\s+to|leaves|makes\s+up|represents"
+    r"|that\s+is|which\s+is)\b)"
     r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
     r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
     r"|[+×*÷/−]|(?<=\s)[-–](?=\s)|\bx\b)"
-    r"|(?P<num>(?<![\w.,])\d+(?:\.\d+)?(?![\w%]|[.,]\d))"
+    r"|(?P<num>(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:k|K|M|bn)?(?![\w%]|[.,]\d))"
     r"|(?P<lp>\()|(?P<rp>\))"
     r"|(?P<word>[A-Za-z][\w'’-]*)"
     r"|(?P<punct>[,;:!?.])"
@@ -66,6 +67,7 @@ class Value:
     quantities: list = field(default_factory=list)
     ops: int = 0
     mixed: tuple | None = None  # two quantities in different currencies that were combined
+    numbers: list = field(default_factory=list)  # the bare numbers it was computed from
 
 
 def _tokens(doc, start, end):
@@ -104,13 +106,16 @@ def _statement(doc, tokens, i):
         j += 1  # "EUR 650k at EUR/CHF 0.94 is ...": the rate is read by _conversion
     if left.mixed:
         return _mixed(doc, left, tokens, j)
-    if left.ops == 0 and j < len(tokens) and tokens[j].kind == "eq":
+    colon = j < len(tokens) and tokens[j].text == ":"  # "about CHF 2.7M: CHF 1.6M + CHF 0.47M + CHF 0.66M"
+    if left.ops == 0 and j < len(tokens) and (tokens[j].kind == "eq" or colon):
         right, k = _expression(tokens, _skip(tokens, j + 1, "approx"))
+        if colon and (right is None or (k < len(tokens) and tokens[k].kind == "eq")):
+            return None, j + 1  # "USD 747k: USD 747k x 3 = USD 2.24M": the colon introduces a sum with its own result
         if right is not None and right.ops and len(left.quantities) == 1 and left.quantities[0].kind == "amount":
             if right.mixed:
                 return _mixed(doc, right, tokens, k)
             return _verify(doc, right, left.quantities[0], tokens, j), k  # "C is A% of B"
-        if right is not None and right.ops == 0 and _is_conversion(left, right):
+        if right is not None and right.ops == 0 and not colon and _is_conversion(left, right):
             return _conversion(doc, left, right), k
     result, k = _result(tokens, j)
     if result is None and left.ops and _bracketed(tokens, i, j):  # "CHF 2.45M (EUR 900k + EUR 1.2M ...)"
@@ -226,8 +231,13 @@ def _operand(tokens, i):
         return None, i
     j = i + 1
     words = 0
-    while j < len(tokens) and tokens[j].kind == "word" and words < 4 and tokens[j].text.lower() not in LABEL_BREAKS:
-        j, words = j + 1, words + 1
+    while j < len(tokens) and words < 4:
+        if tokens[j].kind == "word" and tokens[j].text.lower() not in LABEL_BREAKS:
+            j, words = j + 1, words + 1
+        elif _account_name(tokens, j):  # "$1.1M 401(k) + ...": an account's name, not a figure
+            j, words = j + 4, words + 1
+        else:
+            break
     if j < len(tokens) and tokens[j].kind == "lp":  # "(the target)": a parenthesis with no figure is skipped
         k = j + 1
         while k < len(tokens) and tokens[k].kind in ("word", "punct"):
@@ -235,6 +245,12 @@ def _operand(tokens, i):
         if k < len(tokens) and tokens[k].kind == "rp" and k > j + 1:
             j = k + 1
     return value, j
+
+
+def _account_name(tokens, j):
+    """"401(k)", "403(b)": a number, then one letter in brackets."""
+    kinds = [t.kind for t in tokens[j : j + 4]]
+    return kinds == ["num", "lp", "word", "rp"] and len(tokens[j + 2].text) == 1 and tokens[j + 1].start == tokens[j].end
 
 
 def _fraction(text):
@@ -247,16 +263,24 @@ def _value_of(q):
     return Value(q.value - q.precision, q.value + q.precision, q.value, q.unit, q.start, q.end, [q])
 
 
+SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
+
+
 def _number(token):
-    text = token.text
-    spread = 0.0 if "." not in text else 0.5 * 10 ** -len(text.split(".")[1])
-    value = float(text)
-    return Value(value - spread, value + spread, value, "", token.start, token.end, [])
+    """A bare number: "3", "0.94", "152,500", "100k" (a scale written with it, as in "700k / 0.94")."""
+    text = token.text.replace(",", "")
+    digits = text.rstrip("kKMbn")
+    scale = SCALES.get(text[len(digits) :], 1)
+    spread = (0.0 if "." not in digits else 0.5 * 10 ** -len(digits.split(".")[1])) * scale
+    spread = spread or (0.5 * scale if scale > 1 else 0.0)
+    value = float(digits) * scale
+    return Value(value - spread, value + spread, value, "", token.start, token.end, [], numbers=[value])
 
 
 def _combine(a, op, b):
     """a op b over the ranges the figures can mean; a mixed-currency step is recorded, not computed."""
-    merged = dict(start=a.start, end=b.end, quantities=a.quantities + b.quantities, ops=a.ops + b.ops + 1)
+    merged = dict(start=a.start, end=b.end, quantities=a.quantities + b.quantities, ops=a.ops + b.ops + 1,
+                  numbers=a.numbers + b.numbers)  # fmt: skip
     money = {a.unit, b.unit} - {"", "%"}
     if len(money) == 2:
         return Value(0, 0, 0, "?", mixed=(a.quantities[-1], b.quantities[0]), **merged)
@@ -300,17 +324,51 @@ def _verify(doc, expression, result, tokens, eq_index):
         lo, hi, mid, unit = lo * 100, hi * 100, mid * 100, "%"
     span = (min(expression.start, result.start), max(expression.end, result.end))
     shown = doc.text[span[0] : span[1]]
+    money = {unit, result.unit} - {"", "%", "?"}
+    turned = _turned(doc, expression, result, shown, span)
+    if turned is not None:
+        return turned
+    if unit == "" and result.kind == "amount" and not expression.mixed:
+        unit = result.unit  # "2 × 3 × 100k = EUR 600k": counts and bare figures, in the result's currency
+    elif len(money) == 2 and len(expression.quantities) == 1 and expression.ops:
+        unit = result.unit  # "USD 300k ÷ 1.27 = £236k": a conversion at the rate the text writes as a number
     if unit == "?" or unit != result.unit:
         if {unit, result.unit} - {"", "%", "?"} and len({unit, result.unit} - {"", "%", "?"}) == 2:
             doc.combined.append((expression.quantities[-1], result))
         return None
     slack = result.precision + (APPROX_SLACK * abs(result.value) if approx else 0.0)
     doc.derived[(result.start, result.end)] = shown
+    doc.consumed.append(span)
     if lo - slack - 1e-9 <= result.value <= hi + slack + 1e-9:
+        doc.inputs.update((x.start, x.end) for x in expression.quantities)
         return Finding("arithmetic", True, shown, f"{shown}: the arithmetic checks out", span[0], span[1])
     right = format_percent(mid) if unit == "%" else format_amount(mid, unit) if unit else f"{mid:,.4g}"
     detail = f"{shown}: the arithmetic gives {right}, not {result.text}"
     return Finding("arithmetic", False, shown, detail, span[0], span[1])
+
+
+def _turned(doc, expression, result, shown, span):
+    """"CHF 1.9M ÷ 1.064 ≈ EUR 1.79M" at CHF/EUR 1.064: a conversion written with the number of a rate the text
+    names, checked the way that rate goes (1 CHF = 1.064 EUR multiplies francs); None when it is no such step."""
+    if result.kind != "amount" or expression.ops != 1:
+        return None
+    start, end = sentence_of(doc, result.start)
+    rates = [r for r in doc.rates if start <= r.start < end and r.base and r.value and result.unit in (r.base, r.quote)]
+    rate = next((r for r in rates if any(abs(n - r.value) <= r.precision for n in expression.numbers)), None)
+    if rate is None:
+        return None
+    source = rate.quote if result.unit == rate.base else rate.base
+    amounts = [q.value for q in expression.quantities if q.unit in (source, "")] + [
+        n for n in expression.numbers if abs(n - rate.value) > rate.precision
+    ]
+    if len(amounts) != 1:
+        return None
+    right = rate.converts(amounts[0], source, result.unit)[0]
+    doc.derived[(result.start, result.end)] = shown
+    if abs(right - result.value) <= result.precision + 0.02 * abs(right):
+        return Finding("arithmetic", True, shown, f"{shown}: the conversion checks out", span[0], span[1])
+    detail = f"{shown}: at {doc.text[rate.start : rate.end]} that is {format_amount(right, result.unit)}, not {result.text}"
+    return Finding("arithmetic", False, shown, detail + " (the rate applied the wrong way round)", span[0], span[1])
 
 
 def _is_conversion(a, b):
@@ -338,13 +396,24 @@ def _conversion(doc, a, b):
         return None
     shown = doc.text[qa.start : qb.end]
     for r in valued:
-        for factor in (r.value - r.precision, r.value + r.precision):
-            for converted in (qa.value * factor, qa.value / factor):
-                if abs(converted - qb.value) <= qb.precision + abs(converted) * (r.precision / r.value):
-                    return Finding("arithmetic", True, shown, f"{shown}: the conversion checks out", qa.start, qb.end)
+        for converted in r.converts(qa.value, qa.unit, qb.unit):
+            if abs(converted - qb.value) <= qb.precision + abs(converted) * (r.precision / r.value):
+                return Finding("arithmetic", True, shown, f"{shown}: the conversion checks out", qa.start, qb.end)
     r = valued[0]
-    options = f"{format_amount(qa.value * r.value, qb.unit)} or {format_amount(qa.value / r.value, qb.unit)}"
-    detail = f"{shown}: at {r.value} that is {options}, not {qb.text}"
+    options = " or ".join(format_amount(v, qb.unit) for v in r.converts(qa.value, qa.unit, qb.unit))
+    if r.base and not options:
+        return None  # a rate of another pair
+    quote = doc.text[r.start : r.end]
+    if r.base and _close_to_any(qb, [qa.value * r.value, qa.value / r.value], slack=0.0):
+        # the text writes both amounts and the rate: it may quote the pair the other way round ("EUR/CHF 1.06" for
+        # francs to euros), which people do; the market reading gives another figure, so it is not checked
+        detail = f"unverified: {shown} reads {quote} the other way round from the market's (1 {r.base} = {r.value} {r.quote})"
+        return Finding("arithmetic", True, shown, detail, qa.start, qb.end, verified=False)
+    detail = f"{shown}: at {quote} that is {options}, not {qb.text}"
     return Finding("arithmetic", False, shown, detail, qa.start, qb.end)
+
+
+def _close_to_any(q, values, slack=0.02):
+    return any(abs(q.value - v) <= q.precision + slack * abs(v) for v in values)
 
 

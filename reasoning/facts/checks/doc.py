@@ -41,6 +41,8 @@ class Doc:
     derived: dict = field(default_factory=dict)  # span of a result shown -> how it was derived
     combined: list = field(default_factory=list)  # (q1, q2) in different currencies joined by an expression
     statutory: set = field(default_factory=set)  # spans of amounts tied to a rule's threshold
+    inputs: set = field(default_factory=set)  # spans of figures a checked derivation used
+    consumed: list = field(default_factory=list)  # spans of written arithmetic: their numbers are no counts
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,21 @@ class Rate:
     pair: frozenset  # {"EUR", "CHF"}, or empty when the text names no pair
     value: float | None
     precision: float = 0.0
+    base: str = ""  # "EUR/CHF 0.94": 1 EUR (base) = 0.94 CHF (quote); "" when the text names no pair
+    quote: str = ""
+
+    def converts(self, value, source, target):
+        """What `value` in `source` is in `target` at this rate: one way for a named pair (EUR/CHF 0.94 multiplies
+        euros, divides francs), both ways for a rate with no pair ("an exchange rate of 0.94")."""
+        if not self.value:
+            return []
+        if self.base and self.quote:
+            if (source, target) == (self.base, self.quote):
+                return [value * self.value]
+            if (source, target) == (self.quote, self.base):
+                return [value / self.value]
+            return []
+        return [value * self.value, value / self.value]
 
 
 CODE = r"(?:[A-Z]{3}|\$|€|£)"
@@ -83,7 +100,10 @@ def read_rates(text):
             number = next((g for g in m.groups() if g and re.fullmatch(NUMBER, g)), None)
             value = float(number) if number else None
             precision = 0.5 * 10 ** -len(number.split(".")[1]) if number and "." in number else 0.5
-            found.append(Rate(m.start(), m.end(), pair if len(pair) == 2 else frozenset(), value, precision))
+            base, quote = (SYMBOLS.get(groups.get(k) or "", groups.get(k) or "") for k in ("a", "b"))
+            named = len(pair) == 2
+            found.append(Rate(m.start(), m.end(), pair if named else frozenset(), value, precision,
+                              base if named else "", quote if named else ""))  # fmt: skip
     return found
 
 
@@ -108,8 +128,9 @@ def read(text, facts):
     rates = read_rates(text)
     every = find_quantities(text)
     quantities = [
-        q for q in every if q.kind in ("amount", "percent") and not any(r.start <= q.start < r.end for r in rates)
-    ]
+        q for q in every
+        if q.kind in ("amount", "percent") and not any(r.start <= q.start < r.end for r in rates) and not _spelled(q)
+    ]  # fmt: skip
     doc = Doc(text, list(facts), quantities, rates, split_sentences(text), regimes.find_regimes(text))
     doc.every = every
     doc.starts = [s for s, _ in doc.sentences]
@@ -119,6 +140,11 @@ def read(text, facts):
         doc.blocked[x.start : x.end] = b"\x01" * (x.end - x.start)
     doc.statutory = {(q.start, q.end) for q in quantities if q.kind == "amount" and _is_statutory(doc, q)}
     return doc
+
+
+def _spelled(q):
+    """"the two euro assets": a small amount in words and no scale is a count before a noun, not money."""
+    return q.kind == "amount" and not any(c.isdigit() for c in q.text) and not q.scaled and q.value < 100
 
 
 def sentence_of(doc, position):
@@ -167,13 +193,18 @@ BOUND_BEFORE = re.compile(
 CLAUSE_BREAK = re.compile(r"\b(?:while|and|but|so|when|if|because|since|whereas|then|which|who|with|without)\b|[,;:(]")
 
 
+def near_words(doc, q):
+    """The three words before a figure and the three after it, each within its clause ("before # after")."""
+    start, end = sentence_of(doc, q.start)
+    before = CLAUSE_BREAK.split(" ".join(doc.text[start : q.start].split()[-3:]))[-1]
+    after = CLAUSE_BREAK.split(" ".join(doc.text[q.end : end].split()[:3]))[0]
+    return f"{before} # {after}"
+
+
 def _is_statutory(doc, q):
     """An amount the text ties to a rule's threshold, limit or exemption (within three words, in the same clause)."""
     start, end = sentence_of(doc, q.start)
-    before = " ".join(doc.text[start : q.start].split()[-3:])
-    before = CLAUSE_BREAK.split(before)[-1]
-    after = CLAUSE_BREAK.split(" ".join(doc.text[q.end : end].split()[:3]))[0]
-    near = f"{before} # {after}"
+    near = near_words(doc, q)
     if LAW_WORDS.search(near) or _next_to_rule(doc, q):
         return True
     if LIMIT_WORDS.search(near) or BOUND_BEFORE.search(doc.text, max(start, q.start - 24), q.start):
@@ -186,7 +217,7 @@ RULE_THEN_AMOUNT = re.compile(
     r"\s*\(?\s*(?:about|around|roughly|up to|~)?\s*$",
     re.IGNORECASE,
 )
-AMOUNT_THEN_RULE = re.compile(r"\s*(?:\(|\b(?:in|into|to)\s+(?:the|a|an|her|his|their)?)\s*$", re.IGNORECASE)
+AMOUNT_THEN_RULE = re.compile(r"\s*(?:\(|\b(?:in|into|to)\s+(?:the|a|an|her|his|their)?)?\s*$", re.IGNORECASE)
 
 
 def _next_to_rule(doc, q):

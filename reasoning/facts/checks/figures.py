@@ -26,8 +26,12 @@ import re
 from dataclasses import replace
 
 from reasoning.facts.checks.arithmetic import APPROX_SLACK
+from reasoning.facts.checks.derive import POINTS, converted, derive, shares
 from reasoning.facts.checks.doc import (
+    LAW_WORDS,
+    LIMIT_WORDS,
     Doc,
+    near_words,
     amount_facts,
     close_to,
     fact_of,
@@ -82,19 +86,61 @@ def _amounts(doc):
             findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
             continue
         shown = doc.derived.get((q.start, q.end))
+        turned, inverted = ("", "") if shown else converted(doc, q)
+        if inverted:
+            findings.append(Finding("figure", False, q.text, inverted, q.start, q.end))
+            continue
+        shown = shown or turned
         dropped, sure = _unknown(doc, q, facts, derived)
         wrong = "" if shown else (dropped if sure else "") or _mislabelled(doc, q, facts) or _contradicted(doc, q)
         if wrong:  # checked before any implied derivation: a chance match must not excuse it
             findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
             continue
-        how = shown or _implicit(doc, q, facts, derived + [p for p in proposed if p is not q])
+        others = derived + [p for p in proposed if p is not q]
+        how = shown or _implicit(doc, q, facts, others) or derive(doc, q, _known(doc, facts) + _as_known(others, q))
         if how:
+            doc.derived.setdefault((q.start, q.end), how)  # a share of it may follow ("that is 40% of ...")
             findings.append(Finding("figure", True, q.text, f"{q.text} is derived: {how}", q.start, q.end))
             continue
         detail, sure = _unknown(doc, q, facts, derived)
         if sure or q not in proposed:
-            findings.append(Finding("figure", False, q.text, detail, q.start, q.end))
-    return findings
+            why = "" if sure else _undecidable(doc, q)
+            findings.append(Finding("figure", bool(why), q.text, why or detail, q.start, q.end, verified=not why))
+    # a figure no check could tie to the sheet, that a checked derivation then used: an input the text assumes
+    return [_assumed(f) if not f.ok and (f.start, f.end) in doc.inputs and " neither " in f.detail else f
+            for f in findings]  # fmt: skip
+
+
+def _as_known(quantities, q):
+    return [(d.value, d.unit, d.text, "derived in the text") for d in quantities if d is not q]
+
+
+def _assumed(finding):
+    detail = f"unverified: {finding.text} is not on the fact sheet; the text assumes it and derives from it"
+    return Finding("figure", True, finding.text, detail, finding.start, finding.end, verified=False)
+
+
+TOTAL_BEFORE = re.compile(r"\b(?:combined|total|totalling|totaling|all told|altogether)\s*(?:of\s+)?[~≈]?\s*$", re.I)
+CONVERTING = re.compile(
+    r"\b(?:convert\w*|exchange\w*|in (?:francs|euros?|dollars|pounds|sterling)|at (?:today's|the current|the spot)"
+    r"|rate)\b",
+    re.I,
+)
+
+
+def _undecidable(doc, q):
+    """Why the checker cannot decide an amount it cannot tie to the sheet, or "" when it can (it is then wrong): a
+    threshold or limit of a rule it does not know, or a conversion at a rate the text and the sheet do not give."""
+    start, end = sentence_of(doc, q.start)
+    if LIMIT_WORDS.search(near_words(doc, q)) or LAW_WORDS.search(near_words(doc, q)):
+        return f"unverified: {q.text} reads as a rule's threshold or limit, which the sheet does not hold"
+    if TOTAL_BEFORE.search(doc.text, max(start, q.start - 20), q.start):
+        return f"unverified: {q.text} is a total whose parts the sentence does not give"
+    units = {x.unit for x in in_sentence(doc, start, end, "amount")} | {f.unit for f in amount_facts(doc)}
+    converting = any(start <= r.start < end for r in doc.rates) or CONVERTING.search(doc.text, start, end)
+    if converting and units - {q.unit}:
+        return f"unverified: {q.text} is a conversion at a rate the text and the sheet do not state"
+    return ""
 
 
 def _mislabelled(doc, q, facts):
@@ -341,6 +387,12 @@ def _ratio_of_known(doc, q, facts):
     for f in facts:
         if f.base and abs(100 - f.value - q.value) <= q.precision:
             return f"the rest of the {f.base} beside the {f.label}"
+    start, end = sentence_of(doc, q.start)
+    for share in shares(doc, start, end, written=False):
+        if abs(share * 100 - q.value) <= q.precision:
+            return "a gap between two of the sheet's percents, or a limit"
+    if any(abs(float(m[1]) - q.value) <= q.precision for m in POINTS.finditer(doc.text, start, end)):
+        return "the points the sentence gives"
     derived = [d for d in doc.quantities if (d.start, d.end) in doc.derived and d.kind == "amount"]
     known = [(f.value, f.unit, f.label) for f in amount_facts(doc)] + [(d.value, d.unit, d.text) for d in derived]
     for a, unit, name in known:

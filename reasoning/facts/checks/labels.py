@@ -10,6 +10,8 @@ labels are compared by their content words, with the synonyms of reasoning/facts
 
 from __future__ import annotations
 
+import re
+
 from reasoning.facts import regimes
 from reasoning.facts.checks.doc import Doc, amount_facts, percent_facts
 from reasoning.facts.checks.words import (
@@ -30,6 +32,8 @@ from reasoning.facts.checks.words import (
 )
 from reasoning.facts.quantities import matches
 from reasoning.facts.sheet import Finding
+
+SUM_AFTER = re.compile(r"\s*[+]")
 
 KIND = "label"
 FINAL_ONLY = False
@@ -70,6 +74,10 @@ def _mislabels(doc, q, owners, mentions):
             if not any(covers(raw_words(" ".join(_regime_names(regime))), raw_words(f.label)) for f in owners):
                 problems.append(f"{q.text} is the {owner.label}, not {regime.name}")
             continue
+        if q.kind == "percent" and words <= {"wealth"}:
+            continue  # "a quarter of the portfolio (26%)": the share's base, not its label
+        if form in ("before", "colon") and SUM_AFTER.match(doc.text, q.end):
+            continue  # "Financial assets: £1.4M + £420k + ...": the label is the sum's
         if form == "of" or words <= PORTIONS:
             continue  # "USD 450k of employer stock", "a share of USD 3.2M": a portion of a holding, not its label
         others = (f for f in doc.facts if f.kind == q.kind and f not in owners)
