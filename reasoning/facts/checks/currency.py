@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from reasoning.facts.checks.bare import mixed
 from reasoning.facts.checks.doc import Doc, fact_of, has_rate, in_sentence, sentence_of
 from reasoning.facts.sheet import Finding
 
@@ -50,6 +51,13 @@ def run(doc: Doc) -> list[Finding]:
         seen.add(sentence)
         detail = f"{a.text} and {b.text} are combined with no exchange rate stated"
         findings.append(Finding("currency", False, doc.text[a.start : b.end], detail, a.start, b.end))
+    for start, end in doc.sentences:  # "CHF 2.4M and EUR 850k make 3.25M": a bare sum of two currencies
+        for a, b, result in mixed(doc, start, end):
+            if (start, end) in seen or has_rate(doc, a.unit, b.unit):
+                continue
+            seen.add((start, end))
+            detail = f"{result.text} adds {a.text} ({a.unit}) and {b.text} ({b.unit}) with no exchange rate"
+            findings.append(Finding("currency", False, result.text, detail, result.start, result.end))
     return findings
 
 

@@ -227,7 +227,9 @@ def _next_to_rule(doc, q):
         before = m.end <= q.start and q.start - m.end <= 30 and RULE_THEN_AMOUNT.fullmatch(doc.text, m.end, q.start)
         after = q.end <= m.start and m.start - q.end <= 12 and AMOUNT_THEN_RULE.fullmatch(doc.text, q.end, m.start)
         if before or after:
-            held = any(raw_words(m.text) & raw_words(str(f.value)) for f in doc.facts if f.kind == "account")
+            held = any(raw_words(m.text) & raw_words(str(f.value)) for f in doc.facts if f.kind == "account") or any(
+                raw_words(m.text) & raw_words(f.label) for f in doc.facts if f.kind == "amount"
+            )  # the client's SIPPs, ISAs, 401(k) on the sheet as amounts
             # next to an account the client holds ("ISAs (£240k)") an amount is its balance, unless it is yearly
             return not held or bool(YEARLY.match(doc.text, q.end))
     return False

@@ -182,8 +182,16 @@ def named_fact(doc, q, facts):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
         words = raw_words(term)
         near = raw_words(_edge(term, form))  # the label ends next to the figure: "portfolio yields $75k" names none
-        named += [f for f in facts if label_in(f.label, words) and near & raw_words(f.label)]
+        loose = [f for f in facts if f.kind == "amount" and _all_but_one(f.label, words)]  # "IRA" for "traditional IRA"
+        named += [f for f in facts if (label_in(f.label, words) or f in loose) and near & raw_words(f.label)]
     return next((f for f in named if matches(q, f.value, f.unit)), named[0] if named else None)
+
+
+def _all_but_one(label, words):
+    """"IRA" names the "traditional IRA": every word said is the label's, and one of the label's at most is left out."""
+    mine = raw_words(label) - WEAK
+    said = words - WEAK
+    return bool(said - ROLES) and len(mine) >= 2 and said <= mine and len(mine - said) == 1  # not "target" alone
 
 
 def _edge(term, form):
