@@ -58,3 +58,10 @@ def test_an_age_next_to_a_name_is_the_sheets():
 def test_what_cannot_be_decided_is_unverified_not_failed():
     assert failed("The cantonal threshold of CHF 75,000 does not bind.") == []
     assert [f.text for f in unverified("A minimum of 17,500 returns is expected.")] == ["17,500"]
+
+
+def test_a_rate_the_sheet_ties_to_one_amount_applied_to_another_fails():
+    sheet = SHEET + [Fact("spending rate", "percent", 4.5, "%", base="liquid portfolio", role="spending")]
+    assert failures(check("Spending at 4.5% of CHF 2.4M is about CHF 108k.", sheet)) == []
+    found = failures(check("Spending at 4.5% of the CHF 1.1M pension fund is CHF 49.5k.", sheet))
+    assert [f.kind for f in found] == ["label"] and "liquid portfolio" in found[0].detail

@@ -30,7 +30,7 @@ from reasoning.facts.checks.words import (
     named_fact,
     raw_words,
 )
-from reasoning.facts.quantities import matches
+from reasoning.facts.quantities import format_amount, matches
 from reasoning.facts.sheet import Finding
 
 SUM_AFTER = re.compile(r"\s*[+]")
@@ -50,7 +50,48 @@ def run(doc: Doc) -> list[Finding]:
         if owners:
             for detail in _mislabels(doc, q, owners, mentions):
                 findings.append(Finding("label", False, q.text, detail, q.start, q.end))
+        elif q.kind == "percent":
+            findings += _applied_elsewhere(doc, q)
     return findings
+
+
+def _rates_with_a_base(doc):
+    """(value, label, base fact) for each percent the sheet ties to one of the client's amounts: a limit in percent
+    ("cash minimum 10% of the brokerage account"), a spending rate, and the gap between a target and today's share
+    of one base (15% target, 10% today: 5 points of the liquid portfolio)."""
+    amounts = amount_facts(doc)
+
+    def base_of(label):
+        found = [f for f in amounts if content_words(label) and content_words(label) <= content_words(f.label)]
+        return found[0] if len(found) == 1 else None
+
+    found = []
+    for f in doc.facts:
+        if f.kind in ("limit", "percent") and f.unit == "%" and f.role not in ("share", "target", "") and f.base:
+            found.append((f.value, f.label, base_of(f.base)))
+    shares = {f.label.lower(): f for f in percent_facts(doc) if f.role == "share"}
+    for t in percent_facts(doc):
+        share = shares.get(t.label.lower().removesuffix(" target").strip()) if t.role == "target" else None
+        if share and share.base == t.base and share.value != t.value:
+            found.append((abs(t.value - share.value), f"{share.label} gap to target", base_of(t.base)))
+    return [(v, label, base) for v, label, base in found if base is not None]
+
+
+def _applied_elsewhere(doc, q):
+    """"Spending at 4.5% of the $158M public-equity sleeve" when the spending rate is 4.5% of the $310M endowment:
+    a percent the sheet ties to one amount, applied to another amount the text writes after "of"."""
+    m = AFTER_OF.match(doc.text, q.end)
+    figure = figure_at(doc, m.end()) if m else None
+    if figure is None or figure.kind != "amount":
+        return []
+    candidates = [(label, base) for value, label, base in _rates_with_a_base(doc) if abs(value - q.value) <= q.precision]
+    if len({base.label for _label, base in candidates}) != 1:
+        return []  # no such percent, or several with other bases: nothing says which it is
+    label, base = candidates[0]
+    if base.unit != figure.unit or matches(figure, base.value, base.unit):
+        return []
+    detail = f"{q.text} is the {label}, a share of the {base.label} ({format_amount(base.value, base.unit)}), not of {figure.text}"
+    return [Finding("label", False, doc.text[q.start : figure.end], detail, q.start, figure.end)]
 
 
 def _mislabels(doc, q, owners, mentions):
