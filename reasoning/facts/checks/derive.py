@@ -87,12 +87,22 @@ def shares(doc, start, end, written=True):
         found |= {p.value / 100, 1 - p.value / 100}
     if written:
         found |= {float(m[1]) / 100 for m in POINTS.finditer(doc.text, start, end)}
-    sheet = percent_facts(doc)
-    for a, b in itertools.combinations(sheet, 2):
-        if a.base and content_words(a.base) == content_words(b.base) and a.value != b.value:
-            found.add(abs(a.value - b.value) / 100)
+    found |= {gap / 100 for gap, _share in gaps(doc)}
     found |= {f.value / 100 for f in doc.facts if f.kind == "limit" and f.unit == "%" and isinstance(f.value, int | float)}
     return {s for s in found if 0 < s < 1}
+
+
+def gaps(doc):
+    """(points, share fact) for each class the sheet gives both today's share and a target of, on one base ("equities"
+    62% and "equities target" 50% of the liquid portfolio: 12 points)."""
+    sheet = percent_facts(doc)
+    today = {f.label.lower(): f for f in sheet if f.role != "target" and f.base}
+    found = []
+    for t in sheet:
+        share = today.get(t.label.lower().removesuffix(" target").strip()) if t.role == "target" else None
+        if share and content_words(share.base) == content_words(t.base) and share.value != t.value:
+            found.append((abs(t.value - share.value), share))
+    return found
 
 
 def derive(doc, q, known):

@@ -62,6 +62,11 @@ PARTS = re.compile(
     re.IGNORECASE,
 )
 PART_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "twelve": 12}
+FRACTION_WORD = re.compile(
+    r"\b(?:half|halves|thirds?|quarters?|fifths?|tenths?|twentieths?|split|equal|evenly|each|per|tranches?|"
+    r"instalments?|installments?)\b",
+    re.IGNORECASE,
+)  # a simple share of an amount is derived only where the sentence speaks of shares
 SIMPLE_SHARES = (1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4, 1 / 5, 1 / 10, 1 / 20)
 
 
@@ -244,13 +249,17 @@ def _implicit(doc, q, facts, derived):
     written = [x for x in doc.quantities if x.kind == "amount" and x is not q and x.unit == q.unit]
     near = [k for k in known if any(close_to(x, k[0]) for x in here)]
     named = [k for k in known if any(close_to(x, k[0]) for x in written)]
-    for value, _unit, name, _role in near:
+    for value, _unit, name, _role in near if FRACTION_WORD.search(doc.text, start, end) else ():
         for share in SIMPLE_SHARES:
             if close_to(q, value * share):
                 return f"{_fraction_name(share)} of {name}"
     # a sum or difference: one operand in the sentence and the other known, or both written in the text
+    targets = {f"{format_percent(p.value)} of the {f.label}" for p in percent_facts(doc) if p.role == "target"
+               for f in facts}  # fmt: skip
     for value, _unit, name, _role in near + named:
-        for other, _other_unit, other_name, _ in known if (value, _unit, name, _role) in near else named:
+        for other, _other_unit, other_name, role in known if (value, _unit, name, _role) in near else named:
+            if role in targets:
+                continue  # a position at a target is where the holding should be, not a part of it to add or take
             if other != value and close_to(q, value + other):
                 return f"{name} + {other_name}"
             if other != value and close_to(q, abs(value - other)):
@@ -279,6 +288,8 @@ def _known(doc, facts):
                 value = f.value * p.value / 100
                 role = f"{format_percent(p.value)} of the {f.label}"
                 known.append((value, f.unit, f"{format_amount(value, f.unit)} ({role})", role))
+                if p.role == "target":
+                    continue  # the rest beside a target is no position: "outside the bonds target" met slips by chance
                 rest, role = f.value - value, f"the {f.label} outside the {p.label}"
                 known.append((rest, f.unit, f"{format_amount(rest, f.unit)} ({role})", role))
     return known
