@@ -14,7 +14,7 @@ from reasoning.facts.fidelity import checker_table, score_checker
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "checker_corpus.json"
 OWNED_ELSEWHERE = ("jurisdiction_rate", "constraint")
-FLOOR = 79  # slips caught of the kinds this checker owns (116 in the corpus): what it reaches, not the goal of 95%
+FLOOR = 80  # slips caught of the kinds this checker owns (116 in the corpus): what it reaches, not the goal of 95%
 
 
 @functools.cache

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from reasoning.facts.checks.derive import COUNT_WORDS
 from reasoning.facts.checks.doc import Doc, has_rate, in_sentence, sentence_of
 from reasoning.facts.checks.words import table
 from reasoning.facts.quantities import format_amount, format_percent
@@ -28,7 +29,7 @@ TOKEN = re.compile(
     r"(?P<frac>\b(?:(?:a|one)\s+(?:third|quarter|fifth|tenth|twentieth|half)|(?:two|three|four)\s+"
     r"(?:thirds|quarters|fifths|tenths)|half)\s+(?:of\s+)?)"
     r"|(?P<share>\bas\s+an?\s+(?:share|percentage|proportion|fraction|percent)\s+of\b|\bout\s+of\b)"
-    r"|(?P<eq>=|≈|→|->|\bi\.e\.,?|\b(?:is|are|was|equals?|gives|comes\s+to|amounts\s+to|leaves|makes\s+up|represents"
+    r"|(?P<eq>=|≈|→|->|(?<=\s)—(?=\s)|\bi\.e\.,?|\b(?:is|are|was|equals?|gives|comes\s+to|amounts\s+to|leaves|makes\s+up|represents"
     r"|that\s+is|which\s+is)\b)"
     r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
     r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
@@ -227,6 +228,9 @@ def _operand(tokens, i):
         value = _value_of(t.q)
     elif t.kind == "num":
         value = _number(t)
+    elif t.kind == "word" and t.text.lower() in COUNT_WORDS and _next_is_operator(tokens, i):
+        n = float(COUNT_WORDS[t.text.lower()])  # "Four parent-child pairs × EUR 400k"
+        value = Value(n, n, n, "", t.start, t.end, [], numbers=[n])
     else:
         return None, i
     j = i + 1
@@ -251,6 +255,16 @@ def _account_name(tokens, j):
     """"401(k)", "403(b)": a number, then one letter in brackets."""
     kinds = [t.kind for t in tokens[j : j + 4]]
     return kinds == ["num", "lp", "word", "rp"] and len(tokens[j + 2].text) == 1 and tokens[j + 1].start == tokens[j].end
+
+
+def _next_is_operator(tokens, i):
+    """A count word is an operand only when an operator follows it within its few label words."""
+    for t in tokens[i + 1 : i + 6]:
+        if t.kind == "op":
+            return _op(t) in ("*", "/")
+        if t.kind != "word":
+            return False
+    return False
 
 
 def _fraction(text):
