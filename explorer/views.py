@@ -255,6 +255,8 @@ def session_report(request, session_id):
     session = session_or_404(request, session_id)
     cancel = OverseerAction.objects.filter(session=session, action="cancel").order_by("-created_at").first()
     path = presenters.answer_path(session)
+    facts = list(session.facts.all())
+    sheet = [fact.as_fact() for fact in facts]
     return render(
         request,
         "explorer/session_report.html",
@@ -262,10 +264,10 @@ def session_report(request, session_id):
             "session": session,
             "status_sentence": presenters.status_sentence(session, cancel.actor if cancel else ""),
             "path": [_with_failures(node) for node in path],
-            "facts": [_fact_row(fact) for fact in session.facts.all()],
+            "facts": [_fact_row(fact) for fact in facts],
             "answer_findings": _failed_first(session.answer_checks) if session.final_answer else [],
             "answer_badge": (
-                answer_badge(session.answer_checks) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None
+                answer_badge(session.answer_checks, sheet) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None
             ),
             **_failed_steps(session, {node.pk for node in path}),
             "spent": presenters.usd(session.budget_used_usd),

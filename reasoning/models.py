@@ -859,10 +859,11 @@ class IdempotencyKey(models.Model):
         constraints = [models.UniqueConstraint(fields=["tenant", "key"], name="idempotency_key_per_tenant")]
 
 
-def answer_badge(checks):
+def answer_badge(checks, facts=None):
+    """The answer's badge; with the session's facts (Fact objects) it also says what the sheet lacks."""
     from .facts.check import badge  # the checker's patterns compile only where a badge is shown
 
-    return badge([Finding.from_dict(c) for c in checks])
+    return badge([Finding.from_dict(c) for c in checks], facts)
 
 
 CHECKED, NEEDS_REVIEW, NOT_CHECKED = "checked", "needs_review", "not_checked"  # a session's answer_state

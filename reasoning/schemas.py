@@ -181,6 +181,9 @@ class FindingOut(Schema):
     detail: str
     start: int = Field(-1, description="Where the span starts in the checked text (-1: no span).")
     end: int = -1
+    verified: bool = Field(
+        True, description="False: the check could not decide (ok is then true and the detail says why); not counted."
+    )
 
 
 class FactOut(Schema):
@@ -298,7 +301,8 @@ class SessionOut(Schema):
         default_factory=list, description="What the fact checker found in the final answer's figures and places."
     )
     answer_badge: str | None = Field(
-        None, description="'figures checked: n of n', or the failures; none for an answer that was not checked."
+        None, description="What was checked and what was not ('12 figures checked, 1 unverified'), and the failures; "
+        "none for an answer that was not checked."
     )
     answer_state: str | None = Field(
         None,

@@ -10,6 +10,8 @@ not yet taken: a case with two "$400k" needs two extracted "$400k" to score both
 
 from __future__ import annotations
 
+import re
+
 from reasoning.facts.sheet import NUMERIC, Fact
 
 TOLERANCE = 0.005
@@ -272,3 +274,60 @@ def table(result) -> str:
             f"{t['precision']:.2f} | {t['label_agreement']:.2f} |"
         )
     return "\n".join(rows)
+
+
+# ---- the checker on hand-written sentences (fixtures/checker_corpus.json) -----------------------------------------
+
+SLIP_SPAN = re.compile(r'^span "(.*?)" is wrong')
+
+
+def score_checker(corpus: dict, check) -> dict:
+    """The checker on a labelled corpus of sentences (issue 30): per slip kind, how many slips it caught (a failed
+    finding whose span overlaps the sentence) and how many at the slip's own span (the note's `span "..."`); on
+    right sentences, its false alarms (any failed finding) and its unverified findings.
+
+    Returns {"kinds": {kind: {"slips", "caught", "at_span", "missed": [ids]}}, "right": n, "false_alarms": [ids],
+    "unverified": n}. `check` is reasoning.facts.check.check (passed in so this module stays free of it)."""
+    facts = {c["id"]: [Fact.from_dict(f) for f in c["facts"]] for c in corpus["cases"]}
+    kinds, alarms, right, unverified = {}, [], 0, 0
+    for s in corpus["sentences"]:
+        text = s["text"]
+        findings = check(text, facts[s["case"]], final=s["final"])
+        failed = [f for f in findings if not f.ok and f.start < len(text) and f.end > 0]
+        unverified += sum(not f.verified for f in findings)
+        if not s["slip"]:
+            right += 1
+            if failed:
+                alarms.append(s["id"])
+            continue
+        row = kinds.setdefault(s["slip"], {"slips": 0, "caught": 0, "at_span": 0, "missed": []})
+        row["slips"] += 1
+        if not failed:
+            row["missed"].append(s["id"])
+            continue
+        row["caught"] += 1
+        m = SLIP_SPAN.match(s["note"])
+        at = text.find(m[1]) if m else -1
+        if at >= 0 and any(f.start < at + len(m[1]) and at < f.end for f in failed):
+            row["at_span"] += 1
+    return {"kinds": dict(sorted(kinds.items())), "right": right, "false_alarms": alarms, "unverified": unverified}
+
+
+def checker_table(score: dict, owned_elsewhere=()) -> str:
+    """The score as a Markdown table: a row per slip kind, then the right sentences' false alarms."""
+    lines = ["| slip kind | slips | caught | at the slip's span | missed |", "|---|---:|---:|---:|---|"]
+    total = caught = 0
+    for kind, row in score["kinds"].items():
+        mark = " (*)" if kind in owned_elsewhere else ""
+        missed = ", ".join(row["missed"][:6]) + (" ..." if len(row["missed"]) > 6 else "")
+        lines.append(f"| {kind}{mark} | {row['slips']} | {row['caught']} | {row['at_span']} | {missed} |")
+        if kind not in owned_elsewhere:
+            total, caught = total + row["slips"], caught + row["caught"]
+    lines.append(f"| **all kinds but (*)** | {total} | {caught} ({caught / max(total, 1):.0%}) | | |")
+    alarms = score["false_alarms"]
+    lines.append(
+        f"\nRight sentences: {score['right']}, false alarms: {len(alarms)}"
+        + (f" ({', '.join(alarms)})" if alarms else "")
+        + f"; unverified findings: {score['unverified']}."
+    )
+    return "\n".join(lines)

@@ -61,7 +61,8 @@ class Fact:
 
 @dataclass
 class Finding:
-    """One check of a text against the sheet: `ok` False is a failed check; `text` is the span it concerns."""
+    """One check of a text against the sheet: `ok` False is a failed check; `text` is the span it concerns. A check
+    that cannot decide says so: ok True, verified False, and a detail saying why; it never counts as checked."""
 
     kind: str  # one of CHECK_KINDS
     ok: bool
@@ -69,6 +70,7 @@ class Finding:
     detail: str  # what was found, in a sentence an advisor reads ("$450k is the salary, not NIIT")
     start: int = -1  # where the span starts in the checked text
     end: int = -1
+    verified: bool = True  # False: the check could not decide (ok stays True, the detail says why)
 
     def to_dict(self):
         return asdict(self)

@@ -6,7 +6,7 @@ import d3 from "./d3-from-npm.js";
 import { $, firstLine, setText, show, state, truncate } from "./util.js";
 import { model } from "./model.js";
 import { reveal, select } from "./tree.js";
-import { failedOf, renderCheckList, renderMarkedText } from "./checks.js";
+import { failedOf, renderCheckList, renderMarkedText, unverifiedOf } from "./checks.js";
 
 const LONG_PX = 240; // taller than this, the answer offers Collapse
 const STEP_CHARS = 110;
@@ -26,9 +26,9 @@ function measure() {
   $("answer-toggle").setAttribute("aria-expanded", String(!collapsed));
 }
 
-/* The badge ("figures checked: 5 of 5", or the failures) in green or red, the failures listed, the passed ones
- * folded; an answer that was not checked (a stopped session's best line, or checks off) says so and claims nothing.
- * A person's promote stands whatever the checker found: the findings are shown, under "needs review". */
+/* The badge ("5 figures checked, 1 unverified", or the failures) in green or red, the failures listed, the passed
+ * ones folded; an answer that was not checked (a stopped session's best line, or checks off) says so and claims
+ * nothing. A person's promote stands whatever the checker found: the findings are shown, under "needs review". */
 export function renderAnswerChecks(s) {
   const unchecked = s.answer_state === "not_checked";
   const checks = s.final_answer && !unchecked && Array.isArray(s.answer_checks) ? s.answer_checks : [];
@@ -50,10 +50,14 @@ export function renderAnswerChecks(s) {
 }
 
 // The server writes the badge (reasoning/facts/check.py badge()); its wording, for an answer sent without one.
+// An unverified finding (verified false: the check could not decide) is never counted as checked.
 function badgeText(checks) {
   if (!checks.length) return "";
-  const failed = failedOf(checks);
-  const line = `figures checked: ${checks.length - failed.length} of ${checks.length}`;
+  const failed = failedOf(checks), unverified = unverifiedOf(checks);
+  const checked = checks.length - unverified.length;
+  if (!checked) return `not checked: ${unverified.length} unverified`;
+  const line = `${checked} figure${checked === 1 ? "" : "s"} checked`
+    + (unverified.length ? `, ${unverified.length} unverified` : "");
   return failed.length ? `${line}; ${failed.length} failed` : line;
 }
 

@@ -2,9 +2,10 @@
  * Failed findings are listed first (kind and detail) and their spans marked in the text; passed ones fold into
  * "n figures checked". The text is the model's: it is written as text nodes and <mark> elements, never as HTML.
  *
- * A finding is {kind, ok, text, detail, start, end, field?}: start and end are offsets in the checked text, counted
- * in Unicode code points as Python counts them (-1: no span); `field` names the text it was found in when that is not
- * the thought or the answer ("state.summary": a node's other texts the inspector shows are checked too).
+ * A finding is {kind, ok, text, detail, start, end, verified, field?}: start and end are offsets in the checked text,
+ * counted in Unicode code points as Python counts them (-1: no span); verified false means the check could not decide
+ * (ok is then true): such a finding is listed as unverified, never counted as passed; `field` names the text it was
+ * found in when that is not the thought or the answer ("state.summary": a node's other texts the inspector shows).
  */
 import d3 from "./d3-from-npm.js";
 
@@ -12,7 +13,10 @@ const FIGURE_KINDS = new Set(["figure", "arithmetic", "currency"]);
 const NAMES = { jurisdiction: ["place", "places"], coverage: ["listed item addressed", "listed items addressed"] };
 
 export const failedOf = (checks) => (Array.isArray(checks) ? checks.filter((c) => c && c.ok === false) : []);
-export const passedOf = (checks) => (Array.isArray(checks) ? checks.filter((c) => c && c.ok === true) : []);
+export const passedOf = (checks) =>
+  (Array.isArray(checks) ? checks.filter((c) => c && c.ok === true && c.verified !== false) : []);
+export const unverifiedOf = (checks) =>
+  (Array.isArray(checks) ? checks.filter((c) => c && c.ok === true && c.verified === false) : []);
 
 // "5 figures checked" when every passed finding is about a figure; else "6 checks passed (5 figures, 1 place)".
 // Findings on the same span count once, as in the server's badge.
@@ -122,11 +126,15 @@ export function renderCheckList(block, checks, textEl) {
   item.select("button")
     .attr("title", (c) => (c.text ? "Show it in the text" : null))
     .on("click", (event, c) => showSpan(textEl, c));
-  const fold = root.select("details.checks-passed").attr("hidden", passed.length ? null : "");
-  fold.select("summary").text(passed.length ? passedSummary(passed) : "");
-  fold.select("ul").selectAll("li").data(passed).join("li").attr("class", "check pass")
-    .text((c) => `${c.kind}: ${c.detail}` + (c.field ? ` (in its ${c.field.replace(/^state\./, "")})` : ""));
-  return failed.length + passed.length;
+  const unverified = unverifiedOf(checks), folded = [...passed, ...unverified];
+  const fold = root.select("details.checks-passed").attr("hidden", folded.length ? null : "");
+  const summary = [passed.length ? passedSummary(passed) : "", unverified.length ? `${unverified.length} unverified` : ""];
+  fold.select("summary").text(summary.filter(Boolean).join(", "));
+  fold.select("ul").selectAll("li").data(folded).join("li")
+    .attr("class", (c) => (c.verified === false ? "check unverified" : "check pass"))
+    .text((c) => `${c.kind}${c.verified === false ? " (unverified)" : ""}: ${c.detail}`
+      + (c.field ? ` (in its ${c.field.replace(/^state\./, "")})` : ""));
+  return failed.length + folded.length;
 }
 
 function showSpan(textEl, finding) {

@@ -5,6 +5,7 @@ person to look at. This module is also imported by the spawned server process, s
 top.
 """
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -280,7 +281,7 @@ class FactsPageTest(LiveBrowserTestCase):
                 badge = page.locator('[data-testid="answer-badge"]')
                 expect(badge).to_be_visible()
                 expect(badge).to_have_attribute("data-tone", "bad")
-                expect(badge).to_contain_text("figures checked")
+                expect(badge).to_contain_text(re.compile(r"figures? checked"))
                 failures = page.locator('[data-testid="answer-checks-failed"] li')
                 expect(failures).to_have_count(2)
                 expect(failures.first).to_contain_text("scale dropped")
@@ -348,7 +349,7 @@ class FactsPageTest(LiveBrowserTestCase):
             shot(page, "1440-live-inspector")
             if session.final_answer:
                 page.click('[data-testid="tab-answer"]')
-                expect(page.locator('[data-testid="answer-badge"]')).to_contain_text("figures checked")
+                expect(page.locator('[data-testid="answer-badge"]')).to_contain_text(re.compile(r"figures? checked"))
                 shot(page, "1440-live-answer")
         assert self.page_errors == []
 

@@ -55,7 +55,7 @@ def test_the_corrected_recommendation_passes():
     text = "Sell USD 1.6M of the USD 2.24M employer stock (70% of USD 3.2M = USD 2.24M)."
     findings = check(text, FLORIDA)
     assert failures(findings) == []
-    assert badge(findings) == "figures checked: 6 of 6"
+    assert badge(findings) == "6 figures checked"
 
 
 def test_a_figure_with_its_scale_dropped_fails():
@@ -251,7 +251,7 @@ def test_a_conversion_is_checked_at_the_stated_rate():
 def test_an_invented_amount_fails_and_a_fact_passes():
     findings = check("Her USD 3.2M portfolio yields USD 75k of dividends.", FLORIDA)
     assert [(f.text, f.ok) for f in findings if f.kind == "figure"] == [("USD 3.2M", True), ("USD 75k", False)]
-    assert badge(findings) == "figures checked: 1 of 2; 1 failed: USD 75k (not on the sheet)"
+    assert badge(findings) == "2 figures checked; 1 failed: USD 75k (not on the sheet)"
 
 
 def test_a_fact_written_another_way_passes():
@@ -501,15 +501,15 @@ def test_capped():
 def test_badge_says_why_in_a_few_words():
     found = check("Key numbers: $3.2; sell in stages.", FLORIDA, final=True)
     assert badge(found) == (
-        "figures checked: 0 of 5; 5 failed: $3.2 (scale dropped), exchange fund (not addressed), "
-        "charitable remainder trust (not addressed), +2 more"
+        "1 figure checked; 0 of 4 listed items addressed; 5 failed: $3.2 (scale dropped), exchange fund (not "
+        "addressed), charitable remainder trust (not addressed), +2 more"
     )
 
 
 def test_badge_counts_each_figure_once():
-    assert badge([]) == "figures checked: 0 of 0"
+    assert badge([]) == "not checked"
     findings = check("70% (the target) of USD 450k = USD 315k", FLORIDA)
-    assert badge(findings).startswith("figures checked: 3 of 4; 1 failed: 70% (wrong label)")
+    assert badge(findings).startswith("4 figures checked; 1 failed: 70% (wrong label)")
 
 
 def test_a_thought_of_200_words_is_checked_in_a_few_milliseconds():

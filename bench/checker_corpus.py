@@ -1,0 +1,37 @@
+"""Benchmark: the fact checker on sentences people write (fixtures/checker_corpus.json, issue 30, section 2).
+
+Each sentence of the corpus is checked against its case's facts; per slip kind, the slips caught (a failed finding
+on the sentence) and caught at the slip's own span; on the right sentences, the false alarms. The kinds marked (*)
+are checked by modules of their own (jurisdiction_rate: reasoning/facts/rules.py; constraint: constraints.py).
+The held-out corpus (fixtures/checker_corpus_heldout.json) is for the final measurement only: --heldout.
+
+Run: .venv/bin/python bench/checker_corpus.py [--heldout]
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reasoning.facts.check import check  # noqa: E402
+from reasoning.facts.fidelity import checker_table, score_checker  # noqa: E402
+
+OWNED_ELSEWHERE = ("jurisdiction_rate", "constraint")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--heldout", action="store_true", help="measure on the held-out corpus (final runs only)")
+    args = parser.parse_args()
+    name = "checker_corpus_heldout.json" if args.heldout else "checker_corpus.json"
+    corpus = json.loads((ROOT / "fixtures" / name).read_text())
+    score = score_checker(corpus, check)
+    print(f"fixtures/{name}: {len(corpus['sentences'])} sentences, {len(corpus['cases'])} cases\n")
+    print(checker_table(score, OWNED_ELSEWHERE))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""The derivations a reader redoes without the text writing them out, beyond one step from a fact (figures.py).
+
+People write "three more vesting years at $800k bring in $2.4M", "+7 points, that is CHF 168,000", "EUR 6,000 a
+month is EUR 72,000 a year", "their combined $7.4M". A figure is derived when it is, within the precision written:
+- a base times one or two of the sentence's counts, or divided by one ("8 donees × $19k", "4 pairs", "3 × 152,500");
+  counts are the numbers written in the sentence (digits or words) and the client's counts of people;
+- a base times a share the sentence or the sheet gives: a percent written, its complement, points ("+4 pts"), the
+  gap between two of the sheet's percents of one base (62% today, 50% target: 12 points), a limit in percent;
+- a monthly base times 12 where the sentence or the fact speaks of months;
+- a sum of two or three of the client's amounts (one currency), or the difference of two, when the figure is written
+  precisely enough (0.5% for three, 2.5% for two) that a chance match is unlikely.
+Bases are the client's amounts, the positions the sheet's percents make of them, the amounts the sentence writes,
+and bare numbers written with a scale ("100k"). Every derivation records the figures it used (doc.inputs): a figure
+the checker cannot tie to the sheet but that a checked derivation uses is an input the text assumes (unverified).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+from reasoning.facts.checks.doc import amount_facts, close_to, in_sentence, percent_facts, sentence_of
+from reasoning.facts.checks.words import content_words
+from reasoning.facts.quantities import format_amount
+
+COUNT_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "both": 2, "twice": 2, "double": 2, "dozen": 12,
+}  # fmt: skip
+SCALES = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "mn": 1e6, "bn": 1e9, "million": 1e6, "billion": 1e9}
+BARE = re.compile(
+    r"(?<![\w.,$€£¥/])(\d{1,3}(?:[,'’]\d{3})+|\d+(?:\.\d+)?)(?:\s?(k|K|M|mn|bn|million|billion)\b)?(?![\d%])"
+)
+COUNT_WORD = re.compile(rf"\b(?:{'|'.join(COUNT_WORDS)})\b", re.IGNORECASE)
+POINTS = re.compile(r"(\d+(?:\.\d+)?)\s?(?:percentage\s+)?(?:points?|pts?|pp)\b", re.IGNORECASE)
+MONTHS = re.compile(r"\b(?:month|monthly|months|a year|per year|annual|annually|yearly)\b", re.IGNORECASE)
+TIGHT_TWO, TIGHT_THREE = 0.025, 0.005
+PERIOD_BEFORE = re.compile(r"\b(?:every|each|within|after|in|by|at|age|aged)\s+$", re.I)  # "every ten years": no count
+SUM_WORDS = re.compile(r"\b(?:total\w*|combined|together|all told|in all|altogether|sum|overall)\b|\+", re.I)
+REMAINING = re.compile(
+    r"\b(?:net|after|remain\w*|left|leaves?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest)\b", re.I
+)  # how precisely a sum of facts must be written to count
+
+
+def numbers(doc, start, end):
+    """(value, scaled, start, end) of each bare number in the sentence that is no quantity (a count, "152,500")."""
+    found = []
+    for m in BARE.finditer(doc.text, start, end):
+        if doc.blocked[m.start()]:
+            continue
+        value = float(m[1].replace(",", "").replace("'", "").replace("’", ""))
+        found.append((value * SCALES.get(m[2] or "", 1), bool(m[2]), m.start(), m.end()))
+    return found
+
+
+def counts(doc, start, end):
+    """The counts a sentence names, and the client's counts of people."""
+    free = [(s, e) for s, e in _free(doc, start, end)]
+    written = [n for n, scaled, s, _e in numbers(doc, start, end) if not scaled and 1 < n <= 100 and n == int(n)
+               and any(a <= s < b for a, b in free) and not PERIOD_BEFORE.search(doc.text, start, s)]  # fmt: skip
+    written += [COUNT_WORDS[m[0].lower()] for m in COUNT_WORD.finditer(doc.text, start, end)
+                if any(a <= m.start() < b for a, b in free)
+                and not PERIOD_BEFORE.search(doc.text, start, m.start())]  # fmt: skip
+    people = {float(f.value) for f in doc.facts if f.kind == "person" and isinstance(f.value, int | float)}
+    return sorted(set(written)), sorted(v for v in people | {2.0} if v > 1)
+
+
+def _free(doc, start, end):
+    """The stretches of a sentence outside its written arithmetic."""
+    at = start
+    for a, b in sorted(doc.consumed):
+        if b <= at or a >= end:
+            continue
+        if a > at:
+            yield at, a
+        at = max(at, b)
+    if at < end:
+        yield at, end
+
+
+def shares(doc, start, end, written=True):
+    """The shares a sentence gives or the sheet implies, as fractions: percents and their complements, points, the
+    gaps between two of the sheet's percents of one base, limits in percent (the sheet's only: written=False)."""
+    found = set()
+    for p in in_sentence(doc, start, end, "percent") if written else ():
+        found |= {p.value / 100, 1 - p.value / 100}
+    if written:
+        found |= {float(m[1]) / 100 for m in POINTS.finditer(doc.text, start, end)}
+    found |= {gap / 100 for gap, _share in gaps(doc)}
+    found |= {f.value / 100 for f in doc.facts if f.kind == "limit" and f.unit == "%" and isinstance(f.value, int | float)}
+    return {s for s in found if 0 < s < 1}
+
+
+def gaps(doc):
+    """(points, share fact) for each class the sheet gives both today's share and a target of, on one base ("equities"
+    62% and "equities target" 50% of the liquid portfolio: 12 points)."""
+    sheet = percent_facts(doc)
+    today = {f.label.lower(): f for f in sheet if f.role != "target" and f.base}
+    found = []
+    for t in sheet:
+        share = today.get(t.label.lower().removesuffix(" target").strip()) if t.role == "target" else None
+        if share and content_words(share.base) == content_words(t.base) and share.value != t.value:
+            found.append((abs(t.value - share.value), share))
+    return found
+
+
+def derive(doc, q, known):
+    """How q follows from `known` ((value, unit, name, role) tuples) by the steps above, or ""; the figures of the
+    text it used go to doc.inputs."""
+    start, end = sentence_of(doc, q.start)
+    here = [x for x in in_sentence(doc, start, end, "amount") if x is not q and x.unit == q.unit]
+    bases = [(v, name) for v, unit, name, _role in known if unit == q.unit]
+    bases += [(x.value, x.text) for x in here]
+    bases += [(n, doc.text[s:e]) for n, scaled, s, e in numbers(doc, start, end) if scaled or n >= 1000]
+    written, people = counts(doc, start, end)
+    for value, name in bases:
+        for factors in _products(written, people):
+            product = value * math.prod(factors)
+            if close_to(q, product) or (len(factors) == 1 and close_to(q, value / factors[0])):
+                sign = "×" if close_to(q, product) else "÷"
+                return _used(doc, here, name, f"{name} {sign} " + f" {sign} ".join(f"{n:g}" for n in factors))
+        for share in shares(doc, start, end):
+            if close_to(q, value * share):
+                return _used(doc, here, name, f"{share:.4g} of {name}")
+        if MONTHS.search(doc.text, start, end) and (close_to(q, value * 12) or close_to(q, value / 12)):
+            return _used(doc, here, name, f"{name}, a month to a year")
+    holdings = [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit and f.role in ("", "holding")]
+    summed = SUM_WORDS.search(doc.text, start, end)
+    relative = q.precision / abs(q.value) if q.value else 1.0
+    if relative <= TIGHT_TWO or (summed and relative <= 2 * TIGHT_TWO):
+        for (a, name_a), (b, name_b) in itertools.combinations(holdings, 2):
+            if close_to(q, a + b):
+                return f"{name_a} + {name_b}"
+    if relative <= TIGHT_THREE or (summed and relative <= TIGHT_TWO):
+        for parts in itertools.combinations(holdings, 3):
+            if close_to(q, sum(v for v, _ in parts)):
+                return " + ".join(name for _, name in parts)
+    if REMAINING.search(doc.text, start, end) and relative <= TIGHT_TWO:
+        facts = [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit]
+        for (a, name_a), (b, name_b) in itertools.combinations(facts, 2):
+            if close_to(q, abs(a - b)):
+                return f"{name_a} - {name_b}" if a > b else f"{name_b} - {name_a}"
+    return ""
+
+
+def _products(written, people):
+    """The factors a product may use: every count the sentence writes (a count written and left out makes another
+    figure), and up to one of the client's counts of people ("for the two children", "each parent")."""
+    if not written:
+        return [(n,) for n in people]
+    return [tuple(written)] + [(*written, n) for n in people]
+
+
+def _used(doc, here, name, how):
+    for x in here:
+        if x.text == name:
+            doc.inputs.add((x.start, x.end))
+    return how
+
+
+def converted(doc, q):
+    """(how, wrong) for an amount next to a rate the sentence names with its pair ("At EUR/CHF 0.94 the euro account
+    comes to about CHF 904k"): derived when it is one of the client's amounts in the other currency (or one the
+    sentence writes) converted the way the rate goes; wrong when it is one converted the other way round."""
+    start, end = sentence_of(doc, q.start)
+    rates = [r for r in doc.rates if start <= r.start < end and r.base and r.value and q.unit in (r.base, r.quote)]
+    for rate in rates:
+        other = rate.quote if q.unit == rate.base else rate.base
+        sources = [(x.value, x.text) for x in in_sentence(doc, start, end, "amount") if x.unit == other]
+        sources += [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == other]
+        quote = doc.text[rate.start : rate.end]
+        for value, name in sources:
+            right = rate.converts(value, other, q.unit)[0]
+            if abs(right - q.value) <= q.precision + CONVERTED_SLACK * abs(right):
+                return f"{name} at {quote}", ""
+        for value, name in sources:
+            right = rate.converts(value, other, q.unit)[0]
+            wrong = value / rate.value if right == value * rate.value else value * rate.value
+            if abs(wrong - q.value) <= q.precision + CONVERTED_SLACK * abs(wrong):
+                return "", (
+                    f"{q.text} converts {name} at {quote} the wrong way round: that is about "
+                    f"{format_amount(right, q.unit)}"
+                )
+    return "", ""
+
+
+CONVERTED_SLACK = 0.01  # a converted figure is rounded: 1% either way
