@@ -25,9 +25,25 @@ CAP = 0.3
 def check(text: str, facts: list[Fact], final: bool = False) -> list[Finding]:
     """The findings of one text against the client's facts, in text order (coverage last)."""
     doc = read(text or "", facts)
-    found = [f for c in CHECKS if not c.FINAL_ONLY for f in c.run(doc)]
+    doc.final = final
+    found = _one_per_span([f for c in CHECKS if not c.FINAL_ONLY for f in c.run(doc)])
     found.sort(key=lambda f: (f.start, f.end))
     return found + [f for c in CHECKS if c.FINAL_ONLY and final for f in c.run(doc)]
+
+
+def _one_per_span(findings):
+    """Two checks read the places (a regime's name, and the rule table's entry for it): of their findings on one span
+    the failed one is kept, else the verified one, else the first."""
+    kept = {}
+    for f in findings:
+        if f.start < 0 or f.kind != "jurisdiction":
+            kept[(f.kind, id(f))] = f
+            continue
+        key = (f.kind, f.start, f.end)
+        have = kept.get(key)
+        if have is None or (have.ok and not f.ok) or (have.ok == f.ok and not have.verified and f.verified):
+            kept[key] = f
+    return list(kept.values())
 
 
 def failures(findings) -> list[Finding]:

@@ -32,7 +32,7 @@ constraint it leaves alone; each rule says what it reads.
 Measures that presuppose what the sheet rules out (tax-loss harvesting for a Swiss private investor) belong to the
 jurisdiction table (rules.py), not here.
 
-`addressed(text, start, end)` (acting.py) says whether the sentence around a mention acts on it; `coverage_findings
+`addressed(text, start, end)` (acting.py) says whether the sentence around a mention acts on it; the coverage
 (text, facts)` is today's coverage rule (check.py) that requires it, for the checker to wire in; both are importable
 from here. Sentences, durations and dates are read in phrases.py.
 """
@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from reasoning.facts.acting import acts, addressed, coverage_findings, verbs
+from reasoning.facts.acting import acts, addressed, verbs
 from reasoning.facts.phrases import (
     MONTH_NAMES,
     MONTHS,
@@ -56,7 +56,7 @@ from reasoning.facts.phrases import (
 from reasoning.facts.quantities import Quantity, find_quantities, format_amount, format_percent
 from reasoning.facts.sheet import Fact, Finding, display
 
-__all__ = ["addressed", "coverage_findings", "findings"]
+__all__ = ["addressed", "findings"]
 
 
 def _deadline(horizon):

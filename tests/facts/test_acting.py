@@ -2,7 +2,8 @@
 
 import pytest
 
-from reasoning.facts.acting import addressed, coverage_findings
+from reasoning.facts.acting import addressed
+from reasoning.facts.checks.coverage import findings as coverage_findings
 from reasoning.facts.sheet import Fact
 
 ESTATE = [

@@ -3,7 +3,7 @@ commitment of the sheet, and sentences that keep them (no false alarm on those i
 
 import pytest
 
-from reasoning.facts.acting import coverage_findings
+from reasoning.facts.checks.coverage import findings as coverage_findings
 from reasoning.facts.constraints import findings
 from reasoning.facts.sheet import CHECK_KINDS, Fact
 

@@ -12,9 +12,9 @@ it saw combined (the currency check flags them). Adding a check is one line here
 from __future__ import annotations
 
 from reasoning.facts.checks import arithmetic, coverage, currency, figures, jurisdiction, labels, shares
-from reasoning.facts.checks import ages, bare
+from reasoning.facts.checks import ages, bare, constraints, taxes
 from reasoning.facts.checks.doc import Doc, read
 
-CHECKS = [arithmetic, currency, figures, shares, bare, ages, labels, jurisdiction, coverage]
+CHECKS = [arithmetic, currency, figures, shares, bare, ages, labels, jurisdiction, taxes, constraints, coverage]
 
 __all__ = ["CHECKS", "Doc", "read"]

@@ -1,10 +1,13 @@
-"""coverage (final answers only): each instrument the client listed is named, and each goal addressed.
+"""coverage (final answers only): each instrument the client listed, and each goal, is acted on.
 
 An instrument is named by its name, the client's words or an abbreviation (CRT, DAF, GRAT ...: reasoning/facts/
-data/goals.toml); a goal shares at least half its words with the answer (a figure of the goal counts in any form:
-"seventy thousand pounds" = "£70k"; the goal words' synonyms and fillers are in goals.toml).
+data/goals.toml), in a sentence that acts on it (acting.addressed: a figure, an action verb, a date); a goal shares
+at least half its words with the sentences that act (a figure of the goal counts in any form: "seventy thousand
+pounds" = "£70k"; the goal words' synonyms and fillers are in goals.toml). Named only in a filler line ("GRAT: weigh
+it against the plan above.") is named, not addressed.
 
-    fails:  an answer that never names the client's exchange fund    passes: "Seed the DAF with ..." for a DAF
+    fails:  an answer that never names the client's exchange fund, or names it only in a filler line
+    passes: "Seed the DAF with USD 500k of the low-basis shares" for a DAF
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from __future__ import annotations
 import re
 
 from reasoning.facts import regimes
+from reasoning.facts.acting import acts, addressed
 from reasoning.facts.checks.doc import Doc, close_to
+from reasoning.facts.phrases import sentences
 from reasoning.facts.checks.words import DETERMINER, STOPWORDS, table
 from reasoning.facts.quantities import find_quantities
-from reasoning.facts.sheet import Finding
+from reasoning.facts.sheet import Fact, Finding
 
 KIND = "coverage"
 FINAL_ONLY = True
@@ -33,58 +38,74 @@ def _plain(text):
 
 
 def run(doc: Doc) -> list[Finding]:
-    plain = _plain(doc.text)
-    stems = {w[:5] for w in WORD_OR_NUMBER.findall(plain)}
-    findings = []
-    for f in doc.facts:
-        if f.kind == "instrument":
-            name = str(f.value or f.text)
-            addressed = _names_instrument(doc.text, plain, f)
+    return findings(doc.text, doc.facts)
+
+
+def findings(text: str, facts: list[Fact]) -> list[Finding]:
+    """One finding per instrument the client listed and per goal: addressed, named but never acted on, or never
+    named."""
+    text = text or ""
+    acting = " ".join(text[s:e] for s, e in sentences(text) if acts(text[s:e]))
+    out = []
+    for fact in facts:
+        name = str(fact.value or fact.text)
+        if fact.kind == "instrument":
             what = f"the {DETERMINER.sub('', name)} the client listed"
-        elif f.kind == "goal":
-            name = str(f.value or f.text)
-            addressed = _names_goal(doc, name, stems)
+            spans = _instrument_mentions(text, fact)
+            hit = next(((s, e) for s, e in spans if addressed(text, s, e)), None)
+            if hit:
+                out.append(Finding(KIND, True, text[hit[0] : hit[1]], f"the answer addresses {what}", *hit))
+            elif spans:
+                s, e = spans[0]
+                out.append(Finding(KIND, False, text[s:e], f"the answer names {what} but never acts on it", s, e))
+            else:
+                out.append(Finding(KIND, False, "", f"the answer never addresses {what}", -1, -1))
+        elif fact.kind == "goal":
             what = f"the client's goal: {name}"
-        else:
-            continue
-        detail = f"the answer addresses {what}" if addressed else f"the answer never addresses {what}"
-        findings.append(Finding("coverage", addressed, "", detail, -1, -1))
-    return findings
+            if _goal_met(name, acting):
+                out.append(Finding(KIND, True, "", f"the answer addresses {what}", -1, -1))
+            elif _goal_met(name, text):
+                out.append(Finding(KIND, False, "", f"the answer names {what} but never acts on it", -1, -1))
+            else:
+                out.append(Finding(KIND, False, "", f"the answer never addresses {what}", -1, -1))
+    return out
 
 
-def _names_goal(doc, goal, stems):
-    """At least half the goal's words are in the answer, as an advisor paraphrases them: a word counts when it or a
+def _goal_met(goal, text):
+    """At least half the goal's words are in the text, as an advisor paraphrases them: a word counts when it or a
     word of its group is there (by their first five letters: "pass the business to their daughter" is answered by
-    "transfer the GmbH stake to the daughter"); a rule the goal names counts when the answer names the same rule by
+    "transfer the GmbH stake to the daughter"); a rule the goal names counts when the text names the same rule by
     any of its names ("IRMAA", "required minimum distributions" for "RMDs"); each figure counts as one word, present
-    when the answer writes it in any form ("seventy thousand pounds": "£70k"). Filler verbs and particles ("get",
+    when the text writes it in any form ("seventy thousand pounds": "£70k"). Filler verbs and particles ("get",
     "keep", "while", "within") count for nothing."""
     rules = regimes.find_regimes(goal)
-    named = {m.name for m in regimes.find_regimes(doc.text)}
+    named = {m.name for m in regimes.find_regimes(text)}
     figures = [x for x in find_quantities(goal) if x.kind in ("amount", "percent", "age")]
     for span in sorted([(x.start, x.end) for x in figures] + [(m.start, m.end) for m in rules], reverse=True):
         goal = goal[: span[0]] + " " + goal[span[1] :]
+    stems = {w[:5] for w in WORD_OR_NUMBER.findall(_plain(text))}
     words = {w[:5] for w in WORD_OR_NUMBER.findall(_plain(goal)) if w not in STOPWORDS and w not in GOAL_FILLERS}
     present = sum(bool(GOAL_GROUPS.get(w, {w}) & stems) for w in words)
-    present += sum(any(close_to(y, x.value) and y.unit == x.unit for y in _all(doc)) for x in figures)
+    ours = [y for y in find_quantities(text) if y.kind in ("amount", "percent", "age")]
+    present += sum(any(close_to(y, x.value) and y.unit == x.unit for y in ours) for x in figures)
     present += sum(m.name in named for m in rules)
     total = len(words) + len(figures) + len(rules)
     return not total or present * 2 >= total
 
 
-def _all(doc):
-    return [q for q in doc.every if q.kind in ("amount", "percent", "age")]
-
-
-def _names_instrument(text, plain, fact):
+def _instrument_mentions(text, fact):
+    """Where the text names an instrument: its name, the client's words, or its abbreviation (CRT, DAF ...)."""
     phrases = {_plain(DETERMINER.sub("", str(fact.value or "")))}
     if fact.text and len(fact.text.split()) <= 6:
         phrases.add(_plain(DETERMINER.sub("", fact.text)))
     phrases.discard("")
+    spans = []
     for phrase in phrases:
         abbreviation = ABBREVIATIONS.get(phrase) or (
             "".join(w[0] for w in phrase.split()).upper() if len(phrase.split()) >= 3 else ""
         )
-        if abbreviation and abbreviation in text and re.search(rf"(?<!\w){abbreviation}s?(?!\w)", text):
-            return True
-    return any(p in plain and re.search(rf"(?<!\w){re.escape(p)}(?:e?s)?(?!\w)", plain) for p in phrases)
+        if abbreviation:
+            spans += [m.span() for m in re.finditer(rf"(?<!\w){abbreviation}s?(?!\w)", text)]
+        loose = r"[\s\-‐–’'/]+".join(map(re.escape, phrase.split()))
+        spans += [m.span() for m in re.finditer(rf"(?<!\w){loose}(?:e?s)?(?!\w)", text, re.IGNORECASE)]
+    return sorted(set(spans))

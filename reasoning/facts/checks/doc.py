@@ -41,6 +41,7 @@ class Doc:
     derived: dict = field(default_factory=dict)  # span of a result shown -> how it was derived
     combined: list = field(default_factory=list)  # (q1, q2) in different currencies joined by an expression
     statutory: set = field(default_factory=set)  # spans of amounts tied to a rule's threshold
+    final: bool = False  # a final answer (coverage and the commitments are read only there)
     inputs: set = field(default_factory=set)  # spans of figures a checked derivation used
     consumed: list = field(default_factory=list)  # spans of written arithmetic: their numbers are no counts
 
@@ -242,7 +243,13 @@ YEARLY = re.compile(r"\s*(?:a|per|each|every)\s+(?:year|annum)\b|\s*(?:annually|
 
 
 def amount_facts(doc):
-    return [f for f in doc.facts if f.kind == "amount" and isinstance(f.value, int | float)]
+    """The client's amounts, and the limits stated in money ("a cash floor of EUR 500k" is a figure of the client's
+    too)."""
+    return [
+        f for f in doc.facts
+        if isinstance(f.value, int | float)
+        and (f.kind == "amount" or (f.kind == "limit" and len(f.unit) == 3 and f.unit.isupper()))
+    ]  # fmt: skip
 
 
 def percent_facts(doc):
