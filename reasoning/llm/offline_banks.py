@@ -444,8 +444,8 @@ LISTED_NOTES = (
     ),
     (
         r"\bDAFs?\b|donor[- ]advised",
-        "takes a gift of the most appreciated shares at full value now; it grants to charities later, so it suits "
-        "giving the client plans anyway",
+        "gift it the most appreciated shares now, at full value; it grants to charities later, so it suits giving the "
+        "client plans anyway",
     ),
     (
         r"collar",
@@ -464,12 +464,16 @@ LISTED_NOTES = (
     (r"insurance|life policy", "can fund taxes or equalisation at death; no asset then has to be sold"),
     (r"option|\bputs?\b|\bcalls?\b", "can hedge part of the position for a period; the premium is the price of time"),
     (r"\bETFs?\b|index fund", "a low-cost, diversified home for the proceeds; bought in the same stages"),
-    (r"bond", "steadies the portfolio; it funds spending while the rest is repositioned"),
-    (r"annuit", "turns part of the capital into a lifelong income; it cannot be undone, so it comes last"),
+    (r"bond", "buy them in the same stages to steady the portfolio; they fund spending while the rest is repositioned"),
+    (r"annuit", "convert part of the capital into a lifelong income at the last stage; it cannot be undone"),
     (r"mortgage", "weigh repaying it against keeping the liquidity; the rate gap decides"),
-    (r"holding", "separates voting control from economic value; value can pass before control"),
+    (r"holding", "transfer the shares into it first to separate voting control from economic value; value can pass "
+     "before control"),
 )
-INSTRUMENT_NOTE = "weigh it against the plan above; compare cost, lock-up, tax treatment and control first"
-ACCOUNT_NOTE = "its place in the order of contributions and withdrawals is set by the steps above; each move in or out is timed for tax"
+INSTRUMENT_NOTE = (
+    "implement it in the first quarter only if it beats the plan above; compare cost, lock-up, tax treatment and "
+    "control first"
+)  # an action and a date, not a filler line: coverage counts only a sentence that acts (facts/acting.py)
+ACCOUNT_NOTE = "contribute and withdraw in the order the steps above set; each move in or out is timed for tax"
 GOAL_NOTE = "the steps above serve it; each yearly review measures the plan against it"
 CONSTRAINT_NOTE = "every step keeps to it"

@@ -1,7 +1,8 @@
 """Fact fidelity, reduced from bench/fact_fidelity.py: wealth cases through the whole engine on the offline models.
 
 On the exact model no answer has a finding of any kind; on the imperfect one (offline/noisy at 0.3) the checks on
-leave no slip the checker can see in a final answer, at most 1.2x the calls with them off, while with them off the
+leave no slip the checker can see in the answer of a solved session (one they saw on every try may stand, flagged,
+in a session that ended failed), at most 1.2x the calls with them off, while with them off the
 slips show (so the test would notice a checker that had stopped looking). Deterministic: a drop is a regression.
 """
 
@@ -52,8 +53,10 @@ async def test_the_exact_model_s_answers_have_no_finding_on_any_case_kind(alice)
 async def test_on_the_imperfect_model_the_checks_leave_no_visible_slip_for_few_calls(alice, params):
     on_slips = off_slips = on_calls = off_calls = 0
     for case in ONE_OF_EACH_KIND:
-        _, slips, calls = await run(alice, case, "offline/noisy", {**params, "check_facts": True}, noise=0.3)
-        on_slips, on_calls = on_slips + bool(slips), on_calls + calls
+        session, slips, calls = await run(alice, case, "offline/noisy", {**params, "check_facts": True}, noise=0.3)
+        # A slip the checks saw on every try may stand, flagged, in a session that ended failed; none is solved.
+        assert not (slips and session.status == "solved"), (case["id"], slips)
+        on_slips, on_calls = on_slips + bool(slips and session.status == "solved"), on_calls + calls
         _, slips, calls = await run(alice, case, "offline/noisy", {**params, "check_facts": False}, noise=0.3)
         off_slips, off_calls = off_slips + bool(slips), off_calls + calls
     assert on_slips == 0 and off_slips >= 1
