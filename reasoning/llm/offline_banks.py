@@ -139,7 +139,7 @@ BANKS = {
             "sized to drop a bracket, respecting the three-year lock before any capital withdrawal.",
             "[ch] Staggered 3a accounts: Spread pillar 3a saving over several accounts (each year up to the legal "
             "maximum for someone insured in a pension fund) and withdraw one account a year at {pillar_ages}.",
-            "[!us] Loss harvesting: Realise losses on positions that no longer fit to offset taxable gains of the same "
+            "[!us,!ch] Loss harvesting: Realise losses on positions that no longer fit to offset taxable gains of the same "
             "year, and reinvest in similar but not identical funds so market exposure is unchanged.",
             "[ch] Income-to-capital shift: Move part of {whole} from high-coupon bonds into low-coupon or accumulating "
             "funds, since private capital gains are tax-free in Switzerland while coupons are taxed as income.",
@@ -475,5 +475,5 @@ INSTRUMENT_NOTE = (
     "control first"
 )  # an action and a date, not a filler line: coverage counts only a sentence that acts (facts/acting.py)
 ACCOUNT_NOTE = "contribute and withdraw in the order the steps above set; each move in or out is timed for tax"
-GOAL_NOTE = "the steps above serve it; each yearly review measures the plan against it"
+GOAL_NOTE = "each yearly review measures the plan against it; the steps above serve it"
 CONSTRAINT_NOTE = "every step keeps to it"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from reasoning.facts.places import EXONYMS, country_of, place_name
 from reasoning.facts.quantities import format_amount, format_percent
 from reasoning.facts.regimes import NO_WAGE_TAX  # US states with no income tax on wages or gains
-from reasoning.facts.sheet import read_sheet
+from reasoning.facts.sheet import Fact, read_sheet
 
 # ---- amounts and places as text ----------------------------------------------------------------------------------
 
@@ -223,6 +223,10 @@ def _case(sheet):
             case.amounts.append(Figure(fact.label, float(value), fact.unit))
         elif fact.kind == "percent" and isinstance(value, int | float):
             case.percents.append(fact)
+        elif fact.kind == "limit" and fact.unit == "%" and fact.role in ("cap", "maximum") and isinstance(value, int | float):
+            # "below 20% of the portfolio": a cap in percent is a limit on a share, of the whole it is a share of
+            label = fact.label if LIMIT.search(fact.label) else f"{fact.label} limit"
+            case.percents.append(Fact(label=label, kind="percent", value=value, unit="%", text=fact.text, base="?"))
         elif fact.kind == "place" and value:
             case.places.append(str(value))
         elif fact.kind in ("instrument", "account", "goal", "constraint") and value:
@@ -231,6 +235,11 @@ def _case(sheet):
             case.ages.append((fact.label, int(value)))
         elif fact.kind == "year" and isinstance(value, int | float):
             case.years.append((fact.label, int(value)))
+    # A cap's base is what it applies to ("the single-stock position"); its percent is of the whole the shares are of.
+    wholes = {p.base for p in case.percents if p.base and p.base != "?"}
+    for p in case.percents:
+        if p.base == "?":
+            p.base = next(iter(wholes)) if len(wholes) == 1 else ""
     case.goal_limits = {id(p): goal for p in case.percents if (goal := _goal_limit(p, case))}
     case.derived = [f for f in (_applied(p, case.amounts, case) for p in case.percents) if f]
     case.moves = _moves(case)
