@@ -44,6 +44,7 @@ RELATIONS = {  # a word for a person -> (label, role)
     "kinder": ("children", "child"), "kindern": ("children", "child"), "söhne": ("sons", "child"),
     "töchter": ("daughters", "child"), "enkel": ("grandchildren", "grandchild"), "enkelkinder": ("grandchildren", "grandchild"),
     "enfants": ("children", "child"), "petits-enfants": ("grandchildren", "grandchild"),
+    "twins": ("twins", "child"), "triplets": ("triplets", "child"),
 }  # fmt: skip
 COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "only": 1, "ein": 1, "eine": 1, "einen": 1, "zwei": 2,
                "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4,
@@ -54,8 +55,13 @@ NOT_A_NAME = set(
     "Both He She They We I It This That Income Salary Pension Spending Expenses Costs House Home Mr Mrs Ms Dr "
     "Husband Wife Son Daughter Children Mother Father Also And But Plus Age Ages Aged Current Currently Now "
     "Liabilities Constraints Constraint Horizon Deadline Wants Needs Year Years Total Holdings Situation Case "
-    "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's".split()
+    "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's "
+    # the heading words of an advisor's note ("Policy 35/35/20/10", "Thesis: rates fall"): never a person
+    "Policy Thesis Strategy Strategic Benchmark Guideline Guidelines Liquidity Annual Monthly Open Max Min Maximum "
+    "Minimum Actual Budget Reserve Risk Plan Plans Dear Follow Today's Wants Cannot Must Keep Gift Gifts Spouse "
+    "Children Grandchildren Liability Debt Mortgage Property Real Private Public Fund Funds Capital Reserves".split()
 )
+GROUPS = {"twins": 2, "triplets": 3}  # a word for a number of people: "the twins" are two children
 ALLOCATION_CLASSES_2 = ("equities", "bonds")  # "60/40" with no classes named: the convention
 TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|asks?\s+for|regulations?|mandated?|long-term|ziel\w*|soll\w*|strategie|cible"
 CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
@@ -355,7 +361,7 @@ def _role_near(before, after):
 REL = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
 NAME_AGE = re.compile(
-    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b"
+    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}}|(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)(?![\w-]))\b"
     rf"|,\s*(?P<a4>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?))(?=\s*[,.;:])"
     rf"|\s+(?P<a5>\d{{2}})(?![.,]\d)(?=\s*(?:[/;)]|,(?!\d)|and\b|$)))",
     re.I,
@@ -380,14 +386,17 @@ def people(problem, facts, ends):
         if name in NOT_A_NAME or name.lower() in RELATIONS or _a_place_or_known(name):
             continue
         figure = next(g for g in ("a1", "a2", "a3", "a4", "a5") if m[g])
+        if any(f.kind in ("percent", "amount", "limit") and f.start <= m.start(figure) < f.end for f in facts):
+            continue  # "Policy 35/35/20/10": a share, not an age
         age = next((a for a in ages if a.start == m.start(figure)), None)
+        rel = (m["rel"] or "").lower()
+        young = rel in RELATIONS and RELATIONS[rel][1] in ("child", "grandchild") and m[figure].isdigit()
         if age is None:  # "Lisa 61 / Tom 63": an age the quantity reader has no cue for
             value = _number(m[figure])
-            if value is None or not 16 <= value <= 105:
+            if value is None or not (0 if young else 16) <= value <= 105:
                 continue
             age = Fact("age", "age", float(value), "years", m[figure], m.start(figure), m.end(figure))
             new_ages.append(age)
-        rel = (m["rel"] or "").lower()
         role = RELATIONS[rel][1] if rel in RELATIONS else ""
         if not role:
             role = _role_of_named(problem, m.start("name"), found)
@@ -420,9 +429,13 @@ def people(problem, facts, ends):
         age = next((a for a in ages if a.start == m.start(figure)), None)
         if age is None:
             continue
-        age.label, age.role = f"{label}'s age", role
+        age.label, age.role = (f"{label}' age" if label in GROUPS else f"{label}'s age"), role
         if not any(p.label == label for p in found):
-            found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+            found.append(Fact(label, "person", GROUPS.get(label, 1), "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+    for m in re.finditer(rf"\b(?:{'|'.join(GROUPS)})\b", problem, re.I):  # "the twins": two children, named or not
+        label, role = RELATIONS[m[0].lower()]
+        if not any(p.label == label for p in found) and not any(s <= m.start() < e for s, e in named_spans):
+            found.append(Fact(label, "person", GROUPS[label], "people", m[0], m.start(), m.end(), role=role))
     for m in COUNT.finditer(problem):
         rel = m["rel"].lower()
         n = _number(m["n"])
