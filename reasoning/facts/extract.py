@@ -421,6 +421,8 @@ def amount_label(problem, q, ends):
         if re.fullmatch(r"\s*[^\W\d][\w'’ -]{0,40}:", heading):
             before = heading + " "  # a heading names a figure only where nothing after it does
     after = problem[q.end : min(e for e in ends if e >= q.end)]
+    if q.end - 1 in ends:
+        after = ""  # "CHF 310 Mio. Policy 35/35": the figure's own period ends its sentence
     after_clause = re.split(r"[,;]", after)[0]
     label = ""
     if TOTAL_AFTER.match(after_clause):

@@ -181,8 +181,25 @@ def whole_before(problem, at, sentence_start, amounts):
     else the first amount named as a whole, else "portfolio"."""
     mine = [a for a in amounts if sentence_start <= a.start < at and a.role not in ("liability", "commitment")]
     if mine:
-        return mine[-1].label
+        return _name_whole(problem, mine[-1])
+    if sentence_start > 0 and problem[sentence_start - 1] == ":":  # "$4.8M: 60% equities / 40% T-bills"
+        heading = [a for a in amounts if a.end <= sentence_start and not problem[a.end : sentence_start - 1].strip()]
+        if heading and heading[-1].role not in ("liability", "commitment"):
+            return _name_whole(problem, heading[-1])
     return case_whole(problem, amounts, at)
+
+
+def _name_whole(problem, whole):
+    """A whole's label: a bare figure that shares are of is named as the text names its wholes, else "assets" where
+    the client holds it ("She holds 2,1 Mio. EUR, of which"), else "portfolio"."""
+    if whole.label in BARE - {"total assets", "assets"} or whole.label.startswith("amount"):
+        if m := re.search(rf"\b({WHOLE_WORDS})\b", problem, re.I):
+            whole.label = " ".join(m[1].lower().split())
+        elif re.search(r"\b(?:holds?|has|owns?|have)\s+(?:about\s+|some\s+|roughly\s+)?$", problem[max(0, whole.start - 30) : whole.start], re.I):
+            whole.label = "assets"
+        else:
+            whole.label = "portfolio"
+    return whole.label
 
 
 def case_whole(problem, amounts, at=None):
@@ -788,6 +805,8 @@ def amount_roles(problem, facts, ends):
         if (f.label in BARE or f.label.startswith("amount") or f.label.endswith(" point")) and (
             m := re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,4})\s*(?:,|\((?:[^()]*,)?)\s*$", before)
         ):
+            while _a_place_or_known(m["np"]) and (earlier := re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,4})\s*,\s*$", before[: m.start()])):
+                m = earlier  # "University fund, Basel, CHF 310 Mio.": the fund, not its town
             words = m["np"].split()  # "Foundation, CHF 40M.", "the Harwood Endowment (Delaware nonprofit, $240M)"
             whole = [w for w in words if re.fullmatch(rf"(?:{WHOLE_WORDS})", w, re.I)]
             f.label = whole[-1].lower() if whole else _lower(" ".join(w for w in words[-3:] if w.lower() not in PHRASE_STOP))
