@@ -326,7 +326,7 @@ DEAL_BEFORE = re.compile(
 # "a chalet in Verbier worth", "a firm valued at around": the thing before "worth" is what the figure is
 WORTH_BEFORE = re.compile(
     rf"(?:^|\b(?:a|an|the|her|his|their|its|my|our|owns|also)\s+|[:,]\s*)(?!(?:a|an|the|her|his|their|its|my|our)\b)(?P<thing>[\w&'’-]+(?:\s+(?!(?:is|are|was|were)\b)[\w&'’-]+)?)(?<!\bnet)\s+{PLACE_WORDS}?"
-    r"(?:(?:is|are|was|were)\s+)?(?:worth|valued\s+at|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe)\s+)?$",
+    r"(?:(?:is|are|was|were)\s+)?(?:worth|valued(?:\s+at)?|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe|near|nearly|close\s+to|almost)\s+)?$",
     re.I,
 )
 PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|annum|yr|mo)\b|^\s*(?P<pa>p\.a\.)", re.I)
@@ -358,7 +358,7 @@ NOT_A_NAME = set(
     "almost also another other each per from for into by on his her their its my our this that these those it "
     "he she they we i client cliente clients couple kunde kundin mandant mandantin total each one two three "
     "davon dont zusammen together maybe now still only cannot can't put down fall let sell buy pay give take spend "
-    "invest move leave approx approx. de".split()
+    "invest move leave approx approx. de near".split()
 )
 
 

@@ -67,7 +67,7 @@ TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model
 CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
 WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book|compte-titres|foundation|estate"
 PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
-    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
+    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|KESt|KapESt|VAT|MwSt|TVA|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
     ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
     ("spending", r"spend\w*|payout|pay\s+out|pays?|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme|ausschüttung\w*"),
     ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
@@ -227,7 +227,7 @@ def case_whole(problem, amounts, at=None):
 CLASS_WORDS = re.compile(
     r"^\s*(?:(?:in|into|of)\s+)?(?:(?:global|swiss|us|u\.s\.|european|emerging|domestic|foreign|international|"
     r"developed|world|local|short|long|high|investment|private|public|listed|real|fixed|cash|other|hedged|unhedged|"
-    r"government|corporate|inflation-linked|chf|usd|eur|[a-z]+-)\S*\s+){0,3}"
+    r"government|corporate|inflation-linked|chf|usd|eur|[a-z]+-|\d+-(?:yr|year|y|month)s?\b)\S*\s+){0,3}"
     r"(?:equit\w*|stocks?|bonds?|fixed\s+income|cash|alternatives?|alts|real\s+assets|real\s+estate|property|"
     r"private\s+(?:equity|credit|markets)|hedge\s+funds?|gold|commodities|infrastructure|credit|munis|money\s+market|"
     r"treasur\w*|gilts|aktien|obligationen|anleihen|liquidität|immobilien|actions|obligations|liquidités|"
@@ -266,7 +266,10 @@ def percent_roles(problem, facts, ends, amounts):
                 f.role = ""  # a pension's conversion rate: no share, no tax, no return
             elif label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
-        if f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
+        if f.role == "share" and (who := STAKE_AFTER.match(after)):
+            f.label = f"{who['who']}'s stake"  # "owned 70% by Erik (63) and 30% by his brother Nils"
+            f.base = f.base or _company(problem, amounts)
+        elif f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
             name = who["who"]
             if re.match(r"\s*each\b", after, re.I) and name.lower() in RELATIONS:
                 name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
@@ -311,12 +314,23 @@ def percent_roles(problem, facts, ends, amounts):
             f.base = case_whole(problem, amounts, f.start)
         if not f.base and f.role == "share" and (CLASS_NOUN.search(f.label) or CLASS_NOUN.search(re.split(r"[,;:]", before)[-1][-30:])):
             f.base = whole_before(problem, f.start, sentence_start, amounts)  # "UK equities 55%": a share of the whole
+        if f.label.startswith("percent") and f.role in ("share", "target") and (c := CLASS_WORDS.match(after)):
+            cls = _lower(re.sub(r"^\s*(?:in|into|of)\s+", "", c[0]).strip())  # "Wants 25% in 20-yr Treasuries"
+            f.label = f"{cls} target" if f.role == "target" else cls
+        if f.base in BARE or f.base.startswith("amount"):
+            bare = [a for a in amounts if a.label == f.base and a.start < f.start]
+            if bare:
+                f.base = _name_whole(problem, bare[-1])  # "She holds 2,1 Mio. EUR, of which 10 % in gold"
         if f.label in ("percent", "rate") and f.role not in ("share", "target"):
             f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
                        "fee": "fee"}[f.role]
     return facts
 
 
+STAKE_AFTER = re.compile(
+    rf"^\s*(?:owned\s+|held\s+)?by\s+(?:(?:his|her|their|the)\s+(?:{'|'.join(RELATIONS)})\s+)?(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+))(?!\s+(?:[A-Z]|&))",
+    re.I,
+)
 STAKE_BEFORE = re.compile(
     r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and|two|three|four|five|both)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
     r"\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
@@ -652,6 +666,11 @@ HORIZON_DURATION = re.compile(
 HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])\s*(?:of\s+)?)?$", re.I)
 HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at|to)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
 HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
+TENOR_AFTER = re.compile(
+    r"^\s*(?:[\w-]+\s+){0,2}?(?:treasur\w*|bonds?|notes?|gilts?|bunds?|bills?|T-bills?|munis?|paper|CDs?|GICs?|loans?|"
+    r"mortgages?|fixed\s+rate|swaps?|yields?|maturit\w*|duration|ladder|Bundesanleihen?|obligations?|Anleihen?)\b",
+    re.I,
+)
 HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
     (r"\bsell\w*|\bsale\b|divest\w*|dispos\w*|\bexit\w*|verkauf\w*|vend\w*", "sale deadline"),
     (r"rebalanc\w*|\bbring\w*|\bget\s+\w+\s+(?:below|under)|\bshift\w*|reallocat\w*|\bmove\s+(?:to|from|towards)|de-?risk\w*|reduc\w*|diversif\w*|unwind\w*|trim\w*", "rebalancing horizon"),
@@ -671,6 +690,8 @@ def horizons(problem, facts, ends, spans_durations):
     for start, end, value, unit in spans_durations:
         sentence_start = max([e + 1 for e in ends if e < start], default=0)
         before = problem[sentence_start:start]
+        if TENOR_AFTER.match(problem[end : end + 40]):
+            continue  # "20-yr Treasuries", "a 10-year bond": an instrument's tenor, not the client's horizon
         if m := HORIZON_NOUN.search(before[-50:]):
             label = f"{(m['noun'] or '').strip().lower()} {m['h'].lower()}".strip()
             out.append(Fact(label, "horizon", value, unit, problem[start:end], start, end, role="over"))
