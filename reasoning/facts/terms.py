@@ -317,7 +317,7 @@ def percent_roles(problem, facts, ends, amounts):
         if f.label.startswith("percent") and f.role in ("share", "target") and (c := CLASS_WORDS.match(after)):
             cls = _lower(re.sub(r"^\s*(?:in|into|of)\s+", "", c[0]).strip())  # "Wants 25% in 20-yr Treasuries"
             f.label = f"{cls} target" if f.role == "target" else cls
-        if f.base in BARE or f.base.startswith("amount"):
+        if f.role in ("share", "target") and (f.base in BARE or f.base.startswith("amount")):
             bare = [a for a in amounts if a.label == f.base and a.start < f.start]
             if bare:
                 f.base = _name_whole(problem, bare[-1])  # "She holds 2,1 Mio. EUR, of which 10 % in gold"
