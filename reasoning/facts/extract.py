@@ -70,6 +70,8 @@ def sentence_ends(text):
         if m[0] == "\n":
             ends.append(m.start())
             continue
+        if m[0] == "." and re.search(r"\b(?:min|max|ca|approx)$", text[: m.start()], re.I) and re.match(r"\s+(?:[A-Z]{3}\s?\d|[$€£¥]|\d|S?Fr\.)", text[m.end() :]):
+            continue  # "Liquidity min. CHF 10 Mio.": an abbreviation before a figure ends nothing
         if m[0] == "." and ABBREVIATIONS.search(text[: m.start()]):
             following = text[m.end() :].lstrip()
             if not following or not (following[0].isupper() and not text[: m.start()].endswith(("Fr", "SFr"))):

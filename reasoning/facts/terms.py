@@ -557,6 +557,8 @@ def limits(problem, facts, ends, durations, amounts=()):
         obj = OBJECT_AFTER.match(after)
         of_words = _clean(obj["of"]) if obj and obj["of"] else ""
         in_words = _clean(obj["in"]) if obj and obj["in"] else ""
+        if pos := re.match(r"^\s*(?:in|for|of)\s+(?:the\s+|her\s+|his\s+|their\s+)?[\w-]+['’]s?\s+(?P<np>[\w-]+(?:\s+(?!and\b|or\b|in\b|at\b)[\w-]+)?)", after):
+            in_words = _clean(pos["np"])  # "for the couple's own needs": the needs, not the couple
         if (m := CAP_AT.search(before[-60:])) and not LIMIT_NOUN.search(before[-60:]):  # "Cap any single stock at 8%"
             role, base = "cap", _clean(m["obj"])
             label = f"{_lower(base)} cap"
@@ -578,6 +580,9 @@ def limits(problem, facts, ends, durations, amounts=()):
             role = "minimum"
             base = of_words or in_words
             label = f"{in_words or of_words} minimum" if base else "minimum"
+            noun = re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*)\s+(?:min(?:imum)?\.?|at\s+least)\s+$", before)
+            if noun and noun["np"].lower() not in MODALS and not re.fullmatch(r"\w+(?:ed|ing)", noun["np"]):
+                base, label = noun["np"].lower(), f"{noun['np'].lower()} minimum"  # "Liquidity min. CHF 10 Mio."
         elif NEVER_BELOW.search(before[-60:]):
             role = "floor"
             subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
