@@ -321,6 +321,8 @@ def percent_roles(problem, facts, ends, amounts):
             bare = [a for a in amounts if a.label == f.base and a.start < f.start]
             if bare:
                 f.base = _name_whole(problem, bare[-1])  # "She holds 2,1 Mio. EUR, of which 10 % in gold"
+        if f.role == "tax" and f.label.endswith(" share"):
+            f.label = _phrase_before(re.split(r"[;,:(]", before)[-1]) or "tax rate"  # "KESt of 27,5 % applies": no share
         if f.label in ("percent", "rate") and f.role not in ("share", "target"):
             f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
                        "fee": "fee"}[f.role]
@@ -525,6 +527,7 @@ LIMIT_NOUN = re.compile(
 )
 AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
 AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+NO_ONE_ABOVE = re.compile(r"\bno\s+(?P<one>single\s+|one\s+|individual\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:(?:is\s+|may\s+be\s+|should\s+be\s+)?(?:above|over|beyond|exceeding|more\s+than))\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
     r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to|this|a|per|each|every|next|that)\b)[\w-]+)?)\s*)?"
@@ -583,6 +586,10 @@ def limits(problem, facts, ends, durations, amounts=()):
             noun = re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*)\s+(?:min(?:imum)?\.?|at\s+least)\s+$", before)
             if noun and noun["np"].lower() not in MODALS and not re.fullmatch(r"\w+(?:ed|ing)", noun["np"]):
                 base, label = noun["np"].lower(), f"{noun['np'].lower()} minimum"  # "Liquidity min. CHF 10 Mio."
+        elif m := NO_ONE_ABOVE.search(before[-60:]):  # "No single bond issuer above 10 %", "no stock over 5%"
+            role = "cap"
+            base = ("one " if m["one"] else "") + _clean(m["np"]).lower()
+            label = f"{_head(m['np']).lower()} cap"
         elif NEVER_BELOW.search(before[-60:]):
             role = "floor"
             subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
