@@ -176,6 +176,44 @@ def allocations(problem, ends, amounts):
     return facts
 
 
+SMALL = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|\d{1,2}(?:[.,]\d)?)"
+BARE_LIST = re.compile(
+    rf"(?<![\w-])(?P<nums>(?i:{SMALL})(?:\s*,\s*(?i:{SMALL}))*,?\s+and\s+(?i:{SMALL}))(?![\w-]|\s*(?:%|percent|per\s+cent|years?|months?|[A-Za-z]))"
+)
+
+
+def bare_lists(problem, facts, ends):
+    """ "It sits at 65% stocks, 25% bonds and 10% real estate, against a policy of fifty-five, thirty-five and ten": a
+    list of bare numbers that sum to a whole after as many shares: the same classes, another role (target where a
+    target word leads it, else the current shares)."""
+    out = []
+    for m in BARE_LIST.finditer(problem):
+        parts = re.split(r"\s*,\s*(?:and\s+)?|,?\s+and\s+", m["nums"])
+        numbers = [_number(p) for p in parts]
+        if any(n is None for n in numbers) or not 98 <= sum(numbers) <= 102 or len(numbers) < 2:
+            continue
+        earlier = [f for f in facts if f.kind == "percent" and f.end <= m.start() and f.role in ("share", "target")]
+        group = earlier[-len(numbers) :]
+        if len(group) != len(numbers) or not 98 <= sum(f.value for f in group) <= 102 or len({f.role for f in group}) != 1:
+            continue
+        if m.start() - group[-1].end > 160:
+            continue  # the shares it answers are said just before it
+        cue = None
+        for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", problem[group[-1].end : m.start()], re.I):
+            cue = "target" if w["t"] else "share"
+        role = cue or ("share" if group[0].role == "target" else "target")
+        if role == group[0].role:
+            continue
+        at = m.start()
+        for part, number, like in zip(parts, numbers, group):
+            start = problem.index(part, at)
+            at = start + len(part)
+            cls = re.sub(r"\s+(?:share|target)$", "", like.label)
+            out.append(Fact(f"{cls} target" if role == "target" else cls, "percent", float(number), "%", part, start, at,
+                            base=like.base, role=role))
+    return out
+
+
 def whole_before(problem, at, sentence_start, amounts):
     """The whole an allocation or a list of shares is of: the amount just before it in its sentence or a heading,
     else the first amount named as a whole, else "portfolio"."""
@@ -1007,6 +1045,8 @@ def refine(problem, facts, ends):
     facts = facts + found
     facts = facts + fractions(problem, facts, amounts)
     percent_roles(problem, facts, ends, amounts)
+    listed = bare_lists(problem, facts, ends)
+    facts = [f for f in facts if not (f.kind in ("percent", "age", "year") and any(g.start <= f.start < g.end for g in listed))] + listed
     spans = durations(problem)
     bound, used = limits(problem, facts, ends, spans, amounts)
     facts = [f for f in facts if id(f) not in used]
