@@ -621,7 +621,7 @@ def limits(problem, facts, ends, durations, amounts=()):
             role = "minimum"
             base = of_words or in_words
             label = f"{in_words or of_words} minimum" if base else "minimum"
-            noun = re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*)\s+(?:min(?:imum)?\.?|at\s+least)\s+$", before)
+            noun = re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*)\s+min(?:imum)?\.?\s+$", before)
             if noun and noun["np"].lower() not in MODALS and not re.fullmatch(r"\w+(?:ed|ing)", noun["np"]):
                 base, label = noun["np"].lower(), f"{noun['np'].lower()} minimum"  # "Liquidity min. CHF 10 Mio."
         elif m := NO_ONE_ABOVE.search(before[-60:]):  # "No single bond issuer above 10 %", "no stock over 5%"
