@@ -713,9 +713,10 @@ HORIZON_DURATION = re.compile(
     r"\b(?P<cue>over|within|in|during|across|inside|for|innerhalb|über|binnen|sur|en|d'ici)\s+(?:the\s+|a\s+)?(?:next\s+|coming\s+|following\s+|following\s+|nächsten\s+|prochains?\s+)?$",
     re.I,
 )
-HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])\s*(?:of\s+)?)?$", re.I)
+HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])(?:\s*-\s*|\s*(?:of\s+)?))?$", re.I)
 HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at|to)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
 HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
+BIRTHDAY = re.compile(r"\b(?P<cue>before|by|until|after)\s+(?:his|her|their|my|the\s+client['’]s)\s+(?P<n>\d{2,3})(?P<th>st|nd|rd|th)\s+birthday\b", re.I)
 TENOR_AFTER = re.compile(
     r"^\s*(?:[\w-]+\s+){0,2}?(?:treasur\w*|bonds?|notes?|gilts?|bunds?|bills?|T-bills?|munis?|paper|CDs?|GICs?|loans?|"
     r"mortgages?|fixed\s+rate|swaps?|yields?|maturit\w*|duration|ladder|Bundesanleihen?|obligations?|Anleihen?)\b",
@@ -731,6 +732,7 @@ HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
     (r"relocat\w*|\bmov\w*|emigrat\w*", "move"),
     (r"spend\w*|\bdraw\w*|withdraw\w*|income|fund\w*", "spending horizon"),
     (r"\bcall\w*|capital\s+call", "call period"),
+    (r"\bthesis\b|\bbeliev\w*|\bexpect\w*|\bforecast\w*|\bview\b", "thesis horizon"),
     (r"lock-?up|vest\w*", "lockup end"),
 )
 
@@ -756,14 +758,23 @@ def horizons(problem, facts, ends, spans_durations):
         if not m:
             continue
         cue = m["cue"].lower()
-        if cue == "for" and not re.search(r"\b(?:next|coming)\s+$", before[-15:], re.I):
-            continue
+        if cue == "for" and not re.search(r"\b(?:next|coming)\s+$", before[-15:], re.I) and not re.search(
+            r"\b(?:stays?|remains?|persists?|lasts?)\b[^.;,]{0,30}$", before, re.I
+        ):
+            continue  # "for ten years" is a horizon where something lasts ("inflation will stay above 3% for ten years")
         if cue in ("in", "en") and not re.search(r"\b(?:next|coming)\s+$|\bin\s+$", before[-10:], re.I):
             continue
         role = "over" if cue in ("over", "across", "during", "über", "sur", "for") else "within"
         after = problem[end : min(e for e in ends if e >= end)]
         out.append(Fact(_horizon_label(before[: len(before) - len(m[0])], role, after), "horizon", value, unit,
                         problem[start:end], start, end, role=role))
+    for m in BIRTHDAY.finditer(problem):  # "everything done before his 80th birthday": a deadline at an age
+        if any(f.start <= m.start("n") < f.end for f in facts if f.kind in ("age", "horizon")):
+            continue
+        sentence_start = max([e + 1 for e in ends if e < m.start()], default=0)
+        role = {"until": "by"}.get(m["cue"].lower(), m["cue"].lower())
+        out.append(Fact(_horizon_label(problem[sentence_start : m.start()], role), "horizon", float(m["n"]), "age",
+                        m["n"] + m["th"], m.start("n"), m.end("th"), role=role))
     for f in facts:
         sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
         before = problem[sentence_start : f.start]
