@@ -174,6 +174,7 @@ LANGUAGE_AFTER = re.compile(r"[-\s]?(?:speaking|speaker|language)\b")
 CUE_BEFORE = re.compile(
     r"\b(?:in|from|to|of|near|at|across|outside|inside|throughout|within|into|between|based|"
     r"live|lives|lived|living|resident|residents|domiciled|moved|moving|relocat\w*|state|country)\s+(?:the\s+)?$"
+    r"|\b(?:[Ff]amily|[Cc]ouple|[Cc]lient|[Ww]idow|[Ww]idower)\s*,\s*$"  # "Rossi family, Bologna"
     r"|\(\s*\d{1,3}\s*\)\s*,\s*$"  # an advisor's opening: "Alicia (52), Denver", "Francesca (74), Florence"
 )
 # A cue that makes even a word or a given name a town: where the client lives ("lives in Bath").

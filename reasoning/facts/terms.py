@@ -488,8 +488,9 @@ def people(problem, facts, ends):
         label, role = RELATIONS[rel]
         if any(s <= m.start("rel") < e for s, e in named_spans) or any(p.label == label or p.role == role and p.value > 1 for p in found):
             continue
-        if any(c.start() < m.start() and RELATIONS.get(c["rel"].lower(), ("", ""))[1] == role for c in COUNT.finditer(problem)):
-            continue  # "my sister" among "four kids" is no new person
+        among = {role, "child"} if role == "sibling" and re.match(r"(?i)my|our", m[0]) else {role}
+        if any(RELATIONS.get(c["rel"].lower(), ("", ""))[1] in among for c in COUNT.finditer(problem)):
+            continue  # "my sister" among "four kids" (the narrator's parents' children) is no new person
         found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
     for m in REL_AGE.finditer(problem):  # "her husband, 61": the husband and his age
         if any(s <= m.start() < e for s, e in named_spans):
@@ -527,7 +528,7 @@ def people(problem, facts, ends):
 
 
 SINGLE = re.compile(
-    r"\b(?:his|her|their|my|our)\s+(?:only\s+|late\s+|elderly\s+)?(?P<rel>mother|father|son|daughter|brother|sister|husband|wife|partner|stepson|stepdaughter|grandson|granddaughter)\b(?!\s+(?:[A-ZÀ-Ý]|\())",
+    r"\b(?:his|her|their|my|our)\s+(?:only\s+|late\s+|elderly\s+)?(?P<rel>mother|father|son|daughter|brother|sister|husband|wife|partner|stepson|stepdaughter|grandson|granddaughter)\b(?!\s+(?:(?-i:[A-ZÀ-Ý])|\())",
     re.I,
 )
 
