@@ -307,7 +307,7 @@ def percent_roles(problem, facts, ends, amounts):
         if f.role == "share" and (who := STAKE_AFTER.match(after)):
             f.label = f"{who['who']}'s stake"  # "owned 70% by Erik (63) and 30% by his brother Nils"
             f.base = f.base or _company(problem, amounts)
-        elif f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
+        elif f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))) and who["who"] not in NOT_A_NAME:
             name = who["who"]
             if re.match(r"\s*each\b", after, re.I) and name.lower() in RELATIONS:
                 name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
