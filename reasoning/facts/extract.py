@@ -70,6 +70,8 @@ def sentence_ends(text):
         if m[0] == "\n":
             ends.append(m.start())
             continue
+        if m[0] == "." and re.search(r"\b(?:min|max|ca|approx)$", text[: m.start()], re.I) and re.match(r"\s+(?:[A-Z]{3}\s?\d|[$€£¥]|\d|S?Fr\.)", text[m.end() :]):
+            continue  # "Liquidity min. CHF 10 Mio.": an abbreviation before a figure ends nothing
         if m[0] == "." and ABBREVIATIONS.search(text[: m.start()]):
             following = text[m.end() :].lstrip()
             if not following or not (following[0].isupper() and not text[: m.start()].endswith(("Fr", "SFr"))):
@@ -259,6 +261,8 @@ def _role(problem, place, ends):
         return "asset location"
     if LIVES_BEFORE.search(before):
         return "place" if RELATIVE_IN_SENTENCE.search(before) else "residence"
+    if re.search(r"[A-ZÀ-Ý]\w+\s*\(\s*\d{1,3}\s*\)\s*,\s*$", before):
+        return "residence"  # "Client Alicia (52), Denver": a person's town, as an advisor's note writes it
     if RESIDENT_AFTER.match(after) or PERSON_BEFORE.search(before) or PERSON_AFTER.match(after):
         return "residence"
     return "place"
@@ -324,7 +328,7 @@ DEAL_BEFORE = re.compile(
 # "a chalet in Verbier worth", "a firm valued at around": the thing before "worth" is what the figure is
 WORTH_BEFORE = re.compile(
     rf"(?:^|\b(?:a|an|the|her|his|their|its|my|our|owns|also)\s+|[:,]\s*)(?!(?:a|an|the|her|his|their|its|my|our)\b)(?P<thing>[\w&'’-]+(?:\s+(?!(?:is|are|was|were)\b)[\w&'’-]+)?)(?<!\bnet)\s+{PLACE_WORDS}?"
-    r"(?:(?:is|are|was|were)\s+)?(?:worth|valued\s+at|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe)\s+)?$",
+    r"(?:(?:is|are|was|were)\s+)?(?:worth|valued(?:\s+at)?|insured\s+for)\s+(?:(?:about|around|roughly|approx\.?|some|maybe|near|nearly|close\s+to|almost)\s+)?$",
     re.I,
 )
 PERIOD_AFTER = re.compile(r"^\s*(?:a|per|each|every|/)\s*(?P<period>year|month|annum|yr|mo)\b|^\s*(?P<pa>p\.a\.)", re.I)
@@ -356,7 +360,7 @@ NOT_A_NAME = set(
     "almost also another other each per from for into by on his her their its my our this that these those it "
     "he she they we i client cliente clients couple kunde kundin mandant mandantin total each one two three "
     "davon dont zusammen together maybe now still only cannot can't put down fall let sell buy pay give take spend "
-    "invest move leave approx approx. de".split()
+    "invest move leave approx approx. de near".split()
 )
 
 
@@ -419,6 +423,8 @@ def amount_label(problem, q, ends):
         if re.fullmatch(r"\s*[^\W\d][\w'’ -]{0,40}:", heading):
             before = heading + " "  # a heading names a figure only where nothing after it does
     after = problem[q.end : min(e for e in ends if e >= q.end)]
+    if q.end - 1 in ends:
+        after = ""  # "CHF 310 Mio. Policy 35/35": the figure's own period ends its sentence
     after_clause = re.split(r"[,;]", after)[0]
     label = ""
     if TOTAL_AFTER.match(after_clause):

@@ -112,6 +112,11 @@ CITIES = {
     "Tokyo": "JP", "Shanghai": "CN", "Beijing": "CN", "Kuala Lumpur": "MY", "Bangkok": "TH", "Mumbai": "IN",
     "Tel Aviv": "IL", "São Paulo": "BR", "Mexico City": "MX", "Buenos Aires": "AR", "Johannesburg": "ZA",
     "Cape Town": "ZA",
+    # Regions a holiday home or an estate is written with (GeoNames would take a town of the name elsewhere).
+    "Tuscany": "IT", "Toscana": "IT", "Lombardy": "IT", "Umbria": "IT", "Piedmont": "IT", "Liguria": "IT",
+    "Sardinia": "IT", "Sicily": "IT", "Provence": "FR", "Brittany": "FR", "Normandy": "FR", "Dordogne": "FR",
+    "Côte d'Azur": "FR", "Andalusia": "ES", "Catalonia": "ES", "Tyrol": "AT", "Tirol": "AT", "Cornwall": "GB",
+    "Cotswolds": "GB", "Highlands": "GB-SCT",
 }  # fmt: skip
 DEMONYMS = {
     "Californian": "US-CA", "Floridian": "US-FL", "Texan": "US-TX", "New Yorker": "US-NY", "Bavarian": "DE-BY",
@@ -169,6 +174,12 @@ LANGUAGE_AFTER = re.compile(r"[-\s]?(?:speaking|speaker|language)\b")
 CUE_BEFORE = re.compile(
     r"\b(?:in|from|to|of|near|at|across|outside|inside|throughout|within|into|between|based|"
     r"live|lives|lived|living|resident|residents|domiciled|moved|moving|relocat\w*|state|country)\s+(?:the\s+)?$"
+    r"|\b(?:[Ff]amily|[Cc]ouple|[Cc]lient|[Ww]idow|[Ww]idower)\s*,\s*$"  # "Rossi family, Bologna"
+    r"|\(\s*\d{1,3}\s*\)\s*,\s*$"  # an advisor's opening: "Alicia (52), Denver", "Francesca (74), Florence"
+)
+# A cue that makes even a word or a given name a town: where the client lives ("lives in Bath").
+HOME_CUE_BEFORE = re.compile(
+    r"(?:\b(?:lives|lived|living|resident|residing|domiciled|based|moved|moving|settled|retired)\s+(?:in|to)\s+|\(\s*\d{1,3}\s*\)\s*,\s*)$"
 )
 CUE_AFTER = re.compile(
     r"^(?:-based|\s+(?:state|resident|residents|property|home|house|apartment|condo|estate|income|tax|law)\b|,\s*[A-Z]"
@@ -333,7 +344,8 @@ def _towns(text, found):
             end = m.start() + len(name)
             compound = re.match(r"\s+[A-Z]", text[end : end + 3])  # "in Roth IRAs", "at Vanguard Funds": a name
             overlaps = any(a < end and m.start() < b for a, b in taken)
-            if name in towns and name not in NOT_TOWNS and not compound and not overlaps:
+            word = name in NOT_TOWNS and not HOME_CUE_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
+            if name in towns and not word and not compound and not overlaps:
                 more.append(Place(towns[name], _english(towns[name]), m.start(), end, name))
                 break
     return more

@@ -44,6 +44,7 @@ RELATIONS = {  # a word for a person -> (label, role)
     "kinder": ("children", "child"), "kindern": ("children", "child"), "söhne": ("sons", "child"),
     "töchter": ("daughters", "child"), "enkel": ("grandchildren", "grandchild"), "enkelkinder": ("grandchildren", "grandchild"),
     "enfants": ("children", "child"), "petits-enfants": ("grandchildren", "grandchild"),
+    "twins": ("twins", "child"), "triplets": ("triplets", "child"),
 }  # fmt: skip
 COUNT_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "only": 1, "ein": 1, "eine": 1, "einen": 1, "zwei": 2,
                "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4,
@@ -54,14 +55,19 @@ NOT_A_NAME = set(
     "Both He She They We I It This That Income Salary Pension Spending Expenses Costs House Home Mr Mrs Ms Dr "
     "Husband Wife Son Daughter Children Mother Father Also And But Plus Age Ages Aged Current Currently Now "
     "Liabilities Constraints Constraint Horizon Deadline Wants Needs Year Years Total Holdings Situation Case "
-    "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's".split()
+    "Allocation Mandate Endowment Board Company Firm Estate Tax Taxes Objective Objectives Facts Client's "
+    # the heading words of an advisor's note ("Policy 35/35/20/10", "Thesis: rates fall"): never a person
+    "Policy Thesis Strategy Strategic Benchmark Guideline Guidelines Liquidity Annual Monthly Open Max Min Maximum "
+    "Minimum Actual Budget Reserve Risk Plan Plans Dear Follow Today's Wants Cannot Must Keep Gift Gifts Spouse "
+    "Children Grandchildren Liability Debt Mortgage Property Real Private Public Fund Funds Capital Reserves".split()
 )
+GROUPS = {"twins": 2, "triplets": 3}  # a word for a number of people: "the twins" are two children
 ALLOCATION_CLASSES_2 = ("equities", "bonds")  # "60/40" with no classes named: the convention
 TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|asks?\s+for|regulations?|mandated?|long-term|ziel\w*|soll\w*|strategie|cible"
 CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
 WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book|compte-titres|foundation|estate"
 PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
-    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
+    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|KESt|KapESt|VAT|MwSt|TVA|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
     ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
     ("spending", r"spend\w*|payout|pay\s+out|pays?|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme|ausschüttung\w*"),
     ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
@@ -170,13 +176,68 @@ def allocations(problem, ends, amounts):
     return facts
 
 
+SMALL = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|\d{1,2}(?:[.,]\d)?)"
+BARE_LIST = re.compile(
+    rf"(?<![\w-])(?P<nums>(?i:{SMALL})(?:\s*,\s*(?i:{SMALL}))*,?\s+and\s+(?i:{SMALL}))(?![\w-]|\s*(?:%|percent|per\s+cent|years?|months?|[A-Za-z]))"
+)
+
+
+def bare_lists(problem, facts, ends):
+    """ "It sits at 65% stocks, 25% bonds and 10% real estate, against a policy of fifty-five, thirty-five and ten": a
+    list of bare numbers that sum to a whole after as many shares: the same classes, another role (target where a
+    target word leads it, else the current shares)."""
+    out = []
+    for m in BARE_LIST.finditer(problem):
+        parts = re.split(r"\s*,\s*(?:and\s+)?|,?\s+and\s+", m["nums"])
+        numbers = [_number(p) for p in parts]
+        if any(n is None for n in numbers) or not 98 <= sum(numbers) <= 102 or len(numbers) < 2:
+            continue
+        earlier = [f for f in facts if f.kind == "percent" and f.end <= m.start() and f.role in ("share", "target")]
+        group = earlier[-len(numbers) :]
+        if len(group) != len(numbers) or not 98 <= sum(f.value for f in group) <= 102 or len({f.role for f in group}) != 1:
+            continue
+        if m.start() - group[-1].end > 160:
+            continue  # the shares it answers are said just before it
+        cue = None
+        for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", problem[group[-1].end : m.start()], re.I):
+            cue = "target" if w["t"] else "share"
+        role = cue or ("share" if group[0].role == "target" else "target")
+        if role == group[0].role:
+            continue
+        at = m.start()
+        for part, number, like in zip(parts, numbers, group):
+            start = problem.index(part, at)
+            at = start + len(part)
+            cls = re.sub(r"\s+(?:share|target)$", "", like.label)
+            out.append(Fact(f"{cls} target" if role == "target" else cls, "percent", float(number), "%", part, start, at,
+                            base=like.base, role=role))
+    return out
+
+
 def whole_before(problem, at, sentence_start, amounts):
     """The whole an allocation or a list of shares is of: the amount just before it in its sentence or a heading,
     else the first amount named as a whole, else "portfolio"."""
     mine = [a for a in amounts if sentence_start <= a.start < at and a.role not in ("liability", "commitment")]
     if mine:
-        return mine[-1].label
+        return _name_whole(problem, mine[-1])
+    if sentence_start > 0 and problem[sentence_start - 1] == ":":  # "$4.8M: 60% equities / 40% T-bills"
+        heading = [a for a in amounts if a.end <= sentence_start and not problem[a.end : sentence_start - 1].strip()]
+        if heading and heading[-1].role not in ("liability", "commitment"):
+            return _name_whole(problem, heading[-1])
     return case_whole(problem, amounts, at)
+
+
+def _name_whole(problem, whole):
+    """A whole's label: a bare figure that shares are of is named as the text names its wholes, else "assets" where
+    the client holds it ("She holds 2,1 Mio. EUR, of which"), else "portfolio"."""
+    if whole.label in BARE - {"total assets", "assets"} or whole.label.startswith("amount"):
+        if m := re.search(rf"\b({WHOLE_WORDS})\b", problem, re.I):
+            whole.label = " ".join(m[1].lower().split())
+        elif re.search(r"\b(?:holds?|has|owns?|have)\s+(?:about\s+|some\s+|roughly\s+)?$", problem[max(0, whole.start - 30) : whole.start], re.I):
+            whole.label = "assets"
+        else:
+            whole.label = "portfolio"
+    return whole.label
 
 
 def case_whole(problem, amounts, at=None):
@@ -204,7 +265,7 @@ def case_whole(problem, amounts, at=None):
 CLASS_WORDS = re.compile(
     r"^\s*(?:(?:in|into|of)\s+)?(?:(?:global|swiss|us|u\.s\.|european|emerging|domestic|foreign|international|"
     r"developed|world|local|short|long|high|investment|private|public|listed|real|fixed|cash|other|hedged|unhedged|"
-    r"government|corporate|inflation-linked|chf|usd|eur|[a-z]+-)\S*\s+){0,3}"
+    r"government|corporate|inflation-linked|chf|usd|eur|[a-z]+-|\d+-(?:yr|year|y|month)s?\b)\S*\s+){0,3}"
     r"(?:equit\w*|stocks?|bonds?|fixed\s+income|cash|alternatives?|alts|real\s+assets|real\s+estate|property|"
     r"private\s+(?:equity|credit|markets)|hedge\s+funds?|gold|commodities|infrastructure|credit|munis|money\s+market|"
     r"treasur\w*|gilts|aktien|obligationen|anleihen|liquidität|immobilien|actions|obligations|liquidités|"
@@ -243,7 +304,10 @@ def percent_roles(problem, facts, ends, amounts):
                 f.role = ""  # a pension's conversion rate: no share, no tax, no return
             elif label.endswith(" rate") and f.role == "share" and f.role != "target":
                 f.role = "tax" if re.search(r"\btax|NIIT|duty|levy", label + before[-40:], re.I) else "return"
-        if f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))):
+        if f.role == "share" and (who := STAKE_AFTER.match(after)):
+            f.label = f"{who['who']}'s stake"  # "owned 70% by Erik (63) and 30% by his brother Nils"
+            f.base = f.base or _company(problem, amounts)
+        elif f.role == "share" and (who := STAKE_BEFORE.search(re.sub(r"\s*\(\s*\d{1,3}\s*\)", "", re.split(r"[;]", before)[-1]))) and who["who"] not in NOT_A_NAME:
             name = who["who"]
             if re.match(r"\s*each\b", after, re.I) and name.lower() in RELATIONS:
                 name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
@@ -288,12 +352,25 @@ def percent_roles(problem, facts, ends, amounts):
             f.base = case_whole(problem, amounts, f.start)
         if not f.base and f.role == "share" and (CLASS_NOUN.search(f.label) or CLASS_NOUN.search(re.split(r"[,;:]", before)[-1][-30:])):
             f.base = whole_before(problem, f.start, sentence_start, amounts)  # "UK equities 55%": a share of the whole
+        if f.label.startswith("percent") and f.role in ("share", "target") and (c := CLASS_WORDS.match(after)):
+            cls = _lower(re.sub(r"^\s*(?:in|into|of)\s+", "", c[0]).strip())  # "Wants 25% in 20-yr Treasuries"
+            f.label = f"{cls} target" if f.role == "target" else cls
+        if f.role in ("share", "target") and (f.base in BARE or f.base.startswith("amount")):
+            bare = [a for a in amounts if a.label == f.base and a.start < f.start]
+            if bare:
+                f.base = _name_whole(problem, bare[-1])  # "She holds 2,1 Mio. EUR, of which 10 % in gold"
+        if f.role == "tax" and f.label.endswith(" share"):
+            f.label = _phrase_before(re.split(r"[;,:(]", before)[-1]) or "tax rate"  # "KESt of 27,5 % applies": no share
         if f.label in ("percent", "rate") and f.role not in ("share", "target"):
             f.label = {"spending": "spending rate", "tax": "tax rate", "growth": "growth rate", "return": "expected return",
                        "fee": "fee"}[f.role]
     return facts
 
 
+STAKE_AFTER = re.compile(
+    rf"^\s*(?:owned\s+|held\s+)?by\s+(?:(?:his|her|their|the)\s+(?:{'|'.join(RELATIONS)})\s+)?(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+))(?!\s+(?:[A-Z]|&))",
+    re.I,
+)
 STAKE_BEFORE = re.compile(
     r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and|two|three|four|five|both)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
     r"\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
@@ -355,7 +432,7 @@ def _role_near(before, after):
 REL = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
 NAME_AGE = re.compile(
-    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}})\b"
+    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}}|(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)(?![\w-]))\b"
     rf"|,\s*(?P<a4>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?))(?=\s*[,.;:])"
     rf"|\s+(?P<a5>\d{{2}})(?![.,]\d)(?=\s*(?:[/;)]|,(?!\d)|and\b|$)))",
     re.I,
@@ -380,14 +457,17 @@ def people(problem, facts, ends):
         if name in NOT_A_NAME or name.lower() in RELATIONS or _a_place_or_known(name):
             continue
         figure = next(g for g in ("a1", "a2", "a3", "a4", "a5") if m[g])
+        if any(f.kind in ("percent", "amount", "limit") and f.start <= m.start(figure) < f.end for f in facts):
+            continue  # "Policy 35/35/20/10": a share, not an age
         age = next((a for a in ages if a.start == m.start(figure)), None)
+        rel = (m["rel"] or "").lower()
+        young = rel in RELATIONS and RELATIONS[rel][1] in ("child", "grandchild") and m[figure].isdigit()
         if age is None:  # "Lisa 61 / Tom 63": an age the quantity reader has no cue for
             value = _number(m[figure])
-            if value is None or not 16 <= value <= 105:
+            if value is None or not (0 if young else 16) <= value <= 105:
                 continue
             age = Fact("age", "age", float(value), "years", m[figure], m.start(figure), m.end(figure))
             new_ages.append(age)
-        rel = (m["rel"] or "").lower()
         role = RELATIONS[rel][1] if rel in RELATIONS else ""
         if not role:
             role = _role_of_named(problem, m.start("name"), found)
@@ -408,8 +488,9 @@ def people(problem, facts, ends):
         label, role = RELATIONS[rel]
         if any(s <= m.start("rel") < e for s, e in named_spans) or any(p.label == label or p.role == role and p.value > 1 for p in found):
             continue
-        if any(c.start() < m.start() and RELATIONS.get(c["rel"].lower(), ("", ""))[1] == role for c in COUNT.finditer(problem)):
-            continue  # "my sister" among "four kids" is no new person
+        among = {role, "child"} if role == "sibling" and re.match(r"(?i)my|our", m[0]) else {role}
+        if any(RELATIONS.get(c["rel"].lower(), ("", ""))[1] in among for c in COUNT.finditer(problem)):
+            continue  # "my sister" among "four kids" (the narrator's parents' children) is no new person
         found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
     for m in REL_AGE.finditer(problem):  # "her husband, 61": the husband and his age
         if any(s <= m.start() < e for s, e in named_spans):
@@ -420,9 +501,13 @@ def people(problem, facts, ends):
         age = next((a for a in ages if a.start == m.start(figure)), None)
         if age is None:
             continue
-        age.label, age.role = f"{label}'s age", role
+        age.label, age.role = (f"{label}' age" if label in GROUPS else f"{label}'s age"), role
         if not any(p.label == label for p in found):
-            found.append(Fact(label, "person", 1, "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+            found.append(Fact(label, "person", GROUPS.get(label, 1), "people", m["rel"], m.start("rel"), m.end("rel"), role=role))
+    for m in re.finditer(rf"\b(?:{'|'.join(GROUPS)})\b", problem, re.I):  # "the twins": two children, named or not
+        label, role = RELATIONS[m[0].lower()]
+        if not any(p.label == label for p in found) and not any(s <= m.start() < e for s, e in named_spans):
+            found.append(Fact(label, "person", GROUPS[label], "people", m[0], m.start(), m.end(), role=role))
     for m in COUNT.finditer(problem):
         rel = m["rel"].lower()
         n = _number(m["n"])
@@ -443,7 +528,7 @@ def people(problem, facts, ends):
 
 
 SINGLE = re.compile(
-    r"\b(?:his|her|their|my|our)\s+(?:only\s+|late\s+|elderly\s+)?(?P<rel>mother|father|son|daughter|brother|sister|husband|wife|partner|stepson|stepdaughter|grandson|granddaughter)\b(?!\s+(?:[A-ZÀ-Ý]|\())",
+    r"\b(?:his|her|their|my|our)\s+(?:only\s+|late\s+|elderly\s+)?(?P<rel>mother|father|son|daughter|brother|sister|husband|wife|partner|stepson|stepdaughter|grandson|granddaughter)\b(?!\s+(?:(?-i:[A-ZÀ-Ý])|\())",
     re.I,
 )
 
@@ -481,6 +566,7 @@ LIMIT_NOUN = re.compile(
 )
 AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
 AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+NO_ONE_ABOVE = re.compile(r"\bno\s+(?P<one>single\s+|one\s+|individual\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:(?:is\s+|may\s+be\s+|should\s+be\s+)?(?:above|over|beyond|exceeding|more\s+than))\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
     r"^\s*(?:of\s+(?:the\s+)?(?:annual\s+|yearly\s+|monthly\s+)?(?P<of>(?!cash\b)[\w-]+(?:\s+(?!(?:in|for|and|at|should|must|may|can|will|is|are|be|sit|stay|remain|to|this|a|per|each|every|next|that)\b)[\w-]+)?)\s*)?"
@@ -513,6 +599,8 @@ def limits(problem, facts, ends, durations, amounts=()):
         obj = OBJECT_AFTER.match(after)
         of_words = _clean(obj["of"]) if obj and obj["of"] else ""
         in_words = _clean(obj["in"]) if obj and obj["in"] else ""
+        if pos := re.match(r"^\s*(?:in|for|of)\s+(?:the\s+|her\s+|his\s+|their\s+)?[\w-]+['’]s?\s+(?P<np>[\w-]+(?:\s+(?!and\b|or\b|in\b|at\b)[\w-]+)?)", after):
+            in_words = _clean(pos["np"])  # "for the couple's own needs": the needs, not the couple
         if (m := CAP_AT.search(before[-60:])) and not LIMIT_NOUN.search(before[-60:]):  # "Cap any single stock at 8%"
             role, base = "cap", _clean(m["obj"])
             label = f"{_lower(base)} cap"
@@ -534,6 +622,13 @@ def limits(problem, facts, ends, durations, amounts=()):
             role = "minimum"
             base = of_words or in_words
             label = f"{in_words or of_words} minimum" if base else "minimum"
+            noun = re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*)\s+min(?:imum)?\.?\s+$", before)
+            if noun and noun["np"].lower() not in MODALS and not re.fullmatch(r"\w+(?:ed|ing)", noun["np"]):
+                base, label = noun["np"].lower(), f"{noun['np'].lower()} minimum"  # "Liquidity min. CHF 10 Mio."
+        elif m := NO_ONE_ABOVE.search(before[-60:]):  # "No single bond issuer above 10 %", "no stock over 5%"
+            role = "cap"
+            base = ("one " if m["one"] else "") + _clean(m["np"]).lower()
+            label = f"{_head(m['np']).lower()} cap"
         elif NEVER_BELOW.search(before[-60:]):
             role = "floor"
             subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
@@ -619,9 +714,15 @@ HORIZON_DURATION = re.compile(
     r"\b(?P<cue>over|within|in|during|across|inside|for|innerhalb|über|binnen|sur|en|d'ici)\s+(?:the\s+|a\s+)?(?:next\s+|coming\s+|following\s+|following\s+|nächsten\s+|prochains?\s+)?$",
     re.I,
 )
-HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])\s*(?:of\s+)?)?$", re.I)
+HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])(?:\s*-\s*|\s*(?:of\s+)?))?$", re.I)
 HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at|to)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
 HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
+BIRTHDAY = re.compile(r"\b(?P<cue>before|by|until|after)\s+(?:his|her|their|my|the\s+client['’]s)\s+(?P<n>\d{2,3})(?P<th>st|nd|rd|th)\s+birthday\b", re.I)
+TENOR_AFTER = re.compile(
+    r"^\s*(?:[\w-]+\s+){0,2}?(?:treasur\w*|bonds?|notes?|gilts?|bunds?|bills?|T-bills?|munis?|paper|CDs?|GICs?|loans?|"
+    r"mortgages?|fixed\s+rate|swaps?|yields?|maturit\w*|duration|ladder|Bundesanleihen?|obligations?|Anleihen?)\b",
+    re.I,
+)
 HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
     (r"\bsell\w*|\bsale\b|divest\w*|dispos\w*|\bexit\w*|verkauf\w*|vend\w*", "sale deadline"),
     (r"rebalanc\w*|\bbring\w*|\bget\s+\w+\s+(?:below|under)|\bshift\w*|reallocat\w*|\bmove\s+(?:to|from|towards)|de-?risk\w*|reduc\w*|diversif\w*|unwind\w*|trim\w*", "rebalancing horizon"),
@@ -632,6 +733,7 @@ HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
     (r"relocat\w*|\bmov\w*|emigrat\w*", "move"),
     (r"spend\w*|\bdraw\w*|withdraw\w*|income|fund\w*", "spending horizon"),
     (r"\bcall\w*|capital\s+call", "call period"),
+    (r"\bthesis\b|\bbeliev\w*|\bexpect\w*|\bforecast\w*|\bview\b", "thesis horizon"),
     (r"lock-?up|vest\w*", "lockup end"),
 )
 
@@ -641,6 +743,8 @@ def horizons(problem, facts, ends, spans_durations):
     for start, end, value, unit in spans_durations:
         sentence_start = max([e + 1 for e in ends if e < start], default=0)
         before = problem[sentence_start:start]
+        if TENOR_AFTER.match(problem[end : end + 40]):
+            continue  # "20-yr Treasuries", "a 10-year bond": an instrument's tenor, not the client's horizon
         if m := HORIZON_NOUN.search(before[-50:]):
             label = f"{(m['noun'] or '').strip().lower()} {m['h'].lower()}".strip()
             out.append(Fact(label, "horizon", value, unit, problem[start:end], start, end, role="over"))
@@ -655,14 +759,23 @@ def horizons(problem, facts, ends, spans_durations):
         if not m:
             continue
         cue = m["cue"].lower()
-        if cue == "for" and not re.search(r"\b(?:next|coming)\s+$", before[-15:], re.I):
-            continue
+        if cue == "for" and not re.search(r"\b(?:next|coming)\s+$", before[-15:], re.I) and not re.search(
+            r"\b(?:stays?|remains?|persists?|lasts?)\b[^.;,]{0,30}$", before, re.I
+        ):
+            continue  # "for ten years" is a horizon where something lasts ("inflation will stay above 3% for ten years")
         if cue in ("in", "en") and not re.search(r"\b(?:next|coming)\s+$|\bin\s+$", before[-10:], re.I):
             continue
         role = "over" if cue in ("over", "across", "during", "über", "sur", "for") else "within"
         after = problem[end : min(e for e in ends if e >= end)]
         out.append(Fact(_horizon_label(before[: len(before) - len(m[0])], role, after), "horizon", value, unit,
                         problem[start:end], start, end, role=role))
+    for m in BIRTHDAY.finditer(problem):  # "everything done before his 80th birthday": a deadline at an age
+        if any(f.start <= m.start("n") < f.end for f in facts if f.kind in ("age", "horizon")):
+            continue
+        sentence_start = max([e + 1 for e in ends if e < m.start()], default=0)
+        role = {"until": "by"}.get(m["cue"].lower(), m["cue"].lower())
+        out.append(Fact(_horizon_label(problem[sentence_start : m.start()], role), "horizon", float(m["n"]), "age",
+                        m["n"] + m["th"], m.start("n"), m.end("th"), role=role))
     for f in facts:
         sentence_start = max([e + 1 for e in ends if e < f.start], default=0)
         before = problem[sentence_start : f.start]
@@ -775,6 +888,8 @@ def amount_roles(problem, facts, ends):
         if (f.label in BARE or f.label.startswith("amount") or f.label.endswith(" point")) and (
             m := re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,4})\s*(?:,|\((?:[^()]*,)?)\s*$", before)
         ):
+            while _a_place_or_known(m["np"]) and (earlier := re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*(?:\s+[A-Za-zÀ-ÿ][\w-]*){0,4})\s*,\s*$", before[: m.start()])):
+                m = earlier  # "University fund, Basel, CHF 310 Mio.": the fund, not its town
             words = m["np"].split()  # "Foundation, CHF 40M.", "the Harwood Endowment (Delaware nonprofit, $240M)"
             whole = [w for w in words if re.fullmatch(rf"(?:{WHOLE_WORDS})", w, re.I)]
             f.label = whole[-1].lower() if whole else _lower(" ".join(w for w in words[-3:] if w.lower() not in PHRASE_STOP))
@@ -942,6 +1057,8 @@ def refine(problem, facts, ends):
     facts = facts + found
     facts = facts + fractions(problem, facts, amounts)
     percent_roles(problem, facts, ends, amounts)
+    listed = bare_lists(problem, facts, ends)
+    facts = [f for f in facts if not (f.kind in ("percent", "age", "year") and any(g.start <= f.start < g.end for g in listed))] + listed
     spans = durations(problem)
     bound, used = limits(problem, facts, ends, spans, amounts)
     facts = [f for f in facts if id(f) not in used]

@@ -323,3 +323,28 @@ def test_a_share_is_not_named_after_the_time_it_takes():
     assert (limit.label, limit.role, limit.base) == ("equities cap", "cap", "equities") and "year" not in limit.label
     [horizon] = of_kind(facts, "horizon")
     assert (horizon.value, horizon.unit, horizon.role) == (2, "years", "within")
+
+
+def test_the_reader_generalises_its_rules():
+    """Issue 30, the burned held-out set's causes, each as a rule on new words (not the set's sentences)."""
+
+    def facts(text):
+        return [(f.kind, f.role, f.label, f.value, f.base) for f in extract(text)]
+
+    # a heading word is no person; the whole is what the text names, not the word after the figure's period
+    read = facts("Church endowment, Lucerne, CHF 80 Mio. Strategy 50/30/20 equities/bonds/real estate.")
+    assert not any(k in ("person", "age") for k, *_ in read)
+    assert any(k == "percent" and r == "target" and lab == "equities target" and "endowment" in b for k, r, lab, v, b in read)
+    # a heading figure is the base of the shares under it; a tenor is no horizon; a class after a tenor
+    read = facts("Client Ben (47), Tempe. $2M: 70% equities / 30% cash. Wants 20% in 10-year gilts.")
+    assert any(k == "percent" and r == "share" and lab.startswith("equities") and v == 70 and b == "portfolio" for k, r, lab, v, b in read)
+    assert not any(k == "horizon" for k, *_ in read)
+    assert any(k == "percent" and r == "target" and "gilts" in lab for k, r, lab, *_ in read)
+    # twins are two children; a stake written after the figure
+    read = facts("The firm is an S corp valued near $9M, owned 60% by Ana (58) and 40% by her sister Eva (55). The twins (age 9).")
+    assert ("person", "child", "twins", 2, "") in read
+    assert ("percent", "share", "Ana's stake", 60.0, "S corp") in read
+    # a list of bare numbers after as many shares is the other role; a noun before "min." is its base
+    read = facts("It holds sixty percent stocks and forty percent bonds, against a target of fifty and fifty. Cash min. CHF 2 Mio.")
+    assert ("percent", "target", "stocks target", 50.0, "") in [(k, r, lab, v, "") for k, r, lab, v, _ in read]
+    assert any(k == "limit" and r == "minimum" and b == "cash" for k, r, lab, v, b in read)

@@ -4,7 +4,8 @@ fixtures/fact_reading_cases.json is issue 30's blind dev set (people, limits, ho
 bases); fixtures/wealth_cases.json and wealth_cases_heldout.json are the older sets, scored in their own terms
 (fidelity.legacy_view). The floors are what the reader reaches today, so a change that loses a kind fails here;
 the goal is recall >= 0.95 on every kind and precision >= 0.98 (docs/FACTS_reader_section.md has the table).
-The held-out reading set is not read here: it measures the reader once, at the end.
+fixtures/fact_reading_heldout.json, the first held-out reading set, is burned (studied while the reader was made to
+generalise, issue 30): it has floors here like the dev set. A second blind set measures the reader at the end.
 """
 
 import json
@@ -21,13 +22,20 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 # (recall, precision) floors per kind, as measured (bench/fact_reading.py), rounded down.
 DEV_FLOORS = {
     "amount": (0.98, 0.98), "percent": (0.87, 0.87), "person": (1.00, 1.00), "age": (0.95, 1.00),
-    "limit": (0.97, 1.00), "horizon": (1.00, 1.00), "commitment": (0.90, 0.95), "place": (0.89, 0.96),
-    "instrument": (1.00, 0.95), "account": (0.96, 0.98), "goal": (0.96, 0.98), "constraint": (1.00, 1.00),
+    "limit": (1.00, 1.00), "horizon": (1.00, 1.00), "commitment": (0.90, 0.95), "place": (0.93, 0.96),
+    "instrument": (1.00, 0.95), "account": (1.00, 0.98), "goal": (0.96, 0.98), "constraint": (1.00, 1.00),
     "year": (0.75, 1.00), "all": (0.95, 0.96),
 }  # fmt: skip
 WEALTH_FLOORS = {"all": (0.99, 0.99), "amount": (1.00, 1.00), "percent": (0.87, 0.87), "place": (1.00, 1.00),
                  "account": (1.00, 1.00), "instrument": (1.00, 1.00), "age": (1.00, 1.00)}  # fmt: skip
-HELDOUT_FLOORS = {"all": (0.94, 0.96), "percent": (0.95, 0.82)}
+HELDOUT_FLOORS = {"all": (0.95, 0.96), "percent": (0.95, 0.82), "place": (0.97, 1.00)}
+# the burned held-out reading set: 0.79 recall, 0.84 precision (percent 0.41, 0.43) before the reader generalised
+READING_HELDOUT_FLOORS = {
+    "amount": (0.97, 1.00), "percent": (0.94, 0.94), "person": (1.00, 1.00), "age": (1.00, 1.00),
+    "limit": (1.00, 1.00), "horizon": (1.00, 1.00), "commitment": (1.00, 0.83), "place": (1.00, 1.00),
+    "instrument": (1.00, 1.00), "account": (1.00, 1.00), "goal": (1.00, 0.92), "constraint": (1.00, 1.00),
+    "all": (0.97, 0.97),
+}  # fmt: skip
 
 
 def cases(name):
@@ -46,6 +54,10 @@ def check(result, floors):
 
 def test_the_dev_set_per_kind():
     check(score_set(cases("fact_reading_cases.json"), extract), DEV_FLOORS)
+
+
+def test_the_burned_heldout_reading_set_per_kind():
+    check(score_set(cases("fact_reading_heldout.json"), extract), READING_HELDOUT_FLOORS)
 
 
 def test_the_dev_set_labels_agree():
