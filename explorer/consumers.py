@@ -237,7 +237,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     @database_sync_to_async
     def perform(self, action, node_id, body):
         """Carry out an action through the same services as the API; a refusal comes back as its message."""
-        wait = throttles.take("ACTION_RATE", self.actor)  # the caller's allowance, shared with its API calls
+        wait = throttles.take("ACTION_RATE", self.rate_caller)  # the caller's allowance, shared with its API calls
         if wait is not None:
             return f"too many actions from this key or user: retry in {math.ceil(wait)} s"
         with rls.tenant(self.tenant.pk):
@@ -281,6 +281,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         principal = principal or access.for_key(token, self.address)
         principal = principal if watches(principal) else None
         self.key_id = principal.key_id if principal else None
+        self.rate_caller = throttles.caller(principal)
         self.key_expires_at = principal.key_expires_at if principal else None
         return (principal.tenant, principal.actor, principal.can_act) if principal else (None, None, False)
 
