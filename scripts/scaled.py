@@ -38,7 +38,9 @@ class Program:
         self.scaled, self.name = scaled, name
 
     def info(self):
-        return self.scaled.rpc().supervisor.getProcessInfo(self.name)
+        info = self.scaled.rpc().supervisor.getProcessInfo(self.name)
+        self.scaled.seen(info["pid"])
+        return info
 
     @property
     def pid(self):
@@ -74,6 +76,7 @@ class Scaled:
         self.servers, self.celery = {}, {}
         self.commands = {}  # supervisord program name -> argv
         self.supervisord = None
+        self.groups = set()  # every program's process group seen: a killed worker's pool children outlive it there
 
     def manage(self, *args):
         subprocess.run([str(BIN / "python"), "manage.py", *args], cwd=ROOT, env=self.env, check=True)
@@ -168,6 +171,13 @@ class Scaled:
         except (OSError, xmlrpc.client.Fault):
             return False
 
+    def seen(self, pid):
+        if pid:
+            try:
+                self.groups.add(os.getpgid(pid))
+            except ProcessLookupError:
+                pass
+
     def states(self):
         """Each program's supervisord state (RUNNING, STARTING, BACKOFF, EXITED, FATAL...)."""
         return {info["name"]: info["statename"] for info in self.rpc().supervisor.getAllProcessInfo()}
@@ -203,12 +213,23 @@ class Scaled:
         """supervisord stops every program (SIGTERM to its process group, SIGKILL after 20 s), then itself."""
         if self.supervisord is None or self.supervisord.poll() is not None:
             return
+        try:
+            for info in self.rpc().supervisor.getAllProcessInfo():
+                self.seen(info["pid"])
+        except (OSError, xmlrpc.client.Fault):
+            pass
         self.supervisord.send_signal(signal.SIGTERM)
         try:
-            self.supervisord.wait(timeout=60)
+            self.supervisord.wait(timeout=90)
         except subprocess.TimeoutExpired:
             self.supervisord.kill()
             self.supervisord.wait()
+        # What outlived supervisord (a killed worker's orphaned pool children, a program it had no time to stop).
+        for group in self.groups - {os.getpgid(0)}:
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def main():
