@@ -50,9 +50,9 @@ print("ok")
 
 
 def run(code):
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings", "LITELLM_LOCAL_MODEL_COST_MAP": "True"},
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=180, env=env
     )
     return result.returncode, result.stdout + result.stderr
 
