@@ -11,7 +11,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 # The scale-out profile's tests run against real PostgreSQL and Redis servers (.ci/run starts them).
 SCALE_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/reasoning
 SCALE_REDIS_URL ?= redis://127.0.0.1:6379/0
-SCALE_TESTS := tests/reasoning tests/api tests/config/test_shared_limits.py tests/explorer/test_consumers.py tests/explorer/test_snapshot.py tests/test_walking_skeleton.py tests/test_restart.py
+SCALE_TESTS := tests/reasoning tests/api tests/config/test_shared_limits.py tests/explorer/test_consumers.py tests/explorer/test_socket_rights_live.py tests/explorer/test_snapshot.py tests/test_walking_skeleton.py tests/test_restart.py
 
 .PHONY: run run-scaled test test-scale test-chaos test-real-model install browser migrate seed bench clean
 

@@ -19,4 +19,9 @@ def import_the_model_layer(**kwargs):
     import django
 
     django.setup()
+    from django.conf import settings
+
     import reasoning.llm.gateway  # noqa: F401
+    from reasoning.llm import offline
+
+    offline.register_with(settings.REASONING)  # provider and price known before the first task, in every child

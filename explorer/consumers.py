@@ -4,6 +4,11 @@ Clients may send overseer actions; a bad message gets an error message back, nev
 checked again at each action (a key revoked or a member demoted since the socket opened loses them at once; a key
 acts only with the `oversee` scope, and a member's key only while their role allows it), and a
 socket that sends faster than REASONING_SOCKET_RATE / REASONING_SOCKET_SNAPSHOT_RATE is closed with 4429.
+
+A socket opened with a key also joins that key's group (keys.group_name): revoking the key sends the group a
+`rights.changed` message, on whichever server process holds the socket, and each socket checks its rights at once and
+closes with 4401; a key that expires closes its sockets from a timer set for the moment it expires. A socket that
+only watches is so closed within a second, whether or not events flow (issue 32).
 """
 
 import asyncio
@@ -16,9 +21,10 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from pydantic import ValidationError
 
-from reasoning import access, events, rls, selectors, services, throttles
+from reasoning import access, events, keys, rls, selectors, services, throttles
 from reasoning.models import ReasoningNode, ReasoningSession, Scope
 from reasoning.schemas import EditIn, ExpandIn, PromoteIn
 
@@ -42,7 +48,8 @@ ACTIONS = {"snapshot", *SESSION_ACTIONS, *NODE_ACTIONS}
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_DEPTH = 8  # an action is a flat object; deeper JSON is refused before anything walks it
 GONE = 4401  # the socket's key or login no longer holds: the same code as a refused connect
-RIGHTS_RECHECK_S = 30  # a socket that only watches has its key or login checked again this often, as events come
+RIGHTS_RECHECK_S = 30  # a socket that only watches has its login checked again this often, as events come
+EXPIRY_MARGIN_S = 0.05  # a key's sockets are checked this long after it expires
 FLOODING = 4429  # more messages than the socket's allowance: closed, so one client cannot slow everyone's reads
 
 
@@ -69,7 +76,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         self.messages, self.snapshots = Window(engine["SOCKET_RATE"]), Window(engine["SOCKET_SNAPSHOT_RATE"])
         self.tenant, self.actor, self.can_act = await self.authenticate()
         self.session_id = self.scope["url_route"]["kwargs"]["session_id"]
-        self.group = None
+        self.group = self.key_group = self.expiry = None
         self.rights_checked_at = time.monotonic()
         if self.tenant is None:
             await self.close(code=4401)
@@ -81,13 +88,38 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             return
         self.group = events.group_name(session_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        if self.key_id is not None:
+            # Joined before the accept: a revoke from here on reaches this socket.
+            self.key_group = keys.group_name(self.key_id)
+            await self.channel_layer.group_add(self.key_group, self.channel_name)
         await self.accept()
+        self.close_at_expiry()
         # The snapshot is read after joining the group, so no event can fall between it and the deltas.
         await self.send_snapshot()
 
     async def disconnect(self, code):
+        if self.expiry is not None:
+            self.expiry.cancel()
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+        if self.key_group:
+            await self.channel_layer.group_discard(self.key_group, self.channel_name)
+
+    async def rights_changed(self, message):
+        """The key's group heard of a change (keys.revoke): check at once; a key that no longer holds closes it."""
+        await self.rights()
+
+    def close_at_expiry(self):
+        """A key that expires closes this socket when it does, with or without events to send (checked just after
+        the moment, so the database agrees it has passed)."""
+        if self.expiry is not None:
+            self.expiry.cancel()
+            self.expiry = None
+        if self.key_expires_at is None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (self.key_expires_at - timezone.now()).total_seconds()) + EXPIRY_MARGIN_S
+        self.expiry = loop.call_later(delay, lambda: asyncio.ensure_future(self.rights()))
 
     async def send_snapshot(self):
         """The tree in parts (snapshot.py), each sent while the database thread reads and serialises the next."""
@@ -183,6 +215,9 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=GONE)
             return None
         self.actor, self.can_act = principal.actor, principal.can_act
+        if principal.key_expires_at != self.key_expires_at:  # the key's expiry moved since the socket opened
+            self.key_expires_at = principal.key_expires_at
+            self.close_at_expiry()
         return principal.can_act
 
     @database_sync_to_async
@@ -202,7 +237,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     @database_sync_to_async
     def perform(self, action, node_id, body):
         """Carry out an action through the same services as the API; a refusal comes back as its message."""
-        wait = throttles.take("ACTION_RATE", self.actor)  # the caller's allowance, shared with its API calls
+        wait = throttles.take("ACTION_RATE", self.rate_caller)  # the caller's allowance, shared with its API calls
         if wait is not None:
             return f"too many actions from this key or user: retry in {math.ceil(wait)} s"
         with rls.tenant(self.tenant.pk):
@@ -245,6 +280,9 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         self.address = (self.scope.get("client") or [None])[0]
         principal = principal or access.for_key(token, self.address)
         principal = principal if watches(principal) else None
+        self.key_id = principal.key_id if principal else None
+        self.rate_caller = throttles.caller(principal)
+        self.key_expires_at = principal.key_expires_at if principal else None
         return (principal.tenant, principal.actor, principal.can_act) if principal else (None, None, False)
 
 

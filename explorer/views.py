@@ -166,7 +166,7 @@ def session_new(request):
     status, wait = 200, None
     if request.method == "POST" and form.is_valid():
         # The API's creation limit, on the same count: a user creates as many sessions by the page as by the API.
-        wait = throttles.take("CREATE_RATE", request.principal.actor)
+        wait = throttles.take("CREATE_RATE", throttles.caller(request.principal))
         if wait is not None:
             form.add_error(None, f"Too many new sessions from this account: retry in {math.ceil(wait)} s.")
             status = 429

@@ -480,7 +480,10 @@ class ApiKeyAdmin(TenantScopedAdmin, admin.ModelAdmin):
 
     @admin.action(description="Revoke the selected keys", permissions=["change"])
     def revoke(self, request, queryset):
-        count = queryset.filter(revoked_at=None).update(revoked_at=timezone.now())
+        live = queryset.filter(revoked_at=None)
+        ids = list(live.values_list("pk", flat=True))
+        count = live.filter(pk__in=ids).update(revoked_at=timezone.now())
+        keys.rights_changed(ids)  # their open sockets close at once
         self.message_user(request, f"{count} key(s) revoked.")
 
 

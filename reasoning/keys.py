@@ -2,10 +2,17 @@
 checked alike wherever it is made. A member's key is refused scopes their role lacks; at each use access.for_key
 narrows it again to the role of that moment."""
 
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.utils import timezone
 
 from .models import ROLE_SCOPES, ApiKey, Membership
+
+log = logging.getLogger(__name__)
 
 
 class KeyRefused(Exception):
@@ -57,7 +64,29 @@ def revoke(tenant, key_id):
     if key.revoked_at is None:
         ApiKey.objects.filter(pk=key.pk, revoked_at=None).update(revoked_at=timezone.now())
         key.refresh_from_db()
+        rights_changed([key.pk])
     return key
+
+
+def group_name(key_id):
+    """The channel group of a key's open sockets (explorer/consumers.py)."""
+    return f"key.{key_id}"
+
+
+def rights_changed(key_ids):
+    """Once the change commits, every open socket of these keys checks its rights again, on whichever server process
+    holds it: a revoked key's sockets close at once, not at their next action or event."""
+
+    def tell():
+        layer = get_channel_layer()
+        for key_id in key_ids:
+            try:
+                async_to_sync(layer.group_send)(group_name(key_id), {"type": "rights.changed"})
+            except Exception:  # the key is refused anyway; its watchers are closed at their next check
+                log.warning("could not tell the sockets of key %s", key_id, exc_info=True)
+
+    if get_channel_layer() is not None:
+        transaction.on_commit(tell)
 
 
 def of_tenant(tenant):

@@ -3,14 +3,22 @@
 `make run-scaled` runs this: it migrates the database named by DATABASE_URL, seeds the demo tenant, then serves
 on ports 8000 and 8001 (PORT, PORT + 1) with TASK_RUNNER=celery, each worker a prefork pool of two children, until
 Ctrl-C. The chaos test (tests/chaos) drives the same class with its own Redis and database.
+
+The processes run under supervisord (the `supervisor` package, as production often runs them): this script writes its
+configuration (var/scaled/supervisord.conf) and starts it. A process that dies is started again (at once after it
+had run, with a growing wait while it fails to start, up to STARTRETRIES tries), the others keep serving, and a
+restarted worker resumes the runs its dead self left (reasoning/tasks.py); every other worker and server sweeps
+for them meanwhile.
 """
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import xmlrpc.client
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,8 +27,39 @@ sys.path.insert(0, str(ROOT))
 from config import serving  # noqa: E402
 
 
+STARTRETRIES = 10  # supervisord waits 1 s more before each try: a process failing to start is retried for 55 s
+STARTSECS = 1  # a process that ran this long started well: its next death is restarted at once
+
+
+class Program:
+    """One supervised process, by its supervisord name: its current pid changes when supervisord restarts it."""
+
+    def __init__(self, scaled, name):
+        self.scaled, self.name = scaled, name
+
+    def info(self):
+        info = self.scaled.rpc().supervisor.getProcessInfo(self.name)
+        self.scaled.seen(info["pid"])
+        return info
+
+    @property
+    def pid(self):
+        return self.info()["pid"]
+
+    def poll(self):
+        """None while it runs (or is being started again), else its last exit status, as Popen.poll()."""
+        info = self.info()
+        return None if info["statename"] in ("RUNNING", "STARTING", "BACKOFF") else info["exitstatus"]
+
+    def send_signal(self, signum):
+        pid = self.pid
+        if pid:
+            os.kill(pid, signum)
+
+
 class Scaled:
-    """Two (or more) Daphne servers and Celery workers as separate processes, their output in log files."""
+    """Two (or more) Daphne servers and Celery workers as separate processes under supervisord, their output in
+    log files."""
 
     def __init__(self, database_url, redis_url, ports=(8000, 8001), workers=2, concurrency=2, env=None, logs=None):
         self.ports, self.workers, self.concurrency = list(ports), workers, concurrency
@@ -35,6 +74,9 @@ class Scaled:
         }
         self.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         self.servers, self.celery = {}, {}
+        self.commands = {}  # supervisord program name -> argv
+        self.supervisord = None
+        self.groups = set()  # every program's process group seen: a killed worker's pool children outlive it there
 
     def manage(self, *args):
         subprocess.run([str(BIN / "python"), "manage.py", *args], cwd=ROOT, env=self.env, check=True)
@@ -44,6 +86,7 @@ class Scaled:
             self.start_server(port)
         for index in range(self.workers):
             self.start_worker(index)
+        self.start_supervisor()
         # Each process imports litellm as it starts (seconds on an idle core; minutes for four at once on a busy one).
         for index in range(self.workers):
             self.wait(lambda i=index: "ready." in self.log(f"worker-{i}"), f"worker {index} to be ready", 300)
@@ -61,8 +104,83 @@ class Scaled:
         self.celery[index] = self._spawn(f"worker-{index}", command)
 
     def _spawn(self, name, command):
-        log = open(self.logs / f"{name}.log", "ab")
-        return subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        """A program for supervisord (start_supervisor starts them all)."""
+        self.commands[name] = command
+        return Program(self, name)
+
+    @property
+    def socket_path(self):
+        return self.logs / "supervisor.sock"
+
+    def config(self):
+        """supervisord's configuration: every program restarted when it dies, its output in logs/<name>.log."""
+        quote = lambda text: str(text).replace("%", "%%")  # noqa: E731  supervisord expands %(name)s in values
+        lines = [
+            "[supervisord]",
+            "nodaemon=true",
+            f"logfile={quote(self.logs / 'supervisord.log')}",
+            f"pidfile={quote(self.logs / 'supervisord.pid')}",
+            f"directory={quote(ROOT)}",
+            "[unix_http_server]",
+            f"file={quote(self.socket_path)}",
+            "chmod=0700",
+            "[rpcinterface:supervisor]",
+            "supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface",
+            "[supervisorctl]",
+            f"serverurl=unix://{quote(self.socket_path)}",
+        ]
+        for name, command in self.commands.items():
+            lines += [
+                f"[program:{name}]",
+                f"command={quote(shlex.join(command))}",
+                f"directory={quote(ROOT)}",
+                "autostart=true",
+                "autorestart=true",  # a process that dies, whatever its exit, is started again
+                f"startsecs={STARTSECS}",
+                f"startretries={STARTRETRIES}",
+                "stopsignal=TERM",
+                "stopwaitsecs=20",
+                "stopasgroup=true",  # a worker's pool children stop with it
+                "killasgroup=true",
+                "redirect_stderr=true",
+                f"stdout_logfile={quote(self.logs / (name + '.log'))}",
+                "stdout_logfile_maxbytes=0",
+            ]
+        return "\n".join(lines) + "\n"
+
+    def start_supervisor(self):
+        path = self.logs / "supervisord.conf"
+        path.write_text(self.config())
+        log = open(self.logs / "supervisord.out", "ab")
+        command = [str(BIN / "supervisord"), "-c", str(path)]
+        # The programs inherit supervisord's environment: the profile's variables.
+        self.supervisord = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        self.wait(self._answers, "supervisord to answer", 30)
+
+    def rpc(self):
+        from supervisor.xmlrpc import SupervisorTransport
+
+        transport = SupervisorTransport(None, None, f"unix://{self.socket_path}")
+        return xmlrpc.client.ServerProxy("http://127.0.0.1", transport=transport)
+
+    def _answers(self):
+        if self.supervisord.poll() is not None:
+            raise RuntimeError(f"supervisord exited; see {self.logs / 'supervisord.log'}")
+        try:
+            return self.rpc().supervisor.getState()["statename"] == "RUNNING"
+        except (OSError, xmlrpc.client.Fault):
+            return False
+
+    def seen(self, pid):
+        if pid:
+            try:
+                self.groups.add(os.getpgid(pid))
+            except ProcessLookupError:
+                pass
+
+    def states(self):
+        """Each program's supervisord state (RUNNING, STARTING, BACKOFF, EXITED, FATAL...)."""
+        return {info["name"]: info["statename"] for info in self.rpc().supervisor.getAllProcessInfo()}
 
     def log(self, name):
         path = self.logs / f"{name}.log"
@@ -92,16 +210,26 @@ class Scaled:
             time.sleep(0.2)
 
     def stop(self):
-        processes = [*self.servers.values(), *self.celery.values()]
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in processes:
+        """supervisord stops every program (SIGTERM to its process group, SIGKILL after 20 s), then itself."""
+        if self.supervisord is None or self.supervisord.poll() is not None:
+            return
+        try:
+            for info in self.rpc().supervisor.getAllProcessInfo():
+                self.seen(info["pid"])
+        except (OSError, xmlrpc.client.Fault):
+            pass
+        self.supervisord.send_signal(signal.SIGTERM)
+        try:
+            self.supervisord.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            self.supervisord.kill()
+            self.supervisord.wait()
+        # What outlived supervisord (a killed worker's orphaned pool children, a program it had no time to stop).
+        for group in self.groups - {os.getpgid(0)}:
             try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+                os.killpg(group, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def main():
@@ -117,11 +245,13 @@ def main():
     print(
         f"\n  Explorer: http://127.0.0.1:{port}/ and http://127.0.0.1:{port + 1}/   login: advisor / advisor (demo only)"
     )
-    print(f"  Two Celery workers (two pool processes each) on {redis_url}; logs in {profile.logs}. Ctrl-C stops.\n")
+    print(f"  Two Celery workers (two pool processes each) on {redis_url}; logs in {profile.logs}.")
+    print(f"  Under supervisord: a process that dies is started again. Status: {BIN / 'supervisorctl'} -c "
+          f"{profile.logs / 'supervisord.conf'} status. Ctrl-C stops.\n")
     try:
-        while all(p.poll() is None for p in [*profile.servers.values(), *profile.celery.values()]):
+        while profile.supervisord.poll() is None:
             time.sleep(1)
-        print("a process of the profile exited; see its log in", profile.logs, file=sys.stderr)
+        print("supervisord exited; see", profile.logs / "supervisord.log", file=sys.stderr)
     except KeyboardInterrupt:
         pass
     finally:

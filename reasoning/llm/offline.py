@@ -10,6 +10,7 @@ numbers, and delayed by REASONING_OFFLINE_LATENCY_MS so that concurrency is visi
 
 import asyncio
 import os
+import threading
 import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -76,6 +77,8 @@ class OfflineModel(CustomLLM):
 
 
 _handler = OfflineModel()
+_registering = threading.Lock()
+_registered = threading.Event()  # set once the price and the provider are both known to litellm
 
 
 def is_offline(model):
@@ -88,24 +91,32 @@ def register_with(engine):
 
 
 def register(latency_ms=0, seed=7, noise=None):
-    """Make the offline models known to litellm (provider and price); safe to call again with new settings."""
+    """Make the offline models known to litellm (provider and price); safe to call again with new settings, and from
+    many threads at once: the first caller registers the price, then the provider, under a lock, so no caller sees
+    the provider without its price (a first create found it so and was refused a 422, issue 32)."""
     _handler.latency_ms, _handler.seed = latency_ms, seed
     if noise is not None:
         _handler.noise = noise
-    if not any(entry.get("provider") == PROVIDER for entry in litellm.custom_provider_map):
-        litellm.custom_provider_map = [*litellm.custom_provider_map, {"provider": PROVIDER, "custom_handler": _handler}]
-        litellm.register_model(
-            {
-                name: {
-                    "input_cost_per_token": INPUT_USD_PER_TOKEN,
-                    "output_cost_per_token": OUTPUT_USD_PER_TOKEN,
-                    "litellm_provider": PROVIDER,
-                    "mode": "chat",
-                    "max_tokens": 8192,
-                    "max_input_tokens": 32768,
-                    "max_output_tokens": 8192,
+    if _registered.is_set():
+        return _handler
+    with _registering:
+        if not _registered.is_set():
+            litellm.register_model(
+                {
+                    name: {
+                        "input_cost_per_token": INPUT_USD_PER_TOKEN,
+                        "output_cost_per_token": OUTPUT_USD_PER_TOKEN,
+                        "litellm_provider": PROVIDER,
+                        "mode": "chat",
+                        "max_tokens": 8192,
+                        "max_input_tokens": 32768,
+                        "max_output_tokens": 8192,
+                    }
+                    for name in MODELS
                 }
-                for name in MODELS
-            }
-        )
+            )
+            if not any(entry.get("provider") == PROVIDER for entry in litellm.custom_provider_map):
+                entry = {"provider": PROVIDER, "custom_handler": _handler}
+                litellm.custom_provider_map = [*litellm.custom_provider_map, entry]
+            _registered.set()
     return _handler

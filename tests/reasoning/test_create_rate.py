@@ -1,4 +1,5 @@
-"""Creating sessions is rate-limited per API key and per user: a 429 with Retry-After, and nothing stored."""
+"""Creating sessions is rate-limited per person (all their keys and their login) and per service key: a 429 with
+Retry-After, and nothing stored."""
 
 import json
 
@@ -201,3 +202,49 @@ async def test_socket_actions_share_the_callers_allowance_with_the_api(alice, se
     from reasoning.models import OverseerAction
 
     assert await OverseerAction.objects.filter(node_id=node).acount() == 2
+
+
+# ---- per person, not per key (issue 32, section 3: one member with two keys created 60 sessions in 11 s) --------
+
+
+def members_key(alice, name):
+    from reasoning.models import Scope
+
+    _, plaintext = ApiKey.issue(alice.tenant, name=name, scopes=[Scope.READ, Scope.RUN], user=alice.user)
+    return {"HTTP_AUTHORIZATION": f"Bearer {plaintext}"}
+
+
+def test_a_members_two_keys_share_one_allowance(client, alice, now):
+    first, second = members_key(alice, "laptop"), members_key(alice, "script")
+    assert [create(client, first).status_code, create(client, second).status_code] == [201, 201]
+    assert create(client, members_key(alice, "a third")).status_code == 429
+    assert create(client, first).status_code == 429
+    assert ReasoningSession.objects.count() == 2
+
+
+def test_a_members_keys_and_their_login_share_one_allowance(client, alice, now, monkeypatch):
+    from reasoning import services
+    from tests.explorer.test_views import NEW, valid_form
+
+    monkeypatch.setattr(services, "submit_to_runner", lambda session_id: None)
+    assert create(client, members_key(alice, "laptop")).status_code == 201
+    client.force_login(alice.user)
+    assert create(client, {}).status_code == 201
+    assert client.post(NEW, valid_form()).status_code == 429  # the page too
+    assert ReasoningSession.objects.count() == 2
+
+
+def test_a_members_allowance_is_not_a_service_keys(client, alice, now):
+    for _ in range(2):
+        create(client, members_key(alice, "laptop"))
+    assert create(client, alice.auth).status_code == 201  # the tenant's service key counts on its own
+
+
+def test_a_member_renamed_keeps_their_count(client, alice, now):
+    from django.contrib.auth import get_user_model
+
+    key = members_key(alice, "laptop")
+    for _ in range(2):
+        create(client, key)
+    get_user_model().objects.filter(pk=alice.user.pk).update(username="alice-renamed")
+    assert create(client, members_key(alice, "after the rename")).status_code == 429
