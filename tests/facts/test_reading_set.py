@@ -3,7 +3,7 @@
 fixtures/fact_reading_cases.json is issue 30's blind dev set (people, limits, horizons, commitments, roles and
 bases); fixtures/wealth_cases.json and wealth_cases_heldout.json are the older sets, scored in their own terms
 (fidelity.legacy_view). The floors are what the reader reaches today, so a change that loses a kind fails here;
-the goal is recall >= 0.95 on every kind and precision >= 0.98 (docs/FACTS_reader_section.md has the table).
+the goal is recall >= 0.95 on every kind and precision >= 0.98 (docs/BENCHMARKS.md, "The whole case on the sheet", has the tables).
 fixtures/fact_reading_heldout.json, the first held-out reading set, is burned (studied while the reader was made to
 generalise, issue 30): it has floors here like the dev set. A second blind set measures the reader at the end.
 """
