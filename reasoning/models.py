@@ -8,6 +8,7 @@ import hashlib
 import secrets
 import uuid
 import zoneinfo
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -336,10 +337,14 @@ class ReasoningSession(models.Model):
 
     def active_time(self, now=None):
         """Seconds spent running over all its runs, the one running now included (a pause, or the wait before a
-        promote, does not count)."""
+        promote, does not count). A run whose heartbeat went stale counts up to its last heartbeat: it may be dead."""
         if self.status != Status.RUNNING or self.resumed_at is None:
             return self.active_seconds
-        return self.active_seconds + max(0.0, ((now or timezone.now()) - self.resumed_at).total_seconds())
+        until = now or timezone.now()
+        stale = timedelta(seconds=settings.REASONING["HEARTBEAT_STALE_S"])
+        if self.heartbeat_at is not None and until - self.heartbeat_at > stale:
+            until = self.heartbeat_at
+        return self.active_seconds + max(0.0, (until - self.resumed_at).total_seconds())
 
     @property
     def offline(self):

@@ -553,9 +553,10 @@ def fact_changed(session, actor, action, before, after):
 
 @rls.all_tenants()  # every tenant's sessions a stopped server left running
 def interrupt_running(reason="server_restarted"):
-    """Mark sessions left running by a stopped process as interrupted (resumable); returns how many."""
-    running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", flat=True)
+    """Mark sessions left running by a stopped process as interrupted (resumable); returns how many. Their active
+    time ends at their last heartbeat: the process was gone after it."""
+    running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", "heartbeat_at")
     return sum(
-        transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason=reason)
-        for session_id in list(running)
+        transition(session_id, Status.INTERRUPTED, [Status.RUNNING], alive_until=beat, termination_reason=reason)
+        for session_id, beat in list(running)
     )
