@@ -17,6 +17,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from .facts.sheet import Fact, Finding
+from .money import exact
 from .strategies import AUTO, mode_choices
 
 
@@ -386,7 +387,7 @@ class ReasoningSession(models.Model):
             "offline": self.offline,
             "partly_offline": self.partly_offline,
             "budget_usd": self.budget_usd,
-            "budget_used_usd": round(self.budget_used_usd, 8),
+            "budget_used_usd": exact(self.budget_used_usd),
             "unmetered": self.unmetered,
             "budget_note": UNMETERED if self.unmetered else None,
             "params": self.params,
