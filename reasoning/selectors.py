@@ -58,7 +58,7 @@ def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, 
     if origin:
         qs = qs.filter(ORIGINS[origin])
     if by:
-        qs = qs.filter(triggered_by=by)
+        qs = qs.filter(triggered_by=person(by))  # an old name ("web:ana") finds the person's sessions too
     for word in search_words(q):  # every word, in any order, in the case name or the problem
         qs = qs.filter(Q(problem_text__icontains=word) | Q(case_name__icontains=word))
     return qs.order_by("-started_at", "-id")  # the id makes the order total, so offset pages never overlap
@@ -70,6 +70,19 @@ MAX_SEARCH_WORDS = 12
 def search_words(q):
     """The words of a search, each once, at most MAX_SEARCH_WORDS of them ("Meier succession": two words)."""
     return list(dict.fromkeys(w.casefold() for w in (q or "").split()))[:MAX_SEARCH_WORDS]
+
+
+def person(actor):
+    """The one name a session's starter goes by, whatever the door: "user:<login>" for a person (the web form's old
+    "web:<login>", a member's key's "user:<login>/key:<hint>", the terminal's "cli:user:<login>"); a service key's
+    "key:<hint>" and the system's names ("cli", "seed_demo") as they are. Migration 0016 renamed the old rows so."""
+    actor = actor or ""
+    for door in ("web:", "cli:user:"):
+        if actor.startswith(door) and len(actor) > len(door):
+            return "user:" + actor[len(door):]
+    if actor.startswith("user:"):
+        return actor.split("/key:", 1)[0]
+    return actor
 
 
 def session_starters(tenant, limit=50):

@@ -159,7 +159,7 @@ def create_session(tenant, data, triggered_by="", submit=True, by=None):
             budget_usd=budget,
             token_cap=data.token_cap,
             params=params,
-            triggered_by=triggered_by,
+            triggered_by=selectors.person(triggered_by),  # one name per person, whatever the door (the key: api_key)
             **starter(by),
         )
         factsheet.read_problem(session)
@@ -250,7 +250,7 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             prices=source.prices,  # a fork spends at the prices its parent was created with
             budget_usd=budget_usd,
             params=params,
-            triggered_by=actor,
+            triggered_by=selectors.person(actor),
             **starter(by),
             forked_from=source,
             forked_from_node_id=node.id,
