@@ -284,7 +284,7 @@ def no_answer(outcome):
     if outcome.reason == SYNTHESIS_FAILED:
         return f"no answer passed its contract ({outcome.detail}); the answer shown is the best line so far"[:2000]
     why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")
-    return f"{why}; first failure: {outcome.detail}" if outcome.detail else why
+    return f"{why}; first failure: {outcome.detail}" if outcome.detail else why  # a node's refusal names its first
 
 
 def stopped(session_id, status, strategy, fence=None):

@@ -124,14 +124,10 @@ def _echo(text, info, instructions=True):
     own = next((m for m in OWN_MESSAGES if f" {m} " in f" {joined} "), None)
     if own:
         return f"echoes our own message ('{own}') instead of reasoning about the problem"
-    if instructions:
-        told = _prompt_part(words, prompt)
-        if told:
-            return told
     share, longest = copied(words, instruction_grams(prompt)) if instructions else (0.0, 0)
     if (share >= ECHO_SHARE and len(words) >= ECHO_RUN) or longest >= ECHO_LONGEST:
         return "echoes the prompt's instructions or rubric instead of reasoning about the problem"
-    return None
+    return _prompt_part(words, prompt) if instructions else None
 
 
 def _prompt_part(words, prompt):
@@ -229,11 +225,11 @@ def prose(min_words, answer=False, commentary=False):
             raise ValueError(
                 f"is not prose: at least {min_words} word{'s' * (min_words > 1)} needed" if text else "is empty"
             )
-        if not has_prose(text):
-            raise ValueError(f"is not prose: no word in it ('{text[:40]}')")
         problem = None if commentary else _off_topic(text, info, answer)
         if problem:
             raise ValueError(problem)
+        if not has_prose(text):
+            raise ValueError(f"is not prose: no word in it ('{text[:40]}')")
         return text
 
     return check
