@@ -188,6 +188,8 @@ def finish(session_id, outcome, fence=None):
         status, reason = ending_of(outcome, ended)
         if reason == "budget" and usage.cap_stopped(session_id):
             reason = "monthly_cap"  # the session had budget left; its tenant's month had not
+        elif reason == "budget" and usage.token_capped(session_id):
+            reason = "token_cap"  # its tokens ran out, not its budget (an unmetered model's never binds)
         moved = states.transition(
             session_id,
             status,

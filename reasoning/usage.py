@@ -121,6 +121,21 @@ def cap_stopped(session_id):
     return left is not None and left < session.budget_usd - session.budget_used_usd - session.budget_reserved_usd
 
 
+def token_capped(session_id):
+    """Whether its token cap, not its USD budget, stopped an exhausted session ("token_cap" rather than "budget"): an
+    unmetered session's budget never binds; a metered one's cap did when it had used more of its tokens than of its
+    budget."""
+    session = ReasoningSession.objects.get(pk=session_id)
+    if not session.token_cap:
+        return False
+    if session.unmetered or not session.budget_usd:
+        return True
+    tokens = LLMCall.objects.filter(session_id=session_id).aggregate(
+        used=Coalesce(Sum(F("tokens_in") + F("tokens_out")), 0)
+    )["used"]
+    return tokens / session.token_cap >= session.budget_used_usd / session.budget_usd
+
+
 def month_of(tenant):
     """This month's spend against the tenant's cap: {month, cap_usd, spent_usd, reserved_usd, left_usd,
     written_off_usd}. written_off_usd is the part of the spend no call of the ledger costs: what runs that died had

@@ -16,7 +16,12 @@ from pydantic import BaseModel, ValidationError
 
 
 class BudgetExhausted(Exception):
-    """The next model call would pass the session's budget; nothing was spent on it."""
+    """The next model call would pass the session's budget, or its token cap (`limit` "token_cap"); nothing was
+    spent on it."""
+
+    def __init__(self, message="", limit="budget"):
+        super().__init__(message)
+        self.limit = limit
 
 
 class Unparseable(Exception):

@@ -395,7 +395,10 @@ class ModelGateway:
                     self._record(
                         contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
                     )
-                    raise BudgetExhausted(self._over_budget(contract, model, reserve, tokens))
+                    raise BudgetExhausted(
+                        self._over_budget(contract, model, reserve, tokens),
+                        limit="token_cap" if tokens is None else "budget",
+                    )
                 started = time.perf_counter()
                 try:
                     async with LIMITS.slot(model, self.parallel.get(model)):  # a wait here is not part of the timeout
