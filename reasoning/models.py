@@ -362,6 +362,26 @@ class ReasoningSession(models.Model):
         """A real model's session in which the simulator wrote a node or the answer (its fallback, where allowed)."""
         return not self.offline and (self.wrote_offline or is_offline(self.answer_model))
 
+    @property
+    def fallback_wrote_all(self):
+        """A real model's session whose every written node (and its answer, if any) the simulator wrote, as the allowed
+        fallback: "offline (the fallback wrote every node)", not "partly offline". One query, only when partly
+        offline."""
+        if not self.partly_offline or (self.answer_model and not is_offline(self.answer_model)):
+            return False
+        written = self.nodes.filter(depth__gt=0).exclude(model_used="")
+        return written.exists() and not written.exclude(model_used__startswith="offline/").exists()
+
+    @property
+    def offline_words(self):
+        """How its badge names who wrote it: "offline", "offline (the fallback wrote every node)", "partly offline",
+        or "" for a real model's own session."""
+        if self.offline:
+            return "offline"
+        if not self.partly_offline:
+            return ""
+        return "offline (the fallback wrote every node)" if self.fallback_wrote_all else "partly offline"
+
     def fork_ids(self):
         """The ids of the sessions forked from this one; no query when the row was read knowing it has none
         (selectors.get_session annotates has_forks)."""
@@ -386,6 +406,7 @@ class ReasoningSession(models.Model):
             "model_fallback": self.model_fallback or None,
             "offline": self.offline,
             "partly_offline": self.partly_offline,
+            "fallback_wrote_all": self.fallback_wrote_all,
             "budget_usd": self.budget_usd,
             "budget_used_usd": exact(self.budget_used_usd),
             "unmetered": self.unmetered,

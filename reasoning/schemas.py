@@ -277,6 +277,11 @@ class SessionOut(Schema):
     partly_offline: bool = Field(
         description="A real model's session in which the offline simulator wrote a node or the answer."
     )
+    fallback_wrote_all: bool = Field(
+        False,
+        description="A real model's session whose every node (and answer) the offline simulator wrote, as its "
+        "fallback: offline, not partly.",
+    )
     budget_usd: Usd
     budget_used_usd: Usd
     unmetered: bool = Field(description="A model it may call is priced at 0: the USD budget cannot stop it.")
