@@ -401,7 +401,7 @@ class ModelGateway:
                     )
                 started = time.perf_counter()
                 try:
-                    async with LIMITS.slot(model, self.parallel.get(model)):  # a wait here is not part of the timeout
+                    async with LIMITS.slot(model, self.parallel.get(model), self.session_id):  # a wait here is not part of the timeout
                         started = time.perf_counter()
                         with litellm_logging():
                             response = await self.router.acompletion(
