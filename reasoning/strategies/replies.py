@@ -228,7 +228,7 @@ def prose(min_words, answer=False, commentary=False):
         problem = None if commentary else _off_topic(text, info, answer)
         if problem:
             raise ValueError(problem)
-        if not has_prose(text):
+        if not commentary and not has_prose(text):  # a thought, a step or an answer
             raise ValueError(f"is not prose: no word in it ('{text[:40]}')")
         return text
 
