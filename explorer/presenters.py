@@ -13,6 +13,7 @@ REASONS = {
     "unchanged": "Solved",
     "budget": "Stopped: the budget is spent",
     "monthly_cap": "Stopped: the tenant's monthly cap is reached",
+    "token_cap": "Stopped: the session's token cap is reached",
     "no_thoughts": "Failed: no step could be proposed and scored",
     "no_live_line": "Failed: every line of reasoning is pruned",
     "error": "Failed: an error stopped the run",

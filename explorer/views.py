@@ -332,7 +332,7 @@ def _create_session(request, form):
             form.add_service_error(".".join(str(p) for p in e["loc"]), _pydantic_message(e))
         return None
     try:
-        who = f"web:{request.user.get_username()}"
+        who = request.principal.actor  # "user:<login>", as the API and a fork name the same person
         return services.create_session(request.tenant, data, triggered_by=who, by=request.principal)
     except services.InvalidInput as error:
         for e in error.errors:

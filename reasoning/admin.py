@@ -314,6 +314,7 @@ def month_text(month):
         **month,
         "spent": usd(month["spent_usd"]),
         "reserved": usd(month["reserved_usd"]),
+        "written_off": usd(month["written_off_usd"]) if month.get("written_off_usd") else None,
         "cap": usd(cap) if cap is not None else None,
         "left": usd(month["left_usd"]) if cap is not None else None,
         "percent": round(share * 100, 1) if share is not None else None,

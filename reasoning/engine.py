@@ -202,6 +202,8 @@ def finish(session_id, outcome, fence=None):
         status, reason = ending_of(outcome, ended)
         if reason == "budget" and usage.cap_stopped(session_id):
             reason = "monthly_cap"  # the session had budget left; its tenant's month had not
+        elif reason == "budget" and usage.token_capped(session_id):
+            reason = "token_cap"  # its tokens ran out, not its budget (an unmetered model's never binds)
         moved = states.transition(
             session_id,
             status,
@@ -316,7 +318,7 @@ def no_answer(outcome):
     if outcome.final_answer and outcome.partial:
         return f"the answer is the best line so far, not a finished one ({outcome.detail or outcome.reason})"[:2000]
     why = NO_ANSWER.get(outcome.reason, f"no answer ({outcome.reason})")
-    return f"{why}; first failure: {outcome.detail}" if outcome.detail else why
+    return f"{why}; first failure: {outcome.detail}" if outcome.detail else why  # a node's refusal names its first
 
 
 def stopped(session_id, status, strategy, fence=None):

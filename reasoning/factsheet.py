@@ -2,7 +2,7 @@
 the first run (and grounded in the text), corrected by advisors, and every node and answer checked against it.
 
 An advisor's change is audited like any other action. The steps it touches (those whose checks change under the new
-sheet, or that state the fact's old value) are marked stale with the reason, as an edit marks them; a running search
+sheet, or that state the fact's old value or a figure derived from it) are marked stale with the reason, as an edit marks them; a running search
 gets the new sheet as a command at its next step boundary, so its later prompts and checks use it.
 """
 
@@ -18,7 +18,7 @@ from django.db.models import F, Max
 from . import events
 from .facts.case import CaseCheck, node_checks
 from .facts.extract import extract
-from .facts.quantities import find_quantities, matches
+from .facts.quantities import EPS, find_quantities, matches
 from .facts.sheet import KINDS, NUMERIC, ROLES, Fact, display
 from .llm.contracts import BudgetExhausted, ModelError, Unparseable, one_line
 from .models import CaseFact, ReasoningNode, ReasoningSession, is_offline
@@ -234,6 +234,8 @@ def _recheck(session, case, actor, what, changed):
     """Every node checked again under the new sheet; a node whose findings changed, or that states a changed fact's
     figure or label, is stale until rescored (as an edit above it makes it), saying why."""
     nodes = list(ReasoningNode.objects.filter(session=session, depth__gt=0).order_by("depth", "created_at"))
+    ids = {str(fact.get("id")) for fact in changed if fact}
+    sheet = [fact for fact in sheet_dicts(session) if str(fact.get("id")) not in ids]  # the operands of derived figures
     stale, touched = [], []
     for node in nodes:
         checks = node_checks(case, node.thought, node.state)
@@ -241,7 +243,7 @@ def _recheck(session, case, actor, what, changed):
             node.checks = checks
             touched.append(node)
             stale.append(node.pk)
-        elif any(_states(node.thought, fact) for fact in changed if fact):
+        elif any(_states(node.thought, fact, sheet) for fact in changed if fact):
             stale.append(node.pk)
     ReasoningNode.objects.bulk_update(touched, ["checks"])
     if stale:
@@ -257,13 +259,58 @@ def _recheck(session, case, actor, what, changed):
     events.publish(session.id, [events.node_event("node.updated", r) for r in rows] + [events.session_updated(fresh)])
 
 
-def _states(text, fact):
-    """True if the text states this fact: its figure (as any quantity matching it) or its label."""
+def _states(text, fact, sheet=()):
+    """True if the text states this fact: its figure (as any quantity matching it), a figure derived from it (see
+    _derives), or its label."""
     if fact.get("kind") in NUMERIC and isinstance(fact.get("value"), int | float):
         unit = fact.get("unit") or ""
-        return any(matches(q, float(fact["value"]), unit) for q in find_quantities(text) if q.kind == fact["kind"])
+        quantities = find_quantities(text)
+        if any(matches(q, float(fact["value"]), unit) for q in quantities if q.kind == fact["kind"]):
+            return True
+        return fact["kind"] == "amount" and _names(text, fact) and _derives(quantities, float(fact["value"]), unit, sheet)
     label = str(fact.get("label") or "").lower()
     return bool(label) and label in text.lower()
+
+
+def _names(text, fact):
+    """The text names the fact: a word of its label (four letters or more) stands in it. A derived figure alone
+    could be anything's; with the fact named it is this one's."""
+    words = {w for w in re.findall(r"[^\W\d_]{4,}", str(fact.get("label") or "").lower())}
+    return any(re.search(rf"\b{re.escape(w)}", text, re.IGNORECASE) for w in words)
+
+
+def _derives(quantities, value, unit, sheet):
+    """A figure of the text is a share, a sum, a difference or a ratio of the amount `value`: an amount in `unit`
+    equal to value x p% (p a percent of the text or the sheet), value + b or |value - b| (b another amount of the
+    text or the sheet), or a percent equal to 100 b / value. Equal within what each figure as written can mean."""
+    if not value:
+        return False
+    mine = [q for q in quantities if q.kind == "amount" and q.unit == unit and not matches(q, value, unit)]
+    percents = [(q.value, q.precision) for q in quantities if q.kind == "percent"]
+    percents += [(float(f["value"]), 0.0) for f in sheet if f.get("kind") == "percent" and _number(f)]
+    amounts = [(q.value, q.precision, q) for q in mine]
+    amounts += [
+        (float(f["value"]), 0.0, None)
+        for f in sheet
+        if f.get("kind") == "amount" and (f.get("unit") or "") == unit and _number(f)
+        and abs(float(f["value"]) - value) > EPS * max(1.0, abs(value))
+    ]
+    for q in mine:
+        slack = q.precision + EPS * max(1.0, abs(q.value))
+        if any(abs(q.value - value * p / 100) <= slack + abs(value) * dp / 100 for p, dp in percents if 0 < p < 100):
+            return True
+        others = [(b, db) for b, db, src in amounts if src is not q]
+        if any(abs(q.value - (value + b)) <= slack + db or abs(q.value - abs(value - b)) <= slack + db for b, db in others):
+            return True
+    for q in quantities:
+        if q.kind == "percent" and 0 < q.value < 100:
+            if any(abs(q.value - 100 * b / value) <= q.precision + 100 * db / abs(value) for b, db, _ in amounts):
+                return True
+    return False
+
+
+def _number(fact):
+    return isinstance(fact.get("value"), int | float) and not isinstance(fact.get("value"), bool)
 
 
 # ---- a real model reads the facts too ------------------------------------------------------------------------------

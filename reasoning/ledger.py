@@ -138,6 +138,16 @@ def tenant_write_off(session_id, amount):
         tenant_settle(connection, session_id, amount, amount)
 
 
+def book(session_id, cost):
+    """A finished call's cost, paid outside a run (a loaded demo session's ledger row), counted in the tenant's
+    month as a run's settlement counts it: the month's counter and the ledger's rows of the month then agree."""
+    if not cost:
+        return
+    connection = connections[router.db_for_write(ReasoningSession)]
+    with transaction.atomic(using=connection.alias):
+        tenant_settle(connection, session_id, cost, 0.0)
+
+
 def _update_counting(connection, sql, params, session_id):
     """Run the update; a tenant without its counter row yet gets one (at nothing spent) and the update again."""
     with connection.cursor() as cursor:

@@ -8,6 +8,7 @@ import hashlib
 import secrets
 import uuid
 import zoneinfo
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -16,6 +17,7 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from .facts.sheet import Fact, Finding
+from .money import exact
 from .strategies import AUTO, mode_choices
 
 
@@ -339,10 +341,14 @@ class ReasoningSession(models.Model):
 
     def active_time(self, now=None):
         """Seconds spent running over all its runs, the one running now included (a pause, or the wait before a
-        promote, does not count)."""
+        promote, does not count). A run whose heartbeat went stale counts up to its last heartbeat: it may be dead."""
         if self.status != Status.RUNNING or self.resumed_at is None:
             return self.active_seconds
-        return self.active_seconds + max(0.0, ((now or timezone.now()) - self.resumed_at).total_seconds())
+        until = now or timezone.now()
+        stale = timedelta(seconds=settings.REASONING["HEARTBEAT_STALE_S"])
+        if self.heartbeat_at is not None and until - self.heartbeat_at > stale:
+            until = self.heartbeat_at
+        return self.active_seconds + max(0.0, (until - self.resumed_at).total_seconds())
 
     @property
     def offline(self):
@@ -370,6 +376,26 @@ class ReasoningSession(models.Model):
             return NOT_CHECKED
         return NEEDS_REVIEW if any(not c.get("ok", True) for c in self.answer_checks or []) else CHECKED
 
+    @property
+    def fallback_wrote_all(self):
+        """A real model's session whose every written node (and its answer, if any) the simulator wrote, as the allowed
+        fallback: "offline (the fallback wrote every node)", not "partly offline". One query, only when partly
+        offline."""
+        if not self.partly_offline or (self.answer_model and not is_offline(self.answer_model)):
+            return False
+        written = self.nodes.filter(depth__gt=0).exclude(model_used="")
+        return written.exists() and not written.exclude(model_used__startswith="offline/").exists()
+
+    @property
+    def offline_words(self):
+        """How its badge names who wrote it: "offline", "offline (the fallback wrote every node)", "partly offline",
+        or "" for a real model's own session."""
+        if self.offline:
+            return "offline"
+        if not self.partly_offline:
+            return ""
+        return "offline (the fallback wrote every node)" if self.fallback_wrote_all else "partly offline"
+
     def fork_ids(self):
         """The ids of the sessions forked from this one; no query when the row was read knowing it has none
         (selectors.get_session annotates has_forks)."""
@@ -394,8 +420,9 @@ class ReasoningSession(models.Model):
             "model_fallback": self.model_fallback or None,
             "offline": self.offline,
             "partly_offline": self.partly_offline,
+            "fallback_wrote_all": self.fallback_wrote_all,
             "budget_usd": self.budget_usd,
-            "budget_used_usd": round(self.budget_used_usd, 8),
+            "budget_used_usd": exact(self.budget_used_usd),
             "unmetered": self.unmetered,
             "budget_note": UNMETERED if self.unmetered else None,
             "params": self.params,

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainVa
 
 from .facts.sheet import CHECK_KINDS, KINDS
 from .models import LLMCall, Scope
+from .money import exact
 from .strategies import modes
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
@@ -45,6 +46,12 @@ def whole_number(value):
 
 # Strict: "5" is not an amount nor a count (a JSON integer is still an amount). Constraint first: the schema says it.
 Money = Annotated[float, Field(gt=0, strict=True), BeforeValidator(not_a_bool)]
+# Money the API sends: a number of USD rounded to a millionth of a dollar (money.exact), never float noise.
+Usd = Annotated[
+    float,
+    AfterValidator(exact),
+    Field(description="USD, rounded to a millionth of a dollar (6 decimals at most): an exact decimal."),
+]
 Count = Annotated[int, Field(strict=True), BeforeValidator(whole_number), BeforeValidator(not_a_bool)]
 TokenCap = Annotated[
     int, Field(strict=True, ge=1, le=10**9), BeforeValidator(whole_number), BeforeValidator(not_a_bool)
@@ -273,8 +280,13 @@ class SessionOut(Schema):
     partly_offline: bool = Field(
         description="A real model's session in which the offline simulator wrote a node or the answer."
     )
-    budget_usd: float
-    budget_used_usd: float
+    fallback_wrote_all: bool = Field(
+        False,
+        description="A real model's session whose every node (and answer) the offline simulator wrote, as its "
+        "fallback: offline, not partly.",
+    )
+    budget_usd: Usd
+    budget_used_usd: Usd
     unmetered: bool = Field(description="A model it may call is priced at 0: the USD budget cannot stop it.")
     budget_note: str | None = Field(None, description="'unmetered model: the budget does not bind' when unmetered.")
     token_cap: int | None = Field(None, description="Tokens the session may use at most (none: no cap).")
@@ -338,8 +350,8 @@ class CallOut(Schema):
     error: str | None
     tokens_in: int
     tokens_out: int
-    cost_usd: float
-    reserved_usd: float
+    cost_usd: Usd
+    reserved_usd: Usd
     latency_ms: int
     prompt: str
     reply: str
@@ -455,7 +467,7 @@ class UsageIn(Schema):
 class UsageRowOut(Schema):
     group: str | None = Field(description="The day, model, mode, login or key hint; null: no person or key.")
     label: str
-    cost_usd: float
+    cost_usd: Usd
     calls: int
     tokens_in: int
     tokens_out: int
@@ -466,10 +478,15 @@ class UsageRowOut(Schema):
 
 class MonthOut(Schema):
     month: date
-    cap_usd: float | None
-    spent_usd: float
-    reserved_usd: float
-    left_usd: float | None
+    cap_usd: Usd | None
+    spent_usd: Usd
+    reserved_usd: Usd
+    left_usd: Usd | None
+    written_off_usd: Usd = Field(
+        0.0,
+        description="The part of spent_usd no call in the ledger costs: what runs that died had reserved for calls "
+        "in flight, counted as spent.",
+    )
 
 
 class UsageOut(Schema):

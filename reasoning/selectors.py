@@ -44,8 +44,8 @@ ORIGINS = {"fork": Q(forked_from__isnull=False), "original": Q(forked_from__isnu
 
 def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, origin=None, by=None, q=None):
     """The tenant's sessions, newest first, narrowed by each filter given: status, kind, mode, model group
-    (MODEL_GROUPS), fork or original, who started it (triggered_by, exactly), and words in the case name or the
-    problem (q)."""
+    (MODEL_GROUPS), fork or original, who started it (triggered_by, exactly), and words (q): each word of it in the
+    case name or the problem, in any order."""
     qs = ReasoningSession.objects.filter(**of_tenant(tenant)).select_related("tenant")
     if status:
         qs = qs.filter(status=status)
@@ -58,10 +58,31 @@ def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, 
     if origin:
         qs = qs.filter(ORIGINS[origin])
     if by:
-        qs = qs.filter(triggered_by=by)
-    if q:
-        qs = qs.filter(Q(problem_text__icontains=q) | Q(case_name__icontains=q))
+        qs = qs.filter(triggered_by=person(by))  # an old name ("web:ana") finds the person's sessions too
+    for word in search_words(q):  # every word, in any order, in the case name or the problem
+        qs = qs.filter(Q(problem_text__icontains=word) | Q(case_name__icontains=word))
     return qs.order_by("-started_at", "-id")  # the id makes the order total, so offset pages never overlap
+
+
+MAX_SEARCH_WORDS = 12
+
+
+def search_words(q):
+    """The words of a search, each once, at most MAX_SEARCH_WORDS of them ("Meier succession": two words)."""
+    return list(dict.fromkeys(w.casefold() for w in (q or "").split()))[:MAX_SEARCH_WORDS]
+
+
+def person(actor):
+    """The one name a session's starter goes by, whatever the door: "user:<login>" for a person (the web form's old
+    "web:<login>", a member's key's "user:<login>/key:<hint>", the terminal's "cli:user:<login>"); a service key's
+    "key:<hint>" and the system's names ("cli", "seed_demo") as they are. Migration 0016 renamed the old rows so."""
+    actor = actor or ""
+    for door in ("web:", "cli:user:"):
+        if actor.startswith(door) and len(actor) > len(door):
+            return "user:" + actor[len(door):]
+    if actor.startswith("user:"):
+        return actor.split("/key:", 1)[0]
+    return actor
 
 
 def session_starters(tenant, limit=50):

@@ -170,7 +170,7 @@ def create_session(tenant, data, triggered_by="", submit=True, by=None):
             budget_usd=budget,
             token_cap=data.token_cap,
             params=params,
-            triggered_by=triggered_by,
+            triggered_by=selectors.person(triggered_by),  # one name per person, whatever the door (the key: api_key)
             **starter(by),
         )
         factsheet.read_problem(session)
@@ -261,7 +261,7 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
             prices=source.prices,  # a fork spends at the prices its parent was created with
             budget_usd=budget_usd,
             params=params,
-            triggered_by=actor,
+            triggered_by=selectors.person(actor),
             **starter(by),
             forked_from=source,
             forked_from_node_id=node.id,
@@ -581,9 +581,10 @@ def can_rewrite(session):
 
 @rls.all_tenants()  # every tenant's sessions a stopped server left running
 def interrupt_running(reason="server_restarted"):
-    """Mark sessions left running by a stopped process as interrupted (resumable); returns how many."""
-    running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", flat=True)
+    """Mark sessions left running by a stopped process as interrupted (resumable); returns how many. Their active
+    time ends at their last heartbeat: the process was gone after it."""
+    running = ReasoningSession.objects.filter(status=Status.RUNNING).values_list("id", "heartbeat_at")
     return sum(
-        transition(session_id, Status.INTERRUPTED, [Status.RUNNING], termination_reason=reason)
-        for session_id in list(running)
+        transition(session_id, Status.INTERRUPTED, [Status.RUNNING], alive_until=beat, termination_reason=reason)
+        for session_id, beat in list(running)
     )

@@ -43,9 +43,11 @@ def owner_id():
     return f"{HOST}:{os.getpid()}:{PROCESS_TOKEN}"
 
 
-def transition(session_id, to, sources=None, when=None, fence=None, **fields):
+def transition(session_id, to, sources=None, when=None, fence=None, alive_until=None, **fields):
     """Move a session to a status from one of the sources (by default, every status the state machine allows),
     as one atomic claim; publish the change. True if it moved.
+
+    alive_until is a dead run's last heartbeat: its running time ends there, not when it was found dead.
 
     With a run's fence, the move happens only while that run holds the session (in the same statement); if it
     did not move because the run lost the session, RunLost is raised.
@@ -57,7 +59,7 @@ def transition(session_id, to, sources=None, when=None, fence=None, **fields):
         rows = rows.filter(when) if when is not None else rows
         rows = rows.filter(fence.q()) if fence is not None else rows
         if Status.RUNNING in sources:
-            moved = _leave_running(rows, to, fields) or rows.exclude(status=Status.RUNNING).update(status=to, **fields)
+            moved = _leave_running(rows, to, fields, alive_until) or rows.exclude(status=Status.RUNNING).update(status=to, **fields)
         else:
             moved = rows.update(status=to, **fields)
         if moved:
@@ -68,17 +70,19 @@ def transition(session_id, to, sources=None, when=None, fence=None, **fields):
     return bool(moved)
 
 
-def _leave_running(rows, to, fields, tries=3):
+def _leave_running(rows, to, fields, alive_until=None, tries=3):
     """Move a running session on, banking the run's time since its last resume in active_seconds in the same
-    statement, so the event it publishes already carries it. Guarded by what was read (optimistic): a concurrent
-    move makes it read again. 0 when the session is not running."""
+    statement, so the event it publishes already carries it; a dead run's time ends at its last heartbeat
+    (alive_until). Guarded by what was read (optimistic): a concurrent move makes it read again. 0 when the
+    session is not running."""
     running = rows.filter(status=Status.RUNNING)
     for _ in range(tries):
         seen = running.values_list("resumed_at", "active_seconds").first()
         if seen is None:
             return 0
         resumed, banked = seen
-        spent = max(0.0, (timezone.now() - resumed).total_seconds()) if resumed else 0.0
+        until = min(timezone.now(), alive_until) if alive_until is not None else timezone.now()
+        spent = max(0.0, (until - resumed).total_seconds()) if resumed else 0.0
         if running.filter(resumed_at=resumed, active_seconds=banked).update(
             status=to, active_seconds=banked + spent, **fields
         ):
@@ -215,7 +219,10 @@ def take_over(session):
         if fresh.status == Status.QUEUED:
             return True
         if fresh.status == Status.RUNNING:
-            transition(fresh.pk, Status.INTERRUPTED, [Status.RUNNING], termination_reason="run_lost")
+            transition(
+                fresh.pk, Status.INTERRUPTED, [Status.RUNNING], alive_until=fresh.heartbeat_at,
+                termination_reason="run_lost",
+            )
         return transition(fresh.pk, Status.QUEUED, [Status.INTERRUPTED], termination_reason="")
 
 

@@ -7,6 +7,7 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce, NullIf, TruncDate
 
 from .ledger import month_start  # noqa: F401  (the month the ledger counts in; tests and callers read it here too)
+from .money import exact
 from .models import ApiKey, LLMCall, ReasoningSession, Status, Tenant, TenantSpend
 from .strategies import mode_choices
 
@@ -120,12 +121,37 @@ def cap_stopped(session_id):
     return left is not None and left < session.budget_usd - session.budget_used_usd - session.budget_reserved_usd
 
 
+def token_capped(session_id):
+    """Whether its token cap, not its USD budget, stopped an exhausted session ("token_cap" rather than "budget"): an
+    unmetered session's budget never binds; a metered one's cap did when it had used more of its tokens than of its
+    budget."""
+    session = ReasoningSession.objects.get(pk=session_id)
+    if not session.token_cap:
+        return False
+    if session.unmetered or not session.budget_usd:
+        return True
+    tokens = LLMCall.objects.filter(session_id=session_id).aggregate(
+        used=Coalesce(Sum(F("tokens_in") + F("tokens_out")), 0)
+    )["used"]
+    return tokens / session.token_cap >= session.budget_used_usd / session.budget_usd
+
+
 def month_of(tenant):
-    """This month's spend against the tenant's cap: {month, cap_usd, spent_usd, reserved_usd, left_usd}."""
+    """This month's spend against the tenant's cap: {month, cap_usd, spent_usd, reserved_usd, left_usd,
+    written_off_usd}. written_off_usd is the part of the spend no call of the ledger costs: what runs that died had
+    reserved for calls in flight (their `unaccounted` rows), counted as spent since those calls may have been paid."""
     month = month_start()
     spend = TenantSpend.objects.filter(tenant_id=tenant.pk).first()
     spent = spend.used_usd if spend is not None and spend.month == month else 0.0
     reserved = spend.reserved_usd if spend is not None else 0.0
     cap = Tenant.objects.filter(pk=tenant.pk).values_list("monthly_cap_usd", flat=True).first()  # as it is now
     left = None if cap is None else max(cap - spent - reserved, 0.0)
-    return {"month": month, "cap_usd": cap, "spent_usd": spent, "reserved_usd": reserved, "left_usd": left}
+    # Sums of floats drift (-2.8e-17 reserved once nothing is): the month in whole millionths of a dollar.
+    spent, reserved, left = exact(spent), max(exact(reserved), 0.0), exact(left)
+    today = datetime.now(UTC).date()
+    lost = calls_between(tenant, month, today).filter(outcome=LLMCall.Outcome.UNACCOUNTED)
+    written_off = exact(lost.aggregate(usd=Coalesce(Sum("reserved_usd"), 0.0))["usd"])
+    return {
+        "month": month, "cap_usd": cap, "spent_usd": spent, "reserved_usd": reserved, "left_usd": left,
+        "written_off_usd": written_off,
+    }

@@ -16,7 +16,12 @@ from pydantic import BaseModel, ValidationError
 
 
 class BudgetExhausted(Exception):
-    """The next model call would pass the session's budget; nothing was spent on it."""
+    """The next model call would pass the session's budget, or its token cap (`limit` "token_cap"); nothing was
+    spent on it."""
+
+    def __init__(self, message="", limit="budget"):
+        super().__init__(message)
+        self.limit = limit
 
 
 class Unparseable(Exception):
@@ -145,6 +150,23 @@ def refused_connection(error):
     return None
 
 
+# What a connection that dropped mid-call raises under litellm's 500 "Connection error." (aiohttp, httpx, httpcore,
+# the socket itself): no server sent a status; the one in flight when the model server died ends so.
+DROPPED = {"ServerDisconnectedError", "RemoteProtocolError", "ReadError", "ClientOSError", "ClientPayloadError",
+           "IncompleteRead", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError"}
+
+
+def dropped_connection(error):
+    """The dropped connection under a provider error, or None (a timeout is not one: it says so itself)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if type(error).__name__ in DROPPED or isinstance(error, ConnectionResetError | ConnectionAbortedError):
+            return error
+        error = error.__cause__ or error.__context__
+    return None
+
+
 def one_line(error):
     """What failed, in one plain line a person can read: the error's kind, the provider's HTTP status where it sent
     one, and its reason; no traceback, no server paths (the caller logs those)."""
@@ -153,6 +175,10 @@ def one_line(error):
         where = REFUSED_AT.search(str(refused))
         at = f" at {where[1]}:{where[2]}" if where else ""
         return f"ConnectionRefused: nothing answers{at}: the connection was refused (is the server running?)"
+    dropped = dropped_connection(error)
+    if dropped is not None:
+        said = " ".join(str(dropped).split())[:120] or type(dropped).__name__
+        return f"ConnectionDropped: the connection closed before a reply ({said}); no server sent an error status"
     name = type(error).__name__
     text = SERVER_PATH.sub("", TRACEBACK.sub("", str(error)))
     text = " ".join(text.split()).replace("litellm.", "")

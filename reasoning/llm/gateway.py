@@ -169,7 +169,7 @@ class ModelGateway:
             return Answer(parsed[0], answers[0].model, _sum_cost(records), _sum_latency(records), records, parsed)
         messages = [{"role": "user", "content": prompt}]
         context = {"prompt": prompt, "expect": expect}
-        records, last_error = [], None
+        records, refusals = [], []
         for _ in range(1 + self.parse_retries):
             first_attempt = records[-1].attempt + 1 if records else 1
             texts, call = await self._complete(contract, messages, node_id, first_attempt, expect, samples)
@@ -209,9 +209,9 @@ class ModelGateway:
                     f"It broke the output contract: {error}. Reply again, {again}",
                 }
             ]
-            last_error = error
+            refusals.append(error)
         raise Unparseable(
-            str(last_error),
+            refused_replies(refusals),
             cost_usd=_sum_cost(records),
             latency_ms=_sum_latency(records),
             model=records[-1].model_used,
@@ -395,10 +395,13 @@ class ModelGateway:
                     self._record(
                         contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
                     )
-                    raise BudgetExhausted(self._over_budget(contract, model, reserve, tokens))
+                    raise BudgetExhausted(
+                        self._over_budget(contract, model, reserve, tokens),
+                        limit="token_cap" if tokens is None else "budget",
+                    )
                 started = time.perf_counter()
                 try:
-                    async with LIMITS.slot(model, self.parallel.get(model)):  # a wait here is not part of the timeout
+                    async with LIMITS.slot(model, self.parallel.get(model), self.session_id):  # a wait here is not part of the timeout
                         started = time.perf_counter()
                         with litellm_logging():
                             response = await self.router.acompletion(
@@ -691,6 +694,17 @@ def session_tokens(session_id):
         total=Coalesce(Sum(F("tokens_in") + F("tokens_out")), 0)
     )
     return used["total"]
+
+
+def refused_replies(refusals):
+    """Why the replies were refused, the first refusal first (the ledger has each): "<first> (the first of 3
+    refused replies; the last: <last>)"."""
+    first, last = str(refusals[0]), str(refusals[-1])
+    if len(refusals) == 1:
+        return first
+    if last == first:
+        return f"{first} ({len(refusals)} replies, each refused so)"
+    return f"{first} (the first of {len(refusals)} refused replies; the last: {last})"
 
 
 def _sum_cost(records):

@@ -7,6 +7,7 @@ the limit are kept per model, for the whole process, in this small registry, and
 """
 
 import asyncio
+import collections
 import contextlib
 import time
 import weakref
@@ -39,20 +40,70 @@ class ModelHealth:
         self.until.clear()
 
 
+class FairSlots:
+    """At most `limit` requests in flight; those waiting are served by session in turn (round robin), each session's
+    own in the order they came. A session that starts while another waits with a whole level of calls waits for one
+    call of each session ahead of it, not for their levels."""
+
+    def __init__(self, limit):
+        self.limit, self.busy = limit, 0
+        self.waiting = {}  # session -> its waiting futures; the dict's order is the turn
+
+    async def acquire(self, who):
+        if self.busy < self.limit and not self.waiting:
+            self.busy += 1
+            return
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.setdefault(who, collections.deque()).append(future)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self.release()  # handed the slot as it was cancelled: the next one takes it
+            else:
+                queue = self.waiting.get(who)
+                if queue is not None and future in queue:
+                    queue.remove(future)
+                    if not queue:
+                        del self.waiting[who]
+            raise
+
+    def release(self):
+        self.busy -= 1
+        while self.busy < self.limit and self.waiting:
+            who = next(iter(self.waiting))
+            queue = self.waiting.pop(who)
+            future = queue.popleft()
+            if queue:
+                self.waiting[who] = queue  # to the back of the turn
+            if future.cancelled():
+                continue
+            self.busy += 1
+            future.set_result(None)
+
+    @contextlib.asynccontextmanager
+    async def held(self, who):
+        await self.acquire(who)
+        try:
+            yield
+        finally:
+            self.release()
+
+
 class ParallelLimits:
     """At most `limit` requests in flight per model in one event loop; the rest wait their turn (outside their
-    timeout, which covers the request itself)."""
+    timeout, which covers the request itself), shared between sessions in turn (FairSlots)."""
 
     def __init__(self):
         self.by_loop = weakref.WeakKeyDictionary()
 
-    def slot(self, model, limit):
+    def slot(self, model, limit, who=None):
         if not limit:
             return contextlib.nullcontext()
-        semaphores = self.by_loop.setdefault(asyncio.get_running_loop(), {})
-        if model not in semaphores or semaphores[model][1] != limit:
-            semaphores[model] = (asyncio.Semaphore(limit), limit)
-        return semaphores[model][0]
+        slots = self.by_loop.setdefault(asyncio.get_running_loop(), {})
+        if model not in slots or slots[model].limit != limit:
+            slots[model] = FairSlots(limit)
+        return slots[model].held(who)
 
 
 HEALTH = ModelHealth()

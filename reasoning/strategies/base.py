@@ -615,6 +615,8 @@ class Strategy(ABC):
             why = {BudgetExhausted: "budget exhausted", Unparseable: BROKE_CONTRACT}.get(
                 type(error), "the synthesis failed on every model"
             )
+            if getattr(error, "limit", "") == "token_cap":
+                why = "the token cap stopped it"
             text, partial, detail, model = best_line_text(path, why), True, f"{why}: {error}", ""
             reason = "budget" if self.exhausted else "synthesis_failed"
         finally:

@@ -9,7 +9,9 @@ the node), never thoughts or answers:
   twelve or more of their words in a row;
 - a score off the scale.
 
-A thought or step must not be mostly punctuation. An answer a client reads must also say something about this
+A thought or step must not be mostly punctuation, must hold a word of prose (not "1", "3,5" or a field name such as
+"thoughts"; a worked figure such as "13 - 9 = 4" counts), and must not be the prompt's own heading or a short
+instruction of it ("1. TRIED FROM HERE"). An answer a client reads must also say something about this
 problem: three words or numbers at least, no markup or JSON fragments, and (a first-pass relevance check) at least one
 content word or number shared with the problem itself that is not a word any text may hold (GENERIC: "make", "plan",
 "clear" ...; a beach trip passed on "make" alone), so a line of steps that drifted off the problem cannot carry its
@@ -125,7 +127,48 @@ def _echo(text, info, instructions=True):
     share, longest = copied(words, instruction_grams(prompt)) if instructions else (0.0, 0)
     if (share >= ECHO_SHARE and len(words) >= ECHO_RUN) or longest >= ECHO_LONGEST:
         return "echoes the prompt's instructions or rubric instead of reasoning about the problem"
+    return _prompt_part(words, prompt) if instructions else None
+
+
+def _prompt_part(words, prompt):
+    """Why the words are the prompt's own heading or a short instruction of it ("1. TRIED FROM HERE"), or None: the
+    numbering a list puts before them aside. Longer copies are the echo share's to find."""
+    while words and words[0].isdigit():
+        words = words[1:]
+    said = tuple(words)
+    if not said:
+        return None
+    if said in _headings(prompt):
+        return f"is the prompt's own section header ('{' '.join(said).upper()}'), not a thought"
+    if said in _instruction_sentences(prompt):
+        return "is one of the prompt's own instructions, not a thought"
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _headings(prompt):
+    return frozenset(tuple(tokens(name)) for name in SECTION.findall(prompt))
+
+
+@functools.lru_cache(maxsize=64)
+def _instruction_sentences(prompt):
+    parts = re.split(r"[.:;!?\n]+", sections(prompt, INSTRUCTIONS))
+    return frozenset(tuple(tokens(part)) for part in parts if tokens(part))
+
+
+# The words of the replies' own JSON: a "thought" that is one of them names a field, it says nothing.
+FIELD_WORDS = {"thought", "thoughts", "step", "steps", "answer", "action", "args", "tool", "score", "reason", "state",
+               "summary", "json", "null", "true", "false", "none"}
+PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
+ARITHMETIC = re.compile(r"\d\s*[-+*/×÷=]\s*\(?\s*\d")  # a Game of 24 step may be all figures: "13 - 9 = 4"
+
+
+def has_prose(text):
+    """A word of prose (two letters or more, not a field name of the reply's JSON) or a worked figure: "1", "3,5"
+    and "thoughts" have neither, whatever score a judge gives them."""
+    if ARITHMETIC.search(text):
+        return True
+    return any(w.lower() not in FIELD_WORDS for w in PROSE_WORD.findall(text))
 
 
 GENERIC_STEMS = {word[:6] for word in GENERIC}
@@ -192,6 +235,8 @@ def prose(min_words, answer=False, commentary=False):
         problem = None if commentary else _off_topic(text, info, answer)
         if problem:
             raise ValueError(problem)
+        if not commentary and not has_prose(text):  # a thought, a step or an answer
+            raise ValueError(f"is not prose: no word in it ('{text[:40]}')")
         return text
 
     return check

@@ -11,6 +11,7 @@ const TICK_MS = 500; // the clock, and node counts within half a second of the t
 const REASONS = {
   budget: ["Stopped: the budget is spent", "warn"],
   monthly_cap: ["Stopped: the tenant's monthly cap is reached", "warn"],
+  token_cap: ["Stopped: the session's token cap is reached", "warn"],
   no_thoughts: ["Failed: no step could be proposed and scored", "bad"],
   no_live_line: ["Failed: every line of reasoning is pruned", "bad"],
   error: ["Failed: an error stopped the run", "bad"],

@@ -25,7 +25,7 @@ export function renderSession() {
   $("budget-bar").classList.toggle("high", pct >= 85);
   setText("budget-text", `${usd(used)} of ${usd(budget)}`);
   show("session-offline", !!(s.offline || s.partly_offline));
-  setText("session-offline", s.partly_offline ? "partly offline" : "offline");
+  setText("session-offline", s.fallback_wrote_all ? "offline (the fallback wrote every node)" : s.partly_offline ? "partly offline" : "offline");
   show("session-unmetered", !!s.unmetered);
   renderModels(s);
   renderAnswer(s);
@@ -63,7 +63,7 @@ function renderAnswer(s) {
   renderTabs();
   show("answer-offline", !!(s.offline || s.partly_offline));
   const offlineNote = $("answer-offline").dataset;
-  setText("answer-offline", s.partly_offline ? offlineNote.partly : offlineNote.offline);
+  setText("answer-offline", s.partly_offline && !s.fallback_wrote_all ? offlineNote.partly : offlineNote.offline);
   show("answer-model", !!s.answer_model);
   setText("answer-model", s.answer_model ? `Written by ${s.answer_model}` : "");
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);

@@ -75,7 +75,10 @@ svg.call(zoom).on("dblclick.zoom", null);
 // room before the next column, and sits on a background the links pass under.
 const LABEL_PX = 11;
 const SCALE_STEP = 1.08; // the label scale moves in steps (text never under LABEL_PX), so zooming refits labels rarely
-const TOOLBAR_PX = 52; // the tree tools' row over the stage's top
+const TOOLBAR_PX = 52; // the tree tools' row over the stage's top (more where they wrap: toolsPx)
+let toolsPx = TOOLBAR_PX; // how far down the stage the tree tools reach, read when they change size
+const tools = document.querySelector(".tree-tools");
+if (tools) new ResizeObserver(() => { toolsPx = Math.max(TOOLBAR_PX, tools.offsetTop + tools.offsetHeight + 8); }).observe(tools);
 const defs = svg.append("defs");
 const edgeClip = defs.append("clipPath").attr("id", "edge-clip").attr("clipPathUnits", "userSpaceOnUse")
   .append("rect").attr("y", -400).attr("height", 800); // an action on a link keeps to its link's width
@@ -831,7 +834,7 @@ function fit(animate) {
   const b = bounds;
   if (!b || !width || !height) return;
   const pad = 28;
-  const top = TOOLBAR_PX; // the toolbar sits over the stage's top: the tree fits below it
+  const top = toolsPx; // the toolbar sits over the stage's top: the tree fits below it
   // The last column's labels keep their width on screen however far out (their text never shrinks under 11 px):
   // the room for them is kept in screen pixels, so no label is clipped at the panel's edge.
   const label = b.labelWidth * SCALE_STEP; // the widest a leaf's label gets on screen (its scale moves in steps)
@@ -855,6 +858,22 @@ export function reveal(id) {
   const d = laidOut(id);
   if (d && state.userMoved) svg.transition("fit").duration(DURATION).call(zoom.translateTo, d.y, d.x);
 };
+
+// Move the view (never its zoom) just enough that a node and the start of its label show below the tree tools: a
+// search's first match, which a far zoom had slid under the search box.
+export function showBelowTools(id) {
+  const d = laidOut(id);
+  if (!d || !size.width || !size.height) return;
+  const t = d3.zoomTransform(svg.node());
+  const sx = t.applyX(d.y), sy = t.applyY(d.x);
+  const top = toolsPx + LABEL_PX, bottom = size.height - 2 * LABEL_PX;
+  const left = 24, right = Math.max(left, size.width - 180); // room for the label's first words
+  const dy = sy < top ? top - sy : sy > bottom ? bottom - sy : 0;
+  const dx = sx < left ? left - sx : sx > right ? right - sx : 0;
+  if (!dx && !dy) return;
+  state.userMoved = true;
+  svg.transition("fit").duration(DURATION).call(zoom.translateBy, dx / t.k, dy / t.k);
+}
 
 // Centre the view on a point of the layout (a node, or where the minimap was clicked), zoomed in enough to read.
 export function panTo(x, y, readable) {

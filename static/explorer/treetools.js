@@ -2,7 +2,7 @@
  * tree with the arrows; a permalink to the selected node (#node=<id>) that the page opens on.
  */
 import { $, setText, state } from "./util.js";
-import { afterUpdate, drawnNode, drawnRoot, fit, focusNode, panTo, treeSize, zoomTransform } from "./tree.js";
+import { afterUpdate, drawnNode, drawnRoot, fit, focusNode, panTo, showBelowTools, treeSize, zoomTransform } from "./tree.js";
 import { expandAll, nextMatch, search, setBestOnly, toggleFold, view } from "./view.js";
 
 // ---- search -------------------------------------------------------------------------------
@@ -12,6 +12,8 @@ const searchBox = $("tree-search");
 function runSearch() {
   search(searchBox.value);
   renderSearchCount();
+  // The first match is shown, below the search box however far out the view is: its label is why one searched.
+  if (view.matches.length) afterUpdate(() => showBelowTools(view.matches[0]));
 }
 
 // "12 found", or "3 of 12" once Enter moved through them; nodes arriving later count too (view.js).

@@ -206,7 +206,7 @@ def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
         "check_facts": True,
     }
     assert session.budget_usd == 0.50
-    assert session.triggered_by == f"web:{alice.user.username}"
+    assert session.triggered_by == f"user:{alice.user.username}"  # one name per person, as the API's and a fork's
     assert session.created_by == alice.user and session.api_key is None  # for the usage report by person
 
 

@@ -56,7 +56,7 @@ async def ask_once(session, gateway, contract=EVALUATE, prompt=PROMPT, **kwargs)
         (malformed(), "InternalServerError"),
         (status(500), "InternalServerError"),
         (status(503), "ServiceUnavailableError"),
-        (close(), "Connection error"),
+        (close(), "ConnectionDropped: the connection closed before a reply"),  # no 500: no server sent one
     ],
     ids=["empty-choices", "malformed", "500", "503", "dropped"],
 )
@@ -262,3 +262,15 @@ async def test_concurrent_faults_never_lose_a_row(alice, models):
         await asyncio.gather(*(gateway.ask(EVALUATE, PROMPT) for _ in range(6)))
         await gateway.close()
         assert await LLMCall.objects.filter(session=session).acount() == len(server.requests) == 10
+
+
+async def test_the_call_in_flight_when_the_server_died_is_a_dropped_connection_not_a_500(alice, models):
+    """Issue 33: the call in flight when the model server died was recorded as "InternalServerError (500)"."""
+    models(**{"openai/primary": PRICES})
+    session = await session_on(alice, fallback="")
+    with FakeOpenAI() as primary:
+        primary.script("primary", [close(), reply_json(GOOD)])
+        await ask_once(session, gateway_for(session, primary.base_url))
+    dropped = (await ledger(session))[0]
+    assert dropped.outcome == "error" and dropped.error.startswith("ConnectionDropped: "), dropped.error
+    assert "500" not in dropped.error and "InternalServerError" not in dropped.error

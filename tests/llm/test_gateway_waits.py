@@ -125,3 +125,30 @@ async def test_a_failed_attempt_is_one_log_line_without_a_traceback(alice, model
     failures = [r for r in caplog.records if r.getMessage().startswith("model call failed")]
     assert len(failures) == 3 and all(r.exc_info is None and "\n" not in r.getMessage() for r in failures)
     assert all("openai/primary" in r.getMessage() and "503" in r.getMessage() for r in failures)
+
+
+async def test_a_single_slot_model_is_shared_between_sessions_in_turn(alice, models):
+    """Issue 33: one single-slot server served sessions first come, first served, so a new session's first node waited
+    behind another session's whole level. Now the slot goes to the sessions in turn."""
+    models(**{"openai/primary": PRICES | {"max_parallel_requests": 1}})
+    busy, newcomer = await session_on(alice, fallback=""), await session_on(alice, fallback="")
+    order = []
+
+    def slow(body):
+        order.append("new" if "NEWCOMER" in body["messages"][-1]["content"] else "busy")
+        time.sleep(0.4)
+        return reply_json(GOOD)
+
+    with FakeOpenAI(default=slow) as server:
+        level = gateway_for(busy, server.base_url, timeout=10)
+        first = gateway_for(newcomer, server.base_url, timeout=10)
+        calls = [asyncio.ensure_future(level.ask(EVALUATE, PROMPT)) for _ in range(6)]  # a whole level of calls
+        while not order:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.25)  # the level's first call is in flight, the five others wait for the slot
+        await first.ask(EVALUATE, PROMPT + "\nNEWCOMER")
+        await asyncio.gather(*calls)
+        await level.close()
+        await first.close()
+    assert order.index("new") <= 2, order  # after the call in flight and at most one more, not after all six
+    assert order.count("busy") == 6

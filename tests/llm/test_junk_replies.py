@@ -119,3 +119,16 @@ def test_a_puzzle_answer_is_about_its_problem():
         json.loads('{"answer": "Answer: (13 - 9) * (10 - 4) = 24"}'), context={"prompt": prompt}
     )
     assert parsed.answer.startswith("Answer")
+
+
+async def test_a_refused_call_names_its_first_refusal_first_and_calls_the_last_the_last(alice, models, settings):
+    """Issue 33: the error line's "first failure" named the last of the refusals."""
+    models(**{"openai/primary": PRICES})
+    settings.REASONING = {**settings.REASONING, "PARSE_RETRIES": 2}
+    first = {"thoughts": [{"thought": "1"}]}
+    echo = {"thoughts": [{"thought": "Your last response was refused."}]}
+    with pytest.raises(Unparseable) as refused:
+        await asked(alice, PROPOSE, PROPOSE_PROMPT, [first, echo, echo], expect=1)
+    said = str(refused.value)
+    assert "not prose" in said.split("(the first of")[0], said
+    assert "(the first of 3 refused replies; the last: " in said and "echoes" in said.split("the last:")[1], said

@@ -72,16 +72,17 @@ def test_the_list_filters_by_model_origin_and_who_started_it(client, alice):
             ).id
         )
 
-    sim = row(triggered_by="web:advisor")
+    sim = row(triggered_by="user:advisor")
     noisy = row(model_primary="offline/noisy", triggered_by="api:ci")
     real = row(model_primary="openai/gpt-4o-mini", mode="lats", status="solved")
-    fork = row(forked_from_id=sim, triggered_by="web:advisor")
+    fork = row(forked_from_id=sim, triggered_by="user:advisor")
     assert set(listed(client, alice, model="offline")) == {sim, fork}
     assert listed(client, alice, model="noisy") == [noisy]
     assert listed(client, alice, model="real") == [real]
     assert listed(client, alice, origin="fork") == [fork]
     assert set(listed(client, alice, origin="original")) == {sim, noisy, real}
-    assert set(listed(client, alice, by="web:advisor")) == {sim, fork}
+    assert set(listed(client, alice, by="user:advisor")) == {sim, fork}
+    assert set(listed(client, alice, by="web:advisor")) == {sim, fork}  # the form's old name finds the person too
     assert listed(client, alice, mode="lats", status="solved") == [real]
     for bad in ({"model": "gpt"}, {"origin": "copy"}, {"by": "x" * 201}):
         response = client.get("/api/sessions", bad, **alice.auth)

@@ -188,3 +188,24 @@ def test_solve_with_the_model_down_prints_one_line_per_attempt_and_no_traceback(
     # Each on a line of its own, above the progress bar, not glued after it (issue 24).
     assert all(line.startswith("model call failed: ConnectionRefused: nothing answers at 127.0.0.1") for line in lines)
     assert "rests" not in done.stderr and "no other model, so it is tried again" in done.stderr  # no fallback
+
+
+def test_the_demo_s_spend_this_month_is_its_ledger_s_total(client):
+    """Issue 33: the usage page said 1.3675 USD spent this month above a table whose total was 1.4348 USD: the seeded
+    sessions' ledger rows never went through the settlement the month's counter reads."""
+    from datetime import UTC, datetime
+
+    from reasoning import usage
+
+    run("seed_demo")
+    run("seed_demo")  # a second seed loads nothing, so counts nothing again
+    tenant = Tenant.objects.get(slug="demo")
+    start, end = usage.window()
+    total = usage.report(tenant, start, end, "day")["total"]["cost_usd"]
+    assert total > 0 and usage.month_of(tenant)["spent_usd"] == pytest.approx(total, abs=1e-6)
+
+    client.login(username="advisor", password="advisor")
+    html = client.get("/admin/reasoning/tenant/usage/").content.decode()
+    spent = html.split('data-testid="month-spent">')[1].split(" USD")[0]
+    assert f"{total:.4f}" == spent and f"{total:.4f} USD</td>" in html
+    assert datetime.now(UTC).date().replace(day=1) == usage.month_start()

@@ -53,7 +53,7 @@ def test_without_a_cap_spend_is_still_counted(alice):
     ledger.settle(session.pk, cost=0.15, released=0.2)
     assert usage.month_of(alice.tenant) == {
         "month": usage.month_start(), "cap_usd": None, "spent_usd": pytest.approx(0.15),
-        "reserved_usd": pytest.approx(0.0), "left_usd": None,
+        "reserved_usd": pytest.approx(0.0), "left_usd": None, "written_off_usd": 0.0,
     }
 
 

@@ -133,7 +133,7 @@ async def test_a_mixed_session_labels_each_node_with_the_model_that_wrote_it(ali
     page = (await sync_to_async(client.get)(f"/sessions/{session.id}/")).content.decode()
     note = page.split('id="answer-offline"', 1)[1].split("</p>", 1)[0]
     assert " hidden" not in note.split(">", 1)[0] and "Written in part by the offline model" in note
-    assert ">partly offline</span>" in page
+    assert ">partly offline</span>" in page and body.json()["fallback_wrote_all"] is False
     tree = (await sync_to_async(client.get)(f"/api/sessions/{session.id}/tree", **alice.auth)).json()
     assert {n["model_used"] for n in tree["nodes"] if n["depth"]} == {"openai/primary", "offline/sim"}
     assert all(n["offline"] == (n["model_used"] == "offline/sim") for n in tree["nodes"] if n["depth"])
@@ -290,3 +290,20 @@ async def test_a_line_of_junk_gets_no_plan_from_the_offline_fallback_and_the_ses
     assert session.status == "failed" and session.termination_reason == "synthesis_failed"
     assert session.answer_partial and "Sequence of actions" not in session.final_answer
     assert session.to_dict()["answer_state"] != "checked"  # no green badge on the line standing in
+
+
+async def test_a_session_whose_every_node_the_fallback_wrote_is_called_offline_not_partly(alice, settings, client):
+    """Issue 33: a session whose every node came from the offline fallback was called "partly offline"."""
+    configure(settings, **{"openai/primary": PRICES})
+    settings.REASONING["ALLOW_OFFLINE_FALLBACK"] = True
+    with FakeOpenAI(default=lambda body: status(400, message="context too long")) as server:
+        settings.REASONING["MODELS"]["openai/primary"]["api_base"] = server.base_url
+        session = await start(alice, model_primary="openai/primary", model_fallback="offline/sim")
+        await run_session(session.id)
+    body = (await sync_to_async(client.get)(f"/api/sessions/{session.id}", **alice.auth)).json()
+    assert body["partly_offline"] is True and body["fallback_wrote_all"] is True, body["status"]
+    await sync_to_async(client.force_login)(alice.user)
+    page = (await sync_to_async(client.get)(f"/sessions/{session.id}/")).content.decode()
+    assert ">offline (the fallback wrote every node)</span>" in page and ">partly offline</span>" not in page
+    note = page.split('id="answer-offline"', 1)[1].split("</p>", 1)[0]
+    assert "Written by the offline model" in note

@@ -1,6 +1,8 @@
 """Replies that are valid JSON but no answer break the contract: echoed placeholders, template text, empty
 or wordless text, fewer thoughts than asked, scores off the scale."""
 
+import json
+
 import pytest
 
 from reasoning.llm.contracts import ParseError
@@ -78,3 +80,32 @@ def test_a_reason_may_be_empty_but_not_the_placeholder():
     prompt = '... {"score": <a number from 0 to 1>, "reason": "<one or two sentences naming the criteria>"}'
     with pytest.raises(ParseError, match="placeholder"):
         EVALUATE.parse('{"score": 0.4, "reason": "<one or two sentences naming the criteria>"}', {"prompt": prompt})
+
+
+def react_prompt():
+    from reasoning.strategies.react import STEP
+
+    return render(STEP.name, problem="Rebalance CHF 3m.", kind="general", rubric="R", facts="(none)", tools="-",
+                  trajectory="(none)", tried="(none)", step=2, max_steps=6, k=1)
+
+
+@pytest.mark.parametrize("thought", ["1", "3,5", "2", "thoughts", "1. thoughts", "3.5 %"])
+def test_a_thought_with_no_word_of_prose_is_always_refused(thought):
+    """Issue 33: "1", "3,5" and "thoughts" were kept (one scored 0.83) while "2" was refused."""
+    with pytest.raises(ParseError, match="not prose"):
+        PROPOSE.parse(thoughts(thought), {"prompt": propose_prompt(k=1), "expect": 1})
+
+
+@pytest.mark.parametrize("thought", ["1. TRIED FROM HERE", "TRIED FROM HERE", "2) STEPS SO FAR", "### CLIENT FACTS"])
+def test_a_thought_that_is_the_prompt_s_own_heading_is_refused(thought):
+    """Issue 33: a ReAct thought "1. TRIED FROM HERE" was kept as a node, twice."""
+    from reasoning.strategies.react import STEP
+
+    reply = json.dumps({"thought": thought, "action": {"tool": "calculate", "args": {"expression": "1+1"}}})
+    with pytest.raises(ParseError, match="section header|not prose|markup"):
+        STEP.parse(reply, {"prompt": react_prompt()})
+
+
+def test_short_steps_and_worked_figures_still_pass():
+    for text in ("Sell bonds.", "13 - 9 = 4", "Harvest losses from here first.", "Tried: sell"):
+        assert PROPOSE.parse(thoughts(text), {"prompt": propose_prompt(k=1), "expect": 1})[0].thoughts[0].thought

@@ -99,3 +99,21 @@ def test_the_session_page_costs_the_same_queries_whatever_the_tenant_holds(clien
     assert len(many) == len(few)
     rows = [q["sql"] for q in many if q["sql"].startswith('SELECT "reasoning_reasoningsession"."id"')]
     assert len(rows) == 1 and "LIMIT" in rows[0]
+
+
+@pytest.mark.parametrize("q", ["Meier succession", "succession meier", "  MEIER   Succession ", "family plan"])
+def test_a_search_matches_every_word_in_any_order_across_the_case_name_and_the_problem(client, alice, q):
+    """Issue 33: "Meier succession" found nothing where the case is "Meier family" and the problem says succession."""
+    meier = ReasoningSession.objects.create(
+        tenant=alice.tenant, case_name="Meier family", problem_text="Plan the succession of the family business.",
+        mode="tot", model_primary="offline/sim",
+    )
+    ReasoningSession.objects.create(  # one word only: not a match
+        tenant=alice.tenant, case_name="Keller", problem_text="Plan the succession of a farm.", mode="tot",
+        model_primary="offline/sim",
+    )
+    found = client.get("/api/sessions", {"q": q}, **alice.auth).json()["items"]
+    assert [s["id"] for s in found] == [str(meier.id)]
+    client.force_login(alice.user)
+    page = client.get(reverse("explorer:session_list"), {"q": q}).content.decode()
+    assert "Meier family" in page and "Keller" not in page

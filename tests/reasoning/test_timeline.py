@@ -179,3 +179,45 @@ def test_a_running_session_counts_from_its_last_resume(db, alice):
     assert session.active_time(now) == 15.0
     session.status = Status.PAUSED
     assert session.active_time(now) == 12.0
+
+
+def _crashed_run(party, ran_s, silent_s, banked=0.0):
+    """A session whose run ran `ran_s` seconds, then died with its server and was silent for `silent_s` seconds."""
+    from django.utils import timezone
+
+    data = SessionIn(problem_text=PROBLEM, mode="lats", params={"iterations": 2})
+    session = services.create_session(party.tenant, data, submit=False)
+    now = timezone.now()
+    ReasoningSession.objects.filter(pk=session.pk).update(
+        status=Status.RUNNING, run_owner="another-host:4242:dead", run_epoch=1, active_seconds=banked,
+        resumed_at=now - timedelta(seconds=ran_s + silent_s), heartbeat_at=now - timedelta(seconds=silent_s),
+    )
+    return ReasoningSession.objects.get(pk=session.pk)
+
+
+def test_a_crashed_run_counts_up_to_its_last_heartbeat_when_it_is_taken_over(db, alice):
+    """Issue 33: a LATS run alive 9.4 s, killed with its server and found stale later, counted the wait as running."""
+    from reasoning import states
+
+    session = _crashed_run(alice, ran_s=9.4, silent_s=40, banked=2.0)
+    assert session.active_time() == pytest.approx(11.4, abs=0.05)  # the API while it still says running
+    assert states.take_over(session)
+    session.refresh_from_db()
+    assert session.status == Status.QUEUED
+    assert session.active_seconds == pytest.approx(11.4, abs=0.05)
+
+
+def test_a_run_left_running_by_a_stopped_server_counts_up_to_its_last_heartbeat(db, alice, client):
+    session = _crashed_run(alice, ran_s=9.4, silent_s=30)
+    assert services.interrupt_running() == 1
+    session.refresh_from_db()
+    assert session.status == Status.INTERRUPTED
+    assert session.active_seconds == pytest.approx(9.4, abs=0.05)
+    client.force_login(alice.user)
+    assert client.get(f"/api/sessions/{session.id}").json()["active_seconds"] == pytest.approx(9.4, abs=0.05)
+    assert "9 s of running" in client.get(f"/sessions/{session.id}/report/").content.decode()
+
+
+def test_a_live_run_counts_to_now(db, alice):
+    session = _crashed_run(alice, ran_s=9.0, silent_s=1.0)
+    assert session.active_time() == pytest.approx(10.0, abs=0.05)

@@ -73,6 +73,16 @@ async def test_a_token_cap_binds_an_unmetered_model_reserved_before_each_call(al
     assert refused and len(requests) == len(calls) - len(refused)
 
 
+async def test_an_unmetered_session_stopped_by_its_token_cap_says_so(alice, settings, client):
+    """Issue 33: it ended with termination_reason "budget" and "(budget exhausted)", where its budget does not bind."""
+    session, _ = await run_on_local(alice, settings, token_cap=9000)
+    assert session.status == "exhausted" and session.termination_reason == "token_cap"
+    assert "budget exhausted" not in (session.final_answer or "") and "budget" not in (session.error or "")
+    await sync_to_async(client.force_login)(alice.user)
+    report = (await sync_to_async(client.get)(f"/sessions/{session.id}/report/")).content.decode()
+    assert "Stopped: the session&#x27;s token cap is reached" in report
+
+
 async def test_without_a_cap_the_unmetered_session_runs_to_its_end(alice, settings):
     session, _ = await run_on_local(alice, settings, budget_usd=0.000001)
     assert session.status in {"solved", "failed"} and session.budget_used_usd == 0  # as the note says

@@ -165,3 +165,39 @@ def test_a_tenant_admin_sets_the_monthly_cap_in_the_admin(alice_admin, alice):
     alice_admin.post(url, {"name": "Alice", "time_zone": "UTC", "monthly_cap_usd": "25"})
     assert Tenant.objects.get(pk=alice.tenant.pk).monthly_cap_usd == 25.0
     assert "25.0000 USD" in alice_admin.get("/admin/reasoning/tenant/").content.decode()
+
+
+def test_money_in_the_api_is_exact_to_a_millionth(client, alice):
+    """Issue 33: reserved_usd came back as -2.7755575615628914e-17, the noise of summing floats."""
+    from reasoning.models import TenantSpend
+    from reasoning.usage import month_start
+
+    TenantSpend.objects.create(
+        tenant=alice.tenant, month=month_start(), used_usd=0.1 + 0.2, reserved_usd=-2.7755575615628914e-17
+    )
+    Tenant.objects.filter(pk=alice.tenant.pk).update(monthly_cap_usd=1.0)
+    done = session(alice, budget_used_usd=0.1 + 0.2)
+    call(done, datetime.now(UTC), cost=0.1 + 0.2)
+    response = client.get("/api/usage", **alice.auth)
+    month = response.json()["month"]
+    assert (month["spent_usd"], month["reserved_usd"], month["left_usd"]) == (0.3, 0.0, 0.7)
+    assert response.json()["total"]["cost_usd"] == 0.3
+    for path in ("/api/usage", f"/api/sessions/{done.id}", f"/api/sessions/{done.id}/calls"):
+        text = client.get(path, **alice.auth).content.decode()
+        assert "e-1" not in text and "0000000" not in text and "9999999" not in text, (path, text[:300])
+    schema = client.get("/api/openapi.json").json()["components"]["schemas"]
+    assert "millionth" in schema["MonthOut"]["properties"]["reserved_usd"]["description"]
+
+
+def test_the_usage_page_explains_what_the_month_counts_beyond_the_table(alice_admin, alice):
+    from reasoning import ledger
+
+    dead = session(alice, status="interrupted")
+    LLMCall.objects.create(
+        tenant=alice.tenant, session=dead, purpose="recovery", model_requested="m",
+        outcome=LLMCall.Outcome.UNACCOUNTED, reserved_usd=0.0125,
+    )
+    ledger.tenant_write_off(dead.pk, 0.0125)
+    html = alice_admin.get("/admin/reasoning/tenant/usage/").content.decode()
+    assert 'data-testid="month-spent">0.0125 USD' in html
+    assert 'data-testid="month-written-off">0.0125 USD of it is not in the table below' in html

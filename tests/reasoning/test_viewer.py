@@ -55,7 +55,7 @@ def test_the_cli_refuses_a_viewer_and_runs_as_an_advisor(viewer, bob):
         "solve", BODY["problem_text"], "--mode", "tot", "--user", bob.user.username, stdout=open("/dev/null", "w")
     )
     session = ReasoningSession.objects.get()
-    assert session.tenant == bob.tenant and session.triggered_by == f"cli:user:{bob.user.username}"
+    assert session.tenant == bob.tenant and session.triggered_by == f"user:{bob.user.username}"
     assert session.created_by == bob.user  # the usage report counts it as theirs
 
 

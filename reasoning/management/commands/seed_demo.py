@@ -6,6 +6,7 @@ seeding calls no model, whatever model is configured.
 
 import json
 from collections import defaultdict
+from datetime import UTC, datetime, time
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,9 +16,9 @@ from django.db import transaction
 from django.db.models import DateTimeField
 from django.utils import timezone
 
-from reasoning import rls
+from reasoning import ledger, rls
 from reasoning.fixtures import load_rubrics
-from reasoning.models import Membership, ReasoningSession, Role, Tenant
+from reasoning.models import LLMCall, Membership, ReasoningSession, Role, Tenant
 
 DEMO_SESSIONS = settings.BASE_DIR / "fixtures" / "demo_sessions.json"
 
@@ -53,9 +54,15 @@ def load_demo_sessions(tenant, path=DEMO_SESSIONS):
             # Dumped before the active time was kept: it ran once, from its start to its end.
             session.active_seconds = max(0.0, (session.finished_at - session.started_at).total_seconds())
             session.resumed_at = session.resumed_at or session.started_at
+    this_month = datetime.combine(ledger.month_start(), time.min, tzinfo=UTC)
     with transaction.atomic():  # foreign keys are checked at commit, so the order of the models does not matter
         for model, rows in by_model.items():
             model.objects.bulk_create(rows)
+        # Their calls were paid as a run's are: this month's go through the settlement the month's counter reads,
+        # so "spent this month" on the usage page is its table's total.
+        for session in by_model[ReasoningSession]:
+            ledger.book(session.pk, sum(c.cost_usd for c in by_model[LLMCall] if c.session_id == session.pk
+                                        and c.created_at >= this_month))
     return by_model[ReasoningSession]
 
 

@@ -83,7 +83,8 @@ class Command(BaseCommand):
         asyncio.run(self.run_with_progress(session))
         session.refresh_from_db()
         self.stdout.write(f"\nstatus: {session.status}  nodes: {session.nodes.count()}  spent: {spent(session)}")
-        self.stdout.write(f"written by: {written_by(session)}{'  (partly offline)' if session.partly_offline else ''}")
+        offline = f"  ({session.offline_words})" if session.partly_offline else ""
+        self.stdout.write(f"written by: {written_by(session)}{offline}")
         if session.answer_model:
             self.stdout.write(f"answer written by: {session.answer_model}{offline_note(session)}")
         if session.error:

@@ -1,0 +1,69 @@
+"""Far zoom and search (issue 33): zoomed far out, the labels slid under the search box and hid the first match.
+A match the search finds is shown below the tree tools, whatever the zoom. Screenshots in var/screenshots/."""
+
+from pathlib import Path
+
+import pytest
+
+from .live import LiveBrowserTestCase, needs_chromium
+from .test_desk import deepest
+from .test_scale import stored_tree
+
+SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+# The first match's label box and the tree tools' box, on screen; whether the label is hidden or under the tools.
+FIRST_MATCH_JS = """() => {
+  const id = window.Explorer.view.matches[0];
+  const g = document.querySelector(`#tree g.node[data-node-id="${id}"]`);
+  const tools = document.querySelector('.tree-tools').getBoundingClientRect();
+  const stage = document.querySelector('#tree').getBoundingClientRect();
+  if (!g) return { id, drawn: false };
+  const t = g.querySelector('text.label'), box = t.getBoundingClientRect(), dot = g.getBoundingClientRect();
+  const x = box.left + Math.min(box.width / 2, 20), y = box.top + box.height / 2;
+  const top = document.elementFromPoint(x, y);
+  return {
+    id, drawn: true, text: t.textContent, shown: getComputedStyle(t).display !== 'none',
+    top: box.top, bottom: box.bottom, left: box.left, right: box.right, toolsBottom: tools.bottom,
+    toolsLeft: tools.left, toolsRight: tools.right, stageTop: stage.top, stageBottom: stage.bottom,
+    stageLeft: stage.left, stageRight: stage.right, dotTop: dot.top,
+    onTop: top ? (top.closest('g.node') === g ? 'label' : (top.closest('.tree-tools') ? 'tools' : top.tagName)) : null,
+  };
+}"""
+
+
+@pytest.mark.e2e
+@needs_chromium
+class FarZoomTest(LiveBrowserTestCase):
+    def test_zoomed_far_out_the_first_match_shows_below_the_search_box(self):
+        session, _ = stored_tree(self.tenant, 300)
+        session.final_answer, session.final_node = "Sell in three tranches.", deepest(session)
+        session.root_node = session.nodes.get(depth=0)
+        session.save()
+        with self.chromium() as browser:
+            for width, height in ((1024, 700), (1400, 900)):  # at 1024 the tools span the stage
+                page = self.open_page(browser.new_context(viewport={"width": width, "height": height}))
+                self.log_in(page)
+                page.goto(f"{self.live_server_url}/sessions/{session.id}/")
+                page.wait_for_function("Number(document.body.dataset.treeSize) === 300")
+                page.click("#fit-button")
+                page.wait_for_timeout(800)
+                stage = page.locator("#tree").bounding_box()
+                # Far out: the wheel zooms out around a point near the stage's top, so the tree slides up under the tools.
+                page.mouse.move(stage["x"] + stage["width"] * 0.3, stage["y"] + 20)
+                for _ in range(6):
+                    page.mouse.wheel(0, 400)
+                    page.wait_for_timeout(120)
+                page.wait_for_timeout(500)
+                page.fill('[data-testid="tree-search"]', "lot 0 ")
+                first = None
+                for _ in range(40):  # the search is debounced and redraws
+                    page.wait_for_timeout(250)
+                    first = page.evaluate(FIRST_MATCH_JS)
+                    if first.get("drawn") and first["shown"] and first["onTop"] == "label":
+                        break
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"far-zoom-first-match-{width}.png"))
+                assert first["drawn"] and first["shown"], first
+                assert first["top"] >= first["toolsBottom"] - 0.5 and first["bottom"] <= first["stageBottom"], first
+                assert first["stageLeft"] <= first["left"] and first["onTop"] == "label", first
+        assert self.page_errors == []
