@@ -107,7 +107,7 @@ def _clean(words):
 
 NUM = r"\d{1,3}(?:[.,]\d{1,2})?"
 SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}\s?%?(?:\s*/\s*{NUM}\s?%?){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
-CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
+CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs|versus|against|compared|than|of|to|from|a|an|the)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
 CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+|target\s+|allocation\s+|policy\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
 CLASS_LIST_AFTER = re.compile(
     rf"^\s*(?:split|mix|allocation|portfolio)?\s*(?:of|in|between|across|into)\s+(?P<classes>{CLASS}(?:\s*,\s*{CLASS})*(?:,?\s+and\s+{CLASS}))"
@@ -919,7 +919,8 @@ def amount_roles(problem, facts, ends):
             phrase = _phrase_before(clause_before)
             if phrase:
                 f.label = phrase
-        if f.label.startswith("amount") and (subject := _subject_before(before, after)):
+        seat = re.match(r"(?:seated|based|domiciled|headquartered|registered|located)\b", f.label)
+        if (f.label.startswith("amount") or seat) and (subject := _subject_before(before, after)):
             f.label = subject  # "the packaging firm, valued at €36m", "Federal exemption assumed at $13.99M"
     return facts
 
@@ -930,8 +931,16 @@ LINK_WORDS = set(
 )
 
 
+# "Stiftung Alpenlicht, seated in Zurich, CHF 45M": where the owner sits is no part of the figure's name.
+SEAT_PHRASE = re.compile(
+    r",?\s*\b(?:seated|based|domiciled|headquartered|registered|located|resident|living)\s+in\s+"
+    r"[A-ZÀ-Ý][\w'’.-]*(?:\s+[A-ZÀ-Ý][\w'’.-]*){0,2}\s*,?\s*$"
+)
+
+
 def _subject_before(before, after):
     """The noun phrase a bare figure belongs to, across a comma: the last words before it that are no link word."""
+    before = SEAT_PHRASE.sub(", ", before)
     if m := re.match(r"^\s*(?:pledged|promised|committed)\b(?:\s+by\s+(?P<who>\w+))?", after, re.I):
         return f"{(m['who'] or '').rstrip('s').lower()} pledges".strip()
     if m := re.match(r"^\s*held\s+in\s+(?P<what>\w+)", after, re.I):
@@ -952,7 +961,7 @@ def _subject_before(before, after):
 
 
 def _phrase_before(before):
-    m = PHRASE_BEFORE.search(before)
+    m = PHRASE_BEFORE.search(SEAT_PHRASE.sub(", ", before))
     if not m:
         return ""
     words = m["np"].split()

@@ -477,3 +477,5 @@ INSTRUMENT_NOTE = (
 ACCOUNT_NOTE = "contribute and withdraw in the order the steps above set; each move in or out is timed for tax"
 GOAL_NOTE = "each yearly review measures the plan against it; the steps above serve it"
 CONSTRAINT_NOTE = "every step keeps to it"
+# A commitment or liability on the sheet is provided for before anything is invested (facts/constraints.py checks it).
+OBLIGATION_NOTE = "set aside its full amount in short-term bonds first, to meet each call or payment as it falls due"

@@ -116,6 +116,7 @@ class Case:
     accounts: list = field(default_factory=list)
     goals: list = field(default_factory=list)
     constraints: list = field(default_factory=list)
+    obligations: list = field(default_factory=list)  # Figures of the commitments and liabilities (to be provided for)
     ages: list = field(default_factory=list)  # (label, age)
     years: list = field(default_factory=list)  # (label, year)
 
@@ -140,6 +141,7 @@ class Case:
             + [("account", n) for n in self.accounts]
             + [("goal", n) for n in self.goals]
             + [("constraint", n) for n in self.constraints]
+            + [("obligation", f"{f.label} ({format_amount(f.value, f.unit)})") for f in self.obligations]
         )
 
     def whole(self):
@@ -221,6 +223,8 @@ def _case(sheet):
         value = fact.value
         if fact.kind == "amount" and isinstance(value, int | float) and fact.unit:
             case.amounts.append(Figure(fact.label, float(value), fact.unit))
+            if fact.role in ("commitment", "liability"):
+                case.obligations.append(Figure(fact.label, float(value), fact.unit))
         elif fact.kind == "percent" and isinstance(value, int | float):
             case.percents.append(fact)
         elif fact.kind == "limit" and fact.unit == "%" and fact.role in ("cap", "maximum") and isinstance(value, int | float):

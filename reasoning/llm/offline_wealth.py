@@ -19,6 +19,7 @@ from reasoning.llm.offline_banks import (
     INSTRUMENT_NOTE,
     LISTED_NOTES,
     NOTES,
+    OBLIGATION_NOTE,
     RELATED,
     SALE_NOTES,
     STAGES,
@@ -307,6 +308,8 @@ def listed_note(kind, name):
         return CONSTRAINT_NOTE
     if kind == "account":
         return ACCOUNT_NOTE
+    if kind == "obligation":
+        return OBLIGATION_NOTE
     return next((note for pattern, note in LISTED_NOTES if re.search(pattern, name, re.I)), INSTRUMENT_NOTE)
 
 

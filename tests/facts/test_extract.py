@@ -348,3 +348,17 @@ def test_the_reader_generalises_its_rules():
     read = facts("It holds sixty percent stocks and forty percent bonds, against a target of fifty and fifty. Cash min. CHF 2 Mio.")
     assert ("percent", "target", "stocks target", 50.0, "") in [(k, r, lab, v, "") for k, r, lab, v, _ in read]
     assert any(k == "limit" and r == "minimum" and b == "cash" for k, r, lab, v, b in read)
+
+
+def test_where_an_owner_sits_and_the_word_after_a_class_name_no_fact():
+    """Tried as a new user (issue 30): "seated zurich" was a foundation's capital, "alternatives against a" a class."""
+    text = (
+        "Stiftung Alpenlicht, seated in Zurich, CHF 45M. Today 52/33/15 equities/bonds/alternatives against a target "
+        "of 40/40/20."
+    )
+    facts = extract(text)
+    capital = next(f for f in facts if f.kind == "amount")
+    assert capital.label == "stiftung alpenlicht" and capital.value == 45_000_000
+    shares = {(f.label, f.role) for f in facts if f.kind == "percent"}
+    assert ("alternatives", "share") in shares and ("alternatives target", "target") in shares
+    assert all(f.base == "stiftung alpenlicht" for f in facts if f.kind == "percent")

@@ -286,3 +286,23 @@ def test_told_what_the_checker_found_the_offline_refiner_writes_the_answer_again
     )  # fmt: skip
     text = _json.loads(_answer(prompt, 7))["answer"]
     assert "USD 3.2;" not in text and not failures(_check(text, facts, final=True))
+
+
+def test_the_offline_answer_provides_for_the_commitments_on_the_sheet():
+    """Tried as a new user (issue 30): a foundation's CHF 3M of uncalled commitments were never provided for, so every
+    answer failed the constraint check."""
+    from reasoning.facts.check import check, failures
+    from reasoning.facts.extract import extract
+    from reasoning.facts.sheet import render_sheet
+    from reasoning.llm import offline_facts, offline_wealth
+
+    text = (
+        "Stiftung Alpenlicht, seated in Zurich, CHF 45M. Today 52/33/15 equities/bonds/alternatives against a target "
+        "of 40/40/20. CHF 3M of infrastructure commitments not yet called. Rebalance over 2 years, trades staged."
+    )
+    facts = extract(text)
+    case = offline_facts.read_case(render_sheet(facts))
+    assert ("obligation", "uncalled infrastructure commitments (CHF 3M)") in case.listed
+    line = f"- uncalled infrastructure commitments (CHF 3M): {offline_wealth.listed_note('obligation', '')}."
+    found = [f for f in check(line, facts, final=True) if f.kind == "constraint"]
+    assert found and not failures(found), found
