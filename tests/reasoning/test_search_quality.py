@@ -73,6 +73,9 @@ async def test_every_strategy_ends_with_an_answer_on_a_wealth_problem_when_the_m
         session = await sync_to_async(services.create_session)(alice.tenant, data, submit=False)
         await run_session(session.id)
     session = await ReasoningSession.objects.aget(pk=session.id)
-    assert session.status == "solved" and session.final_answer, (session.status, session.error)
+    # LATS answers only from a line that succeeded (issue 30); at noise 0.5 none may, and it says so with the best line
+    # as a partial answer rather than calling it solved.
+    honest = mode == "lats" and session.termination_reason == "no_success" and session.answer_partial
+    assert (session.status == "solved" or honest) and session.final_answer, (session.status, session.error)
     ledger, costs = await ledger_and_node_costs(session)
     assert ledger == pytest.approx(costs) and session.budget_used_usd == pytest.approx(ledger)
