@@ -19,22 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search_misses  # noqa: E402  (sets Django up on this tree's code)
 import search_quality as sq  # noqa: E402
 
-from reasoning.facts.case import CaseCheck  # noqa: E402
 from reasoning.llm import game24  # noqa: E402
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession, Tenant  # noqa: E402
 
 
 def tree_facts(nodes, cards):
     """What the tree held: nodes by level, lines that reached 24 (kept / pruned), right answers (kept / pruned)."""
-    case, by_id = CaseCheck(puzzle=cards), {n.id: n for n in nodes}
-
-    def state(node):
-        line = []
-        while node.parent_id:
-            line.append(node.thought)
-            node = by_id[node.parent_id]
-        line.reverse()
-        return case.state_of(line[-1], line[:-1]) if line else None
+    state = search_misses.board_reader(nodes, cards)
 
     at24 = [n for n in nodes if state(n) == "left: 24"]
     right = [n for n in nodes if game24.is_answer(n.thought) and game24.check_answer(n.thought, cards)[0]]

@@ -29,8 +29,9 @@ def reachable(state):
     return game24.reachable([(Fraction(v), v) for v in state[6:].split()])
 
 
-def classify(nodes, cards):
-    """Where the line to 24 was lost, from the first place it could have been."""
+def board_reader(nodes, cards):
+    """state(node): the board a node's line leaves (its steps read by the task's rules), None for the root or a line
+    that breaks them."""
     case, by_id = CaseCheck(puzzle=cards), {n.id: n for n in nodes}
 
     def state(node):
@@ -40,6 +41,13 @@ def classify(nodes, cards):
             node = by_id[node.parent_id]
         line.reverse()
         return case.state_of(line[-1], line[:-1]) if line else None
+
+    return state
+
+
+def classify(nodes, cards):
+    """Where the line to 24 was lost, from the first place it could have been."""
+    state = board_reader(nodes, cards)
 
     if game24.solve(game24.board(cards)) is None:
         return "no solution exists"
