@@ -13,9 +13,29 @@ def expand(p, rng):
 
 
 def evaluate(p, rng):
-    reply = offline_wealth.tot_evaluate(p, rng)
-    # A wealth line is complete once it reaches its last step (the controls that keep the plan on track).
-    return reply | {"is_terminal": p.step >= p.depth}
+    # A wealth line is complete once it reaches its last step (the controls that keep the plan on track); a complete
+    # line is judged whole, as the plan it is (LATS answers only from a terminal judged a success: issue 30).
+    if p.step >= p.depth:
+        return line_value(p, rng) | {"is_terminal": True}
+    return offline_wealth.tot_evaluate(p, rng) | {"is_terminal": False}
+
+
+def line_value(p, rng):
+    """The rubric's judgement of a whole line: the criteria its steps meet together, its figures and the themes it
+    covers (risk, tax, liquidity, cost); a step that repeats an earlier one still costs."""
+    offline = offline_wealth
+    line = " ".join([*p.steps, p.last_step])
+    criteria = offline.rubric_criteria(p.rubric)
+    met = [c for c in criteria if offline.meets(c, line)]
+    missed = [c for c in criteria if c not in met]
+    has_numbers = bool(re.search(r"\d", line))
+    total = sum(c[1] for c in criteria)
+    score = 0.3 + 0.12 * has_numbers + 0.05 * min(3, sum(t in line.lower() for t in offline.THEMES))
+    score += 0.3 * sum(c[1] for c in met) / total if total else 0.1
+    repeated = bool(p.steps) and offline.title_of(p.last_step).lower() in " ".join(p.steps).lower()
+    score += 0.08 - (0.2 if repeated else 0)
+    score = round(min(0.98, max(0.02, score + rng.uniform(-0.05, 0.05))), 3)
+    return {"score": score, "reason": offline._reason(score, met, missed, has_numbers, repeated)}
 
 
 def state_evaluate(p, rng):

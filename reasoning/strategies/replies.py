@@ -160,13 +160,14 @@ def _instruction_sentences(prompt):
 FIELD_WORDS = {"thought", "thoughts", "step", "steps", "answer", "action", "args", "tool", "score", "reason", "state",
                "summary", "json", "null", "true", "false", "none"}
 PROSE_WORD = re.compile(r"[^\W\d_]{2,}")
+NAME = re.compile(r"^\s*[A-Z](?:\d[\w]*)?\s*$")  # "A", "B2", "A1x": a line named, as scripts and outlines name them
 ARITHMETIC = re.compile(r"\d\s*[-+*/×÷=]\s*\(?\s*\d")  # a Game of 24 step may be all figures: "13 - 9 = 4"
 
 
 def has_prose(text):
-    """A word of prose (two letters or more, not a field name of the reply's JSON) or a worked figure: "1", "3,5"
-    and "thoughts" have neither, whatever score a judge gives them."""
-    if ARITHMETIC.search(text):
+    """A word of prose (two letters or more, not a field name of the reply's JSON), a worked figure, or a line's name
+    ("A", "B2"): "1", "3,5" and "thoughts" have none, whatever score a judge gives them."""
+    if ARITHMETIC.search(text) or NAME.match(text):
         return True
     return any(w.lower() not in FIELD_WORDS for w in PROSE_WORD.findall(text))
 

@@ -415,14 +415,17 @@ def test_reflections_are_capped_as_the_reference_caps_them_and_one_a_distinct_an
 
 async def test_a_search_writes_at_most_three_reflections_and_counts_them():
     # Every expansion ends on a failed terminal with an answer of its own: without the cap each would be reflected on.
-    step = {"n": 0}
+    step, judged_wrong = {"n": 0}, set()
 
     def propose(prompt):
         step["n"] += 1
-        return {"thoughts": [{"thought": f"Step {step['n']}"}, {"thought": f"Answer {step['n']}"}]}
+        # words a step filter keeps ("Step 1" and "Answer 1" are a reply's field names and a number: no prose)
+        return {"thoughts": [{"thought": f"Route {step['n']}"}, {"thought": f"Result {step['n']}"}]}
 
     def value(prompt):
-        answer = last_step(prompt).startswith("Answer")
+        answer = last_step(prompt).startswith("Result")
+        if answer:
+            judged_wrong.add(last_step(prompt))
         return {"score": 0.4 if answer else 0.3, "reason": "wrong" if answer else "go on", "is_terminal": answer}
 
     gateway = ScriptedGateway(
@@ -436,5 +439,5 @@ async def test_a_search_writes_at_most_three_reflections_and_counts_them():
     store = FakeStore()
     params = {"iterations": 6, "children": 2, "rollout_depth": 0, "max_depth": 10}
     await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
-    failed = [n for n in store.nodes() if n.is_terminal and n.visit_count]
-    assert len(failed) >= 5 and len(store.critiques()) == MAX_REFLECTIONS == gateway.count("lats.reflect")
+    # Failed endings: the distinct answers judged wrong (each one a reflection without the cap).
+    assert len(judged_wrong) >= 5 and len(store.critiques()) == MAX_REFLECTIONS == gateway.count("lats.reflect")
