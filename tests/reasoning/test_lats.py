@@ -28,8 +28,8 @@ from tests.runs import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PROBLEM = "Rebalance a CHF 12m portfolio that drifted to 72% equities against a 60/40 target for a Geneva family."
-SMALL = {"iterations": 4, "children": 2, "rollout_depth": 1, "max_depth": 4}
-# SMALL runs all its iterations: no terminal reaches the threshold offline, so the search ends saying so (issue 30).
+SMALL = {"iterations": 4, "children": 2, "rollout_depth": 1, "max_depth": 4, "threshold": 1.0}
+# SMALL runs all its iterations: no terminal reaches a threshold of 1.0, so the search ends saying so (issue 30).
 RAN_OUT = ("failed", "no_success")
 GAME24 = Path(__file__).resolve().parents[2] / "fixtures" / "game24.csv"
 
