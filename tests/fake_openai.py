@@ -8,7 +8,14 @@
 Each request takes the next behaviour from its model's queue (the `model` of the request body, which litellm sends
 without the `openai/` prefix; a prefixed name given to `script` is stripped too), else from the global queue, else
 `server.default`: a behaviour or a callable `default(body) -> behaviour`, so a test can answer from the prompt.
-A queued item may also be such a callable. Streaming (`stream=True`) is not served.
+A queued item may also be such a callable.
+
+A request with `stream: true` gets its reply as server-sent events, one chunk a word (a token, as a server counts
+here), then the usage chunk when `stream_options.include_usage` asks for it, then `[DONE]`; `server.streams` records
+each stream: the pieces sent, of how many, and whether the client closed it first. A server made with
+`streams=False` cannot stream: it answers every request with one JSON body, as if `stream` were not there.
+`runaway(body)` answers as the offline model would and then keeps writing, ignoring `max_tokens`, to 20,000 tokens
+in all: as a stream, it stops only when the client closes the connection.
 
 What litellm 1.110.2 (`litellm.acompletion` or its Router, `openai/<name>`) raises for each behaviour
 (tests/llm/test_fake_openai.py; the same with litellm's aiohttp transport on or off):
@@ -32,6 +39,7 @@ call, three requests (see `server.requests`). A Router turns the client's retrie
 
 import itertools
 import json
+import re
 import socket
 import threading
 import time
@@ -105,7 +113,7 @@ def close():
 
 def offline_reply(body, seed=7):
     """Answer as the offline model would (its replies fit every prompt contract), so whole sessions run here."""
-    from reasoning.llm.offline_answers import answer  # Django-free, but kept out of the module's import time
+    from reasoning.llm.offline.answers import answer  # Django-free, but kept out of the module's import time
 
     prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
     return reply(answer(prompt, seed), prompt_tokens=len(prompt) // 4, completion_tokens=80)
@@ -126,6 +134,24 @@ def byte_tokens(body, seed=7):
     return reply(data.decode(errors="ignore"), prompt_tokens=prompt, completion_tokens=len(data), finish_reason=finish)
 
 
+RUNAWAY_TOKENS = 20_000  # what a server that ignores max_tokens writes (the red team saw 19,859 for 1,500 asked)
+
+
+def runaway(body, seed=7, tokens=RUNAWAY_TOKENS):
+    """Answer as the offline model would, then go on writing to `tokens` tokens in all, whatever `max_tokens` asked
+    (a server that ignores it, or a reasoning model that keeps thinking aloud); billed a token a word."""
+    answered = offline_reply(body, seed).payload["choices"][0]["message"]["content"]
+    written = len(pieces_of(answered))
+    text = answered + "".join(f" and{i}" for i in range(max(0, tokens - written)))  # litellm stops a repeated chunk
+    prompt = sum(len((m.get("content") or "").encode()) for m in body["messages"])
+    return reply(text, prompt_tokens=prompt, completion_tokens=max(tokens, written), finish_reason="length")
+
+
+def pieces_of(text):
+    """A reply's text as a server streams it: a word (with the space before it) a chunk."""
+    return re.findall(r"\s*\S+", text) or [text]
+
+
 def free_port():
     """The base URL of a loopback port nothing listens on (a server that is down)."""
     with socket.socket() as sock:
@@ -134,15 +160,27 @@ def free_port():
     return f"http://127.0.0.1:{port}/v1"
 
 
+def streamed(body, behaviour):
+    """Whether a request asked for a stream and its behaviour is a reply that can be streamed."""
+    payload = behaviour.payload
+    wanted = isinstance(body, dict) and body.get("stream")
+    return bool(wanted) and behaviour.status == 200 and isinstance(payload, dict) and "choices" in payload
+
+
 def _model_key(model):
     return model.split("/", 1)[1] if model and model.startswith("openai/") else model
 
 
 class FakeOpenAI:
-    def __init__(self, default=None, port=0):
-        """`port`: a given loopback port (a server started again where one was stopped); 0 picks a free one."""
+    def __init__(self, default=None, port=0, streams=True, chunk_words=1):
+        """`port`: a given loopback port (a server started again where one was stopped); 0 picks a free one.
+        `streams=False`: a server that cannot stream, answering a stream request with one JSON body. `chunk_words`:
+        the words a streamed chunk carries (litellm reads each chunk for about a millisecond of CPU)."""
         self.default = default or (lambda body: reply("ok"))
+        self.can_stream = streams
+        self.chunk_words = chunk_words
         self.requests = []
+        self.streams = []  # {"sent": pieces sent, "of": pieces in the reply, "closed": the client closed it first}
         self._queues = defaultdict(deque)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -200,7 +238,42 @@ class FakeOpenAI:
                 payload = behaviour.payload
                 if isinstance(payload, dict) and "model" in payload and payload["model"] is None:
                     payload = {**payload, "model": body.get("model") if isinstance(body, dict) else "fake"}
+                if fake.can_stream and streamed(body, behaviour):
+                    return self._stream(payload, (body.get("stream_options") or {}).get("include_usage"))
                 self._send(behaviour.status, payload, behaviour.headers)
+
+            def _stream(self, payload, with_usage):
+                """The reply as server-sent events, a word a chunk; stops when the client closes the connection."""
+                self.close_connection = True
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                choice = (payload["choices"] or [{"message": {"content": None}, "finish_reason": None}])[0]
+                words = pieces_of(choice["message"]["content"]) if choice["message"]["content"] else []
+                size = fake.chunk_words
+                pieces = ["".join(words[i : i + size]) for i in range(0, len(words), size)]
+                record = {"sent": 0, "of": len(pieces), "closed": False}
+                with fake._lock:
+                    fake.streams.append(record)
+                base = {k: payload[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+                events = [({"role": "assistant", "content": piece}, None) for piece in pieces]
+                if payload["choices"]:
+                    events.append(({}, choice.get("finish_reason") or "stop"))
+                try:
+                    for delta, finish in events:
+                        chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # one choice
+                        self._event(chunk)
+                        record["sent"] += bool(delta)
+                    if with_usage:
+                        self._event({**base, "choices": [], "usage": payload.get("usage")})
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    record["closed"] = True
+
+            def _event(self, chunk):
+                self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+                self.wfile.flush()
 
             def _send(self, code, payload, headers=None):
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()

@@ -7,12 +7,22 @@ itself (litellm's Router names the deployments but neither retries nor falls bac
 attempt must be reserved at its own model's price and kept as its own ledger row: the rendered
 prompt, the raw reply, tokens, cost, latency, model, outcome and error. Rows and spend are written
 in batches (at step boundaries, every few calls, and at the end), which the reservation keeps safe.
+
+A reservation is only a bound if the client stops paying at it: a server may ignore `max_tokens` (several local ones
+do) or bill tokens it never sends. So every call to a real model is streamed and its reply counted as it arrives (by
+the model's tokenizer where litellm knows it, else a token per UTF-8 byte, which can only over-count), and the
+stream is closed when the next piece would pass the reply's share of the reservation. What the server reports is
+settled when it finished; a server that billed past a reservation all the same, or cannot stream, is marked
+(reasoning/meters.py): its calls are reserved at the dearest it has billed, and a session that cannot afford one is
+refused when it is created.
 """
 
 import asyncio
 import contextlib
+import dataclasses
 import email.utils
 import functools
+import itertools
 import logging
 import os
 import random
@@ -29,12 +39,12 @@ from django.db.models.functions import Coalesce  # noqa: E402
 from litellm import Router  # noqa: E402
 from litellm._internal_context import internal_sub_call  # noqa: E402
 
-from reasoning import events, ledger, sql  # noqa: E402
+from reasoning import events, ledger, meters, sql  # noqa: E402
 from reasoning.fence import RunLost  # noqa: E402
 from reasoning.llm.contracts import Answer, BudgetExhausted, ModelError, ParseError, Unparseable, one_line  # noqa: E402,F401
 from reasoning.models import LLMCall, ReasoningNode, ReasoningSession  # noqa: E402
 
-from . import offline  # noqa: E402
+from . import providers  # noqa: E402
 from .health import HEALTH, LIMITS  # noqa: E402
 from .prices import Price, offline_fallback_allowed, price_of, response_format  # noqa: E402
 
@@ -50,6 +60,10 @@ LEASE_CALLS = 8  # budget is reserved for several calls at once, so most calls n
 FLUSH_EVERY_CALLS = 8
 FLUSH_EVERY_S = 0.25  # the ledger and the budget bar need a few updates a second, not one per call
 PROMPT_OVERHEAD_TOKENS = 64  # a chat template's role markers and the like, on top of the counted messages
+# A reply counted a token a byte (a tokenizer litellm does not know) is reserved and closed at this many bytes for
+# each token of its `max_tokens`: about what a token of English or CJK text takes, so a server that keeps to the
+# limit is not cut short, while one that writes on is closed at 4x the limit's bytes at most.
+REPLY_BYTES_PER_TOKEN = 4
 # Failures worth another try on the same model; any other (a bad request, a refused key) goes to the fallback.
 TRANSIENT = (
     litellm.RateLimitError,
@@ -89,10 +103,12 @@ class EmptyReply(Exception):
     """A provider answered without a message (no choices, or a choice with no content)."""
 
 
+class NoStream(EmptyReply):
+    """A stream request came back with neither text nor usage: retried once without a stream."""
+
+
 def provider_of(model):
     """The litellm provider a model name resolves to, or None when litellm knows no provider for it."""
-    engine = settings.REASONING
-    offline.register_with(engine)  # offline/sim is a provider too
     try:
         return litellm.get_llm_provider(model)[1]
     except Exception:  # litellm raises BadRequestError (and others) for a name it cannot place
@@ -119,7 +135,6 @@ def shared_router(primary, fallback, timeout):
 class ModelGateway:
     def __init__(self, session, deployment_params=None, retries=None, timeout=None):
         engine = settings.REASONING
-        offline.register_with(engine)
         self.session_id, self.tenant_id = session.id, session.tenant_id
         self.primary, self.fallback = session.model_primary, session.model_fallback or ""
         if self.fallback and not offline_fallback_allowed(self.primary, self.fallback):
@@ -140,6 +155,12 @@ class ModelGateway:
             if model
         ]
         self.formats = {}  # (contract, model, count asked) -> the response_format sent, or None
+        # Models served where their name does not say (an api_base of the caller's): their tokenizer is not known.
+        self.hosted_elsewhere = {
+            model
+            for role, model in (("primary", self.primary), ("fallback", self.fallback))
+            if (deployment_params.get(role) or {}).get("api_base")
+        }
         models = engine["MODELS"]
         self.parallel = {m: models.get(m, {}).get("max_parallel_requests") for _, m, _ in self.routes}
         self.spent, self.calls = 0.0, 0
@@ -151,10 +172,15 @@ class ModelGateway:
         self.lease = 0.0  # USD reserved in the database for this gateway and not yet promised to a call
         self.lease_lock = asyncio.Lock()
         self.fence = None  # the run's token (the engine sets it): leases and settlements only while the run holds it
+        self.asking = itertools.count(1)
+        self.turn = None  # the run's turn (the engine sets it), on its ledger rows: a replay answers each turn so
         # The session's token cap, the budget of a model priced at 0: each call's most (its prompt and a full reply)
         # is reserved before it is sent, out of what earlier runs left; one run writes a session, so memory holds it.
         self.token_cap, self.tokens_held = session.token_cap, 0
         self.tokens_used = session_tokens(session.id) if self.token_cap else 0
+        self.meters = None  # model -> ModelMeter, read before the first call (the gateway may be built on a loop)
+        self.unstreamed = set()  # models whose last stream came back empty: asked once without a stream
+        self.refusal = ""  # the first call the budget could not cover: which, how much it needed, how much was left
 
     async def ask(self, contract, prompt, node_id=None, expect=None, samples=1):
         """One parsed answer for a prompt, by its Contract; a reply that breaks the contract is asked again
@@ -256,7 +282,7 @@ class ModelGateway:
                 supported = litellm.get_supported_openai_params(model=model) or []
             except Exception:  # a model litellm cannot place takes no extras
                 supported = []
-            N_SUPPORT[model] = offline.is_offline(model) or "n" in supported
+            N_SUPPORT[model] = providers.in_process(model) or "n" in supported
         return N_SUPPORT[model]
 
     async def remaining_usd(self):
@@ -371,14 +397,32 @@ class ModelGateway:
         full reply per sample, at the limit the call sends (or the most the model can write, where a request would
         lose `max_tokens`: litellm drops a parameter its provider lacks)."""
         model = model or self.routes[0][1]
+        prompt, reply = prompt_tokens(model, messages), self.reply_tokens(contract, model, samples)
+        meter = (self.meters or {}).get(model)
+        if meter is not None and meter.marked:  # a server that billed past its reservations: its worst, at least
+            prompt, reply = max(prompt, meter.worst_tokens_in), max(reply, meter.worst_tokens_out)
+        return price.cost(prompt, reply)
+
+    def reply_tokens(self, contract, model, samples=1):
+        """The reply tokens a call reserves (and its stream is closed at), as its stream counts them: the limit it
+        sends per sample, or the most the model can write where a request would lose `max_tokens`. Where the model's
+        tokenizer is not known its reply is counted a token a byte, so the limit is reserved at REPLY_BYTES_PER_TOKEN
+        bytes a token: a reply the server ends at `max_tokens` is not cut short by the count."""
         takes_limit, most = reply_ceiling(model)
-        reply = self.max_tokens(contract, model) if takes_limit or not most else most
-        return price.cost(prompt_tokens(model, messages), reply * samples)
+        reply = (self.max_tokens(contract, model) if takes_limit or not most else most) * samples
+        return reply if self.counts_exactly(model) else reply * REPLY_BYTES_PER_TOKEN
+
+    def counts_exactly(self, model):
+        """Whether a reply of this model is counted by its own tokenizer (else a token a byte)."""
+        return providers.in_process(model) or (tokenizer_known(model) and model not in self.hosted_elsewhere)
 
     async def _complete(self, contract, messages, node_id, first_attempt, expect=None, samples=1):
         """(reply texts, ledger row) from the first model that answers: the primary with its retries, then the
         fallback with its own; every attempt is reserved at its model's price and kept as a row."""
         attempt, failures, engine = first_attempt, [], settings.REASONING
+        asked = next(self.asking)  # before any wait: the order the run asked its calls in, not the order they ended
+        if self.meters is None:
+            self.meters = await sync_to_async(meters.of)([m for _, m, _ in self.routes])
         for index, (role, model, price) in enumerate(self.routes):
             if HEALTH.resting(model) and index < len(self.routes) - 1:
                 # Set aside after failing again and again: the next model serves until the rest is over.
@@ -392,22 +436,19 @@ class ModelGateway:
                 tokens = self._hold_tokens(contract, messages, n, model)
                 if tokens is None or not await self._take(reserve):
                     self.tokens_held -= tokens or 0
-                    self._record(
-                        contract, node_id, LLMCall.Outcome.BUDGET, model, messages, attempt, reserved_usd=reserve
-                    )
-                    raise BudgetExhausted(
-                        self._over_budget(contract, model, reserve, tokens),
-                        limit="token_cap" if tokens is None else "budget",
-                    )
+                    budget = LLMCall.Outcome.BUDGET
+                    self._record(contract, node_id, budget, model, messages, attempt, reserved_usd=reserve, asked=asked)
+                    why = await self._over_budget(contract, model, reserve, tokens)
+                    self.refusal = self.refusal or why
+                    raise BudgetExhausted(why, limit="token_cap" if tokens is None else "budget")
                 started = time.perf_counter()
                 try:
                     async with LIMITS.slot(model, self.parallel.get(model), self.session_id):  # a wait here is not part of the timeout
                         started = time.perf_counter()
                         with litellm_logging():
-                            response = await self.router.acompletion(
-                                model=role, messages=messages, **self._call_options(contract, model, expect, n)
-                            )
-                    texts = reply_texts(response, n)
+                            options = self._call_options(contract, model, expect, n)
+                            allowance = self.reply_tokens(contract, model, n)
+                            got = await self._call(role, model, messages, options, n, allowance)
                 except Exception as error:  # any provider failure: recorded, then retried or passed on
                     self.lease += reserve
                     self.tokens_held -= tokens
@@ -427,6 +468,7 @@ class ModelGateway:
                         reserved_usd=reserve,
                         latency_ms=_ms(started),
                         error=line,
+                        asked=asked,
                     )
                     failures.append(f"{model}: {line}")
                     attempt += 1
@@ -439,9 +481,12 @@ class ModelGateway:
                     continue
                 HEALTH.succeeded(model)
                 self.tokens_held -= tokens
-                return texts, self._answered(
-                    contract, node_id, role, model, price, messages, attempt, reserve, response, texts, _ms(started)
-                )
+                latency = _ms(started)
+                row = self._answered(contract, node_id, role, model, price, messages, attempt, reserve, got, latency)
+                row.asked = asked
+                if row.cost_usd > reserve + EPSILON:
+                    await self._overran(model, row, reserve)
+                return got.texts, row
         raise ModelError(f"every model failed ({len(failures)} attempts); last: {failures[-1]}"[:500])
 
     def _log_rest(self, model, index, engine):
@@ -470,11 +515,45 @@ class ModelGateway:
         self.tokens_held += most
         return most
 
-    def _over_budget(self, contract, model, reserve, tokens):
+    async def _over_budget(self, contract, model, reserve, tokens):
+        """Which call could not be afforded, what it needed, and what was left (of the budget, or under the tenant's
+        monthly cap where that is less)."""
         if tokens is None:
             left = max(0, self.token_cap - self.tokens_used - self.tokens_held)
             return f"{contract.name} on {model} may use more than the {left} tokens left of the session's token cap"
-        return f"{contract.name} on {model} needs up to {reserve:.6f} USD"
+        try:
+            left = f"; {max(await self.remaining_usd(), 0.0):.6f} USD was left"
+        except RunLost:
+            left = ""
+        return f"the next call, {contract.name} on {model}, needs up to {reserve:.6f} USD{left}"
+
+    async def _call(self, role, model, messages, options, n, allowance):
+        """One request: streamed and closed at the reply's share of the reservation, unless the model is the offline
+        one (our own code, bounded) or its server cannot stream."""
+        meter = self.meters.get(model)
+        if providers.in_process(model) or (meter is not None and not meter.streams) or model in self.unstreamed:
+            got = Got.of(await self.router.acompletion(model=role, messages=messages, **options), n)
+            if model in self.unstreamed and (meter is None or meter.streams):
+                # An empty stream, then a whole reply: the server cannot stream. Marked so for every session.
+                log.warning("%s answers in one body, not as a stream: marked so", model)
+                await sync_to_async(meters.cannot_stream)(model)
+                self.meters.update(await sync_to_async(meters.of)([model]))
+            return got
+        tally = Tally(model, allowance, self.counts_exactly(model))
+        got = await streamed(self.router, role, model, messages, options, n, tally)
+        if got is None:  # a stream of nothing: a server that answered in one body litellm could not read, or a fault
+            self.unstreamed.add(model)  # the retry asks without a stream, which tells the two apart
+            raise NoStream("the server sent no stream (it may answer only in one body)")
+        return got
+
+    async def _overran(self, model, row, reserve):
+        """A call billed past its reservation: logged, recorded for the model, and this gateway's later calls on it
+        reserved at the worst it has now shown."""
+        over = row.cost_usd - reserve
+        log.warning("%s cost %.6f USD, %.6f USD over the %.6f USD reserved for it", model, row.cost_usd, over, reserve)
+        row.error = (f"billed {over:.6f} USD past its reservation; " + row.error)[:2000]
+        await sync_to_async(meters.overran)(model, row.tokens_in, row.tokens_out, row.cost_usd, over)
+        self.meters.update(await sync_to_async(meters.of)([model]))
 
     def _call_options(self, contract, model, expect, n=1):
         options = {"max_tokens": self.max_tokens(contract, model), "max_retries": 0}  # the SDK's own retries stay off
@@ -488,13 +567,16 @@ class ModelGateway:
             options["response_format"] = self.formats[key]
         return options
 
-    def _answered(self, contract, node_id, role, model, price, messages, attempt, reserve, response, texts, latency):
-        usage = getattr(response, "usage", None)
-        tokens_in = getattr(usage, "prompt_tokens", 0) or estimate_tokens(messages)
-        tokens_out = getattr(usage, "completion_tokens", 0) or estimate_tokens([{"content": t} for t in texts])
-        cost = response_cost(response, price, tokens_in, tokens_out)
-        if cost > reserve + EPSILON:  # a provider that ignored max_tokens, or a tokenizer litellm does not know
-            log.warning("%s cost %.6f USD, over the %.6f USD reserved for it", model, cost, reserve)
+    def _answered(self, contract, node_id, role, model, price, messages, attempt, reserve, got, latency):
+        """The ledger row of an answered call, at what it cost: what the server reported when it finished (never less
+        than the pieces it sent), or, for a stream closed at its reservation, what was counted up to the close."""
+        texts = got.texts
+        if got.reported:
+            tokens_in = got.tokens_in or estimate_tokens(messages)
+            tokens_out = got.tokens_out or estimate_tokens([{"content": t} for t in texts])
+        else:  # closed, or no usage sent: the prompt as reserved, the reply as counted (both can only over-count)
+            tokens_in, tokens_out = prompt_tokens(model, messages), got.counted
+        cost = response_cost(got.response, price, tokens_in, tokens_out)
         self.spent, self.calls = self.spent + cost, self.calls + 1
         self.tokens_used += tokens_in + tokens_out
         self.lease += reserve - cost  # what the call did not spend stays leased to this gateway
@@ -513,6 +595,8 @@ class ModelGateway:
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             reply=SAMPLE_BREAK.join(texts),
+            stopped=got.stopped,
+            error=f"closed at its reservation: {got.counted} reply tokens counted" if got.stopped else "",
         )
 
     async def _take(self, amount):
@@ -547,6 +631,7 @@ class ModelGateway:
             outcome=outcome,
             attempt=attempt,
             prompt=messages[-1]["content"],  # one user message: the prompt as sent, a retry's note included
+            turn=self.turn,
             **fields,
         )
         answered = outcome in (LLMCall.Outcome.OK, LLMCall.Outcome.FALLBACK)
@@ -568,6 +653,96 @@ def session_price(session, model, deployment=None):
     """The price fixed for a model when the session was created; resolved now for a session made before prices."""
     fixed = (session.prices or {}).get(model)
     return Price.from_dict(fixed) if fixed else price_of(model, deployment)
+
+
+@dataclasses.dataclass
+class Got:
+    """A call's reply: its texts, the usage the server reported (if it did), what was counted as it streamed, and
+    whether the stream was closed at its reservation."""
+
+    texts: list
+    tokens_in: int = 0
+    tokens_out: int = 0
+    reported: bool = False
+    counted: int = 0
+    stopped: bool = False
+    response: object = None
+
+    @classmethod
+    def of(cls, response, n=1):
+        """A whole (unstreamed) reply."""
+        usage = getattr(response, "usage", None)
+        tokens_in, tokens_out = getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0
+        return cls(reply_texts(response, n), tokens_in, tokens_out, reported=True, response=response)
+
+
+class Tally:
+    """A stream's reply as it arrives: the text per choice, its tokens counted piece by piece, the usage the server
+    reports at the end. `take` refuses the piece that would pass `allowance` tokens: the stream is closed there."""
+
+    def __init__(self, model, allowance, exact=False):
+        self.model, self.allowance, self.exact = model, allowance, exact
+        self.texts, self.counted, self.pieces, self.usage, self.stopped = {}, 0, 0, None, False
+
+    def take(self, chunk):
+        """Add a chunk; False once the reply reached its allowance (the chunk's piece past it is dropped)."""
+        self.usage = getattr(chunk, "usage", None) or self.usage
+        for choice in getattr(chunk, "choices", None) or []:
+            piece = getattr(getattr(choice, "delta", None), "content", None)
+            if not piece:
+                continue
+            tokens = reply_piece_tokens(self.model, piece, self.exact)
+            if self.counted + tokens > self.allowance:
+                self.stopped = True
+                return False
+            self.counted, self.pieces = self.counted + tokens, self.pieces + 1
+            self.texts.setdefault(getattr(choice, "index", 0) or 0, []).append(piece)
+        return True
+
+    def got(self, n=1):
+        """The reply, or None when the stream brought neither text nor usage (a server that cannot stream)."""
+        if not self.texts and self.usage is None and not self.stopped:
+            return None
+        texts = ["".join(self.texts[i]) for i in sorted(self.texts)][:n]
+        if not texts and not self.stopped:
+            raise EmptyReply("the provider streamed no message")
+        usage = self.usage if not self.stopped else None
+        reported = usage is not None
+        tokens_out = max(getattr(usage, "completion_tokens", 0) or 0, self.pieces) if reported else 0
+        return Got(
+            texts or [""],
+            tokens_in=getattr(usage, "prompt_tokens", 0) or 0 if reported else 0,
+            tokens_out=tokens_out,
+            reported=reported,
+            counted=self.counted,
+            stopped=self.stopped,
+        )
+
+
+async def streamed(router, role, model, messages, options, n, tally):
+    """A call streamed through the Router with its usage asked for, closed when the tally reaches its allowance;
+    None when the server answered without a stream."""
+    stream = await router.acompletion(
+        model=role, messages=messages, stream=True, stream_options={"include_usage": True}, **options
+    )
+    try:
+        async for chunk in stream:
+            if not tally.take(chunk):
+                break  # closing the stream below drops the connection: the server has nobody left to bill
+    finally:
+        await stream.aclose()
+    return tally.got(n)
+
+
+def reply_piece_tokens(model, piece, exact):
+    """A streamed piece's tokens: by the model's tokenizer where litellm knows it exactly, else its UTF-8 bytes (no
+    byte-level tokenizer takes more)."""
+    if exact and not providers.in_process(model):
+        try:
+            return max(1, litellm.token_counter(model=model, text=piece))
+        except Exception:  # a tokenizer that cannot load: the bytes bound
+            pass
+    return max(1, len(piece.encode()))
 
 
 SAMPLE_BREAK = "\n\n--- next sample ---\n\n"  # between the samples of one request in its ledger row
@@ -612,7 +787,7 @@ EXACT_TOKENIZER_PROVIDERS = {"openai", "azure", "text-completion-openai"}
 def tokenizer_known(model):
     """Whether litellm counts this model's prompt with the model's own tokenizer: a hosted OpenAI model its map holds,
     served where OpenAI serves it (not an `api_base` of the operator's, which may serve anything under the name)."""
-    if offline.is_offline(model):
+    if providers.in_process(model):
         return True  # the offline model charges its own count, which _counted reserves
     if (settings.REASONING["MODELS"].get(model) or {}).get("api_base"):
         return False
@@ -641,8 +816,9 @@ def _counted(model, role, content, exact=True):
         counted = size
     if not exact:  # a tokenizer we cannot name: a byte-level one takes at most a token per byte
         counted = max(counted, size)
-    if offline.is_offline(model):  # the offline model charges its own count: reserve whichever is more
-        counted = max(counted, offline.count_tokens(content))
+    own = providers.count_tokens(model, content)
+    if own is not None:  # an in-process provider (the offline model) charges its own count: reserve whichever is more
+        counted = max(counted, own)
     return counted
 
 
@@ -652,13 +828,12 @@ def reply_ceiling(model):
 
     A provider that lacks the parameter has it dropped (`drop_params`), so its reply is bounded only by the model.
     """
-    offline.register_with(settings.REASONING)
     try:
         info = litellm.get_model_info(model)
     except Exception:  # a model the map does not hold (a local server's alias): nothing known of its ceiling
         info = {}
     most = info.get("max_output_tokens") or info.get("max_tokens")
-    if offline.is_offline(model):
+    if providers.in_process(model):
         return True, most
     try:
         supported = litellm.get_supported_openai_params(model=model) or []

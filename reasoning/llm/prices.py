@@ -20,7 +20,7 @@ from django.conf import settings  # noqa: E402
 
 from reasoning.models import UNMETERED  # noqa: E402
 
-from . import offline  # noqa: E402
+from . import providers  # noqa: E402
 
 MILLION = 1_000_000
 
@@ -60,7 +60,6 @@ def known_price(model, deployment=None):
     if "input_cost_per_token" in deployment:
         per_token = deployment["input_cost_per_token"], deployment.get("output_cost_per_token", 0.0)
         return Price(per_token[0] * MILLION, per_token[1] * MILLION, "deployment")
-    offline.register_with(settings.REASONING)
     try:
         info = litellm.get_model_info(model)
     except Exception:  # litellm raises a bare Exception for a model its map does not hold
@@ -94,21 +93,21 @@ def named_models():
     listed = engine.get("ALLOWED_MODELS")
     if listed is not None:
         return set(listed) - {"*"}
-    return {engine["MODEL_PRIMARY"], engine["MODEL_FALLBACK"], *engine["MODELS"], *offline.MODELS} - {""}
+    return {engine["MODEL_PRIMARY"], engine["MODEL_FALLBACK"], *engine["MODELS"], *providers.in_process_models()} - {""}
 
 
 def is_allowed(model):
     """Whether tenants may ask for this model: the offline models always (no key, no host, priced by us); "*" in
     REASONING_ALLOWED_MODELS lets any priced model through."""
     listed = settings.REASONING.get("ALLOWED_MODELS")
-    return offline.is_offline(model) or model in named_models() or (listed is not None and "*" in listed)
+    return providers.in_process(model) or model in named_models() or (listed is not None and "*" in listed)
 
 
 def offline_fallback_allowed(primary, fallback):
     """Whether `fallback` may serve `primary`'s calls: any model may, but the simulator stands in for a real model
     only where the operator allows it (REASONING_ALLOW_OFFLINE_FALLBACK); else a session that seems to run on a
     real model would be written by the simulator while its server is down."""
-    if not offline.is_offline(fallback) or offline.is_offline(primary):
+    if not providers.in_process(fallback) or providers.in_process(primary):
         return True
     return bool(settings.REASONING.get("ALLOW_OFFLINE_FALLBACK"))
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def broken_offline_model(monkeypatch, settings):
     """The offline model raising inside litellm: litellm wraps it in an APIConnectionError carrying the traceback."""
     settings.REASONING = {**settings.REASONING, "LLM_RETRIES": 0}
-    handler = offline.register_with(settings.REASONING)
+    handler = offline.register()
 
     async def broken(*args, **kwargs):
         raise ValueError("the model server answered 'out of memory'")

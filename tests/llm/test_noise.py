@@ -8,10 +8,10 @@ from random import Random
 import pytest
 
 from reasoning.facts.sheet import Fact, render_sheet
-from reasoning.llm import noise
-from reasoning.llm.noise import disturb, misstate, slip
-from reasoning.llm.offline_answers import answer
-from reasoning.llm.offline_facts import read_case
+from reasoning.llm.offline import noise
+from reasoning.llm.offline.noise import disturb, misstate, slip
+from reasoning.llm.offline.answers import answer
+from reasoning.llm.offline.facts import read_case
 from reasoning.prompts import format_path, parse, render
 
 PROBLEM = "Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target for a Geneva family."

@@ -12,8 +12,8 @@ import pytest
 from reasoning.facts.check import check, failures
 from reasoning.facts.quantities import find_quantities
 from reasoning.facts.sheet import Fact, render_sheet
-from reasoning.llm import noise
-from reasoning.llm.offline_facts import read_case
+from reasoning.llm.offline import noise
+from reasoning.llm.offline.facts import read_case
 from tests.llm.offline_drive import CASES, Driver, drive, facts_of
 
 BY_ID = {case["id"]: case for case in CASES}
@@ -184,7 +184,7 @@ def test_a_limit_stated_in_a_goal_gives_the_sale_with_its_working():
 
     from reasoning.facts.extract import extract as _extract
     from reasoning.facts.sheet import render_sheet as _render_sheet
-    from reasoning.llm.offline_answers import answer as _answer
+    from reasoning.llm.offline.answers import answer as _answer
     from reasoning.prompts import format_path as _format_path
     from reasoning.prompts import render as _render
     from reasoning.strategies.tot import SYNTHESIZE as _SYNTHESIZE
@@ -269,7 +269,7 @@ def test_told_what_the_checker_found_the_offline_refiner_writes_the_answer_again
 
     from reasoning.facts.check import check as _check
     from reasoning.facts.extract import extract
-    from reasoning.llm.offline_answers import answer as _answer
+    from reasoning.llm.offline.answers import answer as _answer
     from reasoning.prompts import render
     from reasoning.strategies.base import findings_note
     from reasoning.strategies.trm import IMPROVE
@@ -294,7 +294,7 @@ def test_the_offline_answer_provides_for_the_commitments_on_the_sheet():
     from reasoning.facts.check import check, failures
     from reasoning.facts.extract import extract
     from reasoning.facts.sheet import render_sheet
-    from reasoning.llm import offline_facts, offline_wealth
+    from reasoning.llm.offline import facts as offline_facts, wealth as offline_wealth
 
     text = (
         "Stiftung Alpenlicht, seated in Zurich, CHF 45M. Today 52/33/15 equities/bonds/alternatives against a target "
@@ -306,3 +306,39 @@ def test_the_offline_answer_provides_for_the_commitments_on_the_sheet():
     line = f"- uncalled infrastructure commitments (CHF 3M): {offline_wealth.listed_note('obligation', '')}."
     found = [f for f in check(line, facts, final=True) if f.kind == "constraint"]
     assert found and not failures(found), found
+
+
+def test_an_instrument_the_client_may_not_use_is_ruled_out_not_recommended():
+    """A Lucerne client whose pension buy-in the three-year lock bars: the sheet lists the buy-in (its words name it),
+    the exact model says it is ruled out, and nothing it writes breaks the rule (checks/prohibitions.py)."""
+    from reasoning.facts.extract import extract
+
+    problem = (
+        "Urs Amrein (62) lives in Lucerne and will retire at 65, taking his Pensionskasse of CHF 900'000 as capital. "
+        "He also holds a Depot of CHF 500'000, 60 % in equities. He cannot make a pension buy-in any more because "
+        "of the three-year lock before a lump sum, and wants to keep at least CHF 80'000 in cash."
+    )
+    facts = extract(problem)
+    assert any(f.kind == "constraint" and "buy-in" in str(f.value) for f in facts)
+    driver = Driver(problem, "swiss-pension", facts, 7, 0.0)
+    driver.everything()
+    answers = [t.text for t in driver.texts if t.final]
+    assert answers and all("ruled out" in a for a in answers if "buy-in:" in a)
+    assert failed(driver.texts, facts) == []
+
+
+def test_a_drifted_portfolio_is_sold_down_to_its_target_and_the_other_class_target_moves_nothing():
+    """The chaos test's problem: equities drifted to 72% against a 60/40 target. The exact model sells CHF 1.44M of
+    equities (72% - 60% of CHF 12M) in every strategy's answer; the bonds' target (40%) is no level for the equities,
+    though the equities are the only holding read (it once listed a 'sale of equities' of CHF 8.64M - CHF 4.8M)."""
+    from reasoning.facts.extract import extract
+
+    problem = "Rebalance a CHF 12m portfolio drifted to 72% equities against a 60/40 target, minimising realised gains."
+    facts = extract(problem)
+    case = read_case(render_sheet(facts))
+    assert [(m.amount.label, m.amount.value, m.sale) for m in case.moves] == [("sale of equities", 1_440_000, True)]
+    driver = Driver(problem, "allocation-rebalance", facts, 7, 0.0)
+    driver.everything()
+    answers = [t.text for t in driver.texts if t.final]
+    assert answers and all("CHF 1.44M" in a and "CHF 3.84M" not in a and "purchase of equities" not in a for a in answers)
+    assert failed(driver.texts, facts) == []

@@ -11,7 +11,7 @@ import pytest
 
 from reasoning.facts.quantities import find_quantities, format_amount, parse_amount
 from reasoning.facts.sheet import Fact, render_sheet
-from reasoning.llm.offline_answers import answer
+from reasoning.llm.offline.answers import answer
 from reasoning.prompts import contract_of, format_path, render
 from reasoning.strategies.base import Critique
 from reasoning.strategies.reflexion import format_memory

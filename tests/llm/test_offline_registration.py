@@ -25,9 +25,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 import django
 django.setup()
 import litellm
-from reasoning.llm import offline, prices
+from reasoning.llm import prices
 
 # What a first create does per request, from many threads at once, each slowed where the race lives.
+from reasoning.llm import offline
 register_model = litellm.register_model
 def slow_register_model(*args, **kwargs):
     threading.Event().wait(0.2)

@@ -11,8 +11,8 @@ from random import Random
 import pytest
 
 from reasoning.llm import game24
-from reasoning.llm.offline_answers import answer
-from reasoning.llm.puzzle import Player, judge_exactly
+from reasoning.llm.offline.answers import answer
+from reasoning.llm.offline.puzzle import Player, judge_exactly
 from reasoning.prompts import format_path, parse, render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,16 +154,14 @@ def test_noise_makes_the_search_matter():
     assert rate(greedy(0.5, c, 7) for c in cards) < 0.6
 
 
-def test_the_noisy_model_is_served_by_litellm_with_several_samples_per_request():
+def test_the_noisy_model_is_served_by_litellm_with_several_samples_per_request(settings):
     import asyncio
     import os
 
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
-    from reasoning.llm import offline
-
-    offline.register(0, 7, 0.5)
+    settings.REASONING = {**settings.REASONING, "OFFLINE_LATENCY_MS": 0, "OFFLINE_SEED": 7, "OFFLINE_NOISE": 0.5}
     prompt = render("tot.evaluate", problem=PUZZLE, kind="general", rubric="", path="(none)", thought=GOOD_LINE[0])
     response = asyncio.run(
         litellm.acompletion(model="offline/noisy", messages=[{"role": "user", "content": prompt}], n=3)

@@ -6,9 +6,9 @@ Game of 24 is answered by the puzzle player (PUZZLE_HANDLERS, puzzle_replies.py)
 
 import re
 
-from reasoning.llm import offline_wealth as oa
-from reasoning.llm import puzzle_replies
-from reasoning.llm.offline_prompt import parse_steps
+from reasoning.llm.offline import wealth as oa
+from reasoning.llm.offline import lats as offline_lats, puzzle_replies
+from reasoning.llm.offline.prompt import parse_steps
 
 # Judged against when the session has no rubric with criteria: what the engine's fallback rubric names.
 FALLBACK_RUBRIC = (
@@ -148,6 +148,9 @@ def reflect(p, rng):
     score = first_number(s.get("SCORE"), 0.0)
     missed = gaps(criteria_of(p), " ".join(steps))[:GAPS_PER_CRITIQUE]
     number = figure(p)
+    found = offline_lats.checked(p)
+    if found:
+        return {"critique": f"Attempt {num} failed the checks, whatever its score.{found} Work from {number}."}
     if not missed:
         return {
             "critique": f"Attempt {num} scored {score:g}: it names every criterion but stays general. "

@@ -12,8 +12,8 @@ keeps it; the wording varies with the prompt (alternatives read differently).
 
 import re
 
-from reasoning.llm import offline_wealth as oa
-from reasoning.llm import puzzle_replies
+from reasoning.llm.offline import wealth as oa
+from reasoning.llm.offline import puzzle_replies
 
 # (label, the issue when it is missing, two ways of writing its line)
 THEMES = (

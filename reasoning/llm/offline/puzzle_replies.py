@@ -9,8 +9,8 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 
-from . import game24
-from .offline_prompt import parse_steps
+from reasoning.llm import game24
+from .prompt import parse_steps
 from .puzzle import judge_exactly
 
 FINAL_STEP = 4  # three operations leave one number; the fourth step states the answer

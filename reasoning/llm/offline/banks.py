@@ -15,7 +15,7 @@ sale, or a goal asks to hold less). No template names a state's or canton's own 
 except through {state_rule}, which names the sheet's own state.
 """
 
-from reasoning.llm.offline_facts import REDUCING
+from reasoning.llm.offline.facts import REDUCING
 
 STAGES = ("framing", "action", "sequencing", "controls")
 
@@ -470,12 +470,15 @@ LISTED_NOTES = (
     (r"holding", "transfer the shares into it first to separate voting control from economic value; value can pass "
      "before control"),
 )
+# A listed item's line acts on it (facts/acting.py: a figure, an action or a date), and never points back at "the
+# plan above" or "each yearly review" alone: coverage reads such a line as named, not addressed.
 INSTRUMENT_NOTE = (
-    "implement it in the first quarter only if it beats the plan above; compare cost, lock-up, tax treatment and "
-    "control first"
-)  # an action and a date, not a filler line: coverage counts only a sentence that acts (facts/acting.py)
-ACCOUNT_NOTE = "contribute and withdraw in the order the steps above set; each move in or out is timed for tax"
-GOAL_NOTE = "each yearly review measures the plan against it; the steps above serve it"
+    "compare its cost, lock-up, tax treatment and control in the first quarter, and implement it only if it wins"
+)
+ACCOUNT_NOTE = "contribute and withdraw in a set order; each move in or out is timed for tax"
+ACCOUNT_AMOUNT_NOTE = "its {amount} is drawn or topped up in a set order; each move in or out is timed for tax"
+GOAL_NOTE = "served first by the lead step: {figure}"
+GOAL_NO_FIGURE_NOTE = "no figure on the sheet sizes it yet; confirm the amounts with the client before the first step"
 CONSTRAINT_NOTE = "every step keeps to it"
 # A commitment or liability on the sheet is provided for before anything is invested (facts/constraints.py checks it).
 OBLIGATION_NOTE = "set aside its full amount in short-term bonds first, to meet each call or payment as it falls due"

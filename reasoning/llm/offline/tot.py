@@ -1,10 +1,10 @@
 """The offline model's replies to Tree of Thoughts' contracts: on wealth problems the bank's steps and the rubric's
-judgement (offline_wealth.py), the categorical judgement (`tot.value`) being that judgement read as sure, likely or
+judgement (wealth.py), the categorical judgement (`tot.value`) being that judgement read as sure, likely or
 impossible; on a Game of 24 the puzzle player's (puzzle_replies.py)."""
 
 from dataclasses import replace
 
-from reasoning.llm import offline_wealth, puzzle_replies
+from reasoning.llm.offline import wealth as offline_wealth, puzzle_replies
 
 
 def value(p, rng):

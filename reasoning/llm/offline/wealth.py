@@ -1,20 +1,23 @@
 """The offline model's text for wealth problems, shared by every strategy's offline replies: steps from per-kind
-banks (offline_banks.py) filled from the client's fact sheet (the prompt's CLIENT FACTS section, read by
-offline_facts.py), never from the problem text: each figure with its label, each derived figure with its arithmetic,
+banks (banks.py) filled from the client's fact sheet (the prompt's CLIENT FACTS section, read by
+facts.py), never from the problem text: each figure with its label, each derived figure with its arithmetic,
 each listed instrument, account and goal named in an answer. Tree of Thoughts' own contracts are answered here.
 """
 
 import functools
 import re
 
-from reasoning.llm import offline_facts
-from reasoning.llm.offline_banks import (
+from reasoning.facts.checks import prohibitions
+from reasoning.llm.offline import facts as offline_facts
+from reasoning.llm.offline.banks import (
+    ACCOUNT_AMOUNT_NOTE,
     ACCOUNT_NOTE,
     BANKS,
     CONSTRAINT_NOTE,
     DEFAULT_AMOUNT,
     DEFAULT_ASSET,
     GOAL_LEADS,
+    GOAL_NO_FIGURE_NOTE,
     GOAL_NOTE,
     INSTRUMENT_NOTE,
     LISTED_NOTES,
@@ -25,7 +28,7 @@ from reasoning.llm.offline_banks import (
     STAGES,
     STOPWORDS,
 )
-from reasoning.llm.offline_prompt import BUILDS_ON, parse_steps
+from reasoning.llm.offline.prompt import BUILDS_ON, parse_steps
 from reasoning.strategies.replies import about
 
 # The client's facts: from the prompt's CLIENT FACTS sheet only, never from the problem text.
@@ -113,7 +116,9 @@ def tot_propose(p, rng):
             {
                 "thought": fill(template, f) + previous,
                 "state": {
-                    "summary": f"after step {p.step}: {title.lower()} for {f['amount']}",
+                    # the state names the sum, not its derivation again: the thought holds that (and a reply
+                    # a token a byte stays inside the proposal's max_tokens)
+                    "summary": f"after step {p.step}: {title.lower()} for {f['figure'] or f['amount']}",
                     "approach": title,
                     "stage": STAGES[stage],
                     "step": p.step,
@@ -294,29 +299,43 @@ def selling(p):
 def listed_lines(p, short=False):
     """One line for each instrument, account and goal on the sheet, by its name: what the answer says about it
     (`short`: its first clause only, for an answer near its word limit)."""
-    lines = []
-    for kind, name in case_of(p).listed:
-        note = listed_note(kind, name)
+    lines, case = [], case_of(p)
+    barred = [rule for kind, name in case.listed if kind == "constraint" for rule in [prohibitions.rule_of(name)] if rule]
+    for kind, name in case.listed:
+        rule = next((r for r in barred if kind == "instrument" and name.lower() in r.thing.lower()), None)
+        note = f"ruled out: the client {rule.text.strip()}" if rule else listed_note(kind, name, case)
         lines.append(f"- {name}: {note.split(';')[0] if short else note}.")
     return lines
 
 
-def listed_note(kind, name):
+def listed_note(kind, name, case=None):
+    """What the answer says about one listed item: a goal by the plan's first figure, an account by its own amount
+    where the sheet holds it, an instrument by what it does."""
     if kind == "goal":
-        return GOAL_NOTE
+        numbers = offline_facts.key_numbers(case) if case else []
+        return GOAL_NOTE.format(figure=numbers[0]) if numbers else GOAL_NO_FIGURE_NOTE
     if kind == "constraint":
         return CONSTRAINT_NOTE
     if kind == "account":
-        return ACCOUNT_NOTE
+        amount = _amount_of(name, case)
+        return ACCOUNT_AMOUNT_NOTE.format(amount=amount.shown) if amount else ACCOUNT_NOTE
     if kind == "obligation":
         return OBLIGATION_NOTE
     return next((note for pattern, note in LISTED_NOTES if re.search(pattern, name, re.I)), INSTRUMENT_NOTE)
 
 
+def _amount_of(name, case):
+    """The sheet's amount an account's name labels ("pillar 3a" for "pillar 3a balance"), or None: one, or none."""
+    words = {w for w in re.findall(r"[a-z0-9]+", name.lower()) if w not in LITTLE_WORDS and w != "account"}
+    amounts = case.amounts if case else []
+    found = [f for f in amounts if words and words <= set(re.findall(r"[a-z0-9]+", f.label.lower()))]
+    return found[0] if len(found) == 1 else None
+
+
 # The synthesis is cut to 250 words by shortening, in turn: the notes on what the client listed, the key numbers (the
 # derived ones come first, so the working stays), then each action (to its title at the last): (words an action
 # keeps, notes shortened, key numbers kept).
-SHORTER = [(32, False, 8), (32, True, 8), (32, True, 5), (20, True, 5), (20, True, 3), (12, True, 3), (8, True, 3),
+SHORTER = [(32, False, 8), (32, True, 8), (20, True, 8), (20, True, 5), (12, True, 5), (12, True, 3), (8, True, 3),
            (0, True, 3)]  # fmt: skip
 
 

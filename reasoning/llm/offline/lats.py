@@ -5,7 +5,7 @@ when a line is complete, and reflections built from what a failed line missed (a
 import re
 from dataclasses import replace
 
-from reasoning.llm import offline_wealth, puzzle_replies
+from reasoning.llm.offline import wealth as offline_wealth, puzzle_replies
 
 
 def expand(p, rng):
@@ -65,7 +65,15 @@ def wealth_reflection(p, rng):
             )
         )
     figures = "" if re.search(r"\d", line) else " It also gave no figures."
-    return f"The line ending with {last} fell short of the bar.{figures} The next attempt should {fix}."
+    return f"The line ending with {last} fell short of the bar.{figures}{checked(p)} The next attempt should {fix}."
+
+
+def checked(p):
+    """What the checks found in the line, cited as a reviewer who was shown them does (their first failure)."""
+    found = [line[2:] for line in p.sections.get("CHECK FINDINGS", "").splitlines() if line.startswith("- ")]
+    if not found:
+        return ""
+    return f" The checks of the client's facts failed it: {found[0]}; the next line must use the sheet's figure."
 
 
 def synthesize(p, rng):

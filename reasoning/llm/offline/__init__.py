@@ -6,6 +6,10 @@ models are (puzzle.py, noise.py), for measuring search quality and steering agai
 Both go through the same litellm call as a real model; only the model name differs. Replies are deterministic
 for a seed and prompt, an `n` of several samples draws each on its own, priced per token so budgets are real
 numbers, and delayed by REASONING_OFFLINE_LATENCY_MS so that concurrency is visible.
+
+It is a provider plugged into litellm, not part of the gateway: the app registers it when it is ready
+(reasoning/apps.py), and the gateway knows it only as an in-process provider (reasoning/llm/providers.py). Its
+settings (latency, seed, noise) are read from REASONING at each call, so a changed setting holds at once.
 """
 
 import asyncio
@@ -19,7 +23,10 @@ import litellm  # noqa: E402
 from litellm import CustomLLM, ModelResponse  # noqa: E402
 from litellm.types.utils import Choices, Message, Usage  # noqa: E402
 
-from .offline_answers import answer  # noqa: E402
+# Registering the price before the provider makes litellm look the models up and print its provider list to stdout.
+litellm.suppress_debug_info = True
+
+from .answers import answer  # noqa: E402
 
 PROVIDER = "offline"
 MODEL = "offline/sim"
@@ -35,32 +42,37 @@ def count_tokens(text):
 
 
 class OfflineModel(CustomLLM):
-    def __init__(self, latency_ms=0, seed=7, noise=0.3):
-        super().__init__()
-        self.latency_ms = latency_ms
-        self.seed = seed
-        self.noise = noise  # offline/noisy's error rate; offline/sim is always exact
+    """The handler litellm calls for `offline/...` models."""
+
+    count_tokens = staticmethod(count_tokens)  # what it charges: the gateway reserves by this count (providers.py)
+
+    def settings(self):
+        """(latency in ms, seed, noise) from the REASONING settings as they are now; the defaults outside Django."""
+        from django.conf import settings
+
+        engine = settings.REASONING if settings.configured else {}
+        return engine.get("OFFLINE_LATENCY_MS", 0), engine.get("OFFLINE_SEED", 7), engine.get("OFFLINE_NOISE", 0.3)
 
     # The latency is the whole time a model takes to answer: the time spent writing the reply here is part of it.
     async def acompletion(self, model, messages, model_response, **kwargs):
-        started = time.monotonic()
-        reply = self._reply(model, messages, model_response, kwargs.get("optional_params"))
-        if self.latency_ms:
-            await asyncio.sleep(max(0.0, self.latency_ms / 1000 - (time.monotonic() - started)))
+        started, (latency_ms, seed, noise) = time.monotonic(), self.settings()
+        reply = self._reply(model, messages, model_response, kwargs.get("optional_params"), seed, noise)
+        if latency_ms:
+            await asyncio.sleep(max(0.0, latency_ms / 1000 - (time.monotonic() - started)))
         return reply
 
     def completion(self, model, messages, model_response, **kwargs):
-        started = time.monotonic()
-        reply = self._reply(model, messages, model_response, kwargs.get("optional_params"))
-        if self.latency_ms:
-            time.sleep(max(0.0, self.latency_ms / 1000 - (time.monotonic() - started)))
+        started, (latency_ms, seed, noise) = time.monotonic(), self.settings()
+        reply = self._reply(model, messages, model_response, kwargs.get("optional_params"), seed, noise)
+        if latency_ms:
+            time.sleep(max(0.0, latency_ms / 1000 - (time.monotonic() - started)))
         return reply
 
-    def _reply(self, model, messages, model_response: ModelResponse, optional_params=None):
+    def _reply(self, model, messages, model_response: ModelResponse, optional_params, seed, noise):
         prompt = str(next((m["content"] for m in reversed(messages) if m.get("role") == "user"), ""))
-        noise = self.noise if model.endswith("noisy") else 0.0
+        noise = noise if model.endswith("noisy") else 0.0
         samples = max(1, int((optional_params or {}).get("n") or 1))
-        texts = [answer(prompt, self.seed, noise, sample) for sample in range(samples)]
+        texts = [answer(prompt, seed, noise, sample) for sample in range(samples)]
         prompt_tokens = sum(count_tokens(str(m.get("content", ""))) for m in messages)
         completion_tokens = sum(count_tokens(text) for text in texts)
         model_response.choices = [
@@ -85,18 +97,10 @@ def is_offline(model):
     return model.startswith(PROVIDER + "/")
 
 
-def register_with(engine):
-    """register() with the settings' REASONING values."""
-    return register(engine["OFFLINE_LATENCY_MS"], engine["OFFLINE_SEED"], engine.get("OFFLINE_NOISE"))
-
-
-def register(latency_ms=0, seed=7, noise=None):
-    """Make the offline models known to litellm (provider and price); safe to call again with new settings, and from
-    many threads at once: the first caller registers the price, then the provider, under a lock, so no caller sees
-    the provider without its price (a first create found it so and was refused a 422, issue 32)."""
-    _handler.latency_ms, _handler.seed = latency_ms, seed
-    if noise is not None:
-        _handler.noise = noise
+def register():
+    """Make the offline models known to litellm (provider and price); safe to call again, and from many threads at
+    once: the first caller registers the price, then the provider, under a lock, so no caller sees the provider
+    without its price (a first create found it so and was refused a 422, issue 32)."""
     if _registered.is_set():
         return _handler
     with _registering:

@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass
 
 from reasoning.facts import quantities, regimes
-from reasoning.llm import game24, offline_facts, offline_wealth
-from reasoning.llm.offline_banks import STOPWORDS
+from reasoning.llm import game24
+from reasoning.llm.offline import facts as offline_facts, wealth as offline_wealth
+from reasoning.llm.offline.banks import STOPWORDS
 
 STEP = re.compile(r"^Thought: (.*?) Action: (\w+)\((.*)\) Observation: (.*)$")
 CLIENT_ID = re.compile(r"\b[A-Z]-\d{4}\b")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from random import Random
 
-from .game24 import (
+from reasoning.llm.game24 import (
     OPERATION,
     TARGET,
     apply,

@@ -16,6 +16,7 @@ from reasoning.facts.places import EXONYMS, country_of, place_name
 from reasoning.facts.quantities import format_amount, format_percent
 from reasoning.facts.regimes import NO_WAGE_TAX  # US states with no income tax on wages or gains
 from reasoning.facts.sheet import Fact, read_sheet
+from reasoning.facts.terms import CLASS_NOUN
 
 # ---- amounts and places as text ----------------------------------------------------------------------------------
 
@@ -309,6 +310,9 @@ def _moves(case):
     return moves
 
 
+ASSET_CLASS = re.compile(CLASS_NOUN.pattern.replace("|exposure|positions?|holdings?", ""), re.I)
+
+
 def _holding_for(limit, base, case):
     """The holding a target or limit concerns: one on the same base sharing a word with it, or the only one."""
     if base is None:
@@ -327,6 +331,8 @@ def _holding_for(limit, base, case):
     sharing = [f for f in candidates if words & {w[:4] for w in re.findall(r"[a-z]{4,}", f.label.lower())}]
     if len(sharing) == 1:
         return sharing[0]
+    if not sharing and ASSET_CLASS.search(limit.label):
+        return None  # "bonds target 40%" limits no equity holding, though the equities are the only one read
     return candidates[0] if len(candidates) == 1 else None
 
 
@@ -338,22 +344,27 @@ def key_numbers(case, limit=8):
     each percent applied to its own base first, then a sale a target implies, then the amounts as stated."""
     found = [f"{f.label}: {f.how}" for f in case.derived]
     found += [f"{m.amount.label}: {m.amount.how}" for m in case.moves]
-    found += [f"{f.label}: {f.shown}" for f in case.amounts]
-    found += drifts(case)
+    shown = " ".join(found)
+    # an amount already written as a base ("72% of the CHF 12M portfolio") is not listed again on its own
+    found += [f"{f.label}: {f.shown}" for f in case.amounts if f"{f.shown} {f.label}" not in shown]
+    found += drifts(case, [m.holding.label for m in case.moves])
     for fact in case.percents:
         if base_of(fact, case.amounts) is None:  # a percent whose base is not on the sheet stays unapplied
             found.append(f"{fact.label}: {format_percent(fact.value)}" + (f" of the {fact.base}" if fact.base else ""))
     return list(dict.fromkeys(found))[:limit]
 
 
-def drifts(case):
+def drifts(case, moved=()):
     """Each weight against its target, in points ("equity weight now 58% against the equity target 50%: 8 points
-    over"): a percent with no base on the sheet is compared, never applied to an amount."""
+    over"): a percent with no base on the sheet is compared, never applied to an amount. A holding whose sale or
+    purchase to the target is already listed (`moved`, by label) is not compared again."""
     found = []
     for target in (p for p in case.percents if "target" in p.label.lower()):
         stems = _stems(target.label) - {"targ"}
         for now in case.percents:
             if now is target or LIMIT.search(now.label) or not stems & _stems(now.label):
+                continue
+            if holding_name(now.label) in moved:
                 continue
             gap = float(now.value) - float(target.value)
             side = "over" if gap > 0 else "under"

@@ -3,7 +3,7 @@
 import re
 from dataclasses import dataclass, field
 
-from reasoning.llm.offline_banks import BANKS
+from reasoning.llm.offline.banks import BANKS
 
 HEADER = re.compile(r"^### (.+)$", re.MULTILINE)
 STEP_LINE = re.compile(r"^\s*(\d+)\.\s+(.*)$")
