@@ -3,9 +3,9 @@
 Each sentence of the corpus is checked against its case's facts; per slip kind, the slips caught (a failed finding
 on the sentence) and caught at the slip's own span; on the right sentences, the false alarms. The kinds marked (*)
 are checked by modules of their own (jurisdiction_rate: reasoning/facts/rules.py; constraint: constraints.py).
-The held-out corpus (fixtures/checker_corpus_heldout.json) is for the final measurement only: --heldout.
+The held-out corpus (fixtures/checker_corpus_heldout.json), measured once blind and reported, is burned: --heldout.
 
-Run: .venv/bin/python bench/checker_corpus.py [--heldout]
+Run: .venv/bin/python bench/checker_corpus.py [--heldout | --heldout2 | --heldout3 | --heldout4]
 """
 
 import argparse
@@ -25,8 +25,17 @@ OWNED_ELSEWHERE = ()  # every kind is the checker's now: the rule table (taxes) 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--heldout", action="store_true", help="measure on the held-out corpus (final runs only)")
+    parser.add_argument("--heldout2", action="store_true", help="the second blind corpus (9 cases, 177 sentences)")
+    parser.add_argument("--heldout3", action="store_true", help="the third blind corpus (11 cases, 272 sentences)")
+    parser.add_argument("--heldout4", action="store_true", help="the fourth blind corpus (8 cases, 202 sentences)")
     args = parser.parse_args()
-    name = "checker_corpus_heldout.json" if args.heldout else "checker_corpus.json"
+    name = (
+        "checker_corpus_heldout4.json" if args.heldout4
+        else "checker_corpus_heldout3.json" if args.heldout3
+        else "checker_corpus_heldout2.json" if args.heldout2
+        else "checker_corpus_heldout.json" if args.heldout
+        else "checker_corpus.json"
+    )  # fmt: skip
     corpus = json.loads((ROOT / "fixtures" / name).read_text())
     score = score_checker(corpus, check)
     print(f"fixtures/{name}: {len(corpus['sentences'])} sentences, {len(corpus['cases'])} cases\n")

@@ -32,6 +32,12 @@ SETS = {
     "reading-heldout": (ROOT / "fixtures" / "fact_reading_heldout.json", False),
     # A second blind set, written after the reader was tuned on the first held-out one (which then became a dev set).
     "reading-heldout2": (ROOT / "fixtures" / "fact_reading_heldout2.json", False),
+    # A third, 22 cases, written blind after the reader's second pass and measured once (2026-12-07).
+    "reading-heldout3": (ROOT / "fixtures" / "fact_reading_heldout3.json", False),
+    # A fourth, 24 cases, written blind during the reader's third pass and measured once after it (2026-12-07).
+    "reading-heldout4": (ROOT / "fixtures" / "fact_reading_heldout4.json", False),
+    # A fifth, 16 cases (German and memo styles), written blind during the fourth pass and measured once after it.
+    "reading-heldout5": (ROOT / "fixtures" / "fact_reading_heldout5.json", False),
 }
 READ_ELSEWHERE = """
 import json, sys

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from . import events
-from .facts.case import CaseCheck, node_checks
+from .facts.case import CaseCheck, node_checks, refigure
 from .facts.extract import extract
 from .facts.quantities import EPS, find_quantities, matches
 from .facts.sheet import KINDS, NUMERIC, ROLES, Fact, display
@@ -238,21 +238,23 @@ def _recheck(session, case, actor, what, changed):
     sheet = [fact for fact in sheet_dicts(session) if str(fact.get("id")) not in ids]  # the operands of derived figures
     stale, touched = [], []
     for node in nodes:
-        checks = node_checks(case, node.thought, node.state)
-        if checks != (node.checks or []):
-            node.checks = checks
+        refigured = refigure(case, node.state, node.thought)  # a derivation over a changed fact gives another value now
+        checks = node_checks(case, node.thought, refigured)
+        if checks != (node.checks or []) or refigured != node.state:
+            node.checks, node.state = checks, refigured
             touched.append(node)
             stale.append(node.pk)
         elif any(_states(node.thought, fact, sheet) for fact in changed if fact):
             stale.append(node.pk)
-    ReasoningNode.objects.bulk_update(touched, ["checks"])
+    ReasoningNode.objects.bulk_update(touched, ["checks", "state"])
     if stale:
         ReasoningNode.objects.filter(pk__in=stale).update(
             stale=True, stale_mark=F("stale_mark") + 1, stale_reason=f"{what} by {actor}"[:300]
         )
     if session.final_answer:
-        answer = [f.to_dict() for f in case(session.final_answer, final=True)]
-        ReasoningSession.objects.filter(pk=session.pk).update(answer_checks=answer)
+        declared = session.answer_figures or None
+        answer = [f.to_dict() for f in case(session.final_answer, final=True, figures=declared)]
+        ReasoningSession.objects.filter(pk=session.pk).update(answer_checks=answer, answer_figures=case.figures(declared, session.final_answer))
     changed_ids = {n.pk for n in touched} | set(stale)
     rows = ReasoningNode.objects.filter(pk__in=changed_ids).order_by("depth", "created_at")
     fresh = ReasoningSession.objects.select_related("tenant").get(pk=session.pk)

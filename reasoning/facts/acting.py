@@ -9,6 +9,8 @@ horizon. "GRAT: weigh it against the plan above." names the GRAT and does nothin
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
 from reasoning.facts import regimes
 from reasoning.facts.phrases import MONTH_NAMES, durations, sentence_at, sentences
@@ -35,7 +37,8 @@ ACTIONS = (
     "retained collared sets-up placed reinvest reinvests reinvested reinvesting close closes closed closing complete "
     "completes completed completing finish finishes finished finishing list listed spread spreads spreading phase "
     "phased unwind unwinds unwinding liquidate liquidated liquidating divest divested divesting dispose disposed exit "
-    "exits exiting distribute distributed distributing recommend recommends recommended protect protects protected"
+    "exits exiting distribute distributed distributing recommend recommends recommended protect protects protected "
+    "switch switches switched switching spend spends spent spending postpone postpones postponed postponing"
 ).split()
 # Nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
 NOUN_VERBS = (
@@ -65,17 +68,28 @@ WHEN = re.compile(
 )
 
 
+# Phrases that point back at the answer itself (reasoning/facts/data/goals.toml, self_references).
+_SELF = tomllib.loads((Path(__file__).with_name("data") / "goals.toml").read_text())["self_references"]
+HOLLOW = re.compile(rf"\b(?:{'|'.join(re.escape(p) for p in sorted(_SELF, key=len, reverse=True))})\b", re.IGNORECASE)
+
+
 def _words(text):
     return [(m.start(), m.end(), m[0]) for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text)]
 
 
 def acts(sentence, mask=()):
-    """Whether a sentence acts (a figure, an action verb, a date or horizon), the masked spans aside."""
+    """Whether a sentence acts (a figure, an action verb, a date or horizon), the masked spans aside; a hollow one
+    (it points back at the answer and names no amount or percent: HOLLOW) acts on nothing, whatever its verbs."""
     chars = list(sentence)
     for s, e in mask:
         chars[s:e] = " " * (e - s)
     plain = "".join(chars)
-    if any(q.kind in ("amount", "percent", "year") for q in find_quantities(plain)):
+    quantities = find_quantities(plain)
+    if any(q.kind in ("amount", "percent") for q in quantities):
+        return True
+    if HOLLOW.search(plain):
+        return False
+    if any(q.kind == "year" for q in quantities):
         return True
     spans = [d for d in durations(plain) if d.text.lower() not in ("year", "month", "week", "quarter")]  # "next year"
     return bool(WHEN.search(plain) or spans or verbs(plain))

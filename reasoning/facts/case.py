@@ -34,17 +34,38 @@ class CaseCheck:
     def failed_reason(self):
         return "answer_check_failed" if self.puzzle else "fact_check_failed"
 
-    def __call__(self, text: str, final: bool = False) -> list[Finding]:
+    def __call__(self, text: str, final: bool = False, figures=None) -> list[Finding]:
+        """The text's findings; `figures`, those the model declared with it, checked by their derivations."""
         if not self.active or not text:
             return []
         if self.puzzle:
             return [self._solves(text)] if final else []
         from .check import check  # the checker's patterns compile where something is checked
 
-        found = check(text, self.facts, final=final)
-        if final and any(f.kind == "amount" for f in self.facts) and not any(f.kind == "figure" for f in found):
+        found = check(text, self.facts, final=final, figures=figures)
+        stated = ("figure", "arithmetic") if figures else ("figure",)  # a declared derived figure is the client's too
+        if final and any(f.kind == "amount" for f in self.facts) and not any(f.kind in stated for f in found):
             found.append(Finding("coverage", False, "", "the answer states none of the client's figures"))
         return found
+
+    def figures(self, declared, text="") -> list[dict]:
+        """The declared figures, each evaluated against the facts (what the tree and the session carry), with the
+        `span` [start, end] of the amount that writes it in `text` where it does (the page marks it); [] if none."""
+        if not declared or self.puzzle:
+            return []
+        from .derivation import evaluate
+        from .quantities import find_quantities, matches
+
+        written = [q for q in find_quantities(text or "") if q.kind in ("amount", "percent")]
+        figures = []
+        for figure in evaluate(declared, self.facts):
+            data = figure.to_dict()
+            q = next((q for q in written if figure.value is not None and matches(q, figure.value, figure.unit)), None)
+            if q is not None:
+                data["span"] = [q.start, q.end]
+                written.remove(q)
+            figures.append(data)
+        return figures
 
     def verdict(self, text: str) -> Finding | None:
         """The task's own verdict on a thought that is a final answer it can check alone (a Game of 24 answer line:
@@ -110,7 +131,7 @@ class CaseCheck:
 OWN_KEYS = frozenset(
     "problem_kind kind iteration rollout success decided_by state_key reused verified judged consistency proposed "
     "revalued copied command attempt step of failed tool args answer confidence confidence_from stopped latent "
-    "left".split()
+    "left figures".split()
 )
 
 
@@ -125,10 +146,27 @@ def shown_texts(state) -> list[tuple[str, str]]:
     return texts
 
 
+def with_figures(case, item) -> dict:
+    """A new node's state, with the figures its model declared evaluated (`figures`: label, value, unit, derivation,
+    facts, ok)."""
+    state = dict(item.get("state") or {})
+    declared = [f if isinstance(f, dict) else f.model_dump() for f in item.get("figures") or []]
+    if declared:
+        state["figures"] = case.figures(declared, item.get("thought") or "")
+    return state
+
+
+def refigure(case, state, thought="") -> dict:
+    """A stored node's state with its declared figures evaluated again (the sheet changed), or the state itself."""
+    if not (state or {}).get("figures"):
+        return state
+    return {**state, "figures": case.figures(state["figures"], thought)}
+
+
 def node_checks(case, thought, state=None) -> list[dict]:
     """A node's findings: its thought's, then those of every other text the page shows of it (its state's summary and
     the like), each marked with the `field` it was found in (its span counts in that text)."""
-    found = [f.to_dict() for f in case(thought)]
+    found = [f.to_dict() for f in case(thought, figures=(state or {}).get("figures"))]
     for key, text in shown_texts(state):
         found += [{**f.to_dict(), "field": f"state.{key}"} for f in case(text)]
     return found

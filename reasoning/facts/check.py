@@ -22,21 +22,24 @@ from reasoning.facts.sheet import Fact, Finding
 CAP = 0.3
 
 
-def check(text: str, facts: list[Fact], final: bool = False) -> list[Finding]:
-    """The findings of one text against the client's facts, in text order (coverage last)."""
+def check(text: str, facts: list[Fact], final: bool = False, figures=None) -> list[Finding]:
+    """The findings of one text against the client's facts, in text order (coverage last); `figures`, the figures the
+    model declared with it, are checked by their derivations instead of guessed at in the prose."""
     doc = read(text or "", facts)
     doc.final = final
+    doc.declared = list(figures) if figures else None
     found = _one_per_span([f for c in CHECKS if not c.FINAL_ONLY for f in c.run(doc)])
     found.sort(key=lambda f: (f.start, f.end))
     return found + [f for c in CHECKS if c.FINAL_ONLY and final for f in c.run(doc)]
 
 
 def _one_per_span(findings):
-    """Two checks read the places (a regime's name, and the rule table's entry for it): of their findings on one span
-    the failed one is kept, else the verified one, else the first."""
+    """Two checks read the places (a regime's name, and the rule table's entry for it), and two a figure (what it is,
+    and the trade to a target it states): of their findings on one span the failed one is kept, else the verified
+    one, else the first."""
     kept = {}
     for f in findings:
-        if f.start < 0 or f.kind != "jurisdiction":
+        if f.start < 0 or f.kind not in ("jurisdiction", "figure"):
             kept[(f.kind, id(f))] = f
             continue
         key = (f.kind, f.start, f.end)
@@ -61,11 +64,12 @@ def capped(score: float | None, findings: list[Finding]) -> tuple[float | None, 
     return CAP, f"capped at {CAP} by the {reason}"
 
 
-def badge(findings, facts=None) -> str:
+def badge(findings, facts=None, declared=None) -> str:
     """What was checked and what was not, in one line: "12 figures checked, 1 unverified; 4 constraints kept; the
     sheet has 2 percents without a base", or with the failures named: "5 figures checked; 1 failed: USD 3.2 (scale
     dropped)". A finding that could not decide (verified False) is counted as unverified, never as checked; a text
-    with nothing checked says "not checked"."""
+    with nothing checked says "not checked". `declared` False (the model declared no figures: they were read from the
+    prose) says "figures not declared"; None says nothing of it."""
     items = {}  # one item per span (several checks of one figure count once), or per coverage line
     for f in findings:
         key = (f.start, f.end, f.text) if f.start >= 0 else (f.kind, f.detail)
@@ -98,7 +102,11 @@ def badge(findings, facts=None) -> str:
     if not any(state != "unverified" for _group, state in counts):
         parts = ["not checked" + (f": {parts[0]}" if parts else "")] + parts[1:]
     gaps = _sheet_gaps(facts or [])
-    return "; ".join(parts + ([gaps] if gaps else []))
+    undeclared = [NOT_DECLARED] if declared is False else []
+    return "; ".join(parts + undeclared + ([gaps] if gaps else []))
+
+
+NOT_DECLARED = "figures not declared"
 
 
 # What the badge counts, by the kinds of the findings on one span: the noun, and what a passed one was.

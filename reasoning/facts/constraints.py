@@ -10,10 +10,13 @@ constraint it leaves alone; each rule says what it reads.
   of an amount; a percent of an account when the account is on the sheet). A level is read only in its own forms
   ("keep/hold/leave X in cash", "cash (reserve) of/at/down to X", "X as a reserve", "N months of expenses"), or as
   cash spent down ("put the EUR 300k cash into equities": the cash holding less the amount); a flow ("move CHF 50k
-  into cash"), an extra pot, today's level and other currencies are left alone.
+  into cash"), an extra pot, today's level and other currencies are left alone. Cash run to nothing ("no cash kept
+  back", "spend the cash down to zero") is a level of 0; so is the whole of the one liquid account given away where
+  the sheet lists no cash ("put the whole brokerage account into a trust": words.toml [liquid]).
 - limit, cap or maximum: a percent tied to the limit's object ("12% in one issuer", "a 15% position", "cap each
   issuer at 12%") above the cap, or an amount put into one named issuer above the cap's money ("buy USD 12M of
-  Microsoft" for 3% of USD 310M). Today's shares, trades, the level being cut, classes, funds and places are not.
+  Microsoft" for 3% of USD 310M), or into one fund above a cap per fund ("EUR 600k into one equity fund" for 20% of
+  EUR 2.4M). Today's shares, trades, the level being cut, classes and places are not.
 - horizon over N: the plan's own timing ("three steps over six weeks", "immediately", "this quarter") under half of
   N or over 1.5 times N; within N: a longer timing; by/before a date: a date that starts after the deadline ("by
   2035", "Q4 2027" for "by June 2027"); before/by an age: "after retiring", "in retirement" or a later age in a
@@ -21,10 +24,13 @@ constraint it leaves alone; each rule says what it reads.
   within, in, across, during, the next ...) or as "a N-year plan"; "a 2-year GRAT", "every 6 months", a part's
   timing ("the first tranche within 30 days") and an obligation's schedule say nothing about the horizon. A
   horizon is tied to the clause that names what it governs (its label, base and words; "rebalancing" brings the
-  targets' classes); with several duration horizons on the sheet, a sentence must name the horizon's object.
+  targets' classes); with several duration horizons on the sheet, a sentence must name the horizon's object. A date
+  for a duration horizon's subject that starts after the horizon ends, counted from today, breaks it ("push the
+  closing to spring 2028" under "within 9 months").
 - a split into tranches, thirds or equal parts of an amount of the sheet that is not the amount to be moved (the
   sheet's amount for the trades, or the drift of current shares above their targets times their base), and a new
   commitment to a class the uncalled commitments already take to its target.
+- statutory limits (statutes.py): a bracket to stay within, and the Swiss buy-in lock before a planned lump sum.
 - final answers only: each commitment or liability (amounts with role commitment / liability) is provided for: a
   sentence names it (its words, a synonym: capital calls, uncalled, mortgage, loan; or its amount) and acts on it
   (`addressed`).
@@ -40,8 +46,12 @@ from here. Sentences, durations and dates are read in phrases.py.
 from __future__ import annotations
 
 import re
+import tomllib
+from datetime import date
+from pathlib import Path
 
-from reasoning.facts.acting import acts, addressed, verbs
+from reasoning.facts import statutes
+from reasoning.facts.acting import ACTIONS, acts, addressed, verbs
 from reasoning.facts.phrases import (
     MONTH_NAMES,
     MONTHS,
@@ -86,7 +96,7 @@ def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
     for horizon in horizons:
         found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
     found = [f for f in found if not _about_obligation(text, f, facts)]
-    found += _splits(text, facts) + _new_commitments(text, facts)
+    found += _splits(text, facts) + _new_commitments(text, facts) + statutes.findings(text, facts)
     if final:
         found += _commitments(text, facts)
     unique = {}
@@ -138,7 +148,9 @@ EXPENSES = (
     r"(?:(?:annual|yearly|monthly|living|household|running|the\s+family's|her|his|their|the|of)\s+)*"
     r"(?:expenses|costs|spending|outgoings|expenditure|living\s+costs|burn|needs|cash\s+needs|withdrawals)\b"
 )
-CASH_WORDS = r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway)"
+CASH_WORDS = (
+    r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway|(?:working|cash|liquid)\s+balance)"
+)
 MONTHS_LEVEL_AFTER = re.compile(
     rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
     r"|[\s-]*(?:(?:cash|liquidity)\s+)?(?:reserve|buffer|cushion|runway|floor)"
@@ -154,12 +166,14 @@ MONTHS_LEVEL_BEFORE = re.compile(
 AMOUNT_LEVEL_BEFORE = re.compile(
     rf"(?:\b(?:keep|keeps|keeping|hold|holds|holding|leave|leaves|leaving|retain|retaining|maintain|maintaining|park"
     rf"|set\s+aside|reserve|earmark)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+|at\s+least\s+)?"
-    rf"|\b{CASH_WORDS}\s*(?:reserve|buffer|cushion|floor|position|holdings?)?\s*(?:of|at|:|to|=|stays\s+at"
-    rf"|remains\s+at|falls\s+to|drops\s+to|down\s+to|is)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+)?)$",
+    rf"|\b{CASH_WORDS}\s*(?:reserve|buffer|cushion|floor|position|holdings?)?\s*(?:of|at|:|to|=|stays?\s+at"
+    rf"|remains?\s+at|falls?\s+to|drops?\s+to|(?:go|goes|run|runs|dip|dips|sink|sinks)\s+(?:down\s+)?to|down\s+to"
+    rf"|is)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+)?)$",
     re.IGNORECASE,
 )
 AMOUNT_LEVEL_AFTER = re.compile(
-    rf"^\s*(?:in\s+{CASH_WORDS}|(?:of\s+)?{CASH_WORDS}\b|as\s+(?:a\s+|the\s+)?(?:cash\s+)?(?:reserve|buffer|cushion))",
+    rf"^\s*(?:in\s+(?:the\s+|a\s+)?{CASH_WORDS}|(?:of\s+)?{CASH_WORDS}\b"
+    r"|as\s+(?:a\s+|the\s+)?(?:cash\s+)?(?:reserve|buffer|cushion))",
     re.IGNORECASE,
 )
 
@@ -172,9 +186,14 @@ def _limit(text, limit, facts):
         money = whole and Fact(
             **{**limit.__dict__, "value": round(limit.value / 100 * whole.value), "unit": whole.unit}
         )
+        capped = _capped_of(text, limit, whole, facts)
         if money and _cashy(limit):  # "at least 10% of the brokerage account in cash": a cash level in money
-            return _amount_limit(text, money, shown_limit=limit, facts=facts)
-        return _percent_limit(text, limit, facts) + (_issuer_amounts(text, money, limit) if money else [])
+            return _amount_limit(text, money, shown_limit=limit, facts=facts) + capped
+        extra = (
+            _issuer_amounts(text, money, limit) + _fund_amounts(text, money, limit) + _manager_amounts(text, money, limit)
+            if money else []
+        )  # fmt: skip
+        return _percent_limit(text, limit, facts) + extra + capped
     if re.fullmatch(r"[A-Z]{3}", limit.unit or ""):
         return _amount_limit(text, limit, facts=facts)
     return []
@@ -242,10 +261,69 @@ def _issuer_amounts(text, money, limit):
     return out
 
 
+ONE_FUND = re.compile(
+    r"\s*(?:into|in|to)\s+(?:one|a\s+single|a|an|the|one\s+single)\s+(?:[\w&.’'-]+\s+){0,4}?"
+    r"(?:fund|ETF|tracker|index\s+fund|mutual\s+fund|UCITS|SICAV)\b",
+    re.IGNORECASE,
+)
+
+
+def _fund_amounts(text, money, limit):
+    """An amount put into one fund against a cap per fund in percent of the whole: "Put EUR 600k into one global
+    equity fund" when the cap is 20% of EUR 2.4M (EUR 480k). Amounts shared by several funds are left alone."""
+    if not _content(limit.base) & {"fund", "funds", "etf", "etfs"} or limit.role not in ("cap", "maximum"):
+        return []
+    out = []
+    for q in find_quantities(text):
+        if q.kind != "amount" or q.unit != money.unit or not ONE_FUND.match(text, q.end):
+            continue
+        s, e = sentence_at(text, q.start)
+        if not BUY_WORDS.search(text, s, q.start) or _negated(text, q.start):
+            continue
+        span = (q.start, ONE_FUND.match(text, q.end).end())
+        finding = _verdict(money, q.value, span, text, f"{q.text} in one fund")
+        finding.detail = finding.detail.replace(
+            _name(money), f"{_name(limit)}, {format_amount(money.value, money.unit)}"
+        )
+        out.append(finding)
+    return out
+
+
+MANAGER_WORDS = {"manager", "managers", "mandate", "mandates"}
+ONE_MANAGER = re.compile(r"\b(?:manager|mandate)\b(?!s)", re.IGNORECASE)
+GIVE_WORDS = re.compile(
+    rf"{BUY_WORDS.pattern}|\b(?:give|gives|giving|award\w*|hand\w*|entrust\w*|assign\w*|hire\w*|appoint\w*)\b",
+    re.IGNORECASE,
+)
+RULE_WORDS = re.compile(r"(?<![\w-])(?:cap|caps|capped|limit|max|maximum|at\s+most|per\s+manager)\b", re.IGNORECASE)
+
+
+def _manager_amounts(text, money, limit):
+    """An amount given to one manager against a cap per manager in percent of the whole: "Give the new small-cap
+    manager a $6M mandate" when the cap is 5% of $85M ($4.25M). The cap's own statement is left alone."""
+    if not (_content(limit.base) | _content(limit.label)) & MANAGER_WORDS or limit.role not in ("cap", "maximum"):
+        return []
+    out = []
+    for s, e in sentences(text):
+        sentence = text[s:e]
+        if not ONE_MANAGER.search(sentence) or not GIVE_WORDS.search(sentence) or RULE_WORDS.search(sentence):
+            continue
+        for q in find_quantities(sentence):
+            if q.kind != "amount" or q.unit != money.unit or _negated(text, s + q.start):
+                continue
+            finding = _verdict(money, q.value, (s + q.start, s + q.end), text, f"{q.text} with one manager")
+            finding.detail = finding.detail.replace(
+                _name(money), f"{_name(limit)}, {format_amount(money.value, money.unit)}"
+            )
+            out.append(finding)
+    return out
+
+
 DRAIN = re.compile(
     r"\b(?:put|puts|putting|move|moving|invest|investing|use|using|deploy|deploying|spend|spending|give|giving"
     r"|transfer|transferring|shift|shifting|sweep|allocate|switch|pour)\s+(?P<what>(?:all\s+(?:of\s+)?|the\s+(?:whole|full|"
-    r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*(?:[^\s,;.]+(?:\.\d+)?[kKmM]?\s+){0,2}?(?:of\s+)?(?:the\s+|her\s+"
+    r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*(?:(?:[^\s,;.]|[.,'’](?=\d))+[kKmM]?\s+){0,2}?"
+    r"(?:of\s+)?(?:the\s+|her\s+"
     r"|his\s+|their\s+)?(?:brokerage\s+)?(?:cash|deposits?|liquidity|savings))\b(?!\s+(?:reserve|buffer|floor))",
     re.IGNORECASE,
 )
@@ -265,7 +343,7 @@ def _drained(text, limit, facts):
         for f in facts
         if f.kind == "amount" and f.unit == limit.unit and f.role in ("", "holding") and _content(f.label) & CASHY
     ]
-    out = []
+    out = [] if holdings else _given_away(text, limit, facts)
     for m in DRAIN.finditer(text):
         what = m["what"]
         amounts = [q for q in find_quantities(what) if q.kind == "amount" and q.unit == limit.unit]
@@ -281,6 +359,81 @@ def _drained(text, limit, facts):
             continue
         shown = f"{m[0]} (leaves {format_amount(max(left, 0), limit.unit)})"
         out.append(_verdict(limit, max(left, 0), m.span(), text, shown))
+    return out
+
+
+ZERO_LEVEL = re.compile(
+    rf"\bno\s+{CASH_WORDS}\s+(?:is\s+|at\s+all\s+)?(?:kept|left|held|retained|set\s+aside)(?:\s+back)?\b"
+    rf"|\b(?:keep|keeps|keeping|hold|holds|holding|leave|leaves|leaving|retain\w*)\s+no\s+{CASH_WORDS}"
+    rf"|\b(?:keep|keeps|keeping|leave|leaves|leaving)\s+nothing\s+(?:in|as)\s+(?:the\s+|a\s+)?{CASH_WORDS}"
+    rf"|\b{CASH_WORDS}\s+(?:[\w-]+\s+){{0,2}}?(?:down\s+)?to\s+(?:zero|nil|nothing|nought)\b"
+    r"|\b(?:empty|emptying|empties|drain|drains|draining|exhaust|exhausts|exhausting)\s+(?:the\s+|all\s+)?"
+    rf"{CASH_WORDS}",
+    re.IGNORECASE,
+)
+
+
+def _zero_levels(text, limit, named):
+    """Cash run to nothing: "no cash kept back", "spend the cash down to zero", "keep no reserve": a level of 0
+    under any floor or minimum."""
+    if limit.role not in ("floor", "minimum"):
+        return []
+    out = []
+    for m in ZERO_LEVEL.finditer(text):
+        before = text[max(0, m.start() - 30) : m.start()]
+        if _negated(text, m.start()) or re.search(r"\b(?:never|not|don't|avoid)\b", before, re.I):
+            continue
+        finding = _verdict(limit, 0, m.span(), text, f"{m[0]} (leaves none)")
+        finding.detail = finding.detail.replace(_name(limit), _name(named))
+        out.append(finding)
+    return out
+
+
+ACTIONS_SET = frozenset(ACTIONS) | {
+    "push", "pushes", "delay", "delays", "defer", "defers", "wait", "receive", "receives"
+}  # fmt: skip
+_AS_OF = tomllib.loads((Path(__file__).with_name("data") / "jurisdictions.toml").read_text())["meta"]["as_of"]
+_LIQUID = tomllib.loads((Path(__file__).with_name("data") / "words.toml").read_text())["liquid"]
+GIVE_ALL = re.compile(
+    r"\b(?:put|puts|putting|give|gives|giving|gift|gifts|gifting|transfer|transfers|transferring|move|moving|settle"
+    r"|settling|donate|donating|contribute|contributing|pledge|pledging)\s+(?:all\s+(?:of\s+)?(?:the\s+|her\s+|his\s+"
+    r"|their\s+)?|the\s+(?:whole|full|entire)\s+|(?:her|his|their)\s+(?:whole|entire)\s+)",
+    re.IGNORECASE,
+)
+
+
+def _liquid_holding(facts, unit):
+    """The one holding in the currency whose label names a liquid account, when the sheet lists no cash: where
+    the client's cash sits. None when there are several or none."""
+    def has(label, words):
+        return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", label, re.IGNORECASE) for w in words)
+
+    found = [
+        f for f in facts
+        if f.kind == "amount" and f.unit == unit and f.role in ("", "holding") and isinstance(f.value, int | float)
+        and has(f.label, _LIQUID["accounts"]) and not has(f.label, _LIQUID["not_liquid"])
+    ]  # fmt: skip
+    return found[0] if len(found) == 1 else None
+
+
+def _given_away(text, limit, facts):
+    """The whole of the account the cash sits in given away: "Put the whole $8.2mm brokerage account into a
+    trust" when it is the sheet's only liquid account and no cash is listed: no cash is left."""
+    holding = _liquid_holding(facts, limit.unit)
+    if holding is None:
+        return []
+    out = []
+    for m in GIVE_ALL.finditer(text):
+        c0, c1 = clause_at(text, m.start(), m.end())
+        rest = text[m.end() : c1]
+        at = re.search(rf"\b{re.escape(holding.label)}\b", rest[:60], re.IGNORECASE)
+        if not at or _negated(text, m.start()) or re.match(r"\s*(?:into|to)\s+(?:the\s+)?cash", rest[at.end() :], re.I):
+            continue
+        if re.search(r"\b(?:except|but|less|minus|above|beyond|apart\s+from|save|other\s+than)\b", rest, re.I):
+            continue  # "all of the brokerage account except the USD 750k reserve" keeps the floor
+        end = m.end() + at.end()
+        shown = f"{text[m.start() : end]} (the {holding.label} holds the cash: leaves none)"
+        out.append(_verdict(limit, 0, (m.start(), end), text, shown))
     return out
 
 
@@ -309,6 +462,7 @@ def _months_floor(text, limit, facts):
         finding = _verdict(floor_fact, d.low, (d.start, d.end), text, d.text)
         finding.detail = finding.detail.replace(_name(floor_fact), _name(limit))
         out.append(finding)
+    out += _zero_levels(text, limit, limit)
     monthly = _monthly_expenses(facts)
     if monthly:
         money = Fact(**{**limit.__dict__, "value": round(floor * monthly[0]), "unit": monthly[1]})
@@ -340,7 +494,7 @@ EXTRA = re.compile(
 )
 
 
-KEEP_VERB = r"\b(?:keep|hold|leave|retain|maintain)\w*\s+$"
+KEEP_VERB = r"\b(?:keep|hold|leave|retain|maintain)\w*\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+)?$"
 BOUND_BEFORE = r"\b(?:to|at|of|:|max\w*|cap\w*|limit\w*|at\s+least)\s*$"
 LISTED = re.compile(r"^[^\d]*(?:\band|\bplus|\+)\s*(?:another\s+|a\s+further\s+)?$")
 
@@ -398,6 +552,8 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
                 _name(limit), f"{_name(named)}, {format_amount(limit.value, limit.unit)}"
             )
         out.append(finding)
+    if cashy and named.unit not in ("months", "years"):  # a months floor reads its own zero levels
+        out += _zero_levels(text, limit, named)
     if cashy:
         for finding in _drained(text, limit, facts):
             if shown_limit is not None:
@@ -430,6 +586,44 @@ NOW = re.compile(
     r"\b(?:is\s+now|now\s+is|currently|today|at\s+present|stands\s+at|has\s+grown\s+to|at\s+the\s+moment)\b",
     re.IGNORECASE,
 )
+
+
+CAP_WORDS = {"cap", "limit", "maximum", "max", "floor", "minimum", "min", "no", "more", "than", "at", "most", "least"}
+WHOLE_WORDS = {"assets", "wealth", "portfolio", "holdings", "everything", "estate", "investable"}
+PERCENT_OF = re.compile(r"\s*(?:of|on)\s+(?:(?:the|her|his|their|its|all)\s+)?$", re.IGNORECASE)
+
+
+def _capped_of(text, limit, whole, facts):
+    """The limit's percent taken of another amount than its whole, in a sentence about the limit: "20% of the CHF
+    14.4M equity target" for a cap of 20% of all the assets (CHF 48M); "25% of the EUR 3.6M portfolio" for a cap of
+    the liquid assets, where the portfolio is one of several liquid holdings."""
+    words = _content(limit.text) | _content(limit.base)
+    holdings = [f for f in facts if f.kind == "amount" and f.role == "holding" and isinstance(f.value, int | float)]
+    many = bool(words & WHOLE_WORDS) and len(holdings) > 1  # "of their liquid assets": more than one holding
+    if whole is not None and many and not _content(whole.label) <= words:
+        whole = None  # the sheet's usual base is a guess; the limit says "all their liquid assets"
+    if whole is None and not many:
+        return []
+    tie = (_content(limit.base) - CAP_WORDS, _content(limit.label) - CAP_WORDS)
+    out, found = [], find_quantities(text)
+    for q, x in zip(found, found[1:]):
+        if q.kind != "percent" or abs(q.value - limit.value) > 1e-9 or x.kind != "amount":
+            continue
+        if not PERCENT_OF.fullmatch(text[q.end : x.start]):
+            continue
+        s, e = sentence_at(text, q.start)
+        said = _content(text[s:e]) | {w.rstrip("s") for w in _content(text[s:e])}
+        if not any(t and t <= said for t in tie):
+            continue
+        if whole is not None and x.unit == whole.unit:
+            wrong = abs(x.value - whole.value) > 0.02 * whole.value
+        else:
+            wrong = whole is None and any(f.unit == x.unit and abs(f.value - x.value) <= 0.01 * f.value for f in holdings)
+        if wrong:
+            of = f"{display(whole)}" if whole is not None else "all the holdings it names, not one of them"
+            detail = f"{q.text} of {x.text}: the client's {_name(limit)} is a share of {of}"
+            out.append(Finding("constraint", False, text[q.start : x.end], detail, q.start, x.end))
+    return out
 
 
 def _percent_limit(text, limit, facts):
@@ -476,36 +670,33 @@ STOP = set(
 
 # ---- horizons -----------------------------------------------------------------------------------------------------
 
-GENERIC = set(
-    "horizon deadline window timeline time period plan timing date target goal by within over before after "
-    "latest".split()
-)
-SUBJECT_GROUPS = (
-    (
-        "rebalancing rebalance rebalanced trades trade trading staged stage steps step tranches tranche drift realign "
-        "excess overweight underweight"
-    ),
-    "sale sell selling sold exit divest divestment dispose disposal reduction reduce reducing trim trimming",
-    "diversification diversify diversifying concentrated position",
-    "retirement retire retiring retires retired",
-    "buy-in buy-ins buyin contribution contributions",
-    "gift gifts gifting transfer transfers succession handover",
-)
-SUBJECT = {w: set(g.split()) for g in SUBJECT_GROUPS for w in g.split()}
-FILLER_WORDS = set(
-    "wants want would like needs must should fully complete done finished have keep make before after "
-    "retiring years months".split()
-)
-PLAN_WORDS = set(
-    "steps step tranches tranche trades trade rebalance rebalancing sell sale selling exit transition plan "
-    "programme program stage staged phase phased execute implement move diversify reduce trim".split()
-)
+# The words that tie a sentence to a horizon (reasoning/facts/data/words.toml, [horizons]).
+_HORIZONS = tomllib.loads((Path(__file__).with_name("data") / "words.toml").read_text())["horizons"]
+GENERIC = set(_HORIZONS["generic"])
+SUBJECT_GROUPS = tuple(" ".join(group) for group in _HORIZONS["subject_groups"])
+SUBJECT = {}  # a word in several groups brings them all ("sales": a sale, a diversification, a rebalancing)
+for _group in SUBJECT_GROUPS:
+    for _word in _group.split():
+        SUBJECT.setdefault(_word, set()).update(_group.split())
+FILLER_WORDS = set(_HORIZONS["filler"])
+PLAN_WORDS = set(_HORIZONS["plan_words"])
+BRINGS = [(SUBJECT[a], SUBJECT[b]) for a, b in _HORIZONS["brings"]]
 
 
-def _subject(horizon):
+def _subject(horizon, facts=()):
+    """What the horizon governs: its label's, base's and text's words, and the objects of the clause it was stated
+    in (the goal whose text holds the horizon's: "buy a house on Lake Como within 12 months" brings house, Como)."""
     words = _content(horizon.label) | _content(horizon.base) | {w for w in _content(horizon.text) if len(w) > 3}
+    words |= {w for f in _stated_in(horizon, facts) for w in _content(f.value) | _content(f.text) if len(w) > 3}
     words = {w for w in words if w not in GENERIC and w not in FILLER_WORDS}
     return set().union(*(SUBJECT.get(w, {w}) for w in words)) if words else set()
+
+
+def _stated_in(horizon, facts):
+    said = (horizon.text or "").strip().lower()
+    if len(said) < 6:
+        return []
+    return [f for f in facts if f.kind == "goal" and said in f"{f.value} {f.text}".lower()]
 
 
 def _relevant(sentence, horizon, specific, facts=()):
@@ -514,7 +705,9 @@ def _relevant(sentence, horizon, specific, facts=()):
     words = _content(sentence) | {w.lower() for w in re.findall(r"[A-Za-z-]+", sentence)}
     if specific and horizon.base:
         return bool(_content(horizon.base) & words)
-    subject = _subject(horizon)
+    subject = _subject(horizon, facts)
+    if not specific:
+        subject |= set().union(*(brought for group, brought in BRINGS if subject & group))
     if subject & SUBJECT["rebalancing"]:
         subject |= {w for f in facts if f.kind == "percent" and f.role == "target" for w in _content(_class(f.label))}
     if subject:
@@ -538,7 +731,8 @@ def _horizon(text, horizon, specific, facts=()):
         if GENERAL.search(sentence):
             continue  # "Most families hold 3-6 months": what others do, not the plan
         if horizon.unit in ("months", "years") and verbs(sentence):
-            out += [f for f in _span(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
+            found = _span(text, s, e, horizon) + _dated(text, s, e, horizon, facts)
+            out += [f for f in found if _itsclause_at(text, f, horizon, specific, facts)]
         elif horizon.unit == "year" and verbs(sentence):
             out += [f for f in _calendar(text, s, e, horizon) if _itsclause_at(text, f, horizon, specific, facts)]
         elif horizon.unit == "age":
@@ -581,6 +775,48 @@ def _span(text, s, e, horizon):
         detail = f"the plan's timing '{t.text}' {verb} the client's {_name(horizon)}"
         out.append(Finding("constraint", not broken, t.text, detail, t.start, t.end))
     return out
+
+
+def _now():
+    """Today as a fractional year, never before the rule table's year: a date is judged against the latest "now" the
+    text can have been written at, so a deadline read from it is never too early."""
+    today = date.today()
+    return max(today.year + (today.month - 1) / 12, float(_AS_OF))
+
+
+# "hold the gift back until 2029", "wait until 2029 with the purchase": the act is put off to the date
+DEFERRING = re.compile(
+    r"\b(?:hold\w*\s+(?:\w+\s+){0,3}?back|wait\w*|delay\w*|postpon\w*|defer\w*|put\w*\s+off|push\w*\s+back"
+    r"|hold\w*\s+off)\b",
+    re.IGNORECASE,
+)
+
+
+def _dated(text, s, e, horizon, facts=()):
+    """A date for what a duration horizon governs that starts after the horizon ends, counted from today: "push
+    the closing to spring 2028" under "closing within 9 months". Only breaks are read: a date inside the window
+    says nothing of when the text was written."""
+    if horizon.role not in ("within", "by", "before"):
+        return []
+    deadline = _now() + horizon.value * (1 if horizon.unit == "years" else 1 / 12)
+    out = []
+    for span, cue in deadlines(text, s, e):
+        put_off = cue in ("until", "till") and DEFERRING.search(text, s, span.start)
+        if cue in ("from", "starting", "after", "beginning", "into", "until", "till", "through", "thru", "before"):
+            if not put_off:
+                continue
+        if span.low >= deadline and not _negated(text, span.start) and _acted_on(text, s, span.start, horizon, facts):
+            detail = f"'{span.text}' contradicts the client's {_name(horizon)} (counted from today)"
+            out.append(Finding("constraint", False, span.text, detail, span.start, span.end))
+    return out
+
+
+def _acted_on(text, s, at, horizon, facts=()):
+    """The last act before a date is on the horizon's subject: "push the closing to 2028" dates the closing; "close
+    within 9 months and receive the earn-out in 2028" dates the earn-out."""
+    acts_before = [m for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text[s:at]) if m[0].lower() in ACTIONS_SET]
+    words = text[s + acts_before[-1].start() : at] if acts_before else text[s:at]
+    return _relevant(words, horizon, False, facts)
 
 
 def _calendar(text, s, e, horizon):
@@ -751,7 +987,11 @@ def _commitments(text, facts):
 
 
 NEW_COMMITMENT = re.compile(
-    r"\b(?:commit|commits|committing|new\s+commitments?\s+(?:of|worth)|fresh\s+commitments?\s+(?:of|worth))\b",
+    r"\b(?:commit|commits|committing|new\s+commitments?\s+(?:of|worth)|fresh\s+commitments?\s+(?:of|worth))\b"
+    # "a new GBP 1.7M commitment", "a fresh $5M infrastructure commitment": the amount before the noun
+    r"|\b(?:new|fresh|further|additional|another)(?=\s+(?:[A-Z]{3}\s?|[$€£])?\d[\d.,']*\s?"
+    r"(?:k|m|M|mn|mm|bn|million|billion|Mio\.?|Mrd\.?)?"
+    r"\s+(?:[\w-]+\s+)?commitments?\b)",
     re.IGNORECASE,
 )
 
@@ -842,7 +1082,8 @@ SPLIT = re.compile(
     r"\b(?:split|splits|splitting|divide|dividing|break|stage|staging|phase|phasing|deploy|deploying|invest|investing"
     r"|move|moving|sell|selling|spread|cut|tranche)\b(?P<what>(?:[^.;:\n]|[.:](?=\d)){0,80}?)"
     r"\b(?:into|in|over|across)\s+"
-    r"(?P<parts>(?:\w+|\d+)\s+(?:equal\s+)?(?:tranches|steps|stages|instalments|installments|parts|slices|pieces)"
+    r"(?P<parts>(?:\w+|\d+)\s+(?:equal\s+|monthly\s+|quarterly\s+|yearly\s+|annual\s+|weekly\s+)?"
+    r"(?:tranches|steps|stages|instalments|installments|parts|slices|pieces|batches|chunks)"
     r"|thirds|halves|quarters|(?:\w+)\s+equal\s+(?:parts|amounts))\b",
     re.IGNORECASE,
 )

@@ -97,16 +97,22 @@ def clauses(problem):
         while clause_start < len(problem) and problem[clause_start].isspace():
             clause_start += 1
         stop = min(e for e in ends if e >= clause_start)
+        cut_by = None
         for later_start, _later_end, later_kind in triggers:
             if clause_start < later_start < stop and (kind == "goal" or later_kind == "goal"):
-                stop = later_start
+                stop, cut_by = later_start, later_kind
                 break
         comma = re.search(r",\s|\s+but\s", problem[clause_start:stop])
+        later = None
         if comma:
+            # "would like to withdraw $120k a year, staying within the bracket, and to give $30k": a second goal
+            later = AND_TO.search(problem, clause_start + comma.start(), stop) if kind == "goal" else None
             stop = clause_start + comma.start()
         words = TRAILING.sub("", problem[clause_start:stop])
         if not words.strip():
             continue
+        if kind == "goal" and cut_by == "constraint" and len(words.split()) == 1:
+            continue  # "wants to keep at least two million francs liquid": the bound says it all, "keep" is no goal
         stop = clause_start + len(words)
         if kind == "goal" and (more := AND_TO.search(words)):  # "hand over the AG ... and to treat the others equally"
             first = TRAILING.sub("", words[: more.start()])
@@ -115,7 +121,18 @@ def clauses(problem):
             words, clause_start = problem[second_start:stop], second_start
         facts.append(Fact(kind, kind, words, "", words, clause_start, stop))
         open_until = stop
+        if later and (second := _clause_from(problem, later.end(), ends)):
+            facts.append(second)
+            open_until = second.end
     return facts
+
+
+def _clause_from(problem, start, ends):
+    """The goal said from `start` to its sentence's end or its next comma ("and to give $30k a year to charity")."""
+    stop = min(e for e in ends if e >= start)
+    comma = re.search(r",\s|\s+but\s", problem[start:stop])
+    words = TRAILING.sub("", problem[start : start + comma.start() if comma else stop])
+    return Fact("goal", "goal", words, "", words, start, start + len(words)) if words.strip() else None
 
 
 AND_TO = re.compile(r",?\s+and\s+to\s+(?=[a-z])")
@@ -156,7 +173,11 @@ def named_things(problem):
         for f in named(problem, INSTRUMENTS, "instrument")
         if not any(f.start < a.end and a.start < f.end and f.end - f.start <= a.end - a.start for a in accounts)
     ]
-    return accounts + instruments
+    kept = []
+    for f in instruments:  # "the Hofmann Privatstiftung ... the foundation holds": the family foundation again
+        if not any(g.start < f.start and str(g.value).endswith(" " + str(f.value)) for g in kept):
+            kept.append(f)
+    return accounts + kept
 
 
 # ---- places ---------------------------------------------------------------------------------------------------------
@@ -172,8 +193,9 @@ FINANCIAL = r"account|accounts|bank|broker|brokerage|custodian|portfolio|depot|s
 
 CITIZEN_BEFORE = re.compile(r"\b(?:is|are|am|was|both)\s+(?:a\s+|also\s+)?$|\b(?:citizen|national)s?\s+of\s+(?:the\s+)?$", re.I)
 CITIZEN_AFTER = re.compile(r"^\s+(?:passport|citizen|citizens|citizenship|national|nationality)\b", re.I)
-HOME_BEFORE = re.compile(rf"\b(?:{HOME})\b[^.;,]{{0,30}}?\b(?:in|near|at|on|outside)\s+(?:the\s+)?$", re.I)
-HOME_AFTER = re.compile(rf"^\s+(?:{HOME})\b", re.I)
+HOME_BEFORE = re.compile(rf"\b(?:{HOME})s?\b[^.;,]{{0,30}}?\b(?:in|near|at|on|outside)\s+(?:the\s+)?$", re.I)
+# "Washington estate tax", "Swiss real estate law": a rule, not a home there
+HOME_AFTER = re.compile(rf"^\s+(?:{HOME})\b(?!\s+(?:tax|taxes|duty|law|laws|rules?|planning|plan)\b)", re.I)
 ASSET_BEFORE = re.compile(rf"\b(?:{FINANCIAL})\b[^.;,]{{0,30}}?\b(?:in|at|with)\s+(?:the\s+)?$", re.I)
 ASSET_AFTER = re.compile(rf"^\s+(?:\w+\s+)?(?:{FINANCIAL})\b", re.I)
 LIVES_BEFORE = re.compile(
@@ -182,6 +204,13 @@ LIVES_BEFORE = re.compile(
     re.I,
 )
 RESIDENT_AFTER = re.compile(r"^(?:-based|\s+(?:resident|residents|based)\b)", re.I)
+# A place of the client's past is no tie: "from her years in Munich", "he grew up in Turin", "formerly of Lyon".
+PAST_BEFORE = re.compile(
+    r"\b(?:years|time|days|decades|career|childhood|youth)\s+(?:in|at)\s+(?:the\s+)?$"
+    r"|\b(?:formerly|previously|once|used\s+to\s+(?:live|work)|grew\s+up|was\s+born|born|studied|worked)\b"
+    r"[^.;]{0,30}?\b(?:in|at|of)\s+(?:the\s+)?$",
+    re.I,
+)
 PERSON_BEFORE = re.compile(rf"\b(?:{PERSON})\s+(?:in|from|de|aus|à)\s+(?:the\s+)?$", re.I)
 PERSON_AFTER = re.compile(rf"^\s+(?:[\w-]+\s+){{0,2}}?(?:{PERSON})\b", re.I)
 FIRST_WORDS = re.compile(r"(?:^|[.;:]\s*)(?:(?:A|An|Our|New|new|The)\s+)*(?:(?:client|Kunde|Kundin)\s*,\s*)?$")
@@ -259,6 +288,8 @@ def _role(problem, place, ends):
     amount_before = any(q.kind == "amount" and sentence_start <= q.start < place.start for q in _quantities(problem))
     if amount_before and (ASSET_BEFORE.search(before) or ASSET_AFTER.match(after)):
         return "asset location"
+    if PAST_BEFORE.search(before):
+        return "place"  # a past address: no tie of the client's now
     if LIVES_BEFORE.search(before):
         return "place" if RELATIVE_IN_SENTENCE.search(before) else "residence"
     if re.search(r"[A-ZÀ-Ý]\w+\s*\(\s*\d{1,3}\s*\)\s*,\s*$", before):
@@ -298,7 +329,7 @@ AMOUNT_NOUNS = {
     "family llc": "family LLC", "llc": "LLC", "company": "company", "gmbh": "GmbH", "trust": "trust",
     "account": "account balance", "accounts": "account balance", "bank": "bank account",
     "funds": "funds", "shares": "shares", "salary income": "salary", "loans": "loans", "spending need": "spending",
-    "wealth": "wealth", "mehrfamilienhaus": "building", "haus": "house", "appartement": "apartment", "stocks": "stocks", "land": "land", "ranch": "ranch", "practice": "practice", "firm": "firm",
+    "wealth": "wealth", "endowment": "endowment", "mehrfamilienhaus": "building", "haus": "house", "appartement": "apartment", "stocks": "stocks", "land": "land", "ranch": "ranch", "practice": "practice", "firm": "firm",
 }  # fmt: skip
 VERBS = {
     "earns": "salary", "earning": "salary", "makes": "salary", "spends": "spending", "spend": "spending", "spending": "spending",
@@ -388,7 +419,15 @@ BUY_BEFORE = re.compile(r"\b(?:buy|buys|buying|purchase|purchasing|fund|funding)
 NOW_BEFORE = re.compile(r"\(\s*now\s+(?:(?:maybe|about|around|roughly|perhaps|worth|probably)\s+)*$", re.I)
 STARTS_AT_BEFORE = re.compile(rf"\b(?P<noun>{_NOUNS})\s+(?:starts?|begins?|kicks\s+in)\b[^.;,()]{{0,25}}\bat\s+$", re.I)
 KEEP_BEFORE = re.compile(r"\bkeep\s+(?:at\s+least\s+)?$", re.I)
-WORDS_AFTER = re.compile(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[.,;:)]))")
+# "the X endowment in Austin, Texas, stands at": a verb of size says the figure is its subject's, however far back
+SIZE_VERB_BEFORE = re.compile(
+    r"\b(?:stands?|stood|sits?|totals?|totall?ed|amounts?\s+to|comes?\s+to)\s+(?:at\s+)?(?:(?:about|around|roughly|approx\.?|some|nearly|almost|just\s+over|just\s+under)\s+)?$",
+    re.I,
+)
+# "The Fondation X in Geneva manages CHF 62M": what a body manages or oversees is its assets
+MANAGES_BEFORE = re.compile(r"\b(?:manages?|managed|oversees?|administers?|stewards?)\s+(?:(?:about|around|roughly|some|nearly|almost)\s+)?$", re.I)
+# "$5 million bond ladder,", "a $5 million bond ladder and $2 million in T-bills": the words up to a mark or "and"
+WORDS_AFTER = re.compile(r"^\s+(?P<np>[a-z][\w-]*(?:\s+(?!and\b|or\b)[a-z][\w-]*)?)(?=\s*(?:$|[.,;:)]|\s(?:and|or|plus)\s))")
 NOT_A_THING_AFTER = set(
     "net netto gross brutto together combined total overall apiece annually monthly yearly today now ago "
     "before after later yet already invested liquid left remaining outstanding last next this year years month "
@@ -407,9 +446,15 @@ def _a_place(words):
 
 
 def _nearer_before(before, after_match):
-    """A noun right against the figure before it ("Salary $450k plus RSUs") beats a later one after it."""
+    """A noun right against the figure before it ("Salary $450k plus RSUs") beats a later one after it; not one a
+    preposition of movement parts from it ("equities to a CHF 18m family portfolio": the equities go into it)."""
     m = NOUN_BEFORE.search(before)
-    return bool(m) and len(before) - m.end("noun") < after_match.start("noun")
+    if not m or PARTED.search(before[m.end("noun") :]):
+        return False
+    return len(before) - m.end("noun") < after_match.start("noun")
+
+
+PARTED = re.compile(r"\b(?:to|into|onto|towards?|from|than|versus|vs)\b", re.I)
 
 
 def amount_label(problem, q, ends):
@@ -452,6 +497,10 @@ def amount_label(problem, q, ends):
         label = f"{noun} balance" if is_account else noun
         if re.match(r"\s+with\s*$", before[m.end("noun") :]) and BUY_BEFORE.search(before[: m.start("noun")]):
             label = f"{noun} contribution"  # "help their son buy a house with $200k": money toward it, not its price
+    elif (m := SIZE_VERB_BEFORE.search(before)) and (thing := _subject_noun(sentence[: len(sentence) - len(before) + m.start()])):
+        label = thing
+    elif MANAGES_BEFORE.search(before):
+        label = "managed assets"  # not the bare "assets", which a later pass names from the words before it
     elif KEEP_BEFORE.search(before) and re.match(r"\s+liquid\b", after_clause):  # "keep Fr. 400'000 liquid"
         label = "liquidity reserve"
     elif KEEP_BEFORE.search(before) and (m := re.match(r"\s+in\s+(?:the\s+)?(\w[\w\s]*?)(?=\s+(?:for|to|as)\b|$)", after_clause)) and _a_place(m[1]):
@@ -474,6 +523,15 @@ def amount_label(problem, q, ends):
     if (p := PERIOD_AFTER.match(after)) and not label.startswith(("annual", "monthly")):
         label = ("monthly " if (p["period"] or "").lower().startswith("mo") else "annual ") + label
     return label
+
+
+def _subject_noun(words):
+    """The last known noun or account in the words before a verb of size ("the endowment in Austin, Texas,")."""
+    nouns = list(re.finditer(rf"\b(?P<noun>{_NOUNS}|{_NAMES})(?!\w)", words, re.I))
+    if not nouns:
+        return ""
+    noun, is_account = _canonical(nouns[-1]["noun"])
+    return f"{noun} balance" if is_account else noun
 
 
 RETIRE = re.compile(r"\bretir\w*\b[^.;,]{0,20}$", re.I)
@@ -515,13 +573,14 @@ def year_label(problem, q, ends):
 PERCENT_OF = re.compile(r"^\s*of\s+(?:(?:her|his|their|the|its|our|my|this|that|these|those|total)\s+)?", re.I)
 OF_THAT = re.compile(r"^\s*of\s+(?:that|it|this|them|which)\b", re.I)
 OF_FRONTED = re.compile(r"^\s*Of\s+([^,;]{1,60}),\s*(?:(?:about|roughly|around|some|nearly|almost|over|only)\s+)?$")
-OF_WHICH_BEFORE = re.compile(r"\bof\s+which\s+(?:\w+\s+)?$|\bdavon\s+$", re.I)
+# "of which 60%", "of which he plans to take 50 %": the percent is of the amount before "of which"
+OF_WHICH_BEFORE = re.compile(r"\bof\s+which\s+(?:[\w'’-]+\s+){0,5}$|\b(?:davon|dont|di\s+cui)\s+$", re.I)  # de, fr, it
 IS_BEFORE = re.compile(r"\s(?:is|are|was|sits|invested)\s+(?:(?:about|roughly|around|already|now|still|only)\s+)?$", re.I)
 THING_AFTER = re.compile(
-    r"^\s*(?:(?:is|are|sits?|sit|was|invested|held)\s+)?(?:(?:in|of)\s+)?(?:(?:her|his|their|the|a|an|one|its|local|inherited|any|single|each|every|some)\s+)*"
+    r"^\s*(?:(?:is|are|sits?|sit|was|invested|held)\s+)?(?:(?:already|currently|still|mostly|largely)\s+)?(?:(?:in|of|en|au|aux|in|im|dans)\s+)?(?:(?:her|his|their|the|a|an|one|its|local|inherited|any|single|each|every|some)\s+)*"
     r"(?!(?:after|before|over|for|from|since|until|by|to|and|or|in|of|is|are|overall|a|the|now|then|year|month|annum|"
-    r"within|during|next|per|each|every|this|annually|yearly|while)\b)"
-    r"(?P<thing>[A-Za-zÀ-ÿ&'’.-]+(?:\s+(?!in\b|of\b|and\b|with\b|for\b|to\b|by\b|is\b|are\b|on\b|at\b|a\b|the\b)[A-Za-zÀ-ÿ&'’.-]+){0,2})",
+    r"within|during|next|per|each|every|this|annually|yearly|while|against|versus|vs|compared)\b)"
+    r"(?P<thing>[A-Za-zÀ-ÿ&'’.-]+(?:\s+(?!in\b|of\b|and\b|with\b|for\b|to\b|by\b|is\b|are\b|on\b|at\b|a\b|the\b|against\b|versus\b|vs\b|compared\b|back\b|toward\b|towards\b)[A-Za-zÀ-ÿ&'’.-]+){0,2})",
 )
 NOUN_JUST_BEFORE = re.compile(r"(?:^|\s)(\w+)\s+(?:of\s+)?$")
 NOT_A_THING = {"is", "at", "to", "of", "and", "about", "roughly", "around", "by", "than", "least", "most"}
@@ -543,6 +602,20 @@ TARGET_BEFORE = re.compile(r"\btarget\w*\b[^.;]{0,40}$", re.I)
 PERCENT_SUBJECT = re.compile(
     r"\b(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:is|are|was|were|above|below|under|over|of)\s+"
     r"(?:(?:at\s+least|at\s+most|about|roughly|around|only|no\s+more\s+than)\s+)?$",
+    re.I,
+)
+
+
+CLASS_TO_TARGET = re.compile(
+    r"\b(?P<np>equit\w*|stocks?|bonds?|cash|gold|alternatives|real\s+estate|fixed\s+income|private\s+equity)\s+(?:back\s+)?"
+    r"(?:to|towards?)\s+(?:the\s+|its\s+|their\s+|a\s+)?target(?:\s+(?:weight|allocation|share))?(?:\s+of)?\s*$",
+    re.I,
+)
+DRIFT_FILLER = {"has", "have", "whose", "the", "its", "their", "her", "his", "that", "which"}
+TARGET_WORD = re.compile(r"(?i:target|policy|benchmark|guideline|goal)")
+DRIFTED_BEFORE = re.compile(
+    r"\b(?P<np>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)\s+(?:has\s+|have\s+)?(?:drifted|risen|rose|fallen|fell|grown|grew|"
+    r"climbed|slipped|crept|sunk|sank)(?:\s+(?:up|down|back))?\s+to\s+$",
     re.I,
 )
 
@@ -585,17 +658,23 @@ def percent_label_and_base(problem, q, amounts, ends):
     elif m := THING_AFTER.match(rest):  # "70% of her portfolio in her employer's stock" -> "employer stock"
         thing = " ".join(re.sub(r"['’]s$", "", w) for w in m["thing"].split()).strip(".")
         thing = thing if len(thing) > 1 else ""
-    named = False
+    named, aimed = False, False
+    if TARGET_WORD.fullmatch(thing):
+        thing, aimed = "", True  # "versus a 55% target": the target is the percent, not a thing it is a share of
+    if not thing and (m := DRIFTED_BEFORE.search(before)):
+        thing = " ".join(w for w in m["np"].split() if w.lower() not in DRIFT_FILLER)  # "equities drifted to 72%"
     if not thing and (m := PERCENT_SUBJECT.search(before)) and not NOT_A_NAME & {w.lower() for w in m["np"].split()}:
         thing, named = m["np"], True  # "the platform fee is 0.35%", "a dividend yield above 3.5%"
+    if thing.lower() in ("", "target") and (m := CLASS_TO_TARGET.search(before)):
+        thing = m["np"]  # "bring equities back to target 70%": the equities' target
     if not thing and (m := NOUN_JUST_BEFORE.search(before.rstrip(": "))) and m[1].lower() not in NOT_A_THING:
         thing = m[1]  # "equities drifted to 58%" reads nothing after; "target 50%" the word before
     kind = "" if named else "share"
-    if TARGET_BEFORE.search(before):
+    if TARGET_BEFORE.search(before) or aimed:
         kind = "target"
     elif LIMIT_BEFORE.search(before) or BOUND_BEFORE.search(before):
         kind = "limit"
-    elif thing and not named and (RATE_THING.search(thing) or regimes.find_regimes(thing)):
+    elif thing and not named and not OF_WHICH_BEFORE.search(before) and (RATE_THING.search(thing) or regimes.find_regimes(thing)):
         kind = "rate"  # "the 3.8% NIIT" is the NIIT rate
     elif re.search(r"\b(?:at\s+least|no\s+less\s+than|minimum(?:\s+of)?)\s+$", before, re.I):
         kind = "minimum"  # "must receive at least 3% a year"
@@ -606,6 +685,9 @@ def percent_label_and_base(problem, q, amounts, ends):
 # ---- extract -----------------------------------------------------------------------------------------------------
 
 
+RATE_PAIR = re.compile(r"\b([A-Z]{3})\s?/\s?$")
+
+
 def extract(problem: str) -> list[Fact]:
     """The facts a problem states, in the order it states them."""
     problem = problem or ""
@@ -613,7 +695,10 @@ def extract(problem: str) -> list[Fact]:
     quantities = _quantities(problem)
     facts, amounts, labels, ages = [], [], {}, 0
     for q in quantities:
-        if q.kind == "amount":
+        pair = RATE_PAIR.search(problem, max(0, q.start - 8), q.start) if q.kind == "amount" else None
+        if pair and pair[1] != q.unit:
+            label = f"{pair[1]}/{q.unit} exchange rate"  # "GBP/CHF 1.12": the checker reads its way from the label
+        elif q.kind == "amount":
             label = amount_label(problem, q, ends)
         elif q.kind == "age":
             label = age_label(problem, q, ends, ages)

@@ -117,20 +117,36 @@ def _named(label):
     return {name} if name != words or name in vocabulary.tables()[0] or name in vocabulary.tables()[1] else set()
 
 
-def _base_agrees(got, want, legacy):
+def _base_agrees(got, want, legacy, amounts=None):
+    """Whether two bases are the same: the same words, or, given each side's amounts, names of the same amount (the
+    reader calls "Vermögen CHF 27 Mio." the "vermögen" where a labeller writes "assets": one base, two names)."""
     if legacy and not want:
         return True  # the old sets write no base where the new convention names the whole ("portfolio")
     if not want or not got:
         return not want and not got
-    return got.strip().lower() == want.strip().lower() or labels_agree(got, want)
+    if got.strip().lower() == want.strip().lower() or labels_agree(got, want):
+        return True
+    if amounts is None:
+        return False
+    mine, theirs = _amount_named(got, amounts[0]), _amount_named(want, amounts[1])
+    return mine is not None and theirs is not None and same_fact(mine, theirs)
+
+
+def _amount_named(base, facts):
+    """The one amount a base names among a case's facts (by its label), or None where none or several do."""
+    amounts = [f for f in facts if f.kind == "amount"]
+    exact = [f for f in amounts if f.label.strip().lower() == base.strip().lower()]
+    named = exact or [f for f in amounts if labels_agree(f.label, base) and content_words(base)]
+    return named[0] if len(named) == 1 else None
 
 
 def _percent_role(role):
     return role or "share"
 
 
-def matches_strictly(got: Fact, want: Fact, legacy=False) -> bool:
-    """The issue-30 rule: same kind, value, unit; a percent's base and role; a limit's role; a person's name."""
+def matches_strictly(got: Fact, want: Fact, legacy=False, amounts=None) -> bool:
+    """The issue-30 rule: same kind, value, unit; a percent's base and role; a limit's role; a person's name.
+    `amounts`, (the read facts, the labelled facts), lets a base match by the amount it names."""
     from reasoning.facts import vocabulary
 
     if scored_kind(got) != scored_kind(want):
@@ -142,7 +158,7 @@ def matches_strictly(got: Fact, want: Fact, legacy=False) -> bool:
     if not same_fact(got, want):
         return False
     if want.kind == "percent":
-        if not _base_agrees(got.base, want.base, legacy):
+        if not _base_agrees(got.base, want.base, legacy, amounts):
             return False
         return legacy or _percent_role(got.role) == _percent_role(want.role)
     if want.kind == "limit":
@@ -216,7 +232,10 @@ def score_by_kind(extracted, labelled, legacy=False, problem="") -> dict:
     for want in labelled:
         kind = scored_kind(want)
         counts.setdefault(kind, {"labelled": 0, "extracted": 0, "matched": 0, "labels_agree": 0})["labelled"] += 1
-        candidates = [i for i, got in enumerate(extracted) if i not in taken and matches_strictly(got, want, legacy)]
+        candidates = [
+            i for i, got in enumerate(extracted)
+            if i not in taken and matches_strictly(got, want, legacy, (extracted, labelled))
+        ]  # fmt: skip
         agreeing = [i for i in candidates if labels_agree(extracted[i].label, want.label)]
         hit = (agreeing or candidates or [None])[0]
         if hit is None:
@@ -288,7 +307,7 @@ def score_checker(corpus: dict, check) -> dict:
 
     Returns {"kinds": {kind: {"slips", "caught", "at_span", "missed": [ids]}}, "right": n, "false_alarms": [ids],
     "unverified": n}. `check` is reasoning.facts.check.check (passed in so this module stays free of it)."""
-    facts = {c["id"]: [Fact.from_dict(f) for f in c["facts"]] for c in corpus["cases"]}
+    facts = {c["id"]: [Fact.from_dict(f) for f in c["facts"]] + rate_facts(c) for c in corpus["cases"]}
     kinds, alarms, right, unverified = {}, [], 0, 0
     for s in corpus["sentences"]:
         text = s["text"]
@@ -311,6 +330,15 @@ def score_checker(corpus: dict, check) -> dict:
         if at >= 0 and any(f.start < at + len(m[1]) and at < f.end for f in failed):
             row["at_span"] += 1
     return {"kinds": dict(sorted(kinds.items())), "right": right, "false_alarms": alarms, "unverified": unverified}
+
+
+def rate_facts(case) -> list[Fact]:
+    """The exchange rates a case quotes ({"GBP/CHF": 1.12}), as the reader puts them on the sheet."""
+    facts = []
+    for pair, value in (case.get("rates") or {}).items():
+        quote = pair.split("/")[1]
+        facts.append(Fact(f"{pair} exchange rate", "amount", value, quote, text=f"{pair} {value}"))
+    return facts
 
 
 def checker_table(score: dict, owned_elsewhere=()) -> str:

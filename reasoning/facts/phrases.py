@@ -14,6 +14,8 @@ text2num only turns number words into digits, which words_value does: neither is
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -21,9 +23,11 @@ from reasoning.facts.quantities import NUMBER_WORDS, alternation, words_value
 
 # ---- sentences and clauses ---------------------------------------------------------------------------------------
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*•\d-])|\n+|;\s+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*•\d-])|\n\s*|;\s+")
+# Abbreviations whose point ends no sentence ("Fr. 400'000", "2,5 Mio. EUR"): data/law.toml.
+_ABBREVIATIONS = tomllib.loads((Path(__file__).with_name("data") / "law.toml").read_text())["sentence_abbreviations"]
 ABBREVIATION = re.compile(
-    r"\b(?:Fr|SFr|Mr|Mrs|Ms|Dr|St|No|Nr|ca|approx|vs|e\.g|i\.e|p\.a|Mio|Mrd|Tsd|Inc|Ltd|Co|Art)\.$"
+    rf"\b(?:{'|'.join(re.escape(a) for a in sorted(_ABBREVIATIONS, key=len, reverse=True))})\.$"
 )
 CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|while|whereas|then|and then|so that|although)\b")
 
@@ -75,6 +79,16 @@ TIMING_BEFORE = re.compile(
     r"|just\s+)?$",
     re.IGNORECASE,
 )
+# "take a year over the move", "spend six months on the sale": a duration the plan takes for something
+TAKE_BEFORE = re.compile(r"\b(?:take|takes|taking|spend|spends|spending)\s+(?:about\s+|roughly\s+|some\s+)?$", re.I)
+TAKE_AFTER = re.compile(r"\s+(?:over|on|for|to)\s+(?!expenses|costs|spending)", re.IGNORECASE)
+# "in three yearly tranches", "four annual gifts": parts a period apart
+PER_MONTHS = {"yearly": 12, "annual": 12, "monthly": 1, "quarterly": 3, "half-yearly": 6, "semi-annual": 6}
+EVERY_PART = re.compile(
+    rf"\b(?P<n>\d+|{_NUMBER_WORD})\s+(?P<per>half-yearly|semi-annual|yearly|annual|monthly|quarterly)\s+"
+    r"(?:tranches|instalments|installments|payments|steps|gifts|contributions|transfers|sales|purchases)\b",
+    re.IGNORECASE,
+)
 PLAN_AFTER = re.compile(
     r"[\s-]*(?:(?:sale|selling|rebalancing|exit|transition|diversification|implementation|execution)\s+)?"
     r"(?:plan|programme|program|schedule|glide\s*path|transition|roll-?out|phase-?in|wind-?down|rebalancing|sale)\b",
@@ -82,7 +96,7 @@ PLAN_AFTER = re.compile(
 )
 AT_ONCE = re.compile(
     r"\b(?:immediately|at\s+once|in\s+one\s+go|in\s+a\s+single\s+(?:trade|step|block|transaction|tranche)|right\s+away"
-    r"|this\s+(?P<window>week|month|quarter|(?:tax\s+)?year)|all\s+now)\b",
+    r"|(?P<which>this|next)\s+(?P<window>week|month|quarter|(?:tax\s+)?year)|all\s+now)\b",
     re.IGNORECASE,
 )
 WINDOW_MONTHS = {"week": 0.25, "month": 1, "quarter": 3, "year": 12, "tax year": 12}
@@ -145,10 +159,17 @@ def timings(text, start, end):
         at, to = start + d.start, start + d.end
         if re.search(r"\b(?:every|each|per)\s+$", text[max(0, at - 8) : at], re.IGNORECASE):
             continue  # "every 6 months": a frequency
-        if TIMING_BEFORE.search(text, max(0, at - 60), at) or ("-" in d.text and PLAN_AFTER.match(text, to)):
+        taken = TAKE_BEFORE.search(text, max(0, at - 30), at) and TAKE_AFTER.match(text, to)
+        if TIMING_BEFORE.search(text, max(0, at - 60), at) or ("-" in d.text and PLAN_AFTER.match(text, to)) or taken:
             found.append(Span(d.low, d.high, at, to, d.text))
+    for m in EVERY_PART.finditer(text, start, end):
+        n = int(m["n"]) if m["n"].isdigit() else words_value(m["n"].lower())
+        if n and n > 1:  # "three yearly tranches": the last one two years after the first
+            months = (n - 1) * PER_MONTHS[m["per"].lower()]
+            found.append(Span(months, months, m.start(), m.end(), m[0]))
     for m in AT_ONCE.finditer(text, start, end):
         window = WINDOW_MONTHS[" ".join(m["window"].lower().split())] if m["window"] else 0.25
+        window *= 2 if (m["which"] or "").lower() == "next" else 1  # "next month": by the end of the next one
         found.append(Span(0, window, m.start(), m.end(), m[0]))
     return found
 
@@ -166,7 +187,10 @@ DATE = re.compile(
 )
 DEADLINE_BEFORE = re.compile(
     r"\b(?:by|until|till|through|thru|before|no\s+later\s+than|in|during|completed?\s+in|finish\w*\s+in|end\s+of"
-    r"|from|starting(?:\s+in)?|after|beginning(?:\s+in)?|into|for)\s+(?:the\s+)?$",
+    r"|from|starting(?:\s+in)?|after|beginning(?:\s+in)?|into|for)\s+(?:the\s+)?$"
+    # "push the closing to spring 2028": a season is a date of the plan
+    r"|\b(?:to|in|by|until|for)\s+(?:the\s+)?(?:(?:early|late|mid-?)\s*)?(?:spring|summer|autumn|fall|winter)"
+    r"(?:\s+of)?\s+$",
     re.IGNORECASE,
 )
 

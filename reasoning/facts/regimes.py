@@ -16,10 +16,16 @@ they tie to a place only in the generic forms, where the text names the place it
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 from reasoning.facts import places as placelib
 
+# What a place taxes a non-resident on, where he only holds an asset (jurisdictions.toml [meta]).
+_META = tomllib.loads((Path(__file__).with_name("data") / "jurisdictions.toml").read_text())["meta"]
+SOURCE_KINDS = frozenset(_META["source_kinds"])
+SOURCE_ROLES = frozenset(_META["source_roles"])
 # US states with no income tax on wages (New Hampshire and, before 2022, Washington taxed some investment income
 # only): a "state income tax" cannot apply to a client who lives in one of them.
 NO_WAGE_TAX = frozenset("US-AK US-FL US-NV US-NH US-SD US-TN US-TX US-WA US-WY".split())
@@ -34,69 +40,20 @@ class Regime:
     what: str  # one line for a reader
     excluded: frozenset = frozenset()  # places within `code` where it does not apply
     also: tuple = ()  # other jurisdictions with a rule of the same name ("wealth tax": CH, ES, NO, ...)
+    kinds: frozenset = frozenset()  # the kinds of tax it is about (jurisdictions.toml [kinds]), where known
 
     @property
     def name(self):
         return self.names[0]
 
 
-REGIMES = (
-    # United States: federal rules tie to any US place.
-    Regime(("NIIT", "net investment income tax", "Medicare surtax"), "US", "the 3.8% US net investment income tax"),
-    Regime(("IRMAA",), "US", "the US Medicare income-related premium surcharge"),
-    Regime(("Medicare",), "US", "US federal health insurance for people 65 and older"),
-    Regime(("Social Security",), "US", "the US federal pension"),
-    Regime(("federal estate tax", "federal estate and gift tax", "unified credit"), "US", "the US federal estate tax"),
-    Regime(("gift tax annual exclusion", "annual gift exclusion"), "US", "the US yearly gift tax exclusion"),
-    Regime(("401(k)", "403(b)", "457(b)"), "US", "a US employer retirement plan"),
-    Regime(("IRA", "IRAs", "Roth IRA", "Roth conversion", "Roth", "backdoor Roth"), "US", "a US retirement account"),
-    Regime(("RMD", "RMDs", "required minimum distribution", "required minimum distributions"), "US",
-           "US required withdrawals from retirement accounts"),
-    Regime(("529 plan", "529 plans"), "US", "a US education savings plan"),
-    Regime(("wash-sale rule", "wash sale rule", "wash sale", "wash-sale"), "US",
-           "the US rule disallowing a loss rebought within 30 days"),
-    Regime(("QSBS", "Section 1202"), "US", "the US qualified small business stock exclusion"),
-    Regime(("1031 exchange", "Section 1031"), "US", "the US like-kind exchange of real estate"),
-    Regime(("AMT", "alternative minimum tax"), "US", "the US alternative minimum tax"),
-    Regime(("step-up in basis", "stepped-up basis"), "US", "the US basis step-up at death"),
-    Regime(("IRS",), "US", "the US federal tax authority"),
-    Regime(("state income tax", "state income taxes"), "US", "a US state's income tax", NO_WAGE_TAX),
-    Regime(("state capital gains tax", "state tax on gains", "state tax on the gains", "state taxes the gains",
-            "state taxes gains", "state taxes capital gains"), "US", "a US state's tax on gains", NO_GAINS_TAX),
-    Regime(("3.8% surtax", "surtax on investment income"), "US", "the 3.8% US net investment income tax"),
-    # US states: tie only to that state.
-    Regime(("California income tax", "California state tax", "CA FTB", "FTB", "Franchise Tax Board"), "US-CA",
-           "California's income tax"),
-    Regime(("New York state tax", "New York State income tax", "NYS tax", "New York City income tax", "NYC tax"),
-           "US-NY", "New York's income tax"),
-    # Switzerland: federal and cantonal rules tie to any Swiss place.
-    Regime(("Swiss wealth tax", "Vermögenssteuer", "Vermögensteuer"), "CH",
-           "the Swiss cantonal wealth tax"),
-    Regime(("cantonal tax", "cantonal taxes", "cantonal income tax", "cantonal and communal tax"), "CH",
-           "Swiss cantonal tax"),
-    Regime(("direct federal tax", "direkte Bundessteuer"), "CH", "the Swiss federal income tax"),
-    Regime(("AHV", "AVS", "AHV/IV"), "CH", "Swiss old-age insurance (first pillar)"),
-    Regime(("pillar 3a", "Säule 3a", "3a account", "3a accounts", "pillar 2", "second pillar", "BVG", "LPP"), "CH",
-           "the Swiss pension pillars"),
-    Regime(("Eigenmietwert", "imputed rental value"), "CH", "the Swiss tax on a home's imputed rent"),
-    Regime(("Verrechnungssteuer",), "CH", "the Swiss 35% withholding tax"),
-    # Countries that tax wealth every year (only they: a US or UK client has none).
-    Regime(("wealth tax", "yearly wealth tax", "annual wealth tax", "impôt sur la fortune"), "CH",
-           "a yearly tax on net wealth", also=("ES", "NO", "FR", "LI", "NL", "IT")),
-    # Germany.
-    Regime(("Erbschaftsteuer", "Erbschaftssteuer", "Schenkungsteuer", "Schenkungssteuer"), "DE",
-           "the German inheritance and gift tax"),
-    Regime(("Abgeltungsteuer", "Abgeltungssteuer"), "DE", "the German flat tax on investment income"),
-    Regime(("Solidaritätszuschlag",), "DE", "the German solidarity surcharge"),
-    Regime(("Sparer-Pauschbetrag",), "DE", "the German saver's allowance"),
-    # United Kingdom.
-    Regime(("IHT", "nil-rate band", "residence nil-rate band"), "GB", "UK inheritance tax"),
-    Regime(("ISA", "ISAs", "stocks and shares ISA"), "GB", "a UK tax-free savings account"),
-    Regime(("SIPP", "SIPPs"), "GB", "a UK self-invested personal pension"),
-    Regime(("CGT annual exempt amount", "annual exempt amount"), "GB", "the UK capital gains tax allowance"),
-    Regime(("HMRC",), "GB", "the UK tax authority"),
-    Regime(("SDLT", "stamp duty land tax"), "GB", "UK stamp duty on property"),
-)
+# The table: reasoning/facts/data/regimes.toml.
+_TABLE = tomllib.loads((Path(__file__).with_name("data") / "regimes.toml").read_text())
+REGIMES = tuple(
+    Regime(tuple(r["names"]), r["code"], r["what"], frozenset(r.get("excluded", ())), tuple(r.get("also", ())),
+           frozenset(r.get("kinds", ())))
+    for r in _TABLE["regime"]
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -112,10 +69,12 @@ class Mention:
     excluded: frozenset = frozenset()
     negated: bool = False  # "no state income tax", "without IHT": named as absent, not applied
     also: tuple = ()
+    kinds: frozenset = frozenset()  # the kinds of tax it is about, where the table or its words say
 
 
 def _pattern(names, flags=0):
-    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    # "5% payout" is also written "5 % payout"
+    alternation = "|".join(re.escape(n).replace("%", r"\s?%") for n in sorted(names, key=len, reverse=True))
     return re.compile(rf"(?<![\w]){'(?:' + alternation + ')'}(?![\w])", flags)
 
 
@@ -128,32 +87,46 @@ _PHRASES = _pattern([n for r in REGIMES for n in r.names if not (n.isupper() or 
 TAX_WORD = r"tax(?:es|ed|ation)?(?:\s+(?:rules?|laws?|regime|code|authorit(?:y|ies)))?"
 # After a place, its law in other words too: "Florida homestead rules", "California community property law".
 RULE_WORD = rf"(?:{TAX_WORD}|laws?|rules|exemptions?|reliefs?|allowances?)"
-AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w-]+){{0,3}}?)\s+{RULE_WORD}\b", re.IGNORECASE)
+AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w.,%-]+){{0,3}}?)\s+{RULE_WORD}\b", re.IGNORECASE)
 BEFORE_PLACE = re.compile(rf"\b(?:{TAX_WORD}|law)\s+(?:in|of|by|under)\s+(?:the\s+)?$", re.IGNORECASE)
 # "no state income tax", "free of IHT", "avoids California tax": the rule is named as absent, not applied.
 NEGATION = re.compile(
-    r"\b(?:no|not|never|without|zero|free of|exempt from|avoid(?:s|ed|ing)?|escape[sd]?|unlike|instead of)"
-    r"\b(?:\s+[\w-]+){0,3}\s*$",
+    r"(?:\b(?:no|without|zero|free of|exempt from|avoid(?:s|ed|ing)?|escape[sd]?|unlike|instead of)"
+    r"\b(?:\s+[\w-]+){0,3}"
+    # "not" and "never" negate the rule only through being, owing or falling under it: "not subject to California
+    # tax", "never pays IHT"; "do not eat into her US exemption" still applies the exemption
+    r"|\b(?:not|never)(?:\s+(?:be|being|been|is|are|subject|liable|to|for|pay|pays|owe|owes|face|faces|trigger|any"
+    r"|fall|falls|under|within|apply|applies|a|the|her|his|their|its|bear|bears|incur|incurs)){0,3})\s*$",
     re.IGNORECASE,
+)
+# The kinds of tax a place's rule is about, read from its words ("Geneva wealth tax", "New York income tax").
+KIND_WORDS = (
+    ("wealth", re.compile(r"\bwealth|fortune|Vermögen", re.IGNORECASE)),
+    ("income", re.compile(r"\bincome\b", re.IGNORECASE)),
+    ("capital_gains", re.compile(r"\bgains?\b", re.IGNORECASE)),
 )
 NEGATING_WORDS = re.compile(r"\b(?:no|not|never|without|zero|free)\b", re.IGNORECASE)
 
 
 def find_regimes(text: str) -> list[Mention]:
-    """Every rule the text names, in order: the table's names first, then "<place> tax" forms not inside them."""
+    """Every rule the text names, in order: the table's names, and "<place> tax" forms not inside them (a place form
+    that holds a table's name replaces it)."""
     found = [_table_mention(text, m) for pattern in (_ACRONYMS, _PHRASES) for m in pattern.finditer(text)]
-    taken = [(m.start, m.end) for m in found]
     for mention in _place_mentions(text):
-        if not any(mention.start < end and start < mention.end for start, end in taken):
-            found.append(mention)
+        # "Geneva wealth tax": the place's own form holds the table's "wealth tax" and says whose tax it is
+        inside = [m for m in found if mention.start <= m.start and m.end <= mention.end]
+        overlaps = [m for m in found if mention.start < m.end and m.start < mention.end]
+        wider = all(m.end - m.start < mention.end - mention.start for m in inside)
+        if overlaps == inside and wider:
+            found = [m for m in found if m not in inside] + [mention]
     return sorted(found, key=lambda m: m.start)
 
 
 def _table_mention(text, match):
-    regime = _BY_NAME[match[0].lower()]
+    regime = _BY_NAME[re.sub(r"\s%", "%", match[0]).lower()]
     return Mention(
         regime.name, regime.code, regime.what, match.start(), match.end(), match[0], regime.excluded,
-        _negated(text, match.start()), regime.also,
+        _negated(text, match.start()), regime.also, regime.kinds,
     )
 
 
@@ -172,14 +145,18 @@ def _place_mentions(text):
 
 def _place_mention(place, start, end, text, negated):
     name = place.name or place.text
-    return Mention(f"{name} tax", place.code, f"the law of {name}", start, end, text[start:end], negated=negated)
+    words = text[place.end : end] if end > place.end else text[start : place.start]
+    kinds = frozenset(kind for kind, pattern in KIND_WORDS if pattern.search(words))
+    return Mention(
+        f"{name} tax", place.code, f"the law of {name}", start, end, text[start:end], negated=negated, kinds=kinds
+    )
 
 
 def _negated(text, start):
     return bool(NEGATION.search(text[max(0, start - 40) : start]))
 
 
-def tied(mention: Mention, places: list[str]) -> bool:
+def tied(mention: Mention, places: list[str], sources=()) -> bool:
     """Whether the rule can apply to a client whose facts name `places` (ISO 3166 codes).
 
     A country's rules tie to the country and any of its subdivisions (US federal rules to any US place; Swiss federal
@@ -187,7 +164,12 @@ def tied(mention: Mention, places: list[str]) -> bool:
     a rule several countries share (a wealth tax) ties to each.
     A subdivision's rules tie to that subdivision; and, since the facts cannot tell which state or canton is meant, to
     its country when the facts name the country but none of its subdivisions.
+    `sources` are the places the client is tied to only by an asset there (an account, a property): they levy on him
+    only the source kinds (jurisdictions.toml [meta]), so a rule of another known kind (their wealth or income tax)
+    does not tie to them.
     """
+    if sources and mention.kinds and not mention.kinds & SOURCE_KINDS:
+        places = [p for p in places if p not in sources]
     for code in (mention.code, *mention.also):
         for place in places:
             if place not in mention.excluded and (place == code or placelib.within(place, code)):

@@ -15,7 +15,9 @@ subdivision implies its country, so a Floridian pays US federal taxes and Florid
   (ok=True, the detail names the tax). Returns, yields, growth, fees, drawdowns, spending and allocation percents
   are not tax rates.
 
-Named as absent ("Florida has no state income tax", "no wealth tax in Austria") is fine. No place facts: nothing.
+Named as absent ("Florida has no state income tax", "no wealth tax in Austria") is fine, unless the client's place
+does levy it ("no state income tax" for a New Yorker, "gains are tax-free" in Germany: claims.py). No place facts:
+nothing.
 A place the table lacks, or a country given without the state or canton a rate depends on: undecided, so at most
 an ok finding marked unverified (when Finding has `verified`), never a failure.
 """
@@ -24,12 +26,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
 
+from reasoning.facts import claims
 from reasoning.facts import places as placelib
-from reasoning.facts.quantities import find_quantities
+from reasoning.facts.quantities import Quantity, find_quantities
 from reasoning.facts.sheet import Fact, Finding
 
 DATA = Path(__file__).with_name("data") / "jurisdictions.toml"
@@ -48,11 +51,27 @@ class Tax:
     when: tuple = ()  # words the clause must hold for a rate of this tax to fit ("recapture")
     note: str = ""
     unless: tuple = ()  # words that rule it out ("long-term": not the ordinary rates)
+    residents: bool = False  # only residents or citizens pay it, never a non-resident holding assets there (NIIT)
+    exempt: tuple = ()  # (amount, currency) of a whole it levies only above (an estate tax's exemption)
+    not_in: tuple = ()  # places within its own where another tax replaces it (UK income tax: not in Scotland)
+    source_exempt: tuple = ()  # (amount, currency): a non-resident's assets there below it owe none of it
+    bands: tuple = ()  # ((from, rate), ...): a scale whose rates apply each to its own slice (IFI, LTT)
+    band_unit: str = ""  # the currency of the bands' edges
 
-    def fits(self, value, tol):
-        return any(abs(value - r) <= tol for r in self.rates) or bool(
-            self.range and self.range[0] - tol <= value <= self.range[1] + tol
-        )
+    def highest(self):
+        return self.top if self.top is not None else max(self.rates + ((self.range[1],) if self.range else ()), default=0)
+
+    def fits(self, value, tol, marginal=False, topmost=False):
+        """A rate fits one of the tax's rates, or its range; a band's or bracket's rate (marginal) only its rates,
+        where it lists them: 21% "in the intermediate band" is no rate of a 20/40/45% scale; a top rate ("at up to
+        13.3%", topmost) only the tax's highest."""
+        if topmost:
+            return abs(value - self.highest()) <= tol
+        if any(abs(value - r) <= tol for r in self.rates):
+            return True
+        if marginal and self.rates:
+            return False
+        return bool(self.range and self.range[0] - tol <= value <= self.range[1] + tol)
 
     def rates_text(self):
         shown = [f"{r:g}%" for r in self.rates]
@@ -69,6 +88,7 @@ class Place:
     taxes: tuple
     pointless: frozenset
     note: str = ""
+    distinct: frozenset = frozenset()  # kinds its states or cantons keep apart (a US state's estate vs inheritance tax)
 
 
 @dataclass(frozen=True)
@@ -87,6 +107,7 @@ class Kind:
     family: frozenset  # itself and the kinds a writer loosely means by its words
     topic: tuple
     untracked: bool = False  # the places' tables do not list every tax of this kind: undecided, never flagged
+    abroad: tuple = ()  # untracked only beside these kinds (or alone): foreign places withhold on dividends, not gains
 
 
 @dataclass(frozen=True)
@@ -96,6 +117,8 @@ class Table:
     places: dict
     measures: dict
     kinds: dict
+    source_roles: frozenset = frozenset()
+    source_kinds: frozenset = frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -109,11 +132,14 @@ def table() -> Table:
             Tax(
                 code, frozenset(t["kinds"]), t["name"], tuple(t.get("aliases", ())), tuple(t.get("rates", ())),
                 tuple(t["range"]) if "range" in t else None, t.get("top"), t.get("flat", False),
-                tuple(t.get("when", ())), t.get("note", ""), tuple(t.get("unless", ())),
+                tuple(t.get("when", ())), t.get("note", ""), tuple(t.get("unless", ())), t.get("residents", False),
+                tuple(t.get("exempt", ())), tuple(t.get("not_in", ())), tuple(t.get("source_exempt", ())),
+                tuple(tuple(b) for b in t.get("bands", ())), t.get("band_unit", ""),
             )
             for t in p.get("taxes", ())
         )
-        places[code] = Place(code, p["name"], p["level"], taxes, frozenset(p.get("pointless", ())), p.get("note", ""))
+        places[code] = Place(code, p["name"], p["level"], taxes, frozenset(p.get("pointless", ())), p.get("note", ""),
+                             frozenset(p.get("distinct", ())))  # fmt: skip
     measures = {
         key: Measure(key, m["name"], tuple(m["aliases"]), tuple(m.get("only", ())), m.get("why", ""))
         for key, m in raw["measure"].items()
@@ -121,11 +147,13 @@ def table() -> Table:
     kinds = {
         key: Kind(
             key, tuple(k.get("words", ())), frozenset([key, *k.get("with", ())]), tuple(k.get("topic", ())),
-            k.get("untracked", False),
+            k.get("untracked", False), tuple(k.get("abroad", ())),
         )
         for key, k in raw["kinds"].items()
     }
-    return Table(raw["meta"]["as_of"], raw["meta"]["disclaimer"], places, measures, kinds)
+    meta = raw["meta"]
+    return Table(meta["as_of"], meta["disclaimer"], places, measures, kinds, frozenset(meta.get("source_roles", ())),
+                 frozenset(meta.get("source_kinds", ())))  # fmt: skip
 
 
 # ---- the client's places ---------------------------------------------------------------------------------------
@@ -155,7 +183,15 @@ def reach(codes) -> Reach:
 
 
 def _known(reach_):
-    return [table().places[c] for c in reach_.codes if c in table().places]
+    """The client's places in the table, each without the taxes another of the client's places replaces (the UK
+    income tax for a Scot)."""
+    found = []
+    for c in reach_.codes:
+        place = table().places.get(c)
+        if place:
+            taxes = tuple(t for t in place.taxes if not any(placelib.within(x, n) for x in reach_.codes for n in t.not_in))
+            found.append(place if taxes == place.taxes else replace(place, taxes=taxes))
+    return found
 
 
 def _related(code, reach_):
@@ -193,6 +229,7 @@ NEGATED_AFTER = re.compile(
     r"doesn['’]t|don['’]t|no longer|was abolished|were abolished|was repealed|has been abolished|ended|"
     r"is not levied|does not apply|doesn['’]t apply|not relevant|irrelevant|pointless|makes? no sense|"
     r"(?:adds?|takes?|costs?|comes? to) nothing|(?:is|are) (?:zero|nil|none)|does not exist|doesn['’]t exist|"
+    r"saves? (?:no|nothing)|(?:is|are) (?:useless|of no use)|(?:won['’]t|will not|does not|doesn['’]t) (?:help|save)|"
     r"(?:[\w'’-]+\s+){0,5}?(?:nicht|abgeschafft|aufgehoben|n['’]existe plus|supprimée?|abolie?|abolita|abrogata))\b",
     re.IGNORECASE,
 )
@@ -219,12 +256,13 @@ NOT_TAX_NEAR = re.compile(
     r"a year|per year|p\.a\.|annually|per annum|appreciat\w*|volatility|margin|premium|LTV|loan-to-value|"
     r"ownership|owned|owns|stake|interest rate|mortgage|portfolio|target|multiplier|Steuerfuss|Steuerfuß|"
     r"coefficient|taxable|deductible|included|inclusion|exclusion|excluded|up|down|higher|lower|more|less|"
-    r"rise|rises|rose|increase|increases|cut|cuts|reduction|savings?)\b",
+    r"rise|rises|rose|increase|increases|cut|cuts|reduction|savings?)\b(?<!\bup)|\bup\b(?!\s+to\b)",
     re.IGNORECASE,
 )
 TAX_CUE_BEFORE = re.compile(
     r"(?:\btax(?:es|ed)?|\brate|\blevy|\blevied|\bbracket|\bduty|\bwithholding|\bcharged|\bNIIT|\bCGT|\bLTCG|"
-    r"\bsteuer)\s*(?:(?:of|at|is|=|:|rate|rates)\s*)*(?:(?:a|an|the|flat|top|marginal|combined)\s+)*$",
+    r"\bsteuer)\s*(?:(?:of|at|is|=|:|rate|rates)\s*)*(?:(?:a|an|the|flat|top|marginal|combined|up\s+to|as\s+much\s+as|"
+    r"about|around|roughly|some)\s+)*$",
     re.IGNORECASE,
 )
 ON_TAXABLE = re.compile(
@@ -232,7 +270,37 @@ ON_TAXABLE = re.compile(
     r"(?:gains?|profits?|income|dividends?|interest|coupons?|capital income|investment income|distributions)\b",
     re.IGNORECASE,
 )
+INCLUDED_AFTER = re.compile(
+    r"\s*of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+|each\s+)?(?:[\w'’-]+\s+){0,5}?"
+    r"(?:is|are|becomes?|counts?|remains?)"
+    r"\s+(?:\w+\s+)?(?:taxable|included|exempt|tax-free|subject\s+to\s+tax)\b",
+    re.IGNORECASE,
+)
 OF_SHARE = re.compile(r"^\s*(?:of|in)\b", re.IGNORECASE)
+# A rate said to be a band's or bracket's: one of the scale's own rates, not anything in its range.
+RATE_ONLY = re.compile(r"^[\s,;]*(?:at|of)\s+(?:(?:up\s+to|as\s+much\s+as|as\s+high\s+as|a\s+(?:top\s+)?rate\s+of)\s+)?$", re.I)
+TOP_BEFORE = re.compile(
+    r"\b(?:(?:at\s+)?up\s+to|as\s+high\s+as|top(?:\s+marginal)?\s+rate(?:\s+of|\s+is)?|peaks?\s+at|maximum(?:\s+rate)?(?:\s+of)?)\s*$",
+    re.IGNORECASE,
+)
+MARGINAL = re.compile(r"\b(?:band|bands|bracket|brackets|marginal)\b", re.IGNORECASE)
+# "4% above a EUR 1M allowance", "40% over the nil-rate band": a rate charged beyond a tax-free amount is a tax rate.
+ABOVE_ALLOWANCE = re.compile(
+    r"\s*(?:above|over|beyond|on\s+what\s+exceeds)\s+(?:the\s+|a\s+|an\s+|each\s+|her\s+|his\s+|their\s+)?"
+    r"(?:[\w.,'’€$£-]+\s+){0,4}?(?:allowances?|exemptions?|nil-rate\s+bands?|thresholds?|tax-free\s+amounts?"
+    r"|Freibetrag|franchigia|abattement)\b",
+    re.IGNORECASE,
+)
+# A clause that opens with what is taxed and gives it a rate: "Gains on the compte-titres at 26 %", "dividends from
+# the US fund at 15%". Not a return: "gains at 7% a year".
+TAXABLE_AT = re.compile(
+    r"^\s*(?:[-•*]\s*)?(?:(?:the|her|his|their|its)\s+)?(?:(?:realised|realized|capital|equity|fund|bond)\s+)?"
+    r"(?:gains?|dividends?|interest|coupons?)\b(?:\s+[\w'’-]+){0,4}?\s+at\s+(?:about\s+|roughly\s+|around\s+)?$",
+    re.IGNORECASE,
+)
+YEARLY_AFTER = re.compile(
+    r"\s*(?:a|per|each|every)\s+(?:year|annum|month)|\s*(?:p\.?\s?a\.?|yearly|annually|annual)\b", re.IGNORECASE
+)
 APPROX = re.compile(r"\b(?:about|around|roughly|approximately|approx\.?|some|nearly|almost|close to|c\.)\s*$|~\s*$")
 FLAT = re.compile(
     r"\bflat(?:[- ]rate)?\s+(?:(?:tax|rate|levy|withholding|tax rate)\s+(?:of\s+|at\s+|is\s+|=\s*|:\s*)?)?$", re.I
@@ -282,11 +350,26 @@ def _negated(text, start, end, clause):
     return bool(NEGATION.search(before) or NEGATED_AFTER.match(text[end:ce]))
 
 
+GAP = "…"  # in an alias, a few words of the writer's own: "harvest … loss" reads "harvest the CHF 140k bond-fund loss"
+
+
+def _literal(alias):
+    """An alias as a regex: literal, with each gap ("…") standing for up to five words."""
+    return r"(?:\s+[\w'’.,()/-]+){0,5}?\s+".join(re.escape(part.strip()) for part in alias.split(GAP))
+
+
+def _owner(owners, matched):
+    """The owners of the alias a match was read by (a gapped alias matches more than its own words)."""
+    if matched.lower() in owners:
+        return owners[matched.lower()]
+    return next(v for k, v in owners.items() if GAP in k and re.fullmatch(_literal(k), matched, re.IGNORECASE))
+
+
 def _words(pattern_words):
     words = sorted(set(pattern_words), key=len, reverse=True)
     exact = [w for w in words if w.upper() == w]
     loose = [w for w in words if w.upper() != w]
-    alt = lambda ws: "|".join(re.escape(w) for w in ws)  # noqa: E731
+    alt = lambda ws: "|".join(_literal(w) for w in ws)  # noqa: E731
     parts = []
     if exact:
         parts.append(re.compile(rf"(?<![\w-])(?:{alt(exact)})(?![\w-])"))
@@ -364,15 +447,72 @@ def _finding(ok, text, detail, start, end, verified=True):
 
 def findings(text: str, facts: list[Fact]) -> list[Finding]:
     """The taxes and measures the text applies that the client's places do not have; the tax rates that fit."""
-    codes = [f.value for f in facts if f.kind == "place" and isinstance(f.value, str) and f.value]
+    places = [f for f in facts if f.kind == "place" and isinstance(f.value, str) and f.value]
+    codes = [f.value for f in places]
     if not codes or not text:
         return []
     reach_ = reach(codes)
+    homes = [f.value for f in places if f.role not in table().source_roles]
+    sources = tuple(dict.fromkeys(f.value for f in places if f.role in table().source_roles and f.value not in homes))
     clauses = _clauses(text)
-    named = _named(text, reach_, clauses)
+    named = _named(text, reach_, clauses, reach(homes) if homes and sources else None, claims.entity(facts))
+    if not claims.entity(facts):  # a foundation's or endowment's exemptions are not in the table
+        named += _free_claims(text, reach(homes) if homes else reach_)
+    named += _foreign_thresholds(text, reach_, facts)
     flagged_clauses = {_clause_of(clauses, f.start) for f in named if not f.ok}
-    rated = [f for f in _rates(text, reach_, clauses) if _clause_of(clauses, f.start) not in flagged_clauses]
+    held = _held(facts, sources)
+    rated = _rates(text, reach(homes) if homes else reach_, clauses, sources if homes else (), held)
+    rated = [f for f in rated if _clause_of(clauses, f.start) not in flagged_clauses]
     return sorted(named + rated, key=lambda f: f.start)
+
+
+THRESHOLD_WORDS = re.compile(
+    r"\b(?:band|bands|nil-rate|exemption|exemptions|exempt|exclusion|threshold|allowance|free\s+amount)\b", re.I
+)
+
+
+def _foreign_thresholds(text, reach_, facts):
+    """A tax's threshold of a country the client is not tied to, named as one: "above the £325k band" (the UK
+    nil-rate band) for a French client. The sheet's own amounts are the client's, never a threshold; another state's
+    threshold in the client's own country is left alone (round figures recur)."""
+    if reach_.unknown:
+        return []
+    own = [f for f in facts if f.kind == "amount" and isinstance(f.value, int | float)]
+    found = []
+    for q in find_quantities(text):
+        if q.kind != "amount" or any(f.unit == q.unit and abs(f.value - q.value) <= q.precision for f in own):
+            continue
+        near = text[max(0, q.start - 30) : q.end + 30]
+        if not THRESHOLD_WORDS.search(near):
+            continue
+        homes = [
+            (t, p.code) for p in table().places.values() for t in p.taxes
+            for limit in (t.exempt, t.source_exempt)
+            if limit and limit[1] == q.unit and abs(float(limit[0]) - q.value) <= max(q.precision, 1e-9)
+        ]  # fmt: skip
+        countries = {placelib.country_of(c) for c in reach_.codes}
+        if homes and not any(placelib.country_of(code) in countries for _t, code in homes):  # a state's is ambiguous
+            tax, code = homes[0]
+            detail = f"{q.text} is the threshold of {tax.name} of {_label(code)}, not of the client's places ({_where(reach_)})"
+            found.append(_finding(False, text, detail, q.start, q.end))
+    return found
+
+
+def _foreign(kind, kinds):
+    """An untracked kind (withholding) may be a foreign place's: alone, or beside a kind foreign places levy it on
+    (dividends, interest); "the bond gains lose 26% to withholding" is the home country's tax on gains."""
+    others = {k for k in kinds if not table().kinds[k].untracked} - table().kinds[kind.name].family
+    tracked = {k for k in others if k not in ("real_estate_gains",)}
+    return not kind.abroad or not tracked or bool(tracked & set(kind.abroad))
+
+
+def _sentence_text(text, position):
+    s, e = _sentence_span(text, position)
+    return text[s:e]
+
+
+def _sentence_span(text, position):
+    return next(((s, e) for s, e in _spans(text, SENTENCE) if s <= position < e), (position, position))
 
 
 def _clause_of(clauses, position):
@@ -385,7 +525,7 @@ def _clause_of(clauses, position):
 # ---- named taxes and measures ------------------------------------------------------------------------------------
 
 
-def _named(text, reach_, clauses):
+def _named(text, reach_, clauses, home=None, entity=False):
     alias_patterns, owners, generic_patterns, generic = _named_patterns()
     found, taken = [], []
     hits = sorted(
@@ -398,8 +538,8 @@ def _named(text, reach_, clauses):
         clause = _clause_of(clauses, start)
         if _negated(text, start, end, clause):
             continue
-        what = owners[text[start:end].lower()]
-        finding = _named_one(text, start, end, what, reach_, clause)
+        what = _owner(owners, text[start:end])
+        finding = _named_one(text, start, end, what, reach_, clause, home)
         if finding:
             found.append(finding)
     for p in generic_patterns:
@@ -409,6 +549,8 @@ def _named(text, reach_, clauses):
             taken.append((m.start(), m.end()))
             clause = _clause_of(clauses, m.start())
             if _negated(text, m.start(), m.end(), clause):
+                finding = _absent(text, m, generic[m[0].lower()], home or reach_, clause) if not entity else None
+                found += [finding] if finding else []
                 continue
             finding = _generic(text, m, generic[m[0].lower()], reach_, clause)
             if finding:
@@ -416,15 +558,58 @@ def _named(text, reach_, clauses):
     return found
 
 
-def _named_one(text, start, end, what, reach_, clause):
-    """A place's own tax or measure, or a measure pointless in the client's places."""
+def _absent(text, m, kind, reach_, clause):
+    """A kind of tax named as absent ("no state income tax") that the client's place there levies (claims.py)."""
+    if not claims.negated_kind(text, m.start(), kind.name) or reach_.unknown:
+        return None
+    if not claims.plain(_sentence_text(text, m.start()), reach_.codes):
+        return None
+    level = "state" if m[0].lower().startswith("state ") else _level(text[max(clause[0], m.start() - 20) : m.end()])
+    if level in ("state", "canton") and reach_.open:
+        return None
+    places = [p for p in _known(reach_) if not level or p.level in LEVEL_OF[level]]
+    named = {p.code for p in _places_in(_sentence_text(text, m.start()))}
+    if named:  # "Texas levies no income tax": the claim is Texas's, not the federal government's
+        places = [p for p in places if p.code in named]
+    return _levied_finding(text, m.start(), m.end(), places, kind.name)
+
+
+def _free_claims(text, reach_):
+    """"Gains on private shares are tax-free" where the client's places tax gains (claims.py)."""
+    if reach_.unknown or not reach_.codes:
+        return []
+    found = []
+    for start, end in claims.free_claims(text):
+        sentence = _sentence_text(text, start)
+        if claims.plain(sentence, reach_.codes):
+            named = {p.code for p in _places_in(sentence)}
+            places = [p for p in _known(reach_) if not named or p.code in named]
+            found += [f for f in [_levied_finding(text, start, end, places, "capital_gains")] if f]
+    return found
+
+
+def _levied_finding(text, start, end, places, kind):
+    taxes = [t for p in places for t in p.taxes]
+    if not claims.levied(taxes, kind):
+        return None
+    named = ", ".join(f"{t.name} ({_label(t.place)}: {t.rates_text()})" for t in taxes if kind in t.kinds)
+    return _finding(False, text, f"'{text[start:end]}', but the client's places levy {named}", start, end)
+
+
+def _named_one(text, start, end, what, reach_, clause, home=None):
+    """A place's own tax or measure, or a measure pointless in the client's places. A tax of a place the client
+    only holds assets in (home: the reach of the other places) is the client's only where a non-resident pays it
+    (Table.source_kinds), and not when the table marks it the residents' alone (NIIT)."""
     kind, item = what[0]
     homes = []
     for k, x in what:
         homes += [x.place] if k == "tax" else list(x.only)
-    if kind == "measure" and not item.only:
-        return _pointless(text, start, end, item, reach_)
+    if kind == "measure" and not item.only:  # whether it saves tax depends on where the client pays tax
+        return _pointless(text, start, end, item, home or reach_)
     about = item.name if kind == "tax" else item.why
+    if kind == "tax" and home is not None and not any(placelib.within(p, h) for p in home.codes for h in homes):
+        if all(x.residents or not x.kinds & table().source_kinds for k, x in what if k == "tax"):
+            reach_ = home  # "the US NIIT" for a Swiss resident with a US account
     return _homes(text, start, end, tuple(dict.fromkeys(homes)), reach_, f"{text[start:end]} is {about}")
 
 
@@ -547,7 +732,8 @@ def _generic(text, m, kind, reach_, clause):
             if not _levies(places, kind.family, level, clause_text) and _levies(open_places, kind.family, "", ""):
                 return _finding(True, text, f"{words}: only some states or cantons levy it, and the client's is "
                                 "not known", m.start(), m.end(), False)
-    if _levies(places, kind.family, level, clause_text):
+    family = _family(kind, places, level, qualifier)
+    if _levies(places, family, level, clause_text):
         return None
     where = ", ".join(_label(p.code) for p in places) or _where(reach_)
     level_text = f" at {level} level" if level else ""
@@ -558,19 +744,92 @@ def _generic(text, m, kind, reach_, clause):
     return _finding(False, text, f"{words}: no such tax{level_text} in {where}", start, m.end())
 
 
+def _family(kind, places, level, qualifier):
+    """The kinds a tax's words may mean: loosely its family ("estate tax" said of a Swiss inheritance tax), but
+    strictly its own kind of a state or canton whose country keeps them apart ("Pennsylvania's estate tax": it
+    levies an inheritance tax, not an estate tax)."""
+    local = level in ("state", "canton") or "-" in (qualifier or "")
+    countries = {placelib.country_of(p.code) for p in places}
+    distinct = set().union(*(table().places[c].distinct for c in countries if c in table().places))
+    if not local or kind.name not in distinct:
+        return kind.family
+    return frozenset([kind.name]) | (kind.family - distinct)
+
+
+def exempt_taxes(facts):
+    """The client's taxes of a whole (estate, inheritance) that levy only above an exemption: [(Tax, amount,
+    currency)]."""
+    codes = [f.value for f in facts if f.kind == "place" and isinstance(f.value, str) and f.value]
+    homes = [f.value for f in facts if f.kind == "place" and f.value in codes and f.role not in table().source_roles]
+    return [(t, float(t.exempt[0]), t.exempt[1]) for p in _known(reach(homes or codes)) for t in p.taxes if t.exempt]
+
+
 # ---- rates -----------------------------------------------------------------------------------------------------
 
 
-def _rates(text, reach_, clauses):
+def _rates(text, reach_, clauses, sources=(), held=()):
+    """The tax rates of the text against the client's home places (reach_), and against the places it holds assets
+    in (sources) for the kinds those levy on a non-resident (Table.source_kinds)."""
     found = []
-    for q in find_quantities(text):
+    for q in find_quantities(text) + _fractions_paid(text):
         if q.kind != "percent" or q.value <= 0:
             continue
         clause = _clause_of(clauses, q.start)
-        finding = _rate(text, q, reach_, clause)
+        finding = _rate(text, q, reach_, clause, sources, held)
         if finding:
             found.append(finding)
     return found
+
+
+FRACTIONS = {"half": 50, "a half": 50, "a third": 100 / 3, "one third": 100 / 3, "a quarter": 25, "one quarter": 25,
+             "a fifth": 20, "one fifth": 20, "a tenth": 10, "one tenth": 10, "two fifths": 40, "two thirds": 200 / 3,
+             "three quarters": 75}  # fmt: skip
+FRACTION_PAID = re.compile(
+    r"(?<![\w-])(?P<fraction>" + "|".join(sorted(map(re.escape, FRACTIONS), key=len, reverse=True)) + r")"
+    r"(?=\s+(?:of\s+(?:it|them|the\s+\w+)\s+)?(?:to|in)\s+(?:\w+\s+){0,2}?(?:tax|taxes|the\s+taxman|withholding)\b)",
+    re.IGNORECASE,
+)
+
+
+def _fractions_paid(text):
+    """A share paid in tax written as a fraction: "gains lose about a quarter to tax" reads as 25%; "keep a third of
+    the bonus aside for the Finanzamt" too."""
+    before, _after, taking = _paying()
+    found = _fractions_set_aside(text)
+    for m in FRACTION_PAID.finditer(text):
+        ahead = text[max(0, m.start() - 30) : m.start()]
+        if before.search(ahead) or taking.search(ahead):
+            value = FRACTIONS[m["fraction"].lower()]
+            found.append(Quantity("percent", value, "%", m.start(), m.end(), m[0], 2.5, False))
+    return found
+
+
+SET_ASIDE = re.compile(
+    r"\b(?:keep|keeps|set|sets|put|puts|hold|holds|reserve|reserves|earmark|earmarks|park|parks)\s+$", re.IGNORECASE
+)
+
+
+def _fractions_set_aside(text):
+    """A fraction kept back for a collector: "keep a quarter of the gain aside for the tax office"."""
+    collectors = _collectors()
+    fraction = "|".join(sorted(map(re.escape, FRACTIONS), key=len, reverse=True))
+    pattern = re.compile(
+        rf"(?<![\w-])(?P<fraction>{fraction})(?=\s+of\s+(?:[\w'’-]+\s+){{1,8}}?(?:aside\s+|back\s+)?for\s+"
+        rf"(?:{collectors})\b)",
+        re.IGNORECASE,
+    )
+    found = []
+    for m in pattern.finditer(text):
+        if SET_ASIDE.search(text[max(0, m.start() - 20) : m.start()]):
+            value = FRACTIONS[m["fraction"].lower()]
+            found.append(Quantity("percent", value, "%", m.start(), m.end(), m[0], 2.5, False))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _collectors():
+    raw = tomllib.loads(DATA.read_text())["meta"]
+    return "|".join(re.escape(c) for c in sorted(raw["collectors"], key=len, reverse=True))
 
 
 def _near_words(text, q, clause, n=3):
@@ -580,9 +839,41 @@ def _near_words(text, q, clause, n=3):
     return before, after
 
 
+@lru_cache(maxsize=1)
+def _paying():
+    """(verb before, collector after): "lose 26% to withholding", "pay 40% on what they inherit"."""
+    raw = tomllib.loads(DATA.read_text())["meta"]
+    verbs = "|".join(re.escape(v) for v in sorted(raw["paying_verbs"], key=len, reverse=True))
+    collectors = "|".join(re.escape(c) for c in sorted(raw["collectors"], key=len, reverse=True))
+    approx = r"(?:(?:about|around|roughly|up\s+to|some|nearly|almost|close\s+to)\s+)?"
+    before = re.compile(rf"\b(?:{verbs})\s+{approx}$", re.I)
+    after = re.compile(rf"^\s*(?:to|in)\s+(?:{collectors})\b", re.I)
+    takers = "|".join(re.escape(v) for v in sorted(raw["taking_verbs"], key=len, reverse=True))
+    taking = re.compile(rf"(?<![\w-])(?:{collectors})\s+(?:then\s+|also\s+)?(?:{takers})\s+{approx}$", re.I)
+    return before, after, taking
+
+
+def _paid(text, q, clause, kinds):
+    """A percent paid away: a paying verb before it, and a collector after it ("to the state") or "on" a tax
+    topic of the clause ("pay 40% on what they inherit"); or a collector taking it ("the state takes 16%")."""
+    before, after, taking = _paying()
+    if taking.search(text[max(clause[0], q.start - 40) : q.start]):
+        return True  # "the state takes 16%"
+    if not before.search(text[max(clause[0], q.start - 30) : q.start]):
+        return False
+    rest = text[q.end : clause[1]]
+    return bool(after.match(rest)) or (bool(kinds) and bool(re.match(r"\s*on\b", rest)))
+
+
 def _tax_context(text, q, clause):
     """Whether the percent is a tax rate: a tax word in its clause (not a return, fee or allocation next to it)."""
     cs, ce = clause
+    if INCLUDED_AFTER.match(text, q.end):
+        return False  # "60% of the gain is taxable": the share taxed, not the rate
+    if _paid(text, q, clause, _topics(text[cs:ce])) or ABOVE_ALLOWANCE.match(text, q.end, ce):
+        return True
+    if TAXABLE_AT.search(text[cs : q.start]) and not YEARLY_AFTER.match(text, q.end):
+        return True  # "Gains on the compte-titres at 26 %: about €62,400": what is taxed, and its rate
     masked = NOT_TAX_RATE.sub(lambda m: " " * len(m[0]), text[cs:ce])  # "the mortgage rate is": no tax rate
     before_text = masked[: q.start - cs]
     cue = bool(TAX_CUE_BEFORE.search(before_text[-40:]))
@@ -614,11 +905,12 @@ def _candidates(places, kinds, level, flat, clause_text):
     ]
 
 
-def _fit(value, tol, places, kinds, level, flat, combine, clause_text):
+def _fit(value, tol, places, kinds, level, flat, combine, clause_text, topmost=False):
     """The tax (or federal + state pair) a rate fits, as words; None when none does."""
     taxes = _candidates(places, kinds, level, flat, clause_text)
+    marginal = bool(MARGINAL.search(clause_text))
     for t in taxes:
-        if t.fits(value, tol):
+        if t.fits(value, tol, marginal, topmost):
             return f"{t.name} ({_label(t.place)}: {t.rates_text()})"
     if not combine:
         return None
@@ -630,7 +922,7 @@ def _fit(value, tol, places, kinds, level, flat, combine, clause_text):
                 continue
             lo = min(a.rates + ((a.range[0],) if a.range else ())) + min(b.rates + ((b.range[0],) if b.range else ()))
             hi = max(a.rates + ((a.range[1],) if a.range else ())) + max(b.rates + ((b.range[1],) if b.range else ()))
-            if lo - tol <= value <= hi + tol:
+            if (abs(value - (a.highest() + b.highest())) <= tol) if topmost else (lo - tol <= value <= hi + tol):
                 return f"{a.name} with {b.name} ({_label(a.place)} and {_label(b.place)})"
     return None
 
@@ -648,15 +940,55 @@ def _effective(value, tol, places, kinds, level, clause_text):
     return None
 
 
-def _rate(text, q, reach_, clause):
+def _source_places(sources, held=()):
+    """The places of the client's assets, with the countries they lie in, as Places with only the taxes a
+    non-resident pays there, less those whose non-resident threshold the assets held there stay below (held)."""
+    rules, found = table(), []
+    for code in reach(sources).codes if sources else ():
+        place = rules.places.get(code)
+        if place:
+            taxes = tuple(
+                replace(t, kinds=t.kinds & rules.source_kinds) for t in place.taxes
+                if t.kinds & rules.source_kinds and not _below(t, code, held)
+            )  # fmt: skip
+            found.append(Place(place.code, place.name, place.level, taxes, place.pointless, place.note))
+    return found
+
+
+def _held(facts, sources):
+    """What the client holds in each place of its assets, from the amounts whose words name a place there:
+    ((code, currency, total), ...); a place with amounts in several currencies gives one row per currency."""
+    totals = {}
+    for f in facts:
+        if f.kind != "amount" or f.role not in ("", "holding") or not isinstance(f.value, int | float):
+            continue
+        named = {p.code for p in placelib.find_places(f"{f.label} {f.text}")}
+        for code in sources:
+            if any(placelib.within(n, code) or placelib.within(code, n) for n in named):
+                totals[(code, f.unit)] = totals.get((code, f.unit), 0) + f.value
+    return tuple((code, unit, total) for (code, unit), total in totals.items())
+
+
+def _below(tax, code, held):
+    """The client's assets in the place are known, all in the threshold's currency, and below it."""
+    if not tax.source_exempt:
+        return False
+    amount, unit = float(tax.source_exempt[0]), tax.source_exempt[1]
+    rows = [(u, total) for c, u, total in held if placelib.within(c, code) or placelib.within(code, c)]
+    return bool(rows) and all(u == unit for u, _ in rows) and sum(t for _, t in rows) < amount
+
+
+def _rate(text, q, reach_, clause, sources=(), held=()):
     rules = table()
     cs, ce = clause
+    if RATE_ONLY.match(text[cs : q.start]):  # "The state taxes the gains as income, at up to 13.3%": the rate of the
+        clause = cs, ce = _sentence_span(text, q.start)[0], ce  # clause before, which says what is taxed
     clause_text = text[cs:ce]
     tol = q.precision or 0.5
     if APPROX.search(text[max(cs, q.start - 16) : q.start]):
         tol = max(tol, 1.0, q.value * 0.05)
     qualifier = _place_of(text, q.start, q.end, clause) or _place_right_after(text, q.end, clause)
-    kinds = _topics(clause_text)
+    kinds = _topics(clause_text) or _topics(_sentence_text(text, q.start))  # "... so nothing is taxed at 40%"
     level = _level_near(text, q, clause)
     flat = bool(FLAT.search(text[cs : q.start]) or FLAT_AFTER.match(text, q.end))
     effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
@@ -664,7 +996,8 @@ def _rate(text, q, reach_, clause):
         level = ""  # "the combined rate ... with the 37% federal rate": every level together
     combine = not flat and not level
     negated = _negated(text, q.start, q.end, clause)
-    if qualifier and qualifier in rules.places and not _related(qualifier, reach_) and not negated:
+    related = _related(qualifier, reach_) or (sources and _related(qualifier, reach(sources)))
+    if qualifier and qualifier in rules.places and not related and not negated:
         # "the Californian 13.3%": a rate of another place's tax
         own = [rules.places[qualifier]]
         fit = _fit(q.value, tol, own, kinds, "", flat, False, clause_text)
@@ -674,14 +1007,17 @@ def _rate(text, q, reach_, clause):
     if not _tax_context(text, q, clause):
         return None
     places = _known(reach_)
-    if qualifier and qualifier in rules.places and "-" in qualifier and _related(qualifier, reach_):
+    if qualifier and qualifier in rules.places and "-" in qualifier and related:
         places, level, combine = [rules.places[qualifier]], "", False  # "California's 13.3%": that state's own
-    fit = _fit(q.value, tol, places, kinds, level, flat, combine, clause_text)
+    topmost = bool(TOP_BEFORE.search(text[cs : q.start]))  # "at up to 13.3%": the tax's highest rate, no other
+    fit = _fit(q.value, tol, places, kinds, level, flat, combine, clause_text, topmost)
+    if not fit and sources:  # "US withholding of 15% on the dividends" for a Swiss client with a US account
+        fit = _fit(q.value, tol, _source_places(sources, held), kinds, level, flat, False, clause_text)
     if not fit and effective:
         fit = _effective(q.value, tol, places, kinds, level, clause_text)
     if fit:
         return _finding(True, text, f"{q.text} fits {fit}", q.start, q.end)
-    untracked = [k for k in kinds if rules.kinds[k].untracked] if kinds else []
+    untracked = [k for k in kinds if rules.kinds[k].untracked and _foreign(rules.kinds[k], kinds)] if kinds else []
     if untracked:
         return _finding(True, text, f"{q.text}: the table does not list every {untracked[0]} tax", q.start, q.end,
                         False)

@@ -55,8 +55,14 @@ class Fact:
 
     @classmethod
     def from_dict(cls, data):
-        known = {name for name in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        """From a stored or an API row: a text field the row leaves empty (null: "no base", "no role") is "", and the
+        row's id (a number there) is the text the sheet names facts by."""
+        fields = cls.__dataclass_fields__
+        texts = {name for name, f in fields.items() if isinstance(f.default, str)}
+        read = {k: ("" if v is None and k in texts else v) for k, v in data.items() if k in fields}
+        if "id" in read:
+            read["id"] = str(read["id"])
+        return cls(**read)
 
 
 @dataclass

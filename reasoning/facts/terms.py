@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import re
 
-from reasoning.facts.quantities import WORDS, parse_number, words_value
+from reasoning.facts.phrases import MONTH_NAMES
+from reasoning.facts.quantities import NUMBER_WORDS, WORDS, parse_number, words_value
 from reasoning.facts.sheet import Fact
 
 # ---- the words -----------------------------------------------------------------------------------------------------
@@ -59,20 +60,44 @@ NOT_A_NAME = set(
     # the heading words of an advisor's note ("Policy 35/35/20/10", "Thesis: rates fall"): never a person
     "Policy Thesis Strategy Strategic Benchmark Guideline Guidelines Liquidity Annual Monthly Open Max Min Maximum "
     "Minimum Actual Budget Reserve Risk Plan Plans Dear Follow Today's Wants Cannot Must Keep Gift Gifts Spouse "
-    "Children Grandchildren Liability Debt Mortgage Property Real Private Public Fund Funds Capital Reserves".split()
+    "Children Grandchildren Liability Debt Mortgage Property Real Private Public Fund Funds Capital Reserves "
+    "Own Owns Hold Holds Control Controls "  # a note's verb first: "Own 100% of an HVAC S corp"
+    "Roughly About Around Nearly Almost Approximately Some Just Over Under Only Another Perhaps Maybe".split()  # a hedge
 )
 GROUPS = {"twins": 2, "triplets": 3}  # a word for a number of people: "the twins" are two children
 ALLOCATION_CLASSES_2 = ("equities", "bonds")  # "60/40" with no classes named: the convention
 TARGET_CUE = r"target\w*|aim\w*|goal|policy|strategic|strategy|guidelines?|model|benchmark|neutral|to|towards?|into|should\s+be|wants?|desired|asks?\s+for|regulations?|mandated?|long-term|ziel\w*|soll\w*|strategie|cible"
-CURRENT_CUE = r"today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
+# "drifted to 72%", "has risen to 68%": where a holding went by itself is today's share, its "to" no target cue
+CURRENT_CUE = r"(?:drifted|risen|rose|fallen|fell|grown|grew|climbed|slipped|crept|sunk|sank)(?:\s+(?:up|down|back))?\s+to|today(?:['’]s)?|currently|current|now|actual|actually|is|are|sits?|stands?|drifted|from|was|presently|at\s+the\s+last\s+count|aktuell|heute|ist|effective"
 WHOLE_WORDS = r"portfolio|assets|endowment|mandate|wealth|investments|account|depot|holdings|fund|savings|corpus|capital|net\s+worth|total|book|compte-titres|foundation|estate"
 PERCENT_ROLES = (  # (role, cue words near the percent), the first cue found nearest wins
-    ("tax", r"tax\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|KESt|KapESt|VAT|MwSt|TVA|top\s+rate|excise|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
+    # "yielding 3.4% tax-free", "draw 25% tax-free": free of tax describes the money, it is no tax rate
+    ("tax", r"tax(?!-(?:free|exempt|deferred|advantaged))\w*|levy|surtax|duty|withholding|NIIT|CGT|IHT|KESt|KapESt|VAT|MwSt|TVA|top\s+rate|excise|LTCG|STCG|\w*steuer\w*|impôt|bracket|marginal|rate\s+of\s+tax|capital\s+gains"),
     ("fee", r"fees?|TER|charges?|costs?\s+of|management\s+fee|expense\s+ratio|commission"),
     ("spending", r"spend\w*|payout|pay\s+out|pays?|distribut\w*|draws?|drawing|withdraw\w*|withdrawal|grants?|entnahme|ausschüttung\w*"),
-    ("growth", r"grow\w*|growth|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
+    ("growth", r"grow\w*|growth|compound\w*|inflation|indexed|increase\w*|rises?|raises?|escalat\w*"),
     ("return", r"returns?|yield\w*|earns?|earning|coupon|interest|performance|rendite|gain\s+of"),
 )
+
+
+LINKING = re.compile(r"^(?:is|are|was|sits?|stands?)$", re.I)
+PREPOSITION = re.compile(r"^(?:to|towards?|into|from)$", re.I)
+
+
+def cue_in(words):
+    """ "target" or "share" by the last cue word in `words`, else None. A weak cue ("is", a far "to") counts only where
+    no other word is: "the new policy is 50/25/25" is the policy's target, "it is 58/22/20" today's mix, "adding
+    equities to a CHF 18m portfolio that is 60% equities" the portfolio's mix today."""
+    found = [("target" if w["t"] else "share", _weak(w, words))
+             for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", words, re.I)]
+    strong = [cue for cue, weak in found if not weak]
+    return (strong or [cue for cue, _ in found] or [None])[-1]
+
+
+def _weak(cue, words):
+    """A linking verb is a weak cue; so is a preposition not right before the figures ("to a 55/30/15 mix" moves
+    to a target, "to a CHF 18m portfolio that is 60% ..." names where money goes)."""
+    return bool(LINKING.match(cue[0])) or (bool(PREPOSITION.match(cue[0])) and len(words) - cue.end() > 12)
 
 
 def _number(words):
@@ -86,7 +111,7 @@ def _number(words):
 
 
 DURATION = re.compile(
-    rf"(?P<n>\d+(?:[.,]\d+)?|(?i:{WORDS})|(?i:a|an|one|a\s+half))(?:\s*-\s*|\s+)(?P<u>(?i:months?|years?|yrs?|monate?n?|jahren?|mois|ans))\b"
+    rf"(?P<n>\d+(?:[.,]\d+)?|(?i:{WORDS})|(?i:a|an|one|a\s+half))(?:\s*-\s*|\s+)(?:(?i:tax|calendar|fiscal|financial)\s+)?(?P<u>(?i:months?|years?|yrs?|monate?n?|jahren?|mois|ans))\b"
 )
 
 
@@ -109,6 +134,8 @@ NUM = r"\d{1,3}(?:[.,]\d{1,2})?"
 SLASHES = re.compile(rf"(?<![\w/.,$€£-])(?P<nums>{NUM}\s?%?(?:\s*/\s*{NUM}\s?%?){{1,5}})(?P<pct>\s*%)?(?![\w/]|[.,]\d)")
 CLASS = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+(?!(?:portfolio|split|mix|allocation|today|now|currently|target|and|in|at|with|for|on|is|was|mandate|ratio|by|vs|versus|against|compared|than|of|to|from|a|an|the)\b)[A-Za-zÀ-ÿ][\w&'’-]*){0,2}"
 CLASSES_AFTER = re.compile(rf"^\s*(?:split\s+|mix\s+|target\s+|allocation\s+|policy\s+)?(?:(?:in|of|between|across)\s+)?(?P<classes>{CLASS}(?:\s*/\s*{CLASS})+)")
+# The word after the shares names them a target, whatever the clause before says ("drifted ... against a 60/40 policy").
+TARGET_AFTER = re.compile(r"^\s*(?:%\s*)?(?:(?:equity|stock|bond|asset)[\w-]*\s+)?(?:target|policy|benchmark|guideline|mandate|strategic)\b", re.I)
 CLASS_LIST_AFTER = re.compile(
     rf"^\s*(?:split|mix|allocation|portfolio)?\s*(?:of|in|between|across|into)\s+(?P<classes>{CLASS}(?:\s*,\s*{CLASS})*(?:,?\s+and\s+{CLASS}))"
 )
@@ -118,7 +145,8 @@ CLASSES_BEFORE = re.compile(
 )
 
 
-SHARE_LIST = re.compile(rf"(?:\d[\d.,]*\s?%\s+{CLASS}(?:\s*,\s*|\s+and\s+|,\s+and\s+)){{1,6}}\d[\d.,]*\s?%\s+{CLASS}")
+# "50% equities, 35% bonds and 15% hedge funds", "45% equity / 30% fixed income / 25% alternatives"
+SHARE_LIST = re.compile(rf"(?:\d[\d.,]*\s?%\s+{CLASS}(?:\s*,\s*|\s+and\s+|,\s+and\s+|\s*/\s*)){{1,6}}\d[\d.,]*\s?%\s+{CLASS}")
 
 
 def allocations(problem, ends, amounts):
@@ -150,10 +178,11 @@ def allocations(problem, ends, amounts):
             continue
         last_classes[len(numbers)] = classes
         clause = re.split(r"[;,(]", before)[-1] if not c or c.start() > 0 else before
-        cue = None
-        for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", clause, re.I):
-            cue = "target" if w["t"] else "share"
-        role = cue or "share"
+        cue = cue_in(clause)
+        if cue is None and not clause.strip() and sentence_start and problem[sentence_start - 1] == ":":
+            label = problem[max([e + 1 for e in ends if e < sentence_start - 1], default=0) : sentence_start - 1]
+            cue = cue_in(label)  # "- Regulations: 35/30/20/15": the label before the colon
+        role = "target" if TARGET_AFTER.match(after) else cue or "share"  # "drifted to 72% against a 60/40 target"
         base = whole_before(problem, m.start(), sentence_start, amounts)
         if re.match(r"^\s*(?:%\s*)?(?:[a-z]+\s+)?portfolio\b", after, re.I):  # "$7.4M in a classic 60/40 portfolio"
             bare = [a for a in amounts if sentence_start <= a.start < m.start() and (a.label in BARE or a.label.startswith("amount"))]
@@ -198,9 +227,7 @@ def bare_lists(problem, facts, ends):
             continue
         if m.start() - group[-1].end > 160:
             continue  # the shares it answers are said just before it
-        cue = None
-        for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", problem[group[-1].end : m.start()], re.I):
-            cue = "target" if w["t"] else "share"
+        cue = cue_in(problem[group[-1].end : m.start()])
         role = cue or ("share" if group[0].role == "target" else "target")
         if role == group[0].role:
             continue
@@ -274,7 +301,7 @@ CLASS_WORDS = re.compile(
 )
 CLASS_NOUN = re.compile(
     r"\b(?:equit\w*|stocks?|bonds?|fixed\s+income|alternatives?|real\s+assets|real\s+estate|private\s+(?:equity|credit|markets)|"
-    r"hedge\s+funds?|gold|commodities|infrastructure|munis|gilts|treasur\w*|semis|semiconductors?|tech|small[- ]caps?|"
+    r"hedge\s+funds?|gold|commodities|infrastructure|munis|gilts|treasur\w*|semis|semiconductors?|tech|(?:small|mid|large)[- ]caps?|SCPI|REITs?|"
     r"luxury|exposure|positions?|holdings?)\b",
     re.I,
 )
@@ -313,12 +340,23 @@ def percent_roles(problem, facts, ends, amounts):
                 name = "each " + RELATIONS[name.lower()][0].rstrip("s").replace("children", "child").replace("childre", "child")
             f.label = f"{name}'s stake"  # "Founder Klaus (67) holds 80 %, his sister Petra 20 %"
             f.base = f.base or _company(problem, amounts)
+        elif f.role == "share" and OWNS_BEFORE.search(before) and OF_COMPANY_AFTER.match(after):
+            who = OWNER_BEFORE.search(before) or SENTENCE_SUBJECT.match(before)
+            owner = who["who"] if who and who["who"] not in NOT_A_NAME else ""
+            f.label = f"{owner}'s stake" if owner else "stake"  # "Giorgio ... owns ninety percent of a packaging S.r.l."
+            f.base = _company(problem, amounts)
+        elif f.role == "share" and (verb := DISPOSE_BEFORE.search(before)) and (held := _stake_before(facts, f)):
+            f.role, f.base = "target", held.base  # "Own 100% of an S corp. Dan wants to sell 60%": of the same company
+            f.label = f"share to {verb['v'].lower().rstrip('s')}"
+        elif f.role == "share" and (stake := STAKE_IN_AFTER.match(after)):
+            f.base = f.base or _lower(stake["np"].split()[-1])  # "a 40% stake in a Reno car dealership"
+            f.label = f"{f.base} stake"
         if f.label in ("percent", "rate", "tax rate") and f.role in ("tax", "return", "fee", ""):
             phrase = _phrase_before(re.split(r"[;,:(]", before)[-1])
             if phrase and not re.fullmatch(r"(?:is|are|of|at)", phrase):
                 f.label = phrase  # "Oregon top rate 9.9%"
         if f.role == "tax" and (on := re.match(r"^\s*(?P<what>(?:[\w-]+\s+){0,2}?)on\s+(?:(?:the|her|his|their|its)\s+)?(?P<np>[\w-]+(?:\s+(?!and\b|or\b|for\b|in\b)[\w-]+){0,2})", after)):
-            f.base = _lower(on["np"])  # "a 30% flat tax on investment income"
+            f.base = _tax_base(_lower(on["np"]), amounts)  # "a 30% flat tax on investment income"
             if on["what"].strip():
                 f.label = _lower(on["what"].strip())
             elif f.label.endswith(" share"):
@@ -329,15 +367,15 @@ def percent_roles(problem, facts, ends, amounts):
             f.base = named[-1].label if named else noun
         if f.role in ("share", "target") and CLASS_WORDS.match(after):
             start_of_list = _list_start(before)
-            cue = None
-            for w in re.finditer(rf"\b(?:(?P<t>{TARGET_CUE})|(?P<c>{CURRENT_CUE}))\b", before[:start_of_list][-45:], re.I):
-                cue = "target" if w["t"] else "share"
+            cue = cue_in(before[:start_of_list][-45:])
             if cue:
                 f.role = cue
                 if cue == "target" and f.label.endswith(" share"):
                     f.label = f.label[: -len(" share")] + " target"
             if not f.base:
                 f.base = whole_before(problem, f.start, sentence_start, amounts)
+        elif f.role in ("share", "target") and (cls := _class_before(before)):
+            _class_first(f, cls, before, problem, sentence_start, amounts)
         if re.search(r"\bfrom\s+$", before) and (m := re.match(r"\s*to\s+(\d[\d.,]*)\s?%", after)):
             f.role = "share"  # "cut USD exposure from 45% to 20% of his portfolio": today, then the target
             later = next((g for g in percents if g.start == f.end + m.start(1)), None)
@@ -359,6 +397,13 @@ def percent_roles(problem, facts, ends, amounts):
             bare = [a for a in amounts if a.label == f.base and a.start < f.start]
             if bare:
                 f.base = _name_whole(problem, bare[-1])  # "She holds 2,1 Mio. EUR, of which 10 % in gold"
+        if f.role != "share" and f.role != "target" and (whole := _amount_just_before(problem, f, amounts, sentence_start)) and IN_AFTER.match(after):
+            f.role, f.base = "share", f.base or _name_whole(problem, whole)  # "$7.5M portfolio, 30% in NY munis yielding"
+        elif f.role != "target" and not f.base and (whole := _amount_just_before(problem, f, amounts, sentence_start)) and IN_AFTER.match(after):
+            f.base = _name_whole(problem, whole)  # "Portfolio CHF 4.6M, 12% in pharma today"
+        if f.role in ("share", "growth", "spending") and (m := INTENT_BEFORE.search(before)) and not PERIODIC_AFTER.match(after):
+            if not (f.role == "spending" and MOVED.search(m[0])):  # "raise the draw to 5%": still the spending rate
+                _intended(f, facts, after)
         if f.role == "tax" and f.label.endswith(" share"):
             f.label = _phrase_before(re.split(r"[;,:(]", before)[-1]) or "tax rate"  # "KESt of 27,5 % applies": no share
         if f.label in ("percent", "rate") and f.role not in ("share", "target"):
@@ -367,23 +412,104 @@ def percent_roles(problem, facts, ends, amounts):
     return facts
 
 
+# "wants 20% by year-end", "plans to take 50 % as capital", "wants to raise that to 15 %": a share the client means
+# to reach, once (not "wants to draw 4% a year", a rate)
+INTENT_BEFORE = re.compile(
+    r"\b(?:wants?|wanted|plans?|planned|aims?|intends?|would\s+like|hopes?|wishes)\s+(?:to\s+(?:raise|increase|lift|grow|"
+    r"cut|reduce|trim|bring|take|get|move|draw|withdraw)\s+(?:(?:[\w'’-]+\s+){0,3}?(?:to|at)\s+)?)?"
+    r"(?:(?:about|around|roughly|some|only)\s+)?$",
+    re.I,
+)
+IN_AFTER = re.compile(r"\s+(?:(?:already|currently|now|today|mostly|largely)\s+)?(?:in|into)\s+\S", re.I)
+MOVED = re.compile(r"\b(?:raise|increase|lift|grow|cut|reduce|trim|bring|move|get)\b", re.I)
+PERIODIC_AFTER = re.compile(r"^\s*(?:(?!(?:within|in|over|by|for|inside)\b)[\w'’-]+\s+){0,5}?(?:(?:a|per|each|every)\s+(?:year|annum|month|quarter)|p\.a\.|annually|yearly)\b", re.I)
+# "wants 25% as capital", "20% in bonds": the words after a percent that name its own thing
+OWN_THING_AFTER = re.compile(r"^\s+(?:as|in|into|of|on)\s+\w", re.I)
+SHARE_SUFFIX = re.compile(r"\s+(?:(?:today|now|currently)\s+)?share$")
+
+
+def _intended(f, facts, after=""):
+    """A percent the client means to reach is a target; with no whole or thing of its own it is the target of the
+    share said just before it ("12% in pharma today; wants 20% by year-end": the pharma target, of the portfolio)."""
+    f.role = "target"
+    earlier = [g for g in facts if g.kind == "percent" and g.role == "share" and g.base and g.end <= f.start and f.start - g.end < 200]
+    before = earlier[-1] if earlier else None
+    if before is not None and not f.base and not OWN_THING_AFTER.match(after):
+        f.base = before.base
+        if f.label in ("percent", "growth rate", "spending rate") or f.label.endswith((" rate", "percent")):
+            f.label = f"{SHARE_SUFFIX.sub('', before.label)} target"
+    elif f.label.endswith(" share"):
+        f.label = SHARE_SUFFIX.sub("", f.label) + " target"
+
+
+def _tax_base(words, amounts):
+    """What a tax rate is charged on, where that is an amount: an income measure ("on investment income") or an amount
+    on the sheet ("on the gains" with "gains of £400k"); a class of asset or payment the rule covers ("CGT 24% on
+    residential property", "KESt 27,5 % on dividends", "5,5 % on top") is its scope, not a base."""
+    if m := re.search(r"^.*?\bincome\b", words):
+        return m[0]  # "investment income applies": the measure, not the verb after it
+    named = [a.label for a in amounts if a.label.split() and a.label.split()[0].lower() == words.split()[0]]
+    return named[-1] if named else ""
+
+
+def _amount_just_before(problem, f, amounts, sentence_start):
+    """The amount a percent follows in its sentence across a comma ("$7.5M portfolio, 30% ..."), or None."""
+    mine = [a for a in amounts if sentence_start <= a.start and a.end <= f.start and a.role not in ("liability", "commitment")]
+    if mine and re.fullmatch(r"(?:\s+[\w-]+){0,2}\s*,\s*(?:(?:about|roughly|around|some|only|nearly)\s+)?", problem[mine[-1].end : f.start]):
+        return mine[-1]
+    return None
+
+
 STAKE_AFTER = re.compile(
     rf"^\s*(?:owned\s+|held\s+)?by\s+(?:(?:his|her|their|the)\s+(?:{'|'.join(RELATIONS)})\s+)?(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+))(?!\s+(?:[A-Z]|&))",
     re.I,
 )
 STAKE_BEFORE = re.compile(
-    r"(?:^|\b(?:founder|father|mother|son|daughter|sister|brother|wife|husband|his|her|the|partner|and|two|three|four|five|both)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
-    r"\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly)\s+)?$",
+    r"(?:^\s*|[:]\s*|\b(?:founder|father|mother|sons?|daughters?|sisters?|brothers?|children|kids|nephews?|nieces?|wife|husband|his|her|the|partner|and|two|three|four|five|both)\s+|,\s*)(?P<who>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+)|children|kids|sons|daughters)"
+    r"\s+(?:(?:holds?|owns?|has|keeps?)\s+)?(?:(?:about|around|roughly|the\s+other|the\s+remaining)\s+)?$",
     re.I,
 )
+# "owns ninety percent of a packaging S.r.l.", "holds 100% of Keller Präzision AG": a stake in the company
+OWNS_BEFORE = re.compile(r"\b(?:owns?|holds?|controls?)\s+(?:(?:about|around|roughly|all|only)\s+)?$", re.I)
+OF_COMPANY_AFTER = re.compile(
+    r"^\s+of\s+(?:(?:a|an|the|his|her|their|its)\s+)?(?:[\w&.'’-]+\s+){0,3}?(?:company|firm|business|dealership|"
+    r"GmbH|AG|KG|S\.r\.l\.|S\.p\.A\.|SA|LLC|Inc\.?|partnership|practice|corp|corporation)(?!\w)",
+    re.I,
+)
+# "a 40% stake (valued at $11.9M) in a Reno car dealership": the stake is of what it is in
+STAKE_IN_AFTER = re.compile(
+    r"^\s+(?:stake|interest|holding|share)\b(?:\s*\([^)]*\))?\s+in\s+(?:(?:a|an|the|his|her|their|its)\s+)?"
+    r"(?P<np>[\w&'’-]+(?:\s+[\w&'’-]+){0,3}?)(?=\s*(?:[,.;:(]|$))",
+    re.I,
+)
+# "sell 60% to a PE fund", "transfer 30 % to his son": a part of a stake the client means to part with
+DISPOSE_BEFORE = re.compile(r"\b(?P<v>sell|sells|transfer|transfers|gift|gifts|give|gives|hand\s+over|pass\s+on)\s+(?:(?:about|around|roughly|another|a\s+further|the\s+remaining|only|up\s+to)\s+)?$", re.I)
+OWNER_BEFORE = re.compile(r"(?-i:(?P<who>[A-ZÀ-Ý][a-zà-ÿ]+))\s*(?:\(\s*\d{1,3}\s*\)\s*)?(?:owns?|holds?|controls?)\s+(?:\w+\s+)?$")
+SENTENCE_SUBJECT = re.compile(r"^\s*(?:(?:Client|Founder|Mr|Mrs|Ms|Dr)\.?\s+)?(?P<who>[A-ZÀ-Ý][a-zà-ÿ]+)\b")
 ENTITY_NAME = re.compile(r"(?:[A-ZÀ-Ý][\w&.-]*\s+)+(?:GmbH\s*&\s*Co\.\s*KG|GmbH|AG|KG|S\.r\.l\.|LLC|Inc\.?|SA|S\.p\.A\.)|\bS\s*corp\b")
+
+
+EARNINGS = re.compile(r"(?:annual\s+)?(?:EBITDA|EBIT|revenue|revenues|sales|turnover|profit|profits|earnings|net\s+income|dividends)\b", re.I)
+
+
+def _stake_before(facts, f):
+    """The last stake said before a percent (its base is the company), or None."""
+    stakes = [g for g in facts if g.kind == "percent" and g.end <= f.start and g.label.endswith("stake") and g.base]
+    return stakes[-1] if stakes else None
+
+
+FLOOR_BEFORE = re.compile(r"\b(?:keep|keeps|min\.?|minimum(?:\s+of)?|at\s+least|no\s+less\s+than)\s+$", re.I)
 
 
 def _company(problem, amounts):
     """What a stake is of: the company's value where an amount names it, else the company's name."""
     for a in sorted(amounts, key=lambda a: not re.search(r"value|valued|worth", problem[max(0, a.start - 30) : a.start] + a.label, re.I)):
         sentence = problem[max(0, a.start - 80) : a.end + 20]
-        if a.role in ("", "holding") and re.search(r"\b(?:company|firm|business|GmbH|KG|AG|corp|S\.r\.l\.|LLC|valued|equity\s+value)\b", sentence, re.I):
+        if FLOOR_BEFORE.search(problem[max(0, a.start - 20) : a.start]):
+            continue  # "none in the business. Keep min. $1M personal cash": a floor, not what the company is worth
+        if EARNINGS.match(a.label):
+            continue  # "EBITDA $3.2M" beside the company is what it earns, not what it is worth
+        if a.role in ("", "holding") and re.search(r"\b(?:company|firm|business|GmbH|KG|AG|corp|S\.r\.l\.|LLC|valued|equity\s+value)(?!\w)", sentence, re.I):
             if a.label in BARE or a.label in ("value", "KG", "AG", "GmbH", "company"):
                 named = ENTITY_NAME.search(problem[max(0, a.start - 60) : a.start])
                 a.label = " ".join(named[0].split()) if named else "company value"  # "Brunner Textil AG is valued at"
@@ -400,10 +526,40 @@ def _of_amount(problem, f, amounts):
     return inside[0].label if inside else ""
 
 
+# "current: equities 52 %, bonds 30 %, cash 8 %": a list that names each class before its percent
+CLASS_FIRST_ITEM = r"[A-Za-zÀ-ÿ][\w&'’-]*(?:\s+[A-Za-zÀ-ÿ][\w&'’-]*){0,2}\s+(?:at\s+)?"
+CLASS_FIRST_RUN = re.compile(rf"(?:{CLASS_FIRST_ITEM}\d[\d.,]*\s?%\s*(?:,|\band\b)\s*)*{CLASS_FIRST_ITEM}$")
+
+
+def _class_before(before):
+    """The asset class named just before a percent ("cash 8 %" -> "cash"), or ""."""
+    item = re.split(r"[,;:\n]|\band\b|\s-\s", before)[-1]
+    m = CLASS_WORDS.match(item)
+    if not m or item[m.end() :].strip() not in ("", "at"):
+        return ""
+    return _lower(re.sub(r"^\s*(?:in|into|of)\s+", "", m[0]).strip())
+
+
+def _class_first(f, cls, before, problem, sentence_start, amounts):
+    """A share named class first: its label the class, its role by the cue before the whole list ("strategy:",
+    "current:"), its base the whole the list is of."""
+    run = CLASS_FIRST_RUN.search(before)
+    cue = cue_in(before[: run.start() if run else len(before)][-45:])
+    if cue:
+        f.role = cue
+    if f.label.startswith("percent") or f.label in ("share", "target"):
+        f.label = f"{cls} target" if f.role == "target" else cls
+    if not f.base:
+        f.base = whole_before(problem, f.start, sentence_start, amounts)
+
+
 def _list_start(before):
     """Where a list of shares starts in the words before one of them ("guideline 50% equities, 35% bonds, ")."""
     m = re.search(r"(?:\d[\d.,]*\s?%\s+[^,;%\d]{1,30}(?:,\s*|\s+and\s+|\s*/\s*))+$", before)
     return m.start() if m else len(before)
+
+
+TAX_RULE = re.compile(r"tax|surtax|surcharge|levy|duty|steuer|zuschlag|impôt|imposta|withholding|bracket", re.I)
 
 
 def _role_near(before, after):
@@ -412,8 +568,9 @@ def _role_near(before, after):
     clause_after = re.split(r"[;,]", after)[0][:40]
     from reasoning.facts import regimes
 
-    if regimes.find_regimes(clause_before[-30:] + " " + clause_after[:25]):
-        return "tax"  # "the 24% CGT rate", "Abgeltungsteuer of 26.375%"
+    near = regimes.find_regimes(clause_before[-30:] + " " + clause_after[:25])
+    if any(TAX_RULE.search(f"{m.name} {m.what}") for m in near):
+        return "tax"  # "the 24% CGT rate", "Abgeltungsteuer of 26.375%"; not an account ("draw 25% of the SIPP")
     best, distance = "share", 10**6
     for role, cue in PERCENT_ROLES:
         for m in re.finditer(rf"\b(?:{cue})\b", clause_before, re.I):
@@ -422,7 +579,10 @@ def _role_near(before, after):
         m = re.search(rf"\b(?:{cue})\b", clause_after, re.I)
         if m and m.start() < distance:
             best, distance = role, m.start()
-    if re.search(rf"\b(?:{TARGET_CUE.replace('|to|towards?|into|', '|')})\b", clause_before, re.I) and re.search(r"target|ziel|cible|aim", clause_before, re.I):
+    if re.search(r"\b(?:CPI|RPI|HICP|inflation)\s*\+\s*$", clause_before, re.I):
+        return "return"  # "aims for CPI + 4%": a real return
+    own = re.split(r"%|\band\b", clause_before)[-1]  # "aims for CPI + 4% and spends 3.5%": the aim is not this one's
+    if re.search(rf"\b(?:{TARGET_CUE.replace('|to|towards?|into|', '|')})\b", own, re.I) and re.search(r"target|ziel|cible|aim", own, re.I):
         return "target"
     return best
 
@@ -432,7 +592,7 @@ def _role_near(before, after):
 REL = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 NAME = r"(?P<name>(?-i:[A-ZÀ-Ý][a-zà-ÿ]+(?:-[A-ZÀ-Ý][a-zà-ÿ]+)?))"
 NAME_AGE = re.compile(
-    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}}|(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)(?![\w-]))\b"
+    rf"(?:(?P<rel>\b(?:{REL}))\s*,?\s+)?{NAME}\s*(?:\(\s*(?:age\s+|aged\s+)?(?P<a1>\d{{1,3}})\s*\)|,\s*(?:aged?\s+)?(?P<a2>\d{{1,3}})(?=\s*(?:[,.;:)]|and\b|und\b|$))|,?\s+(?:is|aged?)\s+(?P<a3>\d{{1,3}}|(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?)(?![\w-]))\b"
     rf"|,\s*(?P<a4>(?i:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?))(?=\s*[,.;:])"
     rf"|\s+(?P<a5>\d{{2}})(?![.,]\d)(?=\s*(?:[/;)]|,(?!\d)|and\b|$)))",
     re.I,
@@ -565,7 +725,7 @@ LIMIT_NOUN = re.compile(
     re.I,
 )
 AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
-AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay\s+(?:under|below)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay(?:s|ing)?\s+(?:under|below|within|inside)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NO_ONE_ABOVE = re.compile(r"\bno\s+(?P<one>single\s+|one\s+|individual\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:(?:is\s+|may\s+be\s+|should\s+be\s+)?(?:above|over|beyond|exceeding|more\s+than))\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
@@ -576,11 +736,18 @@ OBJECT_AFTER = re.compile(
 
 
 CAP_AT = re.compile(r"\bcap\s+(?P<obj>(?:any|each|every|a|the|one)?\s*[\w-]+(?:\s+[\w-]+)?)\s+at\s+$", re.I)
+# a bound said after its figure, with no object: "15% max", "5 % min." (the thing is the share said before)
+BOUND_LAST = re.compile(r"^\s*(?P<w>max(?:imum)?|min(?:imum)?)\b\.?(?!\s*[A-Za-z(])", re.I)
 BOUND_AFTER = re.compile(r"^\s+(?P<w>minimum|min\.|maximum|max\.)\s+(?P<obj>[\w-]+)", re.I)
 VERB_OBJECTS = {"spend": "spending", "realise": "gains", "realize": "gains", "draw": "withdrawals", "withdraw": "withdrawals",
                 "give": "gifts", "gift": "gifts", "borrow": "borrowing", "sell": "sales", "invest": "investment"}  # fmt: skip
 MAX_BEFORE = re.compile(r"\b(?P<w>max(?:imum)?|min(?:imum)?)\.?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:of\s+|at\s+|:\s*|is\s+)?$", re.I)
 RATE_BASE = re.compile(r"\b(?:bracket|loan-to-value|LTV|ltv|rate|ratio|fees?|TER|leverage|drawdown|volatility)\b", re.I)
+
+
+# what a client keeps an amount as, or needs it for, makes the amount a minimum
+KEPT_AS = re.compile(r"^\s+(?:in\s+)?(?P<np>cash|liquidity|T-bills|treasuries|money\s+market)\b", re.I)
+NEEDED_INCOME = re.compile(r"^\s+(?:(?:a|per|each|every)\s+(?P<period>year|month)\s+)?(?:of\s+(?:\w+\s+)?income|to\s+live\s+on|in\s+income)\b", re.I)
 
 
 def limits(problem, facts, ends, durations, amounts=()):
@@ -618,6 +785,11 @@ def limits(problem, facts, ends, durations, amounts=()):
             base = of_words or in_words or what
         elif re.search(r"\bkeep\s+$", before[-12:], re.I) and re.match(r"^\s+liquid\b", after):  # "must keep $2M liquid"
             role, base, label = "minimum", "liquid assets", "liquidity minimum"
+        elif re.search(r"\bkeep\s+$", before[-12:], re.I) and (m := KEPT_AS.match(after)):  # "Keep CHF 100k cash"
+            role, base, label = "minimum", m["np"].lower(), f"{m['np'].lower()} minimum"
+        elif re.search(r"\bneeds?\s+$", before[-12:], re.I) and (m := NEEDED_INCOME.match(after)):  # "Needs $250k a year of income"
+            role, base = "minimum", "income"
+            label = "monthly income minimum" if (m["period"] or "").lower() == "month" else "income minimum"
         elif AT_LEAST.search(before[-40:]) or re.search(r"\bkeep\s+(?:at\s+least\s+)?$", before[-20:], re.I) and in_words and not _a_place_or_known(in_words):
             role = "minimum"
             base = of_words or in_words
@@ -634,7 +806,7 @@ def limits(problem, facts, ends, durations, amounts=()):
             subject = re.search(r"(?P<np>[\w-]+(?:\s+(?!(?:must|should|may|can|will|to)\b)[\w-]+)?)\s+(?:(?:must|should|may|can|will|is|are|to)\s+)*(?:never|not)\b", before, re.I)
             base = _clean(subject["np"]) if subject else ""
             label = f"{base} floor".strip()
-        elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|more\s+than|at\s+most|max|cap|exceed|up\s+to", m[0], re.I)):
+        elif (m := AT_MOST.search(before[-40:])) and (kind != "amount" or re.search(r"no\s+more|more\s+than|at\s+most|max|cap|exceed|up\s+to|stay\w*\s+(?:under|below|within|inside)", m[0], re.I)):
             if re.match(r"(?:under|below|beneath|less)", m[0], re.I) and not re.search(
                 r"\b(?:keep|stay|remain|hold|get|bring|cut|reduce|trim|take)\w*\b[^.;,]{0,40}$", before[: m.start() + len(before) - 40 if len(before) > 40 else m.start()] + before[-40:][: m.start()], re.I
             ):
@@ -657,12 +829,17 @@ def limits(problem, facts, ends, durations, amounts=()):
             role = "maximum" if m["w"].lower().startswith("max") else "minimum"
             base = _clean(m["obj"])
             label = f"{_lower(base)} {'cap' if role == 'maximum' else 'minimum'}"
+        elif (m := BOUND_LAST.match(after)) and kind == "percent":  # "Wants 15% max, funded from cash"
+            role = "minimum" if m["w"].lower().startswith("min") else "cap"
+            shares = [f for f in facts if f.kind == "percent" and f.end <= start and f.role == "share" and not f.label.startswith("percent")]
+            base = SHARE_SUFFIX.sub("", shares[-1].label) if shares else ""
+            label = f"{base} {'minimum' if role == 'minimum' else 'cap'}".strip()
         else:
             continue
-        if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>(?!in\b|of\b|a\b|per\b|for\b)[a-z][\w-]*(?:\s+(?!in\b|of\b|and\b|for\b)[a-z][\w-]*)?)(?=\s*$|\s*[,.;])", after, re.I)):
+        if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>(?!in\b|of\b|a\b|per\b|for\b|overall\b|in\s+total\b|total\b|combined\b|altogether\b)[a-z][\w-]*(?:\s+(?!in\b|of\b|and\b|for\b)[a-z][\w-]*)?)(?=\s*$|\s*[,.;])", after, re.I)):
             base = _lower(d["np"])  # "max. 40 % equities"
             label = f"{base} cap"
-        if not base and role in ("cap", "maximum") and (d := re.search(r"(?P<np>[\w-]+\s+[\w-]+)\s+(?:no\s+higher\s+than|no\s+more\s+than|at\s+most|max\.?)\s+$", before, re.I)):
+        if not base and role in ("cap", "maximum") and (d := re.search(r"(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:no\s+higher\s+than|no\s+more\s+than|at\s+most|max\.?)\s+$", before, re.I)):
             base = _lower(d["np"])  # "Federal bracket no higher than 22%"
             label = f"{base} cap"
         if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?\s+(?:bracket|rate|ratio|fees?|loan-to-value))\b", after)):
@@ -714,7 +891,8 @@ HORIZON_DURATION = re.compile(
     r"\b(?P<cue>over|within|in|during|across|inside|for|innerhalb|über|binnen|sur|en|d'ici)\s+(?:the\s+|a\s+)?(?:next\s+|coming\s+|following\s+|following\s+|nächsten\s+|prochains?\s+)?$",
     re.I,
 )
-HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4])(?:\s*-\s*|\s*(?:of\s+)?))?$", re.I)
+# "by 2031", "by June 2027", "growing 25% a year to 2030" (not "up to 2030", a bound on something else)
+HORIZON_YEAR = re.compile(r"\b(?P<cue>by|until|till|through|before|ahead\s+of|after|no\s+later\s+than|not\s+before|from|bis|avant|après|d'ici|entro|(?:by|at|before)\s+(?:the\s+)?end\s+of|in|(?<!up\s)to)\s+(?:(?:the\s+)?(?:end|start|spring|summer|autumn|fall|winter|mid|early|late|year-end|year\s+end|the\s+\w+\s+of|Q[1-4]|MONTHS)(?:\s*-\s*|\s*(?:of\s+)?))?$".replace("MONTHS", MONTH_NAMES), re.I)
 HORIZON_AGE = re.compile(r"\b(?P<cue>before|by|until|after|at|to)\s+(?:(?:he|she|they|the\s+client)\s+)?(?:retir\w*|turning|turns?|reaching|reach\w*|age)\s+(?:at\s+|age\s+)?$", re.I)
 HORIZON_NOUN = re.compile(r"\b(?P<noun>[\w-]+\s+)?(?P<h>horizon|time\s+frame|timeframe|runway|deadline)\s+(?:of\s+|is\s+|:\s*)?(?:about\s+|roughly\s+)?$", re.I)
 BIRTHDAY = re.compile(r"\b(?P<cue>before|by|until|after)\s+(?:his|her|their|my|the\s+client['’]s)\s+(?P<n>\d{2,3})(?P<th>st|nd|rd|th)\s+birthday\b", re.I)
@@ -738,6 +916,13 @@ HORIZON_LABELS = (  # a stem in the clause before -> the horizon's label
 )
 
 
+# the time over which committed capital is called: "4 yrs to call", "three years to be drawn"
+CALLED_AFTER = re.compile(r"^\s+(?:left\s+)?to\s+(?:be\s+)?(?:call|called|draw\s+down|drawn(?:\s+down)?|deploy|deployed|pay\s+in|paid\s+in)\b", re.I)
+
+
+AVERAGED = re.compile(r"\b(?:average|averaged|trailing|rolling|smoothed|mean)\b[^.;,]{0,25}$", re.I)
+
+
 def horizons(problem, facts, ends, spans_durations):
     out, replaced = [], set()
     for start, end, value, unit in spans_durations:
@@ -751,6 +936,9 @@ def horizons(problem, facts, ends, spans_durations):
             continue
         if re.match(r"^\s*(?:horizon|time\s+horizon|investment\s+horizon)\b", problem[end:end + 30], re.I):
             out.append(Fact("investment horizon", "horizon", value, unit, problem[start:end], start, end, role="over"))
+            continue
+        if CALLED_AFTER.match(problem[end : end + 30]):  # "$42M unfunded commitments, ~4 yrs to call"
+            out.append(Fact("commitment drawdown", "horizon", value, unit, problem[start:end], start, end, role="over"))
             continue
         if re.search(r"\b(?:survives?|outlives?|lives?)\s+$", before[-12:], re.I):  # "if he survives 7 years"
             out.append(Fact("survival period", "horizon", value, unit, problem[start:end], start, end, role="over"))
@@ -766,6 +954,8 @@ def horizons(problem, facts, ends, spans_durations):
         if cue in ("in", "en") and not re.search(r"\b(?:next|coming)\s+$|\bin\s+$", before[-10:], re.I):
             continue
         role = "over" if cue in ("over", "across", "during", "über", "sur", "for") else "within"
+        if role == "over" and AVERAGED.search(before[: len(before) - len(m[0])][-40:]):
+            continue  # "3.75% of the average value over five years": a smoothing window, no horizon of the client's
         after = problem[end : min(e for e in ends if e >= end)]
         out.append(Fact(_horizon_label(before[: len(before) - len(m[0])], role, after), "horizon", value, unit,
                         problem[start:end], start, end, role=role))
@@ -895,7 +1085,11 @@ def amount_roles(problem, facts, ends):
             f.label = whole[-1].lower() if whole else _lower(" ".join(w for w in words[-3:] if w.lower() not in PHRASE_STOP))
         after = problem[f.end : sentence_end]
         clause_after = re.split(r"[;,(]|\band\b", after)[0]
+        if other := next((g for g in facts if g.kind == "amount" and f.end < g.start < f.end + len(clause_after)), None):
+            clause_after = clause_after[: other.start - f.end]  # "portfolio £2.1m with £1.3m of mortgages": theirs
         near = clause_before[-40:] + " " + clause_after[:60]
+        if SIZED.search(before):  # "Unfunded commitments to venture and buyout funds total $38M": the subject's
+            near = re.split(r"[;,]", before)[-1] + " " + near
         if COMMITMENT.search(near) and not re.search(r"\bcommitted\s+to\s+(?:keep|stay|hold)", near, re.I):
             f.role = "commitment"
             if f.label in BARE or f.label.startswith("amount") or not COMMITMENT.search(f.label):
@@ -925,6 +1119,7 @@ def amount_roles(problem, facts, ends):
     return facts
 
 
+SIZED = re.compile(r"\b(?:total|totals|totalled|stand\s+at|stands\s+at|come\s+to|comes\s+to|amount\s+to|amounts\s+to)\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 LINK_WORDS = set(
     "at of is are was were ca ca. about around roughly approx approx. some nearly pays pay gets get holds hold holding "
     "assumed valued estimated worth net by with : = totals total totalling stands runs sits".split()
@@ -996,7 +1191,7 @@ def basis_points(problem, facts):
 
 FRACTIONS = {"half": 50.0, "a half": 50.0, "one half": 50.0, "a third": 100 / 3, "one third": 100 / 3, "two thirds": 200 / 3,
              "a quarter": 25.0, "one quarter": 25.0, "three quarters": 75.0, "a fifth": 20.0, "one fifth": 20.0}  # fmt: skip
-FRACTION = re.compile(r"(?<![\w-])(?P<f>half|a\s+half|one\s+half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters|a\s+fifth|one\s+fifth)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)", re.I)
+FRACTION = re.compile(r"(?<![\w-])(?P<f>half|a\s+half|one\s+half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters|a\s+fifth|one\s+fifth)\s+of\s+(?:(?:the|her|his|their|its|our)\s+)?(?P<np>(?:it|them|that)\b|[\w-]+(?:\s+[\w-]+)?)", re.I)
 
 
 def fractions(problem, facts, amounts):
@@ -1006,6 +1201,9 @@ def fractions(problem, facts, amounts):
         if any(f.start <= m.start() < f.end for f in facts):
             continue
         np = m["np"].lower()
+        if np in ("it", "them", "that"):  # "two point four million euros invested, a fifth of it in gold"
+            out += _fraction_of_it(problem, m, amounts)
+            continue
         named = [a for a in amounts if np.split()[0] in a.label.lower().split() or a.label.lower().split()[0] == np.split()[0]]
         if not named and not re.match(r"(?:portfolio|assets|endowment|estate|proceeds|capital|savings|wealth|shares|stake|pension)", np):
             continue
@@ -1017,8 +1215,22 @@ def fractions(problem, facts, amounts):
     return out
 
 
+def _fraction_of_it(problem, m, amounts):
+    """ "a fifth of it in gold": a share, of the amount said just before in the sentence, of the class after it."""
+    sentence_start = max(problem.rfind(". ", 0, m.start()), problem.rfind("\n", 0, m.start())) + 1
+    whole = [a for a in amounts if sentence_start <= a.start and a.end <= m.start()]
+    cls = CLASS_WORDS.match(problem[m.end() :])
+    if not whole or not cls or not re.match(r"\s+(?:in|into)\s", problem[m.end() :]):
+        return []
+    label = _lower(re.sub(r"^\s*(?:in|into|of)\s+", "", cls[0]).strip())
+    words = " ".join(m["f"].lower().split())
+    return [Fact(label, "percent", FRACTIONS[words], "%", m["f"], m.start(), m.start() + len(m["f"]),
+                 base=_name_whole(problem, whole[-1]) if whole[-1].label in BARE or whole[-1].label.startswith("amount") else whole[-1].label, role="share")]
+
+
 WORD_SCALE = re.compile(
     rf"(?<![\w$€£-])(?P<n>(?i:{WORDS}))(?P<half>\s+and\s+a\s+half)?\s+(?P<scale>(?i:million|billion))\b"
+    rf"(?![\s-]+(?:and\s+)?(?i:{'|'.join(NUMBER_WORDS)}|hundred|thousand)\b)"  # "two million four hundred thousand": read whole
     r"(?:\s+(?P<cur>(?i:euros?|dollars?|francs?|pounds?)))?(?!\s+(?:shares|people|units|options|acres|miles))"
 )
 CURRENCY_WORDS = {"euro": "EUR", "dollar": "USD", "franc": "CHF", "pound": "GBP"}
@@ -1044,7 +1256,28 @@ def word_amounts(problem, facts):
             continue  # already read
         drop.update(id(f) for f in inside)
         out.append(Fact("amount", "amount", float(value), unit, m[0], m.start(), m.end()))
+    out += _more_in_words(problem, facts)
     return [f for f in facts if id(f) not in drop] + out
+
+
+# "he could buy in another two hundred and fifty thousand": more of the money just named, in its currency
+MORE_IN_WORDS = re.compile(
+    rf"\b(?i:another|a\s+further|an\s+additional|an\s+extra)\s+(?P<n>(?i:{WORDS}))(?![\w-])"
+    r"(?!\s*%|\s+(?!(?:from|to|in|into|for|of|over|by|next|this|that|a|an|the|and|or|but|if|when|at|on|per|each|every|"
+    r"later|now|soon)\b)[a-z])"  # "another fifty thousand shares" counts shares, not money
+)
+
+
+def _more_in_words(problem, facts):
+    out = []
+    for m in MORE_IN_WORDS.finditer(problem):
+        value = words_value(m["n"])
+        earlier = [f for f in facts if f.kind == "amount" and f.end <= m.start() and f.unit]
+        taken = any(f.start < m.end("n") and m.start("n") < f.end for f in facts)
+        if value is None or value < 1000 or not earlier or taken:
+            continue
+        out.append(Fact("amount", "amount", float(value), earlier[-1].unit, m["n"], m.start("n"), m.end("n")))
+    return out
 
 
 def refine(problem, facts, ends):
@@ -1076,7 +1309,66 @@ def refine(problem, facts, ends):
     facts = [f for f in facts if id(f) not in replaced]
     facts = [f for f in facts if not (f.kind == "age" and NOT_A_PERSON_AGE.match(problem[f.end :]))]
     persons = people(problem, facts, ends)
+    percent_bases(problem, facts + bound, amounts)
+    bare_targets(problem, facts, ends)
     return facts + bound + times + persons
+
+
+LOSS_WORDS = re.compile(r"\b(?:drawdown|drop|loss|decline|fall|hedge|hedged|hedging)\b", re.I)
+ON_THING = re.compile(r"^\s*(?:[\w-]+\s+){0,2}?(?:on|of|in)\s+(?:the|her|his|their|its|our)\s+(?P<np>[\w-]+(?:\s+[\w-]+)?)", re.I)
+AT_RATE = re.compile(r"\s+(?:(?:of|in)\s+[\w' -]{1,30}?\s+)?at\s+$", re.I)
+
+
+def percent_bases(problem, facts, amounts):
+    """The base of a percent the text ties to one amount by its words, where none was read: a loss or hedge limit "on
+    the bond sleeve" is of the amount of that name (else, with no thing named, of the case's whole); "$420k of
+    student loans at 6.8%" is the loans' rate. A percent applied to another amount is then a wrong base."""
+    wholes = [a for a in amounts if re.search(rf"\b(?:{WHOLE_WORDS})\b", a.label, re.I) and a.role not in ("liability", "commitment")]
+    whole = max(wholes, key=lambda a: a.value).label if len({a.unit for a in wholes}) == 1 else None
+    for f in facts:
+        if f.kind not in ("percent", "limit") or f.unit != "%" or f.base:
+            continue
+        owner = _amount_before_at(problem, f, amounts)
+        if owner is not None:
+            f.base = owner.label
+            if f.label in ("percent", "rate", "share") or f.label.endswith(" share"):
+                f.label = f"{owner.label} interest rate" if owner.role == "liability" else f"{owner.label} rate"
+                f.role = "" if f.kind == "percent" else f.role
+            continue
+        if not LOSS_WORDS.search(f.label + " " + problem[f.end : f.end + 20]):
+            continue
+        if m := ON_THING.match(problem[f.end :]):
+            named = [a for a in amounts if _stems(m["np"]) & _stems(a.label)]
+            if len(named) == 1:
+                f.base = named[0].label
+        elif whole is not None:
+            f.base = whole  # "can't stomach more than a 20% drop": of all they hold
+
+
+def bare_targets(problem, facts, ends):
+    """ "Equities drifted to 70% against a 55% target": a bare target in a sentence that gave one class's share today
+    is that class's target, of the same whole."""
+    for f in facts:
+        if f.kind != "percent" or f.label != "target":
+            continue
+        start = max([e + 1 for e in ends if e < f.start], default=0)
+        shares = [g for g in facts if g.kind == "percent" and g.role == "share" and start <= g.end <= f.start
+                  and g.label.endswith(" share") and CLASS_NOUN.search(g.label)]
+        if len(shares) == 1:
+            f.label, f.base = f"{shares[0].label.removesuffix(' share')} target", f.base or shares[0].base
+
+
+def _stems(text):
+    """The first four letters of each word of four or more: "bond sleeve" and "bond ladder" share "bond"."""
+    return {w[:4] for w in re.findall(r"[a-z]{4,}", text.lower())}
+
+
+def _amount_before_at(problem, f, amounts):
+    """The amount right before "at <percent>" ("$420k of student loans at 6.8%"), or None."""
+    for a in amounts:
+        if a.end <= f.start and f.start - a.end <= 45 and AT_RATE.fullmatch(problem[a.end : f.start]):
+            return a
+    return None
 
 
 # "a 40-year-old family firm", "the 90-year-old foundation": an entity has no age

@@ -2,7 +2,7 @@
 
 import pytest
 
-from reasoning.facts.acting import addressed
+from reasoning.facts.acting import acts, addressed
 from reasoning.facts.checks.coverage import findings as coverage_findings
 from reasoning.facts.sheet import Fact
 
@@ -84,3 +84,36 @@ def test_coverage_fails_an_instrument_never_named():
 def test_a_goal_is_addressed_by_the_sentences_that_act(answer, expected):
     (found,) = coverage_findings(answer, [Fact("goal", "goal", "pass the business to their daughter")])
     assert found.kind == "coverage" and found.ok is expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "GRAT: weigh it against the plan above.",
+        "pillar 3a: contribute and withdraw in the order the steps above set.",
+        "retire at 64: each yearly review measures the plan against it.",
+    ],
+)
+def test_a_line_that_points_back_at_the_answer_and_names_no_amount_acts_on_nothing(sentence):
+    assert not acts(sentence)
+
+
+def test_a_line_with_an_amount_acts_even_where_it_points_back():
+    assert acts("DAF: seed it with USD 500k of the low-basis shares, as the plan above says.")
+
+
+def test_an_answer_that_acts_on_nothing_fails_coverage_even_with_nothing_listed():
+    # SmolLM2 once ended a rebalancing session solved with this: no figure, no action, no date.
+    junk = "The client's portfolio, which includes returns on property tax and estate taxes. This task requires a report."
+    (found,) = coverage_findings(junk, [Fact("portfolio", "amount", 3e6, "CHF")])
+    assert not found.ok and "acts on nothing" in found.detail
+    assert coverage_findings("Sell CHF 300k of equities over the year.", [Fact("portfolio", "amount", 3e6, "CHF")]) == []
+
+
+def test_an_answer_to_a_case_with_targets_acts_on_one_of_them():
+    targets = [Fact("equities target", "percent", 60, "%", base="portfolio", role="target"),
+               Fact("bonds target", "percent", 40, "%", base="portfolio", role="target")]  # fmt: skip
+    junk = "This is a 2019 report on the rebalancing process, to be completed within two days."
+    (found,) = coverage_findings(junk, targets)
+    assert not found.ok and "targets" in found.detail
+    assert coverage_findings("Sell CHF 300k of equities in 2026 to reach 60%.", targets) == []

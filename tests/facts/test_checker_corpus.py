@@ -1,42 +1,109 @@
 """The checker on sentences people write (fixtures/checker_corpus.json, written blind to the checker: issue 30,
 section 2). Every sentence is checked against its case's facts; per slip kind, a slip is caught when a failed finding
 overlaps its sentence; on right sentences, any failed finding is a false alarm. The table prints with -s, and
-bench/checker_corpus.py prints it as Markdown. The kinds jurisdiction_rate and constraint are checked by modules of
-their own (reasoning/facts/rules.py, constraints.py): reported here, not asserted. The held-out corpus is never read
-here."""
+bench/checker_corpus.py prints it as Markdown. Every kind is the checker's (the rule table and the constraints are
+among its checks). The held-out corpus, measured once and reported, is a test set now too."""
 
 import functools
 import json
 from pathlib import Path
 
+import pytest
+
 from reasoning.facts.check import check
 from reasoning.facts.fidelity import checker_table, score_checker
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "checker_corpus.json"
-OWNED_ELSEWHERE = ("jurisdiction_rate", "constraint")
-FLOOR = 80  # slips caught of the kinds this checker owns (116 in the corpus): what it reaches, not the goal of 95%
+# Written blind beside the dev corpus and measured once (issue 30); burned since, so it is a test set like the dev one.
+HELDOUT = CORPUS.with_name("checker_corpus_heldout.json")
+# Slips caught per kind, what the checker reaches (137 of 151 on the dev corpus, 37 of 39 on the held-out one); the
+# goal is 95% on any new set. Two remainders went unverified when an unplaced figure stopped failing by itself
+# (fr-ara-heirs-12, us-tx-business-sale-13: the result's operands are not written); a wrong base was gained.
+FLOORS = {
+    "constraint": 20, "dropped_scale": 10, "fraction": 11, "inverted_rate": 10, "jurisdiction": 15,
+    "jurisdiction_rate": 14, "mislabel": 8, "mixed_currency": 8, "product": 11, "remainder": 10, "wrong_base": 10,
+    "wrong_figure": 10,
+}  # fmt: skip
+HELDOUT_FLOOR = 37
+# A second blind corpus (9 new cases, 177 sentences), written by someone who never read the checker, and measured once
+# after the checker's second pass (2026-12-07): 54 of 95 slips caught, 10 false alarms. Burned since; it only moves
+# one way here: no fewer catches, and no right sentence flagged that was not flagged then.
+HELDOUT2 = CORPUS.with_name("checker_corpus_heldout2.json")
+# 54 when measured; the constraints and the rule table since catch every slip of theirs (71), and the figures'
+# checks the products, conversions, remainders and currencies written in words (86)
+# (86); 84 since an unplaced figure fails only as a result the sentence derives: at-7-rebalancing-17 and
+# de-he-business-sale-18 state a remainder after a change whose operands they do not write, now unverified.
+HELDOUT2_FLOOR = 84
+HELDOUT2_KNOWN_ALARMS = set()  # the figures' false alarms are gone (derived in words, the law's, bare thousands)
+# A third blind corpus (11 new cases, 272 sentences), written while the checker's third pass was under way by someone
+# who never read the checker, and measured once after it (2026-12-07): 85 of 139 slips caught (83 before the pass),
+# 33 false alarms (35 before). What the first two passes learnt did not carry over; it is the honest figure, and a
+# ratchet from here.
+HELDOUT3 = CORPUS.with_name("checker_corpus_heldout3.json")
+# Since an unplaced figure fails only as a result the sentence derives (33 false alarms to 9): at-5-14 (its operand
+# is unplaced), de-be-house-gift-17 (now a proposal), it-mi-como-house-21, us-fl-naples-slat-20 and
+# us-ma-cambridge-concentrated-23 (no cue, no written operand) went unverified; the law's table and bands, a share of
+# the item the sentence names, and 'takes ... down to' caught de-be-house-gift-16, fr-idf-paris-ifi-gifts-16,
+# gb-wls-cardiff-downsize-20, us-fl-naples-slat-17 and it-mi-como-house-18: 85 still.
+HELDOUT3_FLOOR = 120  # with pass four's regimes, horizons, rates, shares and bases merged beside it (both studied it)
+HELDOUT3_KNOWN_ALARMS = {
+    "de-be-house-gift-05", "de-be-house-gift-09", "at-5-salzburg-flat-sale-06", "fr-idf-paris-ifi-gifts-02",
+    "it-mi-como-house-06", "us-ma-cambridge-concentrated-02", "us-ma-cambridge-concentrated-03",
+    "us-tx-houston-foundation-11", "gb-wls-cardiff-downsize-02",
+}  # fmt: skip
+
+# A fourth blind corpus (8 new cases, 202 sentences), written during pass four by someone who never read the checker
+# and measured once after it (2026-12-07): 51 of 105 slips caught and 14 false alarms (c911623: 56 and 21). The
+# studied corpora rose and this one did not: kept as a ratchet, and as the figure to beat.
+HELDOUT4 = CORPUS.with_name("checker_corpus_heldout4.json")
+HELDOUT4_FLOOR = 51
+HELDOUT4_KNOWN_ALARMS = {
+    "de-nw-cologne-gifts-derisk-05", "de-nw-cologne-gifts-derisk-06", "de-nw-cologne-gifts-derisk-11",
+    "at-ktn-klagenfurt-practice-sale-01", "at-ktn-klagenfurt-practice-sale-05",
+    "at-ktn-klagenfurt-practice-sale-09", "at-ktn-klagenfurt-practice-sale-11", "us-mn-minneapolis-foundation-12",
+    "us-tn-nashville-slat-gifts-06", "gb-glasgow-drawdown-flat-02", "gb-glasgow-drawdown-flat-03",
+    "fr-occ-toulouse-av-grandchildren-02", "fr-occ-toulouse-av-grandchildren-10",
+    "it-ven-verona-winery-handover-06",
+}  # fmt: skip
 
 
 @functools.cache
-def score():
-    return score_checker(json.loads(CORPUS.read_text()), check)
+def score(path=CORPUS):
+    return score_checker(json.loads(path.read_text()), check)
 
 
 def test_the_table_is_printed():
-    print("\n" + checker_table(score(), OWNED_ELSEWHERE))
+    print("\n" + checker_table(score()))
     assert score()["right"] > 100
 
 
-def test_no_right_sentence_is_flagged():
-    assert score()["false_alarms"] == []
+@pytest.mark.parametrize("path", [CORPUS, HELDOUT], ids=["dev", "heldout"])
+def test_no_right_sentence_is_flagged(path):
+    assert score(path)["false_alarms"] == []
 
 
-def test_the_slips_caught_stay_at_the_floor():
-    owned = {k: row for k, row in score()["kinds"].items() if k not in OWNED_ELSEWHERE}
-    assert sum(row["caught"] for row in owned.values()) >= FLOOR
+@pytest.mark.parametrize("kind", sorted(FLOORS))
+def test_the_slips_caught_of_each_kind_stay_at_the_floor(kind):
+    assert score()["kinds"][kind]["caught"] >= FLOORS[kind]
 
 
-def test_each_kind_of_slip_this_checker_owns_is_caught_at_least_once():
-    for kind, row in score()["kinds"].items():
-        if kind not in OWNED_ELSEWHERE:
-            assert row["caught"] > 0, kind
+def test_the_held_out_slips_caught_stay_at_the_floor():
+    assert sum(row["caught"] for row in score(HELDOUT)["kinds"].values()) >= HELDOUT_FLOOR
+
+
+def test_the_second_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
+    result = score(HELDOUT2)
+    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT2_FLOOR
+    assert set(result["false_alarms"]) <= HELDOUT2_KNOWN_ALARMS
+
+
+def test_the_third_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
+    result = score(HELDOUT3)
+    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT3_FLOOR
+    assert set(result["false_alarms"]) <= HELDOUT3_KNOWN_ALARMS
+
+
+def test_the_fourth_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
+    result = score(HELDOUT4)
+    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT4_FLOOR
+    assert set(result["false_alarms"]) <= HELDOUT4_KNOWN_ALARMS

@@ -65,3 +65,27 @@ def test_a_rate_the_sheet_ties_to_one_amount_applied_to_another_fails():
     assert failures(check("Spending at 4.5% of CHF 2.4M is about CHF 108k.", sheet)) == []
     found = failures(check("Spending at 4.5% of the CHF 1.1M pension fund is CHF 49.5k.", sheet))
     assert [f.kind for f in found] == ["label"] and "liquid portfolio" in found[0].detail
+
+
+def test_the_clients_age_before_the_word_client_is_the_sheets():
+    """The noisy model's slips that ended sessions solved (issue 31 §3): "the 660-year-old client" read as nothing."""
+    sheet = [Fact("client's age", "age", 66, "years", role="client"), Fact("portfolio", "amount", 2e6, "CHF")]
+    assert failures(check("For the 66-year-old client, keep the portfolio.", sheet)) == []
+    for slip in ("For the 660-year-old client, keep it.", "The client (56) keeps it.", "The 61-year-old Swiss client."):
+        assert [f.kind for f in failures(check(slip, sheet))] == ["figure"], slip
+
+
+def test_a_figure_under_a_label_that_opens_with_a_number_is_that_facts():
+    """ "Pillar 3a balance: CHF 330k" where the sheet says CHF 110k had passed as CHF 110k x 3 (the 3 of "3a")."""
+    sheet = [Fact("pillar 3a balance", "amount", 110_000, "CHF"), Fact("401(k) balance", "amount", 300_000, "USD")]
+    assert [f.text for f in failures(check("Pillar 3a balance: CHF 330k, invested.", sheet))] == ["CHF 330k"]
+    assert [f.text for f in failures(check("401(k) balance: USD 3M.", sheet))] == ["USD 3M"]
+    assert failures(check("Pillar 3a balance: CHF 110k.", sheet)) == []
+
+
+def test_a_limit_or_rate_taken_of_another_amount_than_its_own_fails():
+    from reasoning.facts.extract import extract
+
+    facts = extract("She has a $5 million bond ladder and $2 million in T-bills. Cannot accept more than a 5% drawdown on the bond sleeve.")
+    assert [f.kind for f in failures(check("Put differently, 5% of the USD 2M t-bills = USD 100k.", facts))] == ["label"]
+    assert failures(check("A 5% drawdown on the USD 5M bond ladder is USD 250k.", facts)) == []

@@ -105,7 +105,37 @@ COLLEGE = [
         role="cap",
     ),
 ]
+# Heirs with no cash on the sheet: their cash sits in the securities account; at least EUR 100k must stay liquid.
+HEIRS = [
+    Fact("securities account", "amount", 900_000, "EUR", role="holding"),
+    Fact("assurance-vie", "amount", 1_000_000, "EUR", role="holding"),
+    Fact("holiday flat", "amount", 700_000, "EUR", role="holding"),
+    Fact("liquidity minimum", "limit", 100_000, "EUR", text="keep at least EUR 100k liquid", base="liquid assets",
+         role="minimum"),
+]  # fmt: skip
+# A EUR 2M portfolio with no more than 25% in any one fund.
+FUNDS = [
+    Fact("portfolio", "amount", 2_000_000, "EUR", role="holding"),
+    Fact("fund cap", "limit", 25, "%", text="no more than 25% of the portfolio in any one fund", base="one fund",
+         role="cap"),
+]  # fmt: skip
+# A villa to sell within 9 months, and nothing else timed.
+VILLA = [
+    Fact("villa", "amount", 3_500_000, "CHF", role="holding"),
+    Fact("sale deadline", "horizon", 9, "months", text="sell the villa within 9 months", base="villa", role="within"),
+]
+# A council's rebalancing within 6 months, beside commitments called over the next three years.
+COUNCIL = [
+    Fact("assets", "amount", 20_000_000, "CHF", role="holding"),
+    Fact("open commitments", "amount", 1_500_000, "CHF", role="commitment"),
+    Fact("commitment drawdown", "horizon", 3, "years", text="called over the next three years", role="over"),
+    Fact("rebalancing horizon", "horizon", 6, "months", text="rebalancing done within 6 months", role="within"),
+]
 SHEETS = {
+    "council": COUNCIL,
+    "villa": VILLA,
+    "heirs": HEIRS,
+    "funds": FUNDS,
     "swiss": SWISS,
     "estate": ESTATE,
     "foundation": FOUNDATION,
@@ -171,6 +201,21 @@ BREAKING = [
     ("sale", "Sell the company stock in two steps, the last in 2031."),
     ("swiss", "Make the second pension buy-in after she retires, when her income is lower."),
     ("swiss", "Spread the buy-ins over the years 62 to 64: make the last buy-in at 63."),
+    # a level in a named pot, cash run to nothing, amounts with thousands separators, a switch done at once
+    ("swiss", "Keep just CHF 150k in the cash bucket and invest the remainder."),
+    ("swiss", "Fund the buy-in and leave no cash reserve at all."),
+    ("swiss", "Fund the buy-in first, with no liquidity kept back for emergencies."),
+    ("family", "Draw the deposits down to zero before touching the bonds."),
+    ("executive", "Use the $900,000 of cash for the down payment on the beach house."),
+    ("college", "Sign a new USD 9.5 Mio. buyout commitment this year."),
+    ("sale", "Switch the company stock into an index fund in one go next week."),
+    # the account the cash sits in given away whole; one fund over the cap per fund
+    ("heirs", "Transfer the entire securities account to the grandchildren this year."),
+    ("funds", "Invest EUR 700k in a single world equity ETF."),
+    # a date past a duration horizon, counted from today (years far enough ahead for any clock)
+    ("villa", "Wait and list the villa in spring 2041, when prices recover."),
+    ("villa", "Close the villa sale in Q3 2040."),
+    ("council", "Spread the rebalancing over the coming 12 months."),
 ]
 KEEPING = [
     ("family", "Most families hold 3-6 months of expenses in cash; yours holds 18."),
@@ -258,6 +303,19 @@ KEEPING = [
     ("sale", "The lock-up on the company stock ended in 2023."),
     ("sale", "After the villa sale in 2025, reinvest the proceeds over 12 months."),
     ("sale", "Sell the company stock over 30 months, fully out by 2029."),
+    ("swiss", "Keep CHF 250k in the cash bucket and invest the remainder."),
+    ("swiss", "Never run the cash down to zero, even for the buy-in."),
+    ("executive", "Use $400,000 of the cash for the down payment on the beach house."),
+    ("college", "Sign no new buyout commitment this year: the USD 28M unfunded is enough."),
+    ("heirs", "Transfer EUR 200k of the securities account to the grandchildren this year."),
+    ("heirs", "Sell the whole securities account and hold the proceeds in deposits."),
+    ("heirs", "Give all of the securities account except EUR 150k to the grandchildren."),
+    ("funds", "Invest EUR 400k in a single world equity ETF."),
+    ("funds", "Spread EUR 700k across three world equity ETFs."),
+    ("villa", "Sell the villa in spring 2024, as the broker first suggested."),
+    ("villa", "Sell the villa before the end of 2041 at the latest."),
+    ("villa", "Sell the villa within 9 months and receive the last rent from the tenant in 2041."),
+    ("council", "Rebalance within the next 6 months."),
     ("sale", "The 2-year Treasury yields 4%; park the villa proceeds there for 6 months."),
 ]
 
@@ -479,3 +537,103 @@ def test_a_named_trade_amount_is_the_amount_to_be_moved():
 
 def test_constraint_is_a_check_kind():
     assert "constraint" in CHECK_KINDS
+
+
+# ---- horizons tied by the clause they were stated in, cash levels in more words (pass four) -----------------------
+
+CHALET = [
+    Fact("goal", "goal", "buy a chalet in Verbier for CHF 2M within 10 months", "",
+         text="buy a chalet in Verbier for CHF 2M within 10 months"),
+    Fact("purchase horizon", "horizon", 10, "months", role="within", text="within 10 months"),
+]
+
+
+def failed(text, facts):
+    return [f for f in findings(text, facts, final=False) if not f.ok]
+
+
+@pytest.mark.parametrize(
+    "text, broken",
+    [
+        ("Close on the Verbier chalet in 15 months, after the bonus.", True),  # the goal's objects: chalet, Verbier
+        ("Buy the chalet over two years.", True),  # a purchase in other words
+        ("Close on the Verbier chalet in 6 months.", False),
+        ("Rebalance the bond sleeve over 15 months.", False),  # not what the horizon governs
+    ],
+)
+def test_a_horizon_is_tied_by_the_goal_it_was_stated_in(text, broken):
+    assert bool(failed(text, CHALET)) is broken
+
+
+def test_sales_are_how_a_position_is_diversified():
+    facts = [Fact("diversification horizon", "horizon", 18, "months", role="within", text="within 18 months")]
+    assert failed("Sell the shares over three years.", facts)
+    assert not failed("Sell the shares over twelve months.", facts)
+
+
+def test_putting_the_act_off_until_a_later_year_breaks_a_within_horizon():
+    facts = [Fact("donation horizon", "horizon", 6, "months", role="within", text="within 6 months"),
+             Fact("goal", "goal", "make the donation to the museum within 6 months", "",
+                  text="make the donation to the museum within 6 months")]
+    assert failed("Postpone the donation until 2031 to see how markets go.", facts)
+    assert not failed("Keep the museum informed until 2031.", facts)  # "until" without putting the act off
+
+
+@pytest.mark.parametrize(
+    "text, broken",
+    [
+        ("Let the cash drop to EUR 60,000 during the works.", True),
+        ("Let liquidity sink to EUR 70,000 in the summer.", True),
+        ("Keep a cash balance of EUR 50,000 for the bills.", True),
+        ("Let the cash fall to EUR 130,000 at most.", False),
+    ],
+)
+def test_a_cash_level_in_more_words(text, broken):
+    facts = [Fact("cash minimum", "limit", 120_000, "EUR", base="cash", role="minimum",
+                  text="at least EUR 120,000 in cash")]
+    assert bool(failed(text, facts)) is broken
+
+
+# ---- a cap's percent taken of the wrong whole ---------------------------------------------------------------------
+
+
+def test_a_caps_percent_taken_of_a_sleeve_instead_of_all_the_assets():
+    facts = [
+        Fact("endowment", "amount", 30_000_000, "USD", role="holding"),
+        Fact("emerging markets cap", "limit", 15.0, "%", base="emerging markets", role="cap",
+             text="at most 15% of the endowment in emerging markets"),
+    ]
+    assert failed("15% of the $9M equity sleeve leaves only $1.35M for emerging markets.", facts)
+    assert not failed("15% of the $30M endowment allows $4.5M in emerging markets.", facts)
+
+
+def test_a_caps_percent_taken_of_one_holding_where_the_cap_is_of_all_liquid_assets():
+    facts = [
+        Fact("Zurich account", "amount", 2_000_000, "CHF", role="holding"),
+        Fact("London account", "amount", 800_000, "CHF", role="holding"),
+        Fact("sterling cap", "limit", 30.0, "%", base="liquid assets", role="cap",
+             text="no more than 30% of their liquid assets in sterling"),
+    ]
+    assert failed("The sterling cap means 30% of the CHF 2M Zurich account, CHF 600k, in sterling.", facts)
+    assert not failed("The sterling cap means 30% of the CHF 2.8M, CHF 840k, in sterling.", facts)
+
+
+def test_parts_a_period_apart_and_a_duration_taken_over_the_subject():
+    facts = [Fact("transfer horizon", "horizon", 9, "months", role="within", text="within 9 months"),
+             Fact("goal", "goal", "transfer the shares to the trust within 9 months", "",
+                  text="transfer the shares to the trust within 9 months")]
+    assert failed("Transfer the shares to the trust in four annual transfers.", facts)  # the last 3 years on
+    assert not failed("Transfer the shares to the trust in three monthly transfers.", facts)  # 2 months
+    assert failed("Spend eighteen months on the transfer to the trust.", facts)
+    assert not failed("Spend two months on the transfer to the trust.", facts)
+
+
+def test_a_mandate_above_the_cap_per_manager():
+    facts = [
+        Fact("endowment", "amount", 40_000_000, "USD", role="holding"),
+        Fact("manager cap", "limit", 10.0, "%", base="one manager", role="cap",
+             text="no more than 10% of the endowment with any one manager"),
+    ]
+    assert failed("Hand the emerging-markets manager a $5M mandate.", facts)  # cap $4M
+    assert not failed("Hand the emerging-markets manager a $3M mandate.", facts)
+    assert not failed("The cap per manager is $4M.", facts)

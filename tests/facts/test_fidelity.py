@@ -50,3 +50,16 @@ def test_the_benchmark_cases_meet_the_goal():
     cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
     every = score_set(cases, extract, legacy=True)["all"]
     assert every["recall"] >= 0.95 and every["precision"] >= 0.98
+
+
+def test_a_percents_base_matches_by_the_amount_it_names_not_only_by_its_words():
+    from reasoning.facts.fidelity import matches_strictly
+
+    read = [Fact("vermögen", "amount", 27e6, "CHF"), Fact("grants", "amount", 9e5, "CHF")]
+    labelled = [Fact("assets", "amount", 27e6, "CHF"), Fact("grants", "amount", 9e5, "CHF")]
+    want = Fact("equities target", "percent", 35, "%", base="assets", role="target")
+    same_whole = Fact("equities target", "percent", 35, "%", base="vermögen", role="target")
+    other_amount = Fact("equities target", "percent", 35, "%", base="grants", role="target")
+    assert matches_strictly(same_whole, want, amounts=(read, labelled))
+    assert not matches_strictly(other_amount, want, amounts=(read, labelled))
+    assert not matches_strictly(same_whole, want)  # without the amounts, words alone decide

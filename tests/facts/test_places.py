@@ -151,3 +151,36 @@ def test_a_town_the_tables_lack_is_read_from_geonames_after_a_place_cue(text, co
                                   "Tempe was the name of the fund.", "$250k in Roth IRAs"])  # fmt: skip
 def test_a_geonames_town_needs_a_cue_and_is_no_month_or_common_word(text):
     assert find_places(text) == []
+
+
+def test_a_town_followed_by_its_state_is_in_that_state():
+    from reasoning.facts.places import find_places
+
+    assert [(p.code, p.text) for p in find_places("a cabin in Sun Valley, Idaho")] == [
+        ("US-ID", "Sun Valley"), ("US-ID", "Idaho")
+    ]
+    assert [p.code for p in find_places("an office in Zurich, Switzerland")] == ["CH-ZH", "CH"]
+
+
+@pytest.mark.parametrize(
+    "text, code, town",
+    [
+        ("Familie Keller, Arbon. Die Firma gehört den Kindern.", "CH-TG", "Arbon"),  # a Swiss town of 5,000
+        ("In 2019 they moved to Chiasso.", "CH-TI", "Chiasso"),
+        ("Client: Maria, 61, Odense\n- pension DKK 4m", "DK", "Odense"),  # a heading: name, age, town
+        ("Board memo - Elm Academy, Springfield IL. Assets $40m.", "US-IL", "Springfield"),  # a postal code after
+        ("She also owns a condo in Portland ME.", "US-ME", "Portland"),  # the code wins over the table's Oregon
+        ("The Harris trust in Bath owns two farms.", "GB", "Bath"),  # a body's seat, though "Bath" is a word
+    ],
+)
+def test_a_town_is_read_from_a_heading_a_seat_or_a_postal_code(text, code, town):
+    assert (code, town) in codes(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["He sits in Bath every evening.", "Our client, Bill, is seventy-four.", "Dear all, March was a good month.",
+     "They keep their savings in Zurich IN 2020 terms."],
+)  # fmt: skip
+def test_no_town_from_a_word_a_greeting_or_a_capitalised_word_after_a_foreign_town(text):
+    assert all(code.startswith("CH") for code, _ in codes(text))

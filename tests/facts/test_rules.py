@@ -29,7 +29,7 @@ def test_the_table_covers_every_canton_state_and_named_country():
     assert table.as_of == "2025" and "not advice" in table.disclaimer
     assert {f"CH-{c}" for c in CANTONS} <= set(table.places) and len(CANTONS) == 26
     assert {f"US-{s}" for s in STATES} <= set(table.places) and len(STATES) == 51
-    assert {"CH", "DE", "AT", "GB", "FR", "IT", "US"} <= set(table.places)
+    assert {"CH", "DE", "AT", "GB", "FR", "IT", "US", "SG"} <= set(table.places)
 
 
 def test_every_canton_taxes_wealth_and_income_but_schwyz_no_inheritance():
@@ -124,6 +124,29 @@ SLIPS = [
     (("AT",), "The estate tax on the children's share is the main risk.", "estate tax"),
     (("US-TX",), "Long-term gains are taxed at 28%.", "28%"),
     (("US-TX",), "The 39.6% top rate applies to the bonus.", "39.6%"),
+    # a US state's estate tax where it levies an inheritance tax only
+    (("US-KY",), "Kentucky's estate tax exemption is small, so plan for a state estate tax bill.", "estate tax"),
+    (("US-NJ",), "The state estate tax will add about 16% above the exemption.", "state estate tax"),
+    # a Scot's income at the rest of the UK's rates; a collector taking a share
+    (("GB-SCT",), "Her pension withdrawals above £50,270 are taxed at 40%.", "40%"),
+    (("GB-SCT",), "Keep the salary under £50,270, so nothing is taxed at 40%.", "40%"),
+    (("US-IL",), "Above the exemption, the state takes 20% of the estate.", "20%"),
+    # another country's filings
+    (("IT",), "She must file an FBAR for the Swiss account.", "FBAR"),
+    (("DE",), "Report the Zurich account on Form 8938.", "Form 8938"),
+    (("US-NY",), "List the London flat in the quadro RW.", "quadro RW"),
+    # a share paid in tax written as a fraction
+    (("CH-GE",), "The rebalancing gains lose roughly a fifth to tax, so go slowly.", "a fifth"),
+    # withholding on gains is the home country's tax on gains
+    (("AT",), "The share gains lose 35% to withholding.", "35%"),
+    # another country's threshold named as one
+    (("IT",), "Nothing is due on the first £325,000 (the nil-rate band).", "£325,000"),
+    (("DE",), "Gifts below the $13.99M exemption pass free of tax.", "$13.99M"),
+    # a top rate is the tax's highest, not any rate inside its range; the rate after a comma keeps its clause's tax
+    (("US-NY",), "The state taxes the gains as ordinary income, at up to 13.3%.", "13.3%"),
+    (("US-NY",), "New York's top rate is 12%.", "12%"),
+    # Singapore taxes no capital gains (the table lacked it: the noisy model's flat 25% ended a session solved)
+    (("SG",), "A flat 25% tax takes the gains.", "25%"),
 ]
 
 
@@ -225,6 +248,28 @@ RIGHT = [
     (("CH-BE",), "The 3a account and the Pensionskasse buy-in both cut taxable income."),
     (("US-TX",), "At 6% a year, the $2M grows to $3.6M in 10 years; after the 23.8% federal tax on the gain, about "
      "$3.2M remains."),
+    (("US-PA",), "Pennsylvania taxes what passes to the grandchildren at 4.5%."),
+    (("US-KY",), "Kentucky has no estate tax, only an inheritance tax that spares the children."),
+    (("US-MD",), "Maryland levies both a state estate tax and an inheritance tax."),
+    (("US-TX",), "The estate tax is federal only; the inheritance passes free of state tax."),
+    (("GB-SCT",), "Her pension withdrawals above £43,663 are taxed at 42%."),
+    (("GB-SCT",), "Interest on the cash above her savings allowance is taxed at 40%."),
+    (("GB",), "Above £50,270 her pension withdrawals are taxed at 40%."),
+    (("US-CA",), "They file an FBAR for the Swiss account each April."),
+    (("US-NJ",), "The state takes up to 16% of what the nephew inherits."),
+    (("DE",), "The dividends lose about a quarter to tax."),
+    (("US-CA",), "The bonus loses almost half to taxes."),
+    (("AT",), "The US dividends lose 15% to withholding."),
+    (("DE",), "The fund gains lose 26.375% to withholding."),
+    (("DE",), "Under the partial-income method 60% of the sale gain is taxable."),
+    (("CH-ZH",), "Only 70% of the dividends from the qualifying stake are taxable."),
+    (("CH-LU",), "Harvesting the fund's loss saves no tax here, since private gains are untaxed."),
+    (("US-TX",), "Estates above the $2M threshold pay Massachusetts tax, not Texan ones."),
+    (("GB",), "Nothing is due on the first £325,000 (the nil-rate band)."),
+    (("US-NY",), "The state taxes the gains as ordinary income, at up to 10.9%."),
+    (("US-NY",), "In New York City the income tax reaches up to 14.8% with the city's."),
+    (("US-NY",), "The gains are taxed by New York at 6.85%."),
+    (("SG",), "Income is taxed at up to 24%; Singapore has no capital gains tax."),
 ]
 
 
@@ -282,3 +327,52 @@ def test_undecided_is_marked_unverified_once_finding_has_the_field(monkeypatch):
     assert [(f.ok, f.verified, f.text) for f in found] == [(True, False, "9.9%")]
     found = rules.findings("Capital income is taxed at 26.375% including the Soli.", places("DE"))
     assert [(f.ok, f.verified) for f in found] == [(True, True)]
+
+
+# ---- a place the client only holds assets in ---------------------------------------------------------------------
+
+
+def _abroad(amount):
+    return [
+        Fact("residence", "place", "IT-MI", "ISO 3166", role="residence"),
+        Fact("assets", "place", "GB", "ISO 3166", text="a deposit in London", role="assets"),
+        Fact("London deposit", "amount", amount, "GBP", text=f"£{amount:,} on deposit in London", role="holding"),
+    ]
+
+
+def test_a_tax_on_non_residents_below_its_threshold_does_not_reach_the_assets_there():
+    text = "The heirs will owe inheritance tax at 40% on the estate."
+    assert [f.text for f in rules.findings(text, _abroad(250_000)) if not f.ok] == ["40%"]  # under the GBP 325k band
+    assert not [f for f in rules.findings(text, _abroad(900_000)) if not f.ok]  # UK IHT reaches UK assets above it
+
+
+# ---- rates implied in other forms (pass four) ---------------------------------------------------------------------
+
+
+def failed_rates(text, *codes):
+    return [f for f in rules.findings(text, places(*codes)) if not f.ok]
+
+
+def test_a_bands_rate_must_be_one_of_the_scales_rates():
+    """21% is inside England's 20-45% range but no band of it (Scotland's intermediate rate)."""
+    assert failed_rates("Her pension income above the allowance is taxed at 21% in the intermediate band.", "GB-NIR")
+    assert not failed_rates("Her pension income above the allowance is taxed at 40% in the higher band.", "GB-NIR")
+
+
+def test_a_rate_above_an_allowance_is_a_tax_rate():
+    """6% on what each child gets above an allowance is Italy's sister rate, not a German class I rate."""
+    assert failed_rates("At 6% above a EUR 100,000 allowance per child, the son pays about EUR 12,000.", "DE-HH")
+    assert not failed_rates("At 11% above a EUR 400,000 allowance per child, the son pays about EUR 22,000.", "DE-HH")
+
+
+def test_a_fraction_set_aside_for_the_collector_is_a_rate():
+    """No Swiss tax on private gains: a third of them put aside for the tax office implies one."""
+    assert failed_rates("Put a third of the fund gains aside for the tax office.", "CH-BE")
+    assert not failed_rates("Put a third of the fund gains aside for the tax office.", "US-CA")
+
+
+def test_what_is_taxed_opening_the_clause_then_its_rate():
+    """Dividends at 15% is the US treaty rate, no rate of an Austrian's KESt; 'at 6% a year' is a return."""
+    assert failed_rates("Dividends from the fund at 15%: about EUR 3,000.", "AT-9")
+    assert not failed_rates("Dividends from the fund at 27.5%: about EUR 5,500.", "AT-9")
+    assert not failed_rates("Gains on the fund at 6% a year: about EUR 12,000.", "AT-9")

@@ -12,9 +12,12 @@ it saw combined (the currency check flags them). Adding a check is one line here
 from __future__ import annotations
 
 from reasoning.facts.checks import arithmetic, coverage, currency, figures, jurisdiction, labels, shares
-from reasoning.facts.checks import ages, bare, constraints, taxes
+from reasoning.facts.checks import ages, bare, constraints, declared, impossible, lawfigures, prohibitions, taxes, trades
 from reasoning.facts.checks.doc import Doc, read
 
-CHECKS = [arithmetic, currency, figures, shares, bare, ages, labels, jurisdiction, taxes, constraints, coverage]
+CHECKS = [
+    arithmetic, currency, lawfigures, declared, figures, trades, shares, bare, ages, impossible, labels, jurisdiction, taxes, constraints,
+    prohibitions, coverage,
+]  # fmt: skip
 
 __all__ = ["CHECKS", "Doc", "read"]

@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 
 from reasoning.facts.checks.doc import Doc
+from reasoning.facts.checks.words import table
 from reasoning.facts.sheet import Finding
 
 KIND = "figure"
 FINAL_ONLY = False
+OLDEST = table("impossible")["oldest_age"]
 
 AGE = r"(?P<age>\d{2,3})(?!\s*(?:%|years?\s+(?:of|to|from|ago))|\d|[.,]\d)"
 
@@ -41,20 +43,42 @@ def ages(facts):
     return found
 
 
+# "the 66-year-old client", "the client (66)", "the client, aged 66": the client's own age, where the sheet has one.
+N = AGE.replace("?P<age>", "")  # the same number, in a pattern that holds it twice
+CLIENT_WORDS = r"(?:client|investor|owner|founder|entrepreneur|widow|widower|retiree|pensioner)"
+CLIENT_PATTERNS = [
+    re.compile(rf"\b{N}[- ]years?[- ]old\s+(?:\w+\s+)?{CLIENT_WORDS}\b", re.IGNORECASE),
+    re.compile(rf"\b(?:the|our|my)\s+{CLIENT_WORDS}\s*(?:\(\s*{N}\s*\)|,?\s+(?:aged|age)\s+{N}\b)", re.IGNORECASE),
+]
+
+
+def client_age(facts):
+    """The client's own age: the one age fact the sheet labels the client's (its role, or "age"/"client's age")."""
+    own = [f.value for f in facts if f.kind == "age" and isinstance(f.value, int | float)
+           and (f.role == "client" or f.label.strip().lower() in ("age", "client's age", "client age"))]  # fmt: skip
+    return own[0] if len(set(own)) == 1 else None
+
+
 def run(doc: Doc) -> list[Finding]:
-    findings, seen = [], set()
-    for name, age in ages(doc.facts).items():
-        for pattern in _patterns(name):
-            for m in pattern.finditer(doc.text):
-                span = (m.start("age"), m.end("age"))
-                if span in seen:
-                    continue
+    """Each age the text ties to the client or to a person the sheet gives an age, against that age."""
+    found, seen = [], set()
+    people = [(None, "the client", client_age(doc.facts), CLIENT_PATTERNS)]
+    people += [(name, name, age, _patterns(name)) for name, age in ages(doc.facts).items()]
+    for name, who, age, patterns in people:
+        if age is None:
+            continue
+        for m in (m for pattern in patterns for m in pattern.finditer(doc.text)):
+            group = "age" if name else next(i for i, g in enumerate(m.groups(), 1) if g)
+            span = (m.start(group), m.end(group))
+            if name is None and int(m[group]) > OLDEST:
+                continue  # "the 660-year-old client": no one's age at all (impossible.py says so)
+            if span not in seen:
                 seen.add(span)
-                said = int(m["age"])
-                text = doc.text[m.start() : m.end()]
-                if said == age:
-                    findings.append(Finding(KIND, True, text, f"{said} is {name}'s age", m.start(), m.end()))
-                else:
-                    detail = f"{text}: {name} is {age:g}, not {said}"
-                    findings.append(Finding(KIND, False, text, detail, m.start(), m.end()))
-    return findings
+                found.append(_judged(doc.text[m.start() : m.end()], int(m[group]), age, who, m.start(), m.end()))
+    return found
+
+
+def _judged(text, said, age, who, start, end):
+    if said == age:
+        return Finding(KIND, True, text, f"{said} is {who}'s age", start, end)
+    return Finding(KIND, False, text, f"{text}: {who} is {age:g}, not {said}", start, end)

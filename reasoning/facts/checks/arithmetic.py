@@ -13,11 +13,12 @@ currencies it sees combined (doc.combined) is left to the currency check.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
 from reasoning.facts.checks.derive import COUNT_WORDS
-from reasoning.facts.checks.doc import Doc, has_rate, in_sentence, sentence_of
+from reasoning.facts.checks.doc import Rate, Doc, has_rate, in_sentence, sentence_of, sheet_rates
 from reasoning.facts.checks.words import table
 from reasoning.facts.quantities import format_amount, format_percent
 from reasoning.facts.sheet import Finding
@@ -30,7 +31,7 @@ TOKEN = re.compile(
     r"(?:thirds|quarters|fifths|tenths)|half)\s+(?:of\s+)?)"
     r"|(?P<share>\bas\s+an?\s+(?:share|percentage|proportion|fraction|percent)\s+of\b|\bout\s+of\b)"
     r"|(?P<eq>=|≈|→|->|(?<=\s)—(?=\s)|\bi\.e\.,?|\b(?:is|are|was|equals?|gives|comes\s+to|amounts\s+to|leaves|makes\s+up|represents"
-    r"|that\s+is|which\s+is)\b)"
+    r"|that\s+is|which\s+is|adds?\s+up\s+to|add\s+up\s+to|come\s+to|amounts?\s+to|means)\b)"
     r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
     r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
     r"|[+×*÷/−]|(?<=\s)[-–](?=\s)|\bx\b)"
@@ -55,6 +56,7 @@ class Token:
     end: int
     text: str
     q: object = None  # the Quantity, Rate or number it carries
+    exact: bool = False  # a figure written as one of the client's exactly ("EUR 3 Mio." for EUR 3,000,000)
 
 
 @dataclass
@@ -73,7 +75,8 @@ class Value:
 
 def _tokens(doc, start, end):
     taken = [q for q in doc.quantities if start <= q.start < end] + [r for r in doc.rates if start <= r.start < end]
-    tokens = [Token("q" if hasattr(x, "kind") else "rate", x.start, x.end, doc.text[x.start : x.end], x) for x in taken]
+    tokens = [Token("q" if hasattr(x, "kind") else "rate", x.start, x.end, doc.text[x.start : x.end], x,
+                    hasattr(x, "kind") and _exact(doc, x)) for x in taken]  # fmt: skip
     blocked = doc.blocked
     tokens += [
         Token(m.lastgroup, m.start(), m.end(), m[0], None)
@@ -87,9 +90,11 @@ def _tokens(doc, start, end):
 def run(doc: Doc) -> list[Finding]:
     findings = []
     for start, end in doc.sentences:
-        if len(in_sentence(doc, start, end)) < 2:
+        if not in_sentence(doc, start, end):
             continue  # a sum needs an operand and a result
         tokens = _tokens(doc, start, end)
+        if len(in_sentence(doc, start, end)) < 2 and not any(t.kind == "num" for t in tokens):
+            continue  # "400,000 × 1.08 = EUR 432,000": bare operands and one amount
         i = 0
         while i < len(tokens):
             found, i = _statement(doc, tokens, i)
@@ -103,6 +108,8 @@ def _statement(doc, tokens, i):
     left, j = _expression(tokens, i)
     if left is None:
         return None, i + 1
+    if left.ops and FROM_TO.search(doc.text, max(0, left.start - 30), left.start):
+        return None, j  # "from 45% to 55% of CHF 1.6M means buying CHF 160k": the step is the change, not 55%
     while j < len(tokens) and (tokens[j].kind in ("rate", "approx") or tokens[j].text == "at"):
         j += 1  # "EUR 650k at EUR/CHF 0.94 is ...": the rate is read by _conversion
     if left.mixed:
@@ -119,6 +126,8 @@ def _statement(doc, tokens, i):
         if right is not None and right.ops == 0 and not colon and _is_conversion(left, right):
             return _conversion(doc, left, right), k
     result, k = _result(tokens, j)
+    if result is None and left.ops and j < len(tokens) and tokens[j].text == ":":
+        result, k = _result_after_colon(tokens, j)  # "Two children at €19,060 each: some €38,000 in all"
     if result is None and left.ops and _bracketed(tokens, i, j):  # "CHF 2.45M (EUR 900k + EUR 1.2M ...)"
         result, k = tokens[i - 2].q, j + 1
     if result is None:
@@ -160,12 +169,25 @@ def _result(tokens, j):
         return None, j
     if tokens[j].kind == "eq":
         k = _skip(tokens, j + 1, "approx")
+        if k + 1 < len(tokens) and tokens[k].kind == "word" and tokens[k].text.lower().endswith("ing"):
+            k = _skip(tokens, k + 1, "approx")  # "... means selling CHF 180k": what the step comes to, as a deed
         if k < len(tokens) and tokens[k].kind == "q":
             return tokens[k].q, k + 1
     if tokens[j].kind == "lp":
         k = _skip(tokens, _skip(tokens, j + 1, "eq"), "approx")
         if k + 1 < len(tokens) and tokens[k].kind == "q" and tokens[k + 1].kind == "rp":
             return tokens[k].q, k + 2
+    return None, j
+
+
+def _result_after_colon(tokens, j):
+    """The amount right after a colon that closes a computed expression, and the index after it."""
+    k = _skip(tokens, j + 1, "approx")
+    if k < len(tokens) and tokens[k].kind == "q" and tokens[k].q.kind == "amount":
+        after = tokens[k + 1] if k + 1 < len(tokens) else None
+        if after is not None and (after.kind == "eq" or (after.kind == "op" and _op(after) in ("+", "-", "*", "/"))):
+            return None, j  # "Three tranches of USD 747k: USD 747k x 3 = USD 2.24M": a sum with its own result
+        return tokens[k].q, k + 1
     return None, j
 
 
@@ -198,11 +220,15 @@ def _product(tokens, i):
         op = "share" if t.kind == "share" else _op(t) if t.kind == "op" else None
         if op in (None, "+", "-"):
             break
-        if op == "of" and left.unit != "%":
+        if op == "of" and _is_count(left) and j + 1 < len(tokens) and tokens[j + 1].kind == "q":
+            op = "*"  # "Eleven annual conversions of $200K": so many of the amount
+        elif op == "of" and left.unit != "%":
             break
-        if op == "at":
+        if op == "at" and _is_count(left) and _each_after(tokens, j + 1):
+            op = "*"  # "Two children at about €19,060 each": so many at an amount each
+        elif op == "at":
             break  # a conversion: read by _is_conversion
-        right, k = _operand(tokens, j + 1)
+        right, k = _operand(tokens, _skip(tokens, j + 1, "approx"))
         if right is None:
             break
         left, j = _combine(left, op, right), k
@@ -217,7 +243,10 @@ def _operand(tokens, i):
         return None, i
     t = tokens[i]
     if t.kind == "frac":
-        inner, j = _operand(tokens, i + 1)
+        k = i + 1
+        while k < i + 3 and k < len(tokens) and tokens[k].kind == "word" and tokens[k].text.lower() not in LABEL_BREAKS:
+            k += 1  # "half of the planned EUR 800k", "a third of the remaining EUR 1.2M"
+        inner, j = _operand(tokens, k if k < len(tokens) and tokens[k].kind == "q" else i + 1)
         if inner is None:
             return None, i
         share = _fraction(t.text)
@@ -225,7 +254,7 @@ def _operand(tokens, i):
                       inner.quantities, inner.ops + 1)  # fmt: skip
         return value, j
     if t.kind == "q":
-        value = _value_of(t.q)
+        value = _value_of(t.q, exact=t.exact)
     elif t.kind == "num":
         value = _number(t)
     elif t.kind == "word" and t.text.lower() in COUNT_WORDS and _next_is_operator(tokens, i):
@@ -234,12 +263,18 @@ def _operand(tokens, i):
     else:
         return None, i
     j = i + 1
+    if t.kind != "q" and j < len(tokens) and tokens[j].kind == "word" and tokens[j].text.lower() in POINT_WORDS:
+        value = Value(value.lo, value.hi, value.mid, "%", value.start, tokens[j].end, [], numbers=value.numbers)
+        j += 1 + (tokens[j].text.lower() == "percentage" and j + 1 < len(tokens) and tokens[j + 1].text.lower() in POINT_WORDS)
     words = 0
     while j < len(tokens) and words < 4:
         if tokens[j].kind == "word" and tokens[j].text.lower() not in LABEL_BREAKS:
             j, words = j + 1, words + 1
         elif _account_name(tokens, j):  # "$1.1M 401(k) + ...": an account's name, not a figure
             j, words = j + 4, words + 1
+        elif (_op(tokens[j]) == "of" and value.unit not in ("", "%") and j + 1 < len(tokens)
+              and tokens[j + 1].kind == "word" and tokens[j + 1].text.lower() not in LABEL_BREAKS):
+            j, words = j + 2, words + 1  # "EUR 800k of gifts is ...": what the amount is of, a label
         else:
             break
     if j < len(tokens) and tokens[j].kind == "lp":  # "(the target)": a parenthesis with no figure is skipped
@@ -251,6 +286,21 @@ def _operand(tokens, i):
     return value, j
 
 
+FROM_TO = re.compile(r"\bfrom\s+\S+(?:\s?%)?\s+(?:to|→|->)\s*$", re.IGNORECASE)
+POINT_WORDS = {"points", "point", "pts", "pt", "pp", "percentage"}  # "twenty points of EUR 1.65M": 20% of it
+
+
+def _each_after(tokens, j):
+    """An amount, then "each", at tokens[j] (after an approximation word)."""
+    j = _skip(tokens, j, "approx")
+    return j + 1 < len(tokens) and tokens[j].kind == "q" and tokens[j + 1].text.lower() in ("each", "apiece")
+
+
+def _is_count(value):
+    """A bare whole number with no operation yet, and no money: a count ("eleven", "11")."""
+    return not value.unit and not value.quantities and not value.ops and value.mid == int(value.mid) and 1 < value.mid <= 100
+
+
 def _account_name(tokens, j):
     """"401(k)", "403(b)": a number, then one letter in brackets."""
     kinds = [t.kind for t in tokens[j : j + 4]]
@@ -259,10 +309,17 @@ def _account_name(tokens, j):
 
 def _next_is_operator(tokens, i):
     """A count word is an operand only when an operator follows it within its few label words."""
-    for t in tokens[i + 1 : i + 6]:
-        if t.kind == "op":
-            return _op(t) in ("*", "/")
-        if t.kind != "word":
+    words, inside = 0, False
+    for t in tokens[i + 1 :]:
+        if t.kind == "op" and not inside:
+            return _op(t) in ("*", "/", "of", "at")  # "of", "at ... each": so many of an amount, read by _product
+        if t.kind in ("lp", "rp"):  # "Six donees (two daughters, four grandchildren) × ...": a gloss in brackets
+            inside = t.kind == "lp"
+        elif t.kind == "word" or (inside and t.kind == "punct"):
+            words += not inside
+        else:
+            return False
+        if words > 5:
             return False
     return False
 
@@ -273,8 +330,19 @@ def _fraction(text):
     return count * FRACTIONS[words[-1].rstrip("s")]
 
 
-def _value_of(q):
-    return Value(q.value - q.precision, q.value + q.precision, q.value, q.unit, q.start, q.end, [q])
+def _value_of(q, exact=False):
+    spread = 0.0 if exact else q.precision
+    return Value(q.value - spread, q.value + spread, q.value, q.unit, q.start, q.end, [q])
+
+
+def _exact(doc, q):
+    """An operand written as one of the client's figures exactly ("70 % × EUR 3 Mio." for 70% and EUR 3,000,000) is
+    that figure, not the range its digits allow (EUR 2.5-3.5M), which would excuse a wrong result."""
+    return any(
+        isinstance(f.value, int | float) and not isinstance(f.value, bool) and f.unit == q.unit
+        and abs(float(f.value) - q.value) <= 1e-9 * max(1.0, abs(q.value))
+        for f in doc.facts
+    )  # fmt: skip
 
 
 SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
@@ -328,6 +396,7 @@ def _times(lo, hi, mid, b):
 
 
 APPROX_SLACK = 0.02  # "about USD 750k" for 746,667: a result the text calls approximate may be 2% off
+APPROX_BEFORE = re.compile(r"(?:~|≈|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some))\s*$", re.I)
 
 
 def _verify(doc, expression, result, tokens, eq_index):
@@ -344,6 +413,10 @@ def _verify(doc, expression, result, tokens, eq_index):
         return turned
     if unit == "" and result.kind == "amount" and not expression.mixed:
         unit = result.unit  # "2 × 3 × 100k = EUR 600k": counts and bare figures, in the result's currency
+        if not expression.quantities and expression.ops and result.scaled and not lo <= result.value <= hi:
+            # the bare figures may carry their scale ("742k + 1,084k"): 1 is a reading too, not only 1e3 ... 1e9
+            scale = min((1.0, 1e3, 1e6, 1e9), key=lambda x: abs(math.log(max(abs(mid) * x, 1e-9) / max(abs(result.value), 1e-9))))
+            lo, hi, mid = lo * scale, hi * scale, mid * scale  # "EUR 4.4M (1.2 + 0.8 + 1.5 + 0.9)": in millions
     elif len(money) == 2 and len(expression.quantities) == 1 and expression.ops:
         unit = result.unit  # "USD 300k ÷ 1.27 = £236k": a conversion at the rate the text writes as a number
     if unit == "?" or unit != result.unit:
@@ -368,6 +441,7 @@ def _turned(doc, expression, result, shown, span):
         return None
     start, end = sentence_of(doc, result.start)
     rates = [r for r in doc.rates if start <= r.start < end and r.base and r.value and result.unit in (r.base, r.quote)]
+    rates += [r for s in sheet_rates(doc) if s.base and s.value for r in _both_ways(s) if result.unit in s.pair]
     rate = next((r for r in rates if any(abs(n - r.value) <= r.precision for n in expression.numbers)), None)
     if rate is None:
         return None
@@ -381,8 +455,23 @@ def _turned(doc, expression, result, shown, span):
     doc.derived[(result.start, result.end)] = shown
     if abs(right - result.value) <= result.precision + 0.02 * abs(right):
         return Finding("arithmetic", True, shown, f"{shown}: the conversion checks out", span[0], span[1])
-    detail = f"{shown}: at {doc.text[rate.start : rate.end]} that is {format_amount(right, result.unit)}, not {result.text}"
+    quote = doc.text[rate.start : rate.end] if rate.start >= 0 else f"{rate.base}/{rate.quote} {rate.value:g}"
+    detail = f"{shown}: at {quote} that is {format_amount(right, result.unit)}, not {result.text}"
     return Finding("arithmetic", False, shown, detail + " (the rate applied the wrong way round)", span[0], span[1])
+
+
+def _both_ways(rate):
+    """A sheet's rate and its inverse, as people write it either way ("EUR/CHF 0.94", "700k / 1.064"): the inverse's
+    precision is that of a figure written to three decimals."""
+    inverse = Rate(-1, -1, rate.pair, 1 / rate.value, 0.0005, rate.quote, rate.base)
+    return [rate, inverse]
+
+
+def _confirmed(doc, rate):
+    """The text quotes a rate as the sheet does (pair, way and value): its way is the client's, not a slip of
+    writing."""
+    return any(s.base == rate.base and s.quote == rate.quote and abs(s.value - rate.value) <= max(s.precision, rate.precision)
+               for s in sheet_rates(doc))  # fmt: skip
 
 
 def _is_conversion(a, b):
@@ -401,6 +490,8 @@ def _conversion(doc, a, b):
     qa, qb = a.quantities[0], b.quantities[0]
     pair = frozenset((qa.unit, qb.unit))
     rates = [r for r in doc.rates if (not r.pair or r.pair == pair)]
+    named = [r for r in rates if r.value]
+    rates += [s for s in sheet_rates(doc) if s.pair == pair and s.value and not named]  # the sheet's, if none written
     doc.derived[(qb.start, qb.end)] = f"{qa.text} converted"
     if not rates and not has_rate(doc, qa.unit, qb.unit):
         doc.combined.append((qa, qb))
@@ -409,15 +500,23 @@ def _conversion(doc, a, b):
     if not valued:
         return None
     shown = doc.text[qa.start : qb.end]
+    approx = bool(APPROX_BEFORE.search(doc.text, max(qa.end, qb.start - 16), qb.start))
     for r in valued:
+        slack = r.precision / r.value + (CONVERTED_SLACK if r.start < 0 else 0.0)  # the sheet's rate: figures rounded
+        slack += APPROX_SLACK if approx else 0.0  # "come to roughly EUR 269.000"
         for converted in r.converts(qa.value, qa.unit, qb.unit):
-            if abs(converted - qb.value) <= qb.precision + abs(converted) * (r.precision / r.value):
+            if abs(converted - qb.value) <= qb.precision + abs(converted) * slack:
                 return Finding("arithmetic", True, shown, f"{shown}: the conversion checks out", qa.start, qb.end)
     r = valued[0]
     options = " or ".join(format_amount(v, qb.unit) for v in r.converts(qa.value, qa.unit, qb.unit))
     if r.base and not options:
         return None  # a rate of another pair
-    quote = doc.text[r.start : r.end]
+    quote = doc.text[r.start : r.end] if r.start >= 0 else f"{r.base}/{r.quote} {r.value:g}"
+    if r.base and (r.start < 0 or _confirmed(doc, r)) and _close_to_any(qb, [qa.value / r.value if options.startswith(format_amount(qa.value * r.value, qb.unit)) else qa.value * r.value]):
+        detail = f"{shown}: at {quote} that is {options}, not {qb.text} (the rate applied the wrong way round)"
+        return Finding("arithmetic", False, shown, detail, qa.start, qb.end)
+    if r.start < 0:
+        return None  # another figure than the sheet's rate gives: a rate of the day the text does not write
     if r.base and _close_to_any(qb, [qa.value * r.value, qa.value / r.value], slack=0.0):
         # the text writes both amounts and the rate: it may quote the pair the other way round ("EUR/CHF 1.06" for
         # francs to euros), which people do; the market reading gives another figure, so it is not checked
@@ -425,6 +524,9 @@ def _conversion(doc, a, b):
         return Finding("arithmetic", True, shown, detail, qa.start, qb.end, verified=False)
     detail = f"{shown}: at {quote} that is {options}, not {qb.text}"
     return Finding("arithmetic", False, shown, detail, qa.start, qb.end)
+
+
+CONVERTED_SLACK = 0.01  # a converted figure is rounded: 1% either way
 
 
 def _close_to_any(q, values, slack=0.02):

@@ -15,8 +15,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from reasoning.facts.checks.derive import numbers
-from reasoning.facts.checks.doc import Doc, amount_facts, in_sentence
+from reasoning.facts.checks.derive import SUM_WORDS, numbers
+from reasoning.facts.checks.doc import Doc, amount_facts, fact_of, in_sentence
 from reasoning.facts.sheet import Finding
 
 KIND = "figure"
@@ -57,24 +57,35 @@ def bare_figures(doc, start, end):
 
 
 def mixed(doc, start, end):
-    """(a, b, result): two amounts in two currencies that a bare figure of the sentence adds or subtracts ("CHF 2.4M
-    and EUR 850k make 3.25M"; "400k + 600k" for USD 400k and EUR 600k)."""
+    """((a, b[, c]), result): amounts in two currencies that a figure of the sentence adds or subtracts one to one
+    ("CHF 2.4M and EUR 850k make 3.25M"; "400k + 600k" for USD 400k and EUR 600k). The result is a bare figure, or
+    an amount where the sentence speaks of a total; the parts are the sentence's amounts and the client's amounts
+    it names, or all the client's holdings when it speaks of a total."""
     bare = bare_figures(doc, start, end)
-    money = [x for x in in_sentence(doc, start, end, "amount")] + [b for b in bare if b.unit]
-    money += [_fact_figure(f) for f in amount_facts(doc) if _named(doc, f, start, end)]
+    amounts = in_sentence(doc, start, end, "amount")
+    total = SUM_WORDS.search(doc.text, start, end)
+    money = [x for x in amounts] + [b for b in bare if b.unit]
+    money += [_fact_figure(f) for f in amount_facts(doc) if _named(doc, f, start, end) or (total and f.role == "holding")]
+    results = bare + ([x for x in amounts if not fact_of(x, amount_facts(doc))] if total else [])
     found = []
-    for result in bare:
-        for a, b in itertools.combinations(money, 2):
-            if a.unit == b.unit or result in (a, b):
+    for result in results:
+        others = [m for m in money if not _same(m, result)]
+        for a, b in itertools.combinations(others, 2):
+            if a.unit == b.unit or _same(a, b):
                 continue
             if abs(a.value + b.value - result.value) <= result.precision or (
                 abs(abs(a.value - b.value) - result.value) <= result.precision
             ):
-                found.append((a, b, result))
-        for parts in itertools.combinations([m for m in money if m is not result], 3):
+                found.append(((a, b), result))
+        for parts in itertools.combinations(others, 3):
             if len({p.unit for p in parts}) > 1 and abs(sum(p.value for p in parts) - result.value) <= result.precision:
-                found.append((parts[0], next(p for p in parts if p.unit != parts[0].unit), result))
+                found.append((parts, result))
     return found
+
+
+def _same(a, b):
+    """One figure twice: as written and as the fact it is ("the 400k in the US" and the US account)."""
+    return a is b or (a.unit == b.unit and a.value == b.value)
 
 
 def _fact_figure(fact):
@@ -90,7 +101,7 @@ def _named(doc, fact, start, end):
 def run(doc: Doc) -> list[Finding]:
     findings = []
     for start, end in doc.sentences:
-        combined = {result for _a, _b, result in mixed(doc, start, end)}
+        combined = {result for _parts, result in mixed(doc, start, end)}
         for b in bare_figures(doc, start, end):
             if b in combined:
                 continue  # the currency check's

@@ -16,6 +16,7 @@ import re
 
 from reasoning.facts import regimes
 from reasoning.facts.acting import acts, addressed
+from reasoning.facts.checks import prohibitions
 from reasoning.facts.checks.doc import Doc, close_to
 from reasoning.facts.phrases import sentences
 from reasoning.facts.checks.words import DETERMINER, STOPWORDS, table
@@ -46,9 +47,17 @@ def findings(text: str, facts: list[Fact]) -> list[Finding]:
     named."""
     text = text or ""
     acting = " ".join(text[s:e] for s, e in sentences(text) if acts(text[s:e]))
+    if text.strip() and not acting:  # "The portfolio includes returns on property tax.": an answer that does nothing
+        return [Finding(KIND, False, "", "the answer acts on nothing: no figure, action or date in it", -1, -1)]
+    missed = _targets_untouched(acting, facts)
+    if missed:  # a case with targets is answered by acting on them
+        return [Finding(KIND, False, "", f"the answer never acts on the client's targets ({missed})", -1, -1)]
+    barred = [rule.thing.lower() for rule in prohibitions.rules(facts)]
     out = []
     for fact in facts:
         name = str(fact.value or fact.text)
+        if fact.kind == "instrument" and any(_plain(name) in _plain(thing) for thing in barred):
+            continue  # "cannot make a pension buy-in any more": nothing to act on (prohibitions.py reads the rule)
         if fact.kind == "instrument":
             what = f"the {DETERMINER.sub('', name)} the client listed"
             spans = _instrument_mentions(text, fact)
@@ -69,6 +78,22 @@ def findings(text: str, facts: list[Fact]) -> list[Finding]:
             else:
                 out.append(Finding(KIND, False, "", f"the answer never addresses {what}", -1, -1))
     return out
+
+
+def _targets_untouched(acting, facts):
+    """The client's targets, where no sentence that acts names any of them (its class, or its figure): a rebalancing
+    answer that never speaks of the equities, the bonds or their 60/40 answers something else."""
+    targets = [f for f in facts if f.kind == "percent" and f.role == "target"]
+    if not targets:
+        return ""
+    stems = {w[:5] for w in WORD_OR_NUMBER.findall(_plain(acting)) if not w.isdigit()}
+    ours = [y for y in find_quantities(acting) if y.kind == "percent"]
+    for t in targets:
+        label = WORD_OR_NUMBER.findall(_plain(t.label))
+        words = {w[:5] for w in label if w not in ("target", "targets") and not w.isdigit()}
+        if words & stems or any(close_to(y, t.value) for y in ours):
+            return ""
+    return ", ".join(f"{t.label} {t.value:g}%" for t in targets[:3])
 
 
 def _goal_met(goal, text):

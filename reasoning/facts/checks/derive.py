@@ -20,8 +20,16 @@ import itertools
 import math
 import re
 
-from reasoning.facts.checks.doc import amount_facts, close_to, in_sentence, percent_facts, sentence_of
-from reasoning.facts.checks.words import content_words
+from reasoning.facts.checks.doc import (
+    amount_facts,
+    close_to,
+    in_currency,
+    in_sentence,
+    percent_facts,
+    sentence_of,
+    sheet_rates,
+)
+from reasoning.facts.checks.words import content_words, phrases, table
 from reasoning.facts.quantities import format_amount
 
 COUNT_WORDS = {
@@ -39,8 +47,15 @@ TIGHT_TWO, TIGHT_THREE = 0.025, 0.005
 PERIOD_BEFORE = re.compile(r"\b(?:every|each|within|after|in|by|at|age|aged)\s+$", re.I)  # "every ten years": no count
 SUM_WORDS = re.compile(r"\b(?:total\w*|combined|together|all told|in all|altogether|sum|overall)\b|\+", re.I)
 REMAINING = re.compile(
-    r"\b(?:net|after|remain\w*|left|leaves?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest)\b", re.I
-)  # how precisely a sum of facts must be written to count
+    r"\b(?:net|after|remain\w*|left|leaves?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest"
+    r"|gains?|profits?|appreciation|unreali[sz]ed)\b",
+    re.I,
+)  # a difference the sentence speaks of (a gain is a value less its cost); how precisely it must be written to count
+
+
+# A sentence that speaks of people one by one ("each child", "per donee", "both spouses"): the client's counts of
+# people may multiply or divide its amounts (reasoning/facts/data/words.toml, per_person_words).
+PER_PERSON = re.compile(rf"\b(?:{phrases(table('words')['per_person_words'])})\b", re.IGNORECASE)
 
 
 def numbers(doc, start, end):
@@ -62,6 +77,8 @@ def counts(doc, start, end):
     written += [COUNT_WORDS[m[0].lower()] for m in COUNT_WORD.finditer(doc.text, start, end)
                 if any(a <= m.start() < b for a, b in free)
                 and not PERIOD_BEFORE.search(doc.text, start, m.start())]  # fmt: skip
+    if not PER_PERSON.search(doc.text, start, end):
+        return sorted(set(written)), []  # "the rentals are worth EUR 1.8M": no count of people makes it 2 × 900k
     people = {float(f.value) for f in doc.facts if f.kind == "person" and isinstance(f.value, int | float)}
     return sorted(set(written)), sorted(v for v in people | {2.0} if v > 1)
 
@@ -123,9 +140,13 @@ def derive(doc, q, known):
         for share in shares(doc, start, end):
             if close_to(q, value * share):
                 return _used(doc, here, name, f"{share:.4g} of {name}")
-        if MONTHS.search(doc.text, start, end) and (close_to(q, value * 12) or close_to(q, value / 12)):
-            return _used(doc, here, name, f"{name}, a month to a year")
-    holdings = [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit and f.role in ("", "holding")]
+        if MONTHS.search(doc.text, start, end) and _monthly(doc, value, name):
+            for n in [1.0, *written]:  # "Twenty years of EUR 6,000 monthly": 12 × 20 months
+                if close_to(q, value * 12 * n) or (n == 1 and close_to(q, value / 12)):
+                    return _used(doc, here, name, f"{name}, a month to a year" + (f" × {n:g}" if n != 1 else ""))
+    holdings = [(v, f"the {f.label}" + ("" if f.unit == q.unit else f" in {q.unit}"))
+                for f in amount_facts(doc) if f.role in ("", "holding")
+                for v in in_currency(doc, f.value, f.unit, q.unit, start, end)]  # fmt: skip
     summed = SUM_WORDS.search(doc.text, start, end)
     relative = q.precision / abs(q.value) if q.value else 1.0
     if relative <= TIGHT_TWO or (summed and relative <= 2 * TIGHT_TWO):
@@ -136,12 +157,34 @@ def derive(doc, q, known):
         for parts in itertools.combinations(holdings, 3):
             if close_to(q, sum(v for v, _ in parts)):
                 return " + ".join(name for _, name in parts)
+    if REMAINING.search(doc.text, start, end):  # "Selling CHF 260k leaves CHF 1.56M of Swiss equities"
+        before = [x for x in doc.quantities if x.kind == "amount" and x.unit == q.unit and x.end <= q.start]
+        for value, name in [(v, n) for v, unit, n, _r in known if unit == q.unit] + [(x.value, x.text) for x in before]:
+            for x in here + before:  # "the rest of their $20.4M, $3.4M" after "... is $17M;"
+                if x.value < value and close_to(q, value - x.value):
+                    return _used(doc, here, x.text, f"{name} - {x.text}")
     if REMAINING.search(doc.text, start, end) and relative <= TIGHT_TWO:
         facts = [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit]
         for (a, name_a), (b, name_b) in itertools.combinations(facts, 2):
             if close_to(q, abs(a - b)):
                 return f"{name_a} - {name_b}" if a > b else f"{name_b} - {name_a}"
     return ""
+
+
+def _monthly(doc, value, name):
+    """A base that is a monthly figure: a fact labelled monthly (or an expense or withdrawal), or a figure the text
+    writes with "a month" or "monthly" after it; a yearly figure divides into months. Any other base times 12 meets
+    wrong figures by chance."""
+    for f in amount_facts(doc):
+        if f.value == value and (MONTHLY_LABEL.search(f.label) or YEARLY_LABEL.search(f.label)):
+            return True
+    at = doc.text.find(name)
+    return at >= 0 and bool(MONTHLY_AFTER.match(doc.text, at + len(name)))
+
+
+MONTHLY_LABEL = re.compile(r"\b(?:monthly|a month|per month|withdrawal|expenses?|spending|rent|salary)\b", re.I)
+YEARLY_LABEL = re.compile(r"\b(?:annual|yearly|a year|per year)\b", re.I)
+MONTHLY_AFTER = re.compile(r"\s*(?:a|per|each|every|/)\s*(?:month|mo|year|yr|annum)\b|\s*(?:monthly|annually|yearly|p\.a\.)", re.I)
 
 
 def _products(written, people):
@@ -162,27 +205,49 @@ def _used(doc, here, name, how):
 def converted(doc, q):
     """(how, wrong) for an amount next to a rate the sentence names with its pair ("At EUR/CHF 0.94 the euro account
     comes to about CHF 904k"): derived when it is one of the client's amounts in the other currency (or one the
-    sentence writes) converted the way the rate goes; wrong when it is one converted the other way round."""
+    sentence writes) converted the way the rate goes; wrong when it is one converted the other way round. With no
+    such rate in the sentence, the sheet's rate converts too ("CHF 445k of 2.245 Mio." for the USD 500k account),
+    the way it goes only: a figure the other way round may be one of the day's."""
     start, end = sentence_of(doc, q.start)
     rates = [r for r in doc.rates if start <= r.start < end and r.base and r.value and q.unit in (r.base, r.quote)]
     for rate in rates:
-        other = rate.quote if q.unit == rate.base else rate.base
-        sources = [(x.value, x.text) for x in in_sentence(doc, start, end, "amount") if x.unit == other]
-        sources += [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == other]
         quote = doc.text[rate.start : rate.end]
-        for value, name in sources:
-            right = rate.converts(value, other, q.unit)[0]
-            if abs(right - q.value) <= q.precision + CONVERTED_SLACK * abs(right):
-                return f"{name} at {quote}", ""
-        for value, name in sources:
-            right = rate.converts(value, other, q.unit)[0]
+        how = _converted_by(doc, q, rate, start, end, quote)
+        if how:
+            return how, ""
+        for value, name in _sources(doc, q, rate, start, end):
+            right = rate.converts(value, _other(q, rate), q.unit)[0]
             wrong = value / rate.value if right == value * rate.value else value * rate.value
             if abs(wrong - q.value) <= q.precision + CONVERTED_SLACK * abs(wrong):
                 return "", (
                     f"{q.text} converts {name} at {quote} the wrong way round: that is about "
                     f"{format_amount(right, q.unit)}"
                 )
+    for rate in [r for r in sheet_rates(doc) if r.base and r.value and q.unit in (r.base, r.quote)]:
+        how = _converted_by(doc, q, rate, start, end, f"the sheet's {rate.base}/{rate.quote} {rate.value:g}")
+        if how:
+            return how, ""
     return "", ""
+
+
+def _other(q, rate):
+    return rate.quote if q.unit == rate.base else rate.base
+
+
+def _sources(doc, q, rate, start, end):
+    """(value, name) of the amounts in the rate's other currency: the sentence's, then the client's."""
+    other = _other(q, rate)
+    sources = [(x.value, x.text) for x in in_sentence(doc, start, end, "amount") if x.unit == other]
+    return sources + [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == other]
+
+
+def _converted_by(doc, q, rate, start, end, quote):
+    """How q is one of the amounts in the rate's other currency, converted the way the rate goes, or ""."""
+    for value, name in _sources(doc, q, rate, start, end):
+        right = rate.converts(value, _other(q, rate), q.unit)[0]
+        if abs(right - q.value) <= q.precision + CONVERTED_SLACK * abs(right):
+            return f"{name} at {quote}"
+    return ""
 
 
 CONVERTED_SLACK = 0.01  # a converted figure is rounded: 1% either way

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from reasoning.facts import regimes
-from reasoning.facts.checks.words import phrases, raw_words, table
-from reasoning.facts.quantities import find_quantities, matches
+from reasoning.facts.phrases import sentences
+from reasoning.facts.checks.words import content_words, named_fact, phrases, raw_words, table
+from reasoning.facts.sheet import Fact
+from reasoning.facts.quantities import currency_tables, find_quantities, matches
 
 LAW = table("law")
 
@@ -41,9 +43,13 @@ class Doc:
     derived: dict = field(default_factory=dict)  # span of a result shown -> how it was derived
     combined: list = field(default_factory=list)  # (q1, q2) in different currencies joined by an expression
     statutory: set = field(default_factory=set)  # spans of amounts tied to a rule's threshold
+    law: set = field(default_factory=set)  # spans of figures the law's table decided (lawfigures.py)
     final: bool = False  # a final answer (coverage and the commitments are read only there)
     inputs: set = field(default_factory=set)  # spans of figures a checked derivation used
     consumed: list = field(default_factory=list)  # spans of written arithmetic: their numbers are no counts
+    declared: list | None = None  # the figures the model declared with the text (None: none, the prose is read)
+    evaluated: list = field(default_factory=list)  # those figures, evaluated (derivation.Evaluated)
+    derived_by_model: set = field(default_factory=set)  # spans of amounts the declared figures decide (declared.py)
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ class Rate:
 
 CODE = r"(?:[A-Z]{3}|\$|€|£)"
 SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
-NUMBER = r"(\d+(?:\.\d+)?)"
+NUMBER = r"(\d+(?:\.\d+|,\d+(?![.,]?\d))?)"  # "0.93", and "0,93" as German and French write a rate
 RATES = [
     re.compile(rf"\b(?P<a>{CODE})\s?/\s?(?P<b>{CODE})\s*(?:(?:spot\s+)?rate\s+)?(?:of\s+|at\s+|=\s*|:\s*)?{NUMBER}"),
     re.compile(rf"{NUMBER}\s?(?P<b>{CODE})\s+(?:per|for each|to the|to one|/)\s+(?P<a>{CODE})\b"),
@@ -99,6 +105,7 @@ def read_rates(text):
             groups = m.groupdict()
             pair = frozenset(SYMBOLS.get(c, c) for c in (groups.get("a"), groups.get("b")) if c)
             number = next((g for g in m.groups() if g and re.fullmatch(NUMBER, g)), None)
+            number = number.replace(",", ".") if number else None
             value = float(number) if number else None
             precision = 0.5 * 10 ** -len(number.split(".")[1]) if number and "." in number else 0.5
             base, quote = (SYMBOLS.get(groups.get(k) or "", groups.get(k) or "") for k in ("a", "b"))
@@ -108,21 +115,10 @@ def read_rates(text):
     return found
 
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*\-•\d])|\n\s*|;\s+")
-
-
-ABBREVIATION = re.compile(rf"(?:\b(?:{phrases(LAW['sentence_abbreviations'])})\.)$")
-
-
 def split_sentences(text):
-    spans, start = [], 0
-    for m in SENTENCE_END.finditer(text):
-        if ABBREVIATION.search(text, max(0, m.start() - 8), m.start()):
-            continue  # "Fr. 400'000", "2,5 Mio. EUR": a point that ends no sentence
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return [(s, e) for s, e in spans if e > s]
+    """The sentences of a text, as phrases.sentences reads them for every check (one splitter for the checker and
+    the constraints)."""
+    return list(sentences(text))
 
 
 def read(text, facts):
@@ -168,18 +164,56 @@ def in_sentence(doc, start, end, kind=None):
 
 def has_rate(doc, a, b):
     pair = frozenset((a, b))
-    rates = doc.rates + list(_fact_rates(tuple((f.label, str(f.value), f.text) for f in doc.facts)))
-    return any(not r.pair or r.pair == pair for r in rates)
+    return any(not r.pair or r.pair == pair for r in doc.rates + sheet_rates(doc))
+
+
+def sheet_rates(doc):
+    """The exchange rates on the client's sheet, with the way they go where the sheet says it: the reader writes
+    "GBP/CHF 1.12" as the fact "GBP/CHF exchange rate" (or "GBP"), CHF 1.12; a fact labelled "exchange rate" with no
+    pair is a rate of none."""
+    return list(_fact_rates(tuple((f.label, f.value, f.unit, f.text) for f in doc.facts)))
+
+
+CURRENCY_IN_LABEL = re.compile(r"^\s*([A-Z]{3})(?:\s*/\s*([A-Z]{3}))?(?:\s+(?:exchange|FX|conversion|spot)\s+rate)?\s*$")
 
 
 @lru_cache(maxsize=64)
 def _fact_rates(facts):
     found = []
-    for label, value, text in facts:
-        if re.search(r"\b(?:exchange|fx|conversion)\s+rate\b", label, re.IGNORECASE):
+    for label, value, unit, text in facts:
+        m = _rate_label(label)
+        quote = m and (m[2] or unit)
+        if m and isinstance(value, int | float) and value > 0 and quote and quote != m[1] and re.fullmatch(r"[A-Z]{3}", quote):
+            digits = f"{value}".split(".")[1] if "." in f"{value}" else ""
+            precision = 0.5 * 10 ** -len(digits) if digits else 0.5
+            found.append(Rate(-1, -1, frozenset((m[1], quote)), float(value), precision, m[1], quote))
+            continue
+        if re.search(r"\b(?:exchange|fx|conversion)\s+rate\b", label or "", re.IGNORECASE):
             found.append(Rate(-1, -1, frozenset(), None))
         found += read_rates(f"{value} {text}")
     return tuple(found)
+
+
+def in_currency(doc, value, source, target, start=0, end=None):
+    """What `value` in `source` may be in `target` at the rates the sentence [start, end) or the sheet states: [] when
+    none converts that pair (the same value when the currencies agree)."""
+    if source == target or not source:
+        return [value]
+    end = len(doc.text) if end is None else end
+    rates = [r for r in doc.rates if start <= r.start < end] + sheet_rates(doc)
+    return [v for r in rates if not r.pair or r.pair == frozenset((source, target)) for v in r.converts(value, source, target)]
+
+
+def _rate_label(label):
+    """The label of an exchange rate: "GBP/CHF exchange rate", or the reader's bare "GBP"; "PEA" or "ISA" is no code."""
+    m = CURRENCY_IN_LABEL.match(label or "")
+    codes = currency_tables()[0]
+    return m if m and m[1] in codes and (not m[2] or m[2] in codes) else None
+
+
+def is_rate(fact):
+    """An exchange rate on the sheet ("GBP/CHF exchange rate": CHF 1.12): no amount of the client's."""
+    return bool(_rate_label(fact.label)) or "exchange rate" in (fact.label or "").lower()
 
 
 # ---- statutory amounts ----------------------------------------------------------------------------------------------
@@ -206,11 +240,36 @@ def _is_statutory(doc, q):
     """An amount the text ties to a rule's threshold, limit or exemption (within three words, in the same clause)."""
     start, end = sentence_of(doc, q.start)
     near = near_words(doc, q)
-    if LAW_WORDS.search(near) or _next_to_rule(doc, q):
+    if LAW_WORDS.search(near) and not _named_before(doc, q, near):
+        return True
+    if _next_to_rule(doc, q) or _at_a_rules_edge(doc, q, start):
         return True
     if LIMIT_WORDS.search(near) or BOUND_BEFORE.search(doc.text, max(start, q.start - 24), q.start):
         return any(not m.negated and start <= m.start < end for m in doc.mentions)
     return False
+
+
+def _named_before(doc, q, near):
+    """"At a price of €6.5 the retirement allowance ...": the words of law come after the figure only, and the words
+    before it name one of the client's amounts: the figure is that amount (checked), not the law's."""
+    before = near.split("#")[0]
+    if LAW_WORDS.search(before):
+        return False
+    named = named_fact(doc, q, amount_facts(doc))
+    return named is not None and not LAW_WORDS.search(named.label)
+
+
+EDGE_BEFORE = re.compile(rf"\b(?:{phrases(LAW['edge_phrases'])})\s*(?:about\s+|around\s+|roughly\s+|~\s*)?$", re.I)
+
+
+def _at_a_rules_edge(doc, q, start):
+    """"the 24 % bracket topping out at $394,600": an amount after a rule's edge, in a clause that names the rule's
+    word (a bracket, an allowance, a threshold) before it."""
+    edge = EDGE_BEFORE.search(doc.text, max(start, q.start - 40), q.start)
+    if not edge:
+        return False
+    clause = CLAUSE_BREAK.split(doc.text[start : edge.start()])[-1]
+    return bool(LAW_WORDS.search(clause) or LIMIT_WORDS.search(clause))
 
 
 RULE_THEN_AMOUNT = re.compile(
@@ -247,7 +306,7 @@ def amount_facts(doc):
     too)."""
     return [
         f for f in doc.facts
-        if isinstance(f.value, int | float)
+        if isinstance(f.value, int | float) and not is_rate(f)
         and (f.kind == "amount" or (f.kind == "limit" and len(f.unit) == 3 and f.unit.isupper()))
     ]  # fmt: skip
 
@@ -257,10 +316,30 @@ def percent_facts(doc):
 
 
 def fact_of(q, facts):
-    return next((f for f in facts if matches(q, f.value, f.unit)), None)
+    return next(iter(owners_of(q, facts)), None)
+
+
+def owners_of(q, facts):
+    """The facts a figure is, closest first: "$2M" can mean 1.5-2.5M, but where a fact is $2M it is that one."""
+    found = [f for f in facts if matches(q, f.value, f.unit)]
+    if not found:
+        return []
+    best = min(abs(float(f.value) - q.value) for f in found)
+    return [f for f in found if abs(float(f.value) - q.value) <= best + 1e-9 * max(1.0, abs(q.value))]
 
 
 def close_to(q, value):
     return abs(q.value - value) <= q.precision + 1e-9 * max(1.0, abs(value))
 
 
+def positions(doc):
+    """The amounts the sheet's percents make of its amounts, as facts: "Lucia's share" (25% of the USD 24M sale
+    price) is USD 6M, the "spending rate" (3.5% of the endowment) CHF 1.68M."""
+    found = []
+    for p in percent_facts(doc):
+        base = content_words(p.base)
+        whole = [f for f in amount_facts(doc) if base and base <= content_words(f.label)]
+        if len(whole) == 1 and p.role in ("share", "spending", ""):
+            value = whole[0].value * p.value / 100
+            found.append(Fact(p.label, "amount", value, whole[0].unit, base=whole[0].label, role=p.role))
+    return found

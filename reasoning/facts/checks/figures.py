@@ -26,7 +26,7 @@ import re
 from dataclasses import replace
 
 from reasoning.facts.checks.arithmetic import APPROX_SLACK
-from reasoning.facts.checks.derive import POINTS, converted, derive, shares
+from reasoning.facts.checks.derive import COUNT_WORDS, POINTS, converted, derive, gaps, shares
 from reasoning.facts.checks.doc import (
     LAW_WORDS,
     LIMIT_WORDS,
@@ -37,10 +37,20 @@ from reasoning.facts.checks.doc import (
     fact_of,
     in_sentence,
     percent_facts,
+    positions,
     sentence_of,
+)
+from reasoning.facts.checks.results import (
+    count_times,
+    from_named,
+    item_named,
+    presented_as_result,
+    product_before,
+    share_of_named,
 )
 from reasoning.facts.checks.words import (
     OF_WORDS,
+    POSSESSIVE,
     attached_labels,
     content_words,
     figure_at,
@@ -57,11 +67,11 @@ KIND = "figure"
 FINAL_ONLY = False
 
 PARTS = re.compile(
-    r"\b(?P<n>\d{1,2}|two|three|four|five|six|ten|twelve)\s+(?:equal\s+)?(?:tranches|instalments|installments|steps|"
+    r"\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:equal\s+|(?:annual|yearly|quarterly|monthly)\s+)?(?:tranches|instalments|installments|steps|"
     r"parts|payments|slices|portions|gifts|sales|sells|years|tax years|quarters)\b",
     re.IGNORECASE,
 )
-PART_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10, "twelve": 12}
+PART_WORDS = COUNT_WORDS  # "eight quarterly sales": 8
 FRACTION_WORD = re.compile(
     r"\b(?:half|halves|thirds?|quarters?|fifths?|tenths?|twentieths?|split|equal|evenly|each|per|tranches?|"
     r"instalments?|installments?)\b",
@@ -71,16 +81,23 @@ SIMPLE_SHARES = (1 / 2, 1 / 3, 2 / 3, 1 / 4, 3 / 4, 1 / 5, 1 / 10, 1 / 20)
 
 
 def run(doc: Doc) -> list[Finding]:
-    return _amounts(doc) + _percents(doc)
+    # An amount the model declared with a derivation is decided by it (declared.py, which runs first); the prose is
+    # read for the rest: the percents, and the amounts declared with none (the model's own) or not at all.
+    amounts = [f for f in _amounts(doc) if (f.start, f.end) not in doc.derived_by_model]
+    return amounts + _percents(doc)
 
 
 def _amounts(doc):
     findings = []
     facts = amount_facts(doc)
     derived = [q for q in doc.quantities if (q.start, q.end) in doc.derived and q.kind == "amount"]
-    proposed = [q for q in doc.quantities if q.kind == "amount" and _proposed(doc, q)]
+    offered = [q for q in doc.quantities if q.kind == "amount" and proposed(doc, q)]
     for q in doc.quantities:
-        if q.kind != "amount" or (q.start, q.end) in doc.statutory:
+        if q.kind != "amount":
+            continue
+        if (q.start, q.end) in doc.statutory:  # the law's figure, unless the sentence computes it wrongly
+            wrong = _product_wrong(doc, q, product_before(doc, q))
+            findings += [Finding("figure", False, q.text, wrong, q.start, q.end)] if wrong else []
             continue
         fact = fact_of(q, facts)
         wrong = _contradicted(doc, q, share=0.8) if fact else ""  # "help their son buy a house with $400k"
@@ -91,6 +108,10 @@ def _amounts(doc):
             findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
             continue
         shown = doc.derived.get((q.start, q.end))
+        held = "" if shown else _range_holds(doc, q, facts, derived)
+        if held:
+            findings.append(Finding("figure", True, q.text, held, q.start, q.end))
+            continue
         turned, inverted = ("", "") if shown else converted(doc, q)
         if inverted:
             findings.append(Finding("figure", False, q.text, inverted, q.start, q.end))
@@ -98,22 +119,67 @@ def _amounts(doc):
         shown = shown or turned
         dropped, sure = _unknown(doc, q, facts, derived)
         wrong = "" if shown else (dropped if sure else "") or _mislabelled(doc, q, facts) or _contradicted(doc, q)
+        wrong = wrong or ("" if shown or q in offered else _more_than_it_holds(doc, q, facts))
+        wrong = wrong or ("" if shown else _misstated_position(doc, q))
+        product = None if shown else product_before(doc, q) or (None if q in offered else share_of_named(doc, q))
+        wrong = wrong or _product_wrong(doc, q, product)
         if wrong:  # checked before any implied derivation: a chance match must not excuse it
             findings.append(Finding("figure", False, q.text, wrong, q.start, q.end))
             continue
-        others = derived + [p for p in proposed if p is not q]
-        how = shown or _implicit(doc, q, facts, others) or derive(doc, q, _known(doc, facts) + _as_known(others, q))
+        ends = _range_of(doc, q) or ()  # the two ends of a range are no operands of each other
+        earlier = [x for x in _derived_so_far(doc) if x.end <= q.start and x not in derived and x not in ends]
+        others = derived + earlier + [p for p in offered if p is not q]
+        steps = [k for k in _known(doc, facts, q) if k[3] != REST]
+        how = shown or (product[1] if product else "") or _implicit(doc, q, facts, others)
+        how = how or derive(doc, q, steps + _as_known(others, q)) or count_times(doc, q) or from_named(doc, q)
         if how:
             doc.derived.setdefault((q.start, q.end), how)  # a share of it may follow ("that is 40% of ...")
             findings.append(Finding("figure", True, q.text, f"{q.text} is derived: {how}", q.start, q.end))
             continue
         detail, sure = _unknown(doc, q, facts, derived)
-        if sure or q not in proposed:
-            why = "" if sure else _undecidable(doc, q)
+        if sure or q not in offered:
+            why = "" if sure else _undecidable(doc, q) or _unplaced(doc, q, lambda x: _placed(doc, x, facts, offered))
             findings.append(Finding("figure", bool(why), q.text, why or detail, q.start, q.end, verified=not why))
     # a figure no check could tie to the sheet, that a checked derivation then used: an input the text assumes
-    return [_assumed(f) if not f.ok and (f.start, f.end) in doc.inputs and " neither " in f.detail else f
+    # (in a step; the answer the client reads carries no figure the checker cannot place, assumed or not)
+    assumed = (lambda f: not doc.final and not f.ok and (f.start, f.end) in doc.inputs and " neither " in f.detail)
+    return [_assumed(f) if assumed(f) else f
             for f in findings]  # fmt: skip
+
+
+def _derived_so_far(doc):
+    """The amounts derived so far, in this sentence or an earlier one: a later figure may build on them ("on that",
+    "of that", "so EUR 730k must come from sales" after "only EUR 470k of the EUR 720k")."""
+    return [x for x in doc.quantities if x.kind == "amount" and (x.start, x.end) in doc.derived]
+
+
+RANGE_BETWEEN = re.compile(r"\s*(?:-|–|—|to)\s*$")
+RANGE_WIDTH = 0.25  # a range is read as holding a figure only when it is this narrow (of its upper end) or narrower
+
+
+def _range_of(doc, q):
+    """The two ends of the range q is one end of ("CHF 1.4–1.5 Mio.", "$44–48K"), in one unit, or None."""
+    amounts = [x for x in doc.quantities if x.kind == "amount" and x.unit == q.unit]
+    for a, b in zip(amounts, amounts[1:]):
+        if q in (a, b) and a.end <= b.start and RANGE_BETWEEN.fullmatch(doc.text, a.end, b.start) and a.value < b.value:
+            return a, b
+    return None
+
+
+def _range_holds(doc, q, facts, derived):
+    """How the range q ends ("Budget CHF 1.4–1.5 Mio.") holds a fact or a figure derived in one step (CHF 1.44M,
+    4% of the assets): then both ends are fine though neither is the figure itself; "" when it holds none."""
+    ends = _range_of(doc, q)
+    if ends is None:
+        return ""
+    lo, hi = ends[0].value - ends[0].precision, ends[1].value + ends[1].precision
+    if hi - lo > RANGE_WIDTH * hi:
+        return ""  # "EUR 100-200k" holds most figures near it by chance
+    whole = replace(q, value=(lo + hi) / 2, precision=(hi - lo) / 2)
+    fact = fact_of(whole, facts)
+    how = f"the {fact.label}" if fact else _implicit(doc, whole, facts, [d for d in derived if d not in ends])
+    span = doc.text[ends[0].start : ends[1].end]
+    return f"{q.text} is an end of the range {span}, which holds {how}" if how else ""
 
 
 def _as_known(quantities, q):
@@ -148,11 +214,112 @@ def _undecidable(doc, q):
     return ""
 
 
+def _unplaced(doc, q, placed):
+    """Why an amount neither on the sheet nor derived is unverified rather than wrong: the sentence does not present
+    it as the result of figures written in it that the checker can place, nor as the value of an item of the
+    client's it names (checks/results.py); "" when it does (it is then wrong). A final answer, which the client reads,
+    carries no figure the checker cannot place: there it fails, and the session says its answer needs review."""
+    if doc.final or presented_as_result(doc, q, placed) or item_named(doc, q):
+        return ""
+    return f"unverified: {q.text} is neither on the fact sheet nor derived, and the sentence does not derive it"
+
+
+def _placed(doc, x, facts, offered):
+    """Whether the checker can place an amount written as an operand: a fact, derived, the law's, or the advisor's
+    own proposal or estimate."""
+    span = (x.start, x.end)
+    return bool(fact_of(x, facts)) or span in doc.derived or span in doc.statutory or x in offered
+
+
+def _product_wrong(doc, q, product):
+    """"Nineteen per cent on EUR 1.04M comes to EUR 179,600": the one product the sentence writes before the cue
+    gives another amount (whatever the amount's source, the result does not follow from it)."""
+    if not product:
+        return ""
+    seen = _widened(q) if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start) else q
+    value, words = product
+    if close_to(seen, value):
+        return ""
+    return f"{q.text} does not follow: {words} is {format_amount(value, q.unit)}"
+
+
 def _mislabelled(doc, q, facts):
     named = named_fact(doc, q, facts)
-    if named:
+    owned = any(form == "prefix" and POSSESSIVE.search(term) for form, term, _s, _e in attached_labels(doc, q))
+    if not named and owned:  # "Lucia's $3.6M": whose share it is ("cash CHF 144k" may be a trade in the cash)
+        named = named_fact(doc, q, positions(doc))
+    if named and not matches(q, named.value, named.unit):
         return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
     return ""
+
+
+IN_HOLDING = re.compile(
+    r"\s*(?:already\s+|now\s+|currently\s+|still\s+|held\s+|sitting\s+|invested\s+)?in\s+"
+    r"(?:the\s+|her\s+|his\s+|their\s+|its\s+|your\s+|our\s+)?((?:[\w'’()-]+\s*){1,3})"
+)
+
+
+FUTURE = re.compile(
+    r"\b(?:will|would|could|might|grow\w*|grew|grown|project\w*|forecast\w*|expect\w*|by\s+(?:19|20)\d\d|"
+    r"(?:in|after|within)\s+\w+\s+years)\b",
+    re.IGNORECASE,
+)
+
+
+def _more_than_it_holds(doc, q, facts):
+    """"With $2.6M in traditional IRAs" where they hold $2.4M: what is in a holding is all of it or a part of it,
+    never more."""
+    m = IN_HOLDING.match(doc.text, q.end)
+    if not m or FUTURE.search(doc.text, *sentence_of(doc, q.start)):
+        return ""  # "by 2030 the IRA will hold $2.6M": a projection may exceed today's balance
+    words = raw_words(m[1])
+    for f in facts:
+        if f.role == "holding" and f.unit == q.unit and label_in(f.label, words) and q.value - q.precision > f.value:
+            return f"{q.text} is more than the {f.label} holds ({format_amount(f.value, f.unit)})"
+    return ""
+
+
+POSITION_STATED = re.compile(
+    r"(?:^|[.;:!?]\s+|\b(?:the|her|his|their|its|our|your)\s+)(?P<subject>[A-Za-z][\w'’-]*(?:\s+[A-Za-z][\w'’-]*){0,2})"
+    r"(?:\s*,[^,;]{1,30},)?\s+(?:is|are|sits?\s+at|stands?\s+at|comes?\s+to|amounts?\s+to)\s+"
+    r"(?P<hedge>(?:(?:about|roughly|around|nearly|almost|approximately|some|~)\s*)*)$",
+    re.IGNORECASE,
+)
+
+
+def _misstated_position(doc, q):
+    """"Equities, at 45 %, are roughly CHF 18 Mio. today" where equities are 45% of CHF 36M: a class the sheet gives
+    today's share of, stated in money, is that share of its base (2% off when hedged). Targets, and a sentence about
+    another time or a change, are left alone."""
+    start, end = sentence_of(doc, q.start)
+    m = POSITION_STATED.search(doc.text[start : q.start])  # the sentence's own start is a "^"
+    if not m or FUTURE.search(doc.text, start, end) or CHANGE.search(doc.text, start, end):
+        return ""
+    subject = content_words(m["subject"])
+    for p, base in _positions_named(doc, subject):
+        if base.unit != q.unit:
+            continue
+        value = base.value * p.value / 100
+        slack = APPROX_SLACK * value if m["hedge"].strip() else 0.0
+        if abs(q.value - value) > q.precision + slack:
+            return (f"{q.text} is given as the {p.label} ({format_percent(p.value)} of the {base.label}), "
+                    f"which is {format_amount(value, base.unit)}")  # fmt: skip
+    return ""
+
+
+CHANGE = re.compile(r"\b(?:after|once|then|target\w*|rebalanc\w*|if|when|should|must|need\w*|would)\b", re.I)
+
+
+def _positions_named(doc, subject):
+    """(percent fact, base amount) for each of today's shares (no target) whose whole label is the subject."""
+    found = []
+    for p in percent_facts(doc):
+        if p.role == "target" or not p.base or content_words(p.label) != subject:
+            continue
+        bases = [f for f in amount_facts(doc) if content_words(p.base) and content_words(p.base) <= content_words(f.label)]
+        if len(bases) == 1:
+            found.append((p, bases[0]))
+    return found
 
 
 CLAUSE_MARKS = re.compile(r"[,;:()]")
@@ -197,6 +364,21 @@ def _restated(doc, q, share=0.6):
 PROPOSING = re.compile(rf"\b(?:{phrases(table('law')['proposing_stems'])})\w*\b", re.IGNORECASE)
 
 
+RESULT_VERBS = re.compile(rf"\b(?:{phrases(table('law')['result_verbs'])})\b", re.IGNORECASE)
+
+
+def _fact_does(doc, subject):
+    """The words before a proposing verb name one of the client's amounts ("the RSUs add $2.8M", "the building
+    contributes $3.5M"): the sentence states what that holding does, and its figure is checked."""
+    said = content_words(subject)
+    return bool(said) and any(
+        (content_words(f.label) - WEAK_LABEL) and (content_words(f.label) - WEAK_LABEL) & said for f in amount_facts(doc)
+    )
+
+
+WEAK_LABEL = frozenset(content_words("annual monthly balance value amount account fund total portfolio wealth"))
+
+
 ESTIMATE_BEFORE = re.compile(
     r"(?:~|≈|\b(?:about|around|roughly|approximately|approx\.?|nearly|some|circa|each|every|per|say|e\.g\.|"
     r"for example|hypothetical))\s*$",
@@ -204,14 +386,27 @@ ESTIMATE_BEFORE = re.compile(
 )
 
 
-def _proposed(doc, q):
+PRONOUN_AFTER = re.compile(r"\s+(?:him|her|them|it|us|you|the\s+(?:client|couple|estate|family))\b", re.IGNORECASE)
+
+
+def _puts_someone(words, verb):
+    """"That puts him $2.5M above the exclusion": "put" with a person as its object states where a figure leaves
+    them, no amount put anywhere ("give her $50k" stays a proposal)."""
+    whole = re.match(r"\w*", words[verb.start() :])[0].lower()
+    return whole in ("put", "puts", "putting") and bool(PRONOUN_AFTER.match(words, verb.start() + len(whole)))
+
+
+def proposed(doc, q):
     """An amount the answer proposes ("sell USD 500k", "gift ~$100k", "the CRT (~$500k)"), estimates ("about
     $8,980 a month") or takes as an example ("each EUR 10,000"): the advisor's own figure, not the client's; it is
     left unflagged unless it drops its scale, sits under a fact's label, contradicts the arithmetic in its brackets
     or restates a goal or constraint with another figure."""
     start = sentence_of(doc, q.start)[0]
     clause = CLAUSE_MARKS.split(doc.text[max(start, q.start - 60) : q.start])[-1]
-    if PROPOSING.search(" ".join(clause.split()[-6:])):
+    clause = RESULT_VERBS.split(clause)[-1]  # "Selling CHF 520k leaves CHF 1.2M": a result, not a proposal
+    words = " ".join(clause.split()[-6:])
+    verb = PROPOSING.search(words)
+    if verb and not _fact_does(doc, words[: verb.start()]) and not _puts_someone(words, verb):
         return True
     if ESTIMATE_BEFORE.search(doc.text, max(start, q.start - 20), q.start):
         return True  # "about $8,980 a month", "each EUR 10,000 of losses": an estimate or an example
@@ -228,13 +423,14 @@ def _implicit(doc, q, facts, derived):
     portfolio); a share the sentence names ("three tranches", "5-10% of wealth") of any known amount; or a simple
     share, sum or difference of a known amount the sentence itself names. Steps from amounts the sentence does not
     name are not tried: over every pair of facts, a wrong figure would meet one by chance."""
-    known = _known(doc, facts) + [(d.value, d.unit, d.text, "derived in the text") for d in derived if d is not q]
+    known = _known(doc, facts, q) + [(d.value, d.unit, d.text, "derived in the text") for d in derived if d is not q]
     known = [k for k in known if k[1] == q.unit]
     if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start):
         q = _widened(q)
     for value, _unit, name, role in known:
         if close_to(q, value):
             return name if role in name else f"{name}, {role}"
+    known = [k for k in known if k[3] != REST]  # a rest the sentence does not name: no operand of a further step
     start, end = sentence_of(doc, q.start)
     shares = [(p.value / 100, p.text) for p in doc.quantities if p.kind == "percent" and start <= p.start < end]
     for m in PARTS.finditer(doc.text, start, end):
@@ -277,10 +473,15 @@ def _implicit(doc, q, facts, derived):
     return ""
 
 
-def _known(doc, facts):
+REST = "a rest the sentence does not name"
+
+
+def _known(doc, facts, q=None):
     """(value, unit, name, role) of each fact amount, and of each position a percent fact makes of one ("70% of the
-    portfolio": the employer stock)."""
+    portfolio": the employer stock); the rest beside a position only where q's sentence names the class left out
+    ("the portfolio outside cash"): else a rest meets a wrong figure by chance."""
     known = [(f.value, f.unit, format_amount(f.value, f.unit), f"the {f.label}") for f in facts]
+    said = content_words(doc.text[slice(*sentence_of(doc, q.start))]) if q is not None else frozenset()
     for p in percent_facts(doc):
         base = content_words(p.base)
         for f in facts:
@@ -290,8 +491,17 @@ def _known(doc, facts):
                 known.append((value, f.unit, f"{format_amount(value, f.unit)} ({role})", role))
                 if p.role == "target":
                     continue  # the rest beside a target is no position: "outside the bonds target" met slips by chance
+                if q is not None and content_words(p.label) - said:
+                    role = f"the {f.label} outside the {p.label}"  # a rest: as it stands, never a step's operand
+                    known.append((f.value - value, f.unit, f"{format_amount(f.value - value, f.unit)} ({role})", REST))
+                    continue
                 rest, role = f.value - value, f"the {f.label} outside the {p.label}"
-                known.append((rest, f.unit, f"{format_amount(rest, f.unit)} ({role})", role))
+    for points, share in gaps(doc):  # the amount a class is off its target: what a rebalancing moves
+        for f in facts:
+            if content_words(share.base) and content_words(share.base) <= content_words(f.label):
+                value = f.value * points / 100
+                role = f"the {share.label} gap to target, {points:g} points of the {f.label}"
+                known.append((value, f.unit, f"{format_amount(value, f.unit)} ({role})", role))
     return known
 
 
@@ -347,7 +557,7 @@ def _percents(doc):
     findings = []
     facts = percent_facts(doc)
     for q in doc.quantities:
-        if q.kind != "percent":
+        if q.kind != "percent" or (q.start, q.end) in doc.law:
             continue
         named = named_fact(doc, q, facts)
         if not named and not _presented_as_share(doc, q):

@@ -13,13 +13,26 @@ from __future__ import annotations
 import re
 
 from reasoning.facts import regimes
-from reasoning.facts.checks.doc import Doc, amount_facts, percent_facts
+from reasoning.facts.checks.doc import (
+    Doc,
+    amount_facts,
+    close_to,
+    fact_of,
+    in_sentence,
+    owners_of,
+    percent_facts,
+    positions,
+    sentence_of,
+)
+from reasoning.facts.checks.figures import proposed
 from reasoning.facts.checks.words import (
     AFTER_OF,
     DETERMINER,
+    POSSESSIVE,
     PORTIONS,
     RATE_WORDS,
     ROLES,
+    SHARE_BEFORE,
     WEAK,
     WORDS_AT,
     attached_labels,
@@ -28,30 +41,32 @@ from reasoning.facts.checks.words import (
     figure_at,
     label_term,
     named_fact,
+    phrases,
     raw_words,
+    table,
 )
 from reasoning.facts.quantities import format_amount, matches
 from reasoning.facts.sheet import Finding
 
-SUM_AFTER = re.compile(r"\s*[+]")
+SUM_AFTER = re.compile(r"\s*(?:[+×*/÷−]|[-–x]\s)")  # "Cash above the floor: EUR 300k − 200k": the label is the sum's
 
 KIND = "label"
 FINAL_ONLY = False
 
 
 def run(doc: Doc) -> list[Finding]:
-    findings = []
+    findings = _taxed_proceeds(doc) + _taxed_whole(doc)
     mentions = doc.mentions
     amounts, percents = amount_facts(doc), percent_facts(doc)
     for q in doc.quantities:
         if (q.start, q.end) in doc.statutory:
             continue
-        owners = [f for f in (amounts if q.kind == "amount" else percents) if matches(q, f.value, f.unit)]
+        owners = owners_of(q, amounts if q.kind == "amount" else percents)
         if owners:
             for detail in _mislabels(doc, q, owners, mentions):
                 findings.append(Finding("label", False, q.text, detail, q.start, q.end))
-        elif q.kind == "percent":
-            findings += _applied_elsewhere(doc, q)
+        if q.kind == "percent" and not any(_said_here(doc, q, f) for f in owners):
+            findings += _applied_elsewhere(doc, q)  # none, or a class's share met by chance ("5%" beside "issuer cap")
     return findings
 
 
@@ -85,6 +100,7 @@ def _applied_elsewhere(doc, q):
     if figure is None or figure.kind != "amount":
         return []
     candidates = [(label, base) for value, label, base in _rates_with_a_base(doc) if abs(value - q.value) <= q.precision]
+    candidates += [(f.label, whole) for f, whole in _caps_of_the_whole(doc, q) if abs(f.value - q.value) <= q.precision]
     if len({base.label for _label, base in candidates}) != 1:
         return []  # no such percent, or several with other bases: nothing says which it is
     label, base = candidates[0]
@@ -103,8 +119,14 @@ def _mislabels(doc, q, owners, mentions):
         return [f"{q.text} is the {owner.label}, not the {named.label}"] + _wrong_base(doc, q, owners)
     for form, term, start, end in attached_labels(doc, q):
         words = content_words(term)
+        if form == "prefix" and POSSESSIVE.search(term) and q.kind == "amount":
+            form = "bare"  # "Lucia's $3.6M": a possessive names whose figure it is
+        elif form == "of" and q.kind == "amount" and _names_kind(doc, q, start):
+            form = "bare"  # "their EUR 800,000 of assurance-vie": no portion of it, but what it is
         if not words or form in ("colon", "prefix"):
             continue  # "a pension pays $4,200": words before a figure with no mark between are too loose here
+        if form == "before" and SHARE_BEFORE.search(doc.text, max(0, start - 24), start):
+            continue  # "one seventh of the estate: $2.4M": a share of the estate, not the estate
         if words & mine:
             fine = True
             continue
@@ -121,7 +143,10 @@ def _mislabels(doc, q, owners, mentions):
             continue  # "Financial assets: £1.4M + £420k + ...": the label is the sum's
         if form == "of" or words <= PORTIONS:
             continue  # "USD 450k of employer stock", "a share of USD 3.2M": a portion of a holding, not its label
-        others = (f for f in doc.facts if f.kind == q.kind and f not in owners)
+        others = [f for f in doc.facts if f.kind == q.kind and f not in owners]
+        if q.kind == "amount":  # the client's money limits, and the positions the sheet's percents make of its amounts
+            others = amount_facts(doc) + positions(doc)
+            others = [f for f in others if f not in owners and not matches(q, f.value, f.unit)]
         other = next((f for f in others if covers(content_words(f.label), words)), None)
         if other:
             problems.append(f"{q.text} is the {owner.label}, not the {other.label}")
@@ -133,6 +158,135 @@ def _mislabels(doc, q, owners, mentions):
     if q.kind == "percent":
         problems += _wrong_base(doc, q, owners)
     return problems
+
+
+ARTICLE_AFTER_OF = re.compile(r"(?:the|a|an|her|his|their|its|our|your|this|that|these|those)\b", re.IGNORECASE)
+
+
+def _names_kind(doc, q, at):
+    """"EUR 800,000 of assurance-vie", "GBP 6.8M of uncalled commitments": "of" with no article after it, the figure
+    not proposed, names what the figure is; "USD 500k of the portfolio", "sell $1M of employer stock" are portions."""
+    return not ARTICLE_AFTER_OF.match(doc.text, at) and not proposed(doc, q)
+
+
+PROCEEDS = re.compile(rf"\b(?:{phrases(table('words')['proceeds_words'])})\b", re.IGNORECASE)
+BASIS = re.compile(rf"\b(?:{phrases(table('words')['basis_words'])})\b", re.IGNORECASE)
+TAXED = re.compile(rf"(?<![\w-])(?:{phrases(table('words')['tax_words'])})(?![\w-])", re.IGNORECASE)
+GAINS_KINDS = frozenset({"capital_gains", "capital_income", "real_estate_gains", "income"})
+
+
+def _taxed_proceeds(doc):
+    """A tax on gains applied to a sale's proceeds where the sheet makes the gain smaller (a cost basis, an
+    acquisition cost, a gain of its own): "26.375% of the EUR 180,000 sold", "60% of the EUR 12M price is taxable",
+    "at 20% the federal tax on the sale is about $4.8M" (20% of the $24M price). Taxes on value (wealth, estate,
+    transfer duties) are left alone, and so is a sentence that names the gain."""
+    from reasoning.facts import rules
+
+    if not any(BASIS.search(f.label) for f in amount_facts(doc)):
+        return []
+    found = []
+    for start, end in doc.sentences:
+        sentence = doc.text[start:end]
+        if not TAXED.search(sentence) or BASIS.search(sentence) or rules._topics(sentence) - GAINS_KINDS:
+            continue
+        for q in in_sentence(doc, start, end, "percent"):
+            target = _proceeds_after(doc, q) or _proceeds_in(doc, q, start, end)
+            if target:
+                detail = f"{q.text} is a tax on the gain, but the text applies it to {target}, the proceeds"
+                found.append(Finding("label", False, doc.text[q.start : q.end], detail, q.start, q.end))
+    return found
+
+
+ABOVE = re.compile(rf"\b(?:{phrases(table('words')['above_exemption_words'])})\b|[−-]\s*\$|\bminus\b", re.IGNORECASE)
+TIMES = re.compile(r"\s*(?:×|x|\*|times|of(?:\s+(?:the|his|her|their|its))?)\s*(?:[\w'’-]+\s+){0,1}?", re.IGNORECASE)
+
+
+def _taxed_whole(doc):
+    """An estate or inheritance tax's rate applied to a whole above its exemption with nothing taken off ("Estate
+    tax: 40% of his $18M net estate" where the federal exemption is USD 13.99M). A sentence that speaks of the part
+    above ("above the exemption", "the excess", a subtraction) is left alone."""
+    from reasoning.facts import rules
+
+    taxes = rules.exempt_taxes(doc.facts)
+    found = []
+    for start, end in doc.sentences if taxes else ():
+        sentence = doc.text[start:end]
+        if not rules._topics(sentence) & {"estate", "inheritance"} or ABOVE.search(sentence):
+            continue
+        for q in in_sentence(doc, start, end, "percent"):
+            m = TIMES.match(doc.text, q.end)
+            whole = figure_at(doc, m.end()) if m else None
+            if whole is None or whole.kind != "amount":
+                continue
+            for tax, exempt, unit in taxes:
+                if unit == whole.unit and whole.value > exempt and tax.fits(q.value, q.precision or 0.5):
+                    detail = (f"{q.text} is the {tax.name}'s rate, levied only above its exemption "
+                              f"({format_amount(exempt, unit)}): on {whole.text} it is about "
+                              f"{format_amount((whole.value - exempt) * q.value / 100, unit)}")  # fmt: skip
+                    found.append(Finding("label", False, doc.text[q.start : whole.end], detail, q.start, whole.end))
+                    break
+    return found
+
+
+def _proceeds_after(doc, q):
+    """"26.375% of the EUR 180,000 sold", "60% of the EUR 12M price": the proceeds the percent is taken of."""
+    m = AFTER_OF.match(doc.text, q.end)
+    figure = figure_at(doc, m.end()) if m else None
+    if figure is None or figure.kind != "amount":
+        return ""
+    said = doc.text[max(0, figure.start - 12) : min(len(doc.text), figure.end + 16)]
+    fact = fact_of(figure, amount_facts(doc))
+    return figure.text if PROCEEDS.search(said) or (fact and PROCEEDS.search(fact.label)) else ""
+
+
+def _proceeds_in(doc, q, start, end):
+    """"At 20% the tax on the sale is about $4.8M": an amount of the sentence that is the percent of a proceeds fact."""
+    if not PROCEEDS.search(doc.text, start, end):
+        return ""
+    for fact in amount_facts(doc):
+        if not PROCEEDS.search(fact.label):
+            continue
+        for x in in_sentence(doc, start, end, "amount"):
+            if x.unit == fact.unit and close_to(_widened(x), fact.value * q.value / 100):
+                return f"the {fact.label} ({format_amount(fact.value, fact.unit)})"
+    return ""
+
+
+def _widened(x):
+    from dataclasses import replace
+
+    return replace(x, precision=max(x.precision, 0.02 * abs(x.value)))
+
+
+def _caps_of_the_whole(doc, q):
+    """(limit, whole) for each limit in percent whose base is no amount but what it caps ("5% in one issuer", "20%
+    in one name"): a share of the client's whole, here its largest holding. Only where the sentence names the limit
+    ("the 8% issuer cap"), since a percent of the text meets such a limit by chance."""
+    holdings = [f for f in amount_facts(doc) if f.role == "holding"]
+    amounts = amount_facts(doc)
+    found = []
+    for f in doc.facts:
+        if f.kind != "limit" or f.unit != "%" or not holdings or not _said_here(doc, q, f):
+            continue
+        if any(content_words(f.base) and content_words(f.base) <= content_words(a.label) for a in amounts):
+            continue  # a base on the sheet: _rates_with_a_base reads it
+        found.append((f, max(holdings, key=lambda h: h.value)))
+    return found
+
+
+def _said_here(doc, q, fact):
+    """The sentence of q names the fact ("Spending at 4.5% of ..."), or the fact is a rate of its own (a spending
+    rate, a fee) rather than a class's share, which a percent of the text meets by chance ("trim 5% of ...")."""
+    start, end = sentence_of(doc, q.start)
+    words = content_words(fact.label) - content_words("target share rate")
+    return bool(words) and words <= content_words(doc.text[start:end])
+
+
+def _base_amount(doc, percents):
+    """The one amount of the sheet all these percents are shares of (their base names it), or None."""
+    found = {f.label: f for p in percents for f in amount_facts(doc)
+             if content_words(p.base) and content_words(p.base) <= content_words(f.label)}  # fmt: skip
+    return next(iter(found.values())) if len(found) == 1 else None
 
 
 def _regime_names(mention):
@@ -158,7 +312,15 @@ def _wrong_base(doc, q, owners):
             return []
         named = [f for f in amount_facts(doc) if matches(figure, f.value, f.unit)]
         base_only = set().union(*(content_words(f.base) - WEAK for f in bases))  # "ISA balance" is no "SIPP balance"
-        if not named or any((content_words(f.label) - WEAK) & base_only for f in named):
+        if not named:  # "4.5% of the $158M public-equity sleeve": a figure of its own, where the base is on the sheet
+            bases = [f for f in bases if _said_here(doc, q, f)]
+            whole = _base_amount(doc, bases) if bases else None
+            if whole is None or whole.unit != figure.unit or matches(figure, whole.value, whole.unit):
+                return []
+            label = bases[0].label
+            return [f"{q.text} is the {label}, a share of the {whole.label} ({format_amount(whole.value, whole.unit)}), "
+                    f"not of {figure.text}"]  # fmt: skip
+        if any((content_words(f.label) - WEAK) & base_only for f in named):
             return []
         return [f"{q.text} is the {bases[0].label} of the {bases[0].base}, not of the {named[0].label} ({figure.text})"]
     words = WORDS_AT.match(doc.text, m.end())

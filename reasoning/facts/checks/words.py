@@ -129,6 +129,8 @@ def _labels_around(doc, q):
         term = label_term(m[1])
         found.append(("bare", term, m.start(1), m.start(1) + len(term)))
     before = _before(text, q.start)
+    if before and _follows_a_figure(doc, before[1] - len(before[0])):
+        before = None  # "tax on a $200K conversion: $48K": "conversion" is the label of the $200K, not of the $48K
     if before:
         term = label_term(before[0], from_end=True)
         found.append(("before", term, before[1] - len(term), before[1]))
@@ -143,7 +145,13 @@ def _labels_around(doc, q):
     return found
 
 
-WORD = re.compile(r"[A-Za-z][\w'’-]*$")
+def _follows_a_figure(doc, start):
+    """The words at `start` come right after a figure (spaces between only): they are its label."""
+    end = len(doc.text[:start].rstrip(" \t"))
+    return end < start and any(x.end == end for x in doc.quantities)
+
+
+WORD = re.compile(r"(?:[A-Za-z]|\d+[A-Za-z]|\d{3}\([a-z]\))[\w'’-]*$")  # "pillar 3a", "401(k) balance" too
 
 
 def _words_before(text, end, count):
@@ -178,7 +186,7 @@ def named_fact(doc, q, facts):
     of several ("his SIPP", "her SIPP": both read "SIPP"), the one the figure matches, if any."""
     named = []
     for form, term, start, _end in attached_labels(doc, q):
-        if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 16), start):
+        if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 24), start) or SHARE_OF.search(term):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
         words = raw_words(term)
         near = raw_words(_edge(term, form))  # the label ends next to the figure: "portfolio yields $75k" names none
@@ -202,7 +210,11 @@ def _edge(term, form):
     return words[-1] if form in ("before", "prefix", "colon") else words[0]
 
 
-SHARE_BEFORE = re.compile(r"%\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$")
+SHARE_BEFORE = re.compile(
+    rf"(?:%|\b(?:{phrases(_WORDS['share_of_words'])})s?)\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$",
+    re.IGNORECASE,
+)  # "70% of the", "one seventh of the": the figure after the label is a share of it
+SHARE_OF = re.compile(rf"(?:%|\b(?:{phrases(_WORDS['share_of_words'])})s?)\s+of\b", re.IGNORECASE)
 
 
 
@@ -214,3 +226,5 @@ def label_in(label, words):
 
 DETERMINER = re.compile(r"^(?:(?:a|an|the|her|his|their|its|some|one|two)\s+)+", re.IGNORECASE)
 
+
+POSSESSIVE = re.compile(r"[A-Za-z]['’]s$")  # "Lucia's": whose figure it is

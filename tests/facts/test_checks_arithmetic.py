@@ -1,0 +1,75 @@
+"""checks/arithmetic.py: sums, products and conversions the text writes out, recomputed (issue 30, section 2)."""
+
+from reasoning.facts.check import check, failures
+from reasoning.facts.sheet import Fact
+
+SHEET = [
+    Fact("sale price", "amount", 9_000_000, "EUR", role="holding"),
+    Fact("securities account", "amount", 700_000, "EUR", role="holding"),
+]
+
+
+def arithmetic(text):
+    return [f for f in check(text, SHEET) if f.kind == "arithmetic"]
+
+
+def test_a_bracketed_sum_of_bare_thousands_is_read_at_their_own_scale():
+    found = arithmetic("Both taxes come to roughly €2.41M (1,163k + 1,244k) in all.")
+    assert [f.ok for f in found] == [True]
+
+
+def test_a_wrong_bracketed_sum_of_bare_thousands_is_still_flagged():
+    found = arithmetic("Both taxes come to roughly €2.61M (1,160k + 1,250k) in all.")
+    assert [f.ok for f in found] == [False]
+    assert "EUR 2.41M" in found[0].detail
+
+
+def test_a_bracketed_sum_in_millions_is_still_scaled_up():
+    assert [f.ok for f in arithmetic("Together about EUR 9.7M (9 + 0.7).")] == [True]
+
+
+def test_an_operand_written_as_a_clients_figure_is_that_figure_exactly():
+    # "EUR 9 Mio." could mean EUR 8.5-9.5M as written, but it is the sale price, EUR 9,000,000: 40% of it is 3.6M
+    assert [f.ok for f in arithmetic("Her part of the price: 40 % × EUR 9 Mio. = EUR 3,6 Mio.")] == [True]
+    assert [f.ok for f in arithmetic("Her part of the price: 40 % × EUR 9 Mio. = EUR 3,75 Mio.")] == [False]
+
+
+def test_an_operand_that_is_no_clients_figure_keeps_its_written_range():
+    assert [f.ok for f in arithmetic("A quarter of the buyer's offer: 25 % × EUR 8 Mio. = EUR 2,1 Mio.")] == [True]
+
+
+def test_so_many_of_an_amount_is_a_product():
+    assert [f.ok for f in arithmetic("Seven yearly gifts of €36k add up to €252k.")] == [True]
+    assert [f.ok for f in arithmetic("Seven yearly gifts of €36k add up to €216k.")] == [False]
+    assert [f.ok for f in arithmetic("12 monthly draws of EUR 5,000 come to EUR 50,000.")] == [False]
+
+
+def test_points_of_an_amount_are_a_percent_of_it():
+    assert [f.ok for f in arithmetic("Fifteen points of EUR 700k comes to EUR 105k.")] == [True]
+    found = arithmetic("Trimming by 15 points of EUR 700k means selling EUR 150k.")
+    assert [f.ok for f in found] == [False]
+    assert "EUR 105k" in found[0].detail
+
+
+def test_a_change_from_one_share_to_another_is_not_read_as_the_second_share():
+    assert arithmetic("Going from 60% to 75% of EUR 700k means buying EUR 105k.") == []
+
+
+def test_a_conversion_called_approximate_may_be_rounded():
+    sheet = SHEET + [Fact("Zurich account", "amount", 300_000, "CHF", role="holding")]
+    text = "Quoted as CHF/EUR 1,064, the CHF 300'000 come to roughly EUR 320.000."
+    assert [f.ok for f in check(text, sheet) if f.kind == "arithmetic"] == [True]
+
+
+def test_so_many_at_an_amount_each_then_a_colon_is_a_product_and_its_result():
+    assert [f.ok for f in arithmetic("Three grandchildren at about €45,500 each: some €136,500 in all.")] == [True]
+    found = arithmetic("Three grandchildren at about €45,500 each: some €116,500 in all.")
+    assert [f.ok for f in found] == [False] and "EUR 136,500" in found[0].detail
+
+
+def test_a_bracketed_sum_after_its_total_is_still_read():
+    assert [f.ok for f in arithmetic("Both accounts hold EUR 9.7M (EUR 9M + EUR 0.7M).")] == [True]
+
+
+def test_a_colon_that_opens_a_sum_with_its_own_result_is_no_result():
+    assert [f.ok for f in arithmetic("Four tranches of EUR 175k: EUR 175k x 4 = EUR 700k.")] == [True]

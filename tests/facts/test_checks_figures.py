@@ -1,0 +1,81 @@
+"""checks/figures.py: each amount is the client's, or derived from the client's; the forms people write."""
+
+from reasoning.facts.check import check, failures
+from reasoning.facts.sheet import Fact
+
+# A foundation: CHF 20M of assets, a 5% spending rate of them (CHF 1M a year).
+SHEET = [
+    Fact("foundation assets", "amount", 20_000_000, "CHF", role="holding"),
+    Fact("spending rate", "percent", 5.0, "%", base="foundation assets", role="spending"),
+    Fact("office lease", "amount", 90_000, "CHF", role="expense"),
+]
+
+
+def failed(text):
+    return failures(check(text, SHEET))
+
+
+def test_a_narrow_range_that_holds_a_derived_figure_passes_at_both_ends():
+    assert failed("Plan on CHF 0.95–1.05 Mio. of grants each year.") == []
+    assert failed("Plan on CHF 950k to CHF 1.1M of grants each year.") == []
+
+
+def test_a_range_that_misses_the_figure_is_not_checked_and_fails_as_a_result():
+    text = "Plan on CHF 1.2–1.3 Mio. of grants each year."
+    assert failed(text) == [] and not all(f.verified for f in check(text, SHEET) if f.start >= 0)
+    assert failed("5% of CHF 20M gives CHF 1.2–1.3 Mio. of grants each year.")
+
+
+def test_a_wide_range_holds_nothing_by_chance():
+    text = "Plan on CHF 0.5–1.5 Mio. of grants each year."
+    assert not any(f.verified and f.ok for f in check(text, SHEET) if f.text == "1.5 Mio.")
+
+
+# A Vienna client over target in equities: 70% today, 50% the target, of a EUR 900k depot (EUR 180k to move).
+DEPOT = [
+    Fact("depot", "amount", 900_000, "EUR", role="holding"),
+    Fact("equities", "percent", 70.0, "%", base="depot", role="share"),
+    Fact("equities target", "percent", 50.0, "%", base="depot", role="target"),
+]
+
+
+def test_the_gap_to_target_split_into_instalments_is_derived():
+    assert failures(check("Across two years that makes eight quarterly sales of EUR 22.500.", DEPOT)) == []
+    assert failures(check("Spread over the year, that is twelve monthly sales of EUR 15,000.", DEPOT)) == []
+
+
+def test_a_wrong_instalment_of_the_gap_fails():
+    # with no operand written, the instalment is unverified; as the result of the gap written, it fails
+    text = "Across two years that makes eight quarterly sales of EUR 27.500."
+    assert not any(f.verified for f in check(text, DEPOT) if f.text == "EUR 27.500")
+    found = failures(check("The EUR 180.000 to move, in eight quarterly sales, makes EUR 27.500 each.", DEPOT))
+    assert [f.text for f in found] == ["EUR 27.500"]
+
+
+def test_more_in_a_holding_than_it_holds_fails_and_a_part_of_it_passes():
+    found = failures(check("With EUR 1.1M in the depot, the sale can be spread out.", DEPOT))
+    assert [f.text for f in found] == ["EUR 1.1M"] and "more than the depot holds" in found[0].detail
+    assert failures(check("With EUR 180k in the depot set aside for bonds, the switch is easy.", DEPOT)) == []
+
+
+def test_a_projection_may_exceed_todays_balance():
+    assert not [f for f in failures(check("By 2035 there will be EUR 1.1M in the depot.", DEPOT)) if "holds" in f.detail]
+
+
+def test_a_class_stated_in_money_is_its_share_of_the_base():
+    assert failures(check("Equities, at 70 %, are roughly EUR 630k today.", DEPOT)) == []
+    text = "The depot was reviewed in May. Equities, at 70 %, are roughly EUR 700k today."
+    found = failures(check(text, DEPOT))
+    assert [f.text for f in found] == ["EUR 700k"] and "EUR 630k" in found[0].detail
+
+
+def test_a_class_after_a_change_or_at_its_target_is_not_todays_position():
+    assert failures(check("After the switch, equities are EUR 450k.", DEPOT)) == []
+    assert failures(check("The equities target is EUR 450k.", DEPOT)) == []
+
+
+def test_put_with_a_person_as_its_object_states_a_result_not_a_proposal():
+    estate = [Fact("estate", "amount", 8_000_000, "GBP", role="holding")]
+    assert failures(check("That puts her £7.675M above the £325k nil-rate band.", estate)) == []
+    assert [f.text for f in failures(check("That puts her £8.675M above the £325k nil-rate band.", estate))] == ["£8.675M"]
+    assert failures(check("Give her £40k now, from the cash.", estate)) == []

@@ -1,0 +1,34 @@
+"""checks/labels.py (and words.named_fact): a figure under another fact's label, and the shares that are not that."""
+
+from reasoning.facts.check import check, failures
+from reasoning.facts.sheet import Fact
+
+SHEET = [
+    Fact("farm", "amount", 12_000_000, "GBP", role="holding"),
+    Fact("pension pot", "amount", 2_000_000, "GBP", role="holding"),
+    Fact("cash", "amount", 400_000, "GBP", role="holding"),
+]
+
+
+def labels(text):
+    return [f for f in failures(check(text, SHEET)) if f.kind == "label"]
+
+
+def test_a_figure_after_a_fraction_of_a_label_is_a_share_of_it_not_it():
+    assert labels("The pension is roughly a sixth of the farm: £2M of £12M.") == []
+    assert labels("Cash is a thirtieth part of the farm (£400k of £12M).") == []
+    assert labels("Pension and cash together are two tenths of the farm: £2.4M against £12M.") == []
+
+
+def test_a_figure_under_another_facts_label_is_still_a_label_slip():
+    found = labels("Against that, the farm: £2M, and the pension pot besides.")
+    assert [f.text for f in found] == ["£2M"]
+    assert "not the farm" in found[0].detail
+
+
+def test_a_label_right_after_a_figure_is_that_figures_not_the_next_ones():
+    sheet = SHEET + [Fact("annual pension withdrawal", "amount", 100_000, "GBP", role="goal")]
+    text = "Income tax on a £100k withdrawal: £40k if all of it is taxed at 40%."
+    assert [f for f in failures(check(text, sheet)) if f.kind in ("label", "figure")] == []
+    found = failures(check("Against the rest, the withdrawal: £40k a year.", sheet))
+    assert [f.text for f in found] == ["£40k"]
