@@ -38,13 +38,11 @@ import reasoning.llm.gateway  # noqa: E402,F401  litellm takes seconds to import
 from config import serving  # noqa: E402
 from explorer.middleware import TokenOrOriginValidator  # noqa: E402
 from explorer.routing import websocket_urlpatterns  # noqa: E402
-from reasoning.llm import offline  # noqa: E402
 from reasoning.middleware import AsgiBodyLimit  # noqa: E402
 from reasoning.recovery import install_server_hooks  # noqa: E402
 from reasoning.runner import bind_loop  # noqa: E402
 from reasoning.tree_memo import answer as not_modified_from_memory  # noqa: E402
 
-offline.register_with(settings.REASONING)  # the offline models' provider and price, before the first request
 install_server_hooks()  # under Daphne: resume stranded sessions at start, checkpoint running ones on SIGTERM
 serving.install()  # under Daphne: bodies counted as they stream, deadlines for a request, 1009 for big messages
 

@@ -18,10 +18,6 @@ def import_the_model_layer(**kwargs):
     children, which inherit it, instead of each child paying it inside its first session's run."""
     import django
 
-    django.setup()
-    from django.conf import settings
+    django.setup()  # the app's ready() registers the offline provider and its price, inherited by every child
 
     import reasoning.llm.gateway  # noqa: F401
-    from reasoning.llm import offline
-
-    offline.register_with(settings.REASONING)  # provider and price known before the first task, in every child

@@ -223,6 +223,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     reasoning.rls.ENABLED = RLS_MODE != "off"
     if RLS_MODE == "strict":
         reasoning.rls.PLAIN = (reasoning.rls.ROLE, "")
+    # The all-tenants door's own login (the role reasoning_all, BYPASSRLS), when the app logs in as reasoning_app,
+    # which cannot become it (`make run-scaled` runs so): the same database, a pool of its own of the same size, used
+    # only inside rls.all_tenants(). Unset, the app's login switches to reasoning_all on its own connection, which
+    # only a login that owns the tables or is a superuser may (development, the tests).
+    if os.environ.get("DATABASE_ALL_TENANTS_URL"):
+        door = dj_database_url.parse(os.environ["DATABASE_ALL_TENANTS_URL"])
+        place = ("NAME", "HOST", "PORT")
+        if [door.get(k) for k in place] != [DATABASES["default"].get(k) for k in place]:
+            raise ImproperlyConfigured("DATABASE_ALL_TENANTS_URL names another database than DATABASE_URL's")
+        if RLS_MODE == "off":  # the app's login would see no tenant's rows, with none named
+            raise ImproperlyConfigured("REASONING_RLS=off needs a login that bypasses the wall, not a door of its own")
+        DATABASES[reasoning.rls.DOOR_ALIAS] = {
+            **DATABASES["default"],
+            "USER": door["USER"],
+            "PASSWORD": door["PASSWORD"],
+            "OPTIONS": dict(DATABASES["default"].get("OPTIONS", {})),
+            "TEST": {"MIRROR": "default"},
+        }
+elif os.environ.get("DATABASE_ALL_TENANTS_URL"):
+    raise ImproperlyConfigured("DATABASE_ALL_TENANTS_URL is PostgreSQL's (with DATABASE_URL on PostgreSQL)")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -378,6 +398,8 @@ REASONING = {
     "CREATE_RATE": envrate("REASONING_CREATE_RATE", "30/minute"),
     # Oversight actions (prune, expand, pause, ...) one API key or user may take, through the API and sockets together.
     "ACTION_RATE": envrate("REASONING_ACTION_RATE", "120/minute"),
+    # A replay runs a whole strategy over the ledger: it spends no money but a server's time, so it is counted.
+    "REPLAY_RATE": envrate("REASONING_REPLAY_RATE", "10/minute"),
     # Login attempts (POSTs to the login pages, the admin's included) per username and per client address.
     "LOGIN_RATE": envrate("REASONING_LOGIN_RATE", "10/5minutes"),
     "LOGIN_IP_RATE": envrate("REASONING_LOGIN_IP_RATE", "50/5minutes"),

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from .models import ROLE_SCOPES, ApiKey, Membership
+from .models import ROLE_SCOPES, ApiKey, Membership, Scope
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,12 @@ def check_scopes(membership, scopes):
         )
 
 
+def check_service_scopes(scopes):
+    """KeyRefused (field `scopes`) for a service key asked to sign off answers: four eyes are two people's."""
+    if Scope.REVIEW in scopes:
+        raise KeyRefused("scopes", "a service key cannot hold review: a sign-off is a person's (give the key a user)")
+
+
 def allowed(membership):
     return ", ".join(sorted(ROLE_SCOPES[membership.role]))
 
@@ -52,6 +58,8 @@ def issue(tenant, scopes, name="", username=None, expires_at=None):
         membership = member_of(tenant, username)
         check_scopes(membership, scopes)
         user = membership.user
+    else:
+        check_service_scopes(scopes)
     if expires_at is not None and expires_at <= timezone.now():
         raise KeyRefused("expires_at", "must be a time in the future")
     return ApiKey.issue(tenant, name=name, scopes=scopes, user=user, expires_at=expires_at)

@@ -1,8 +1,11 @@
 """The scale-out profile on one machine: two Daphne servers and two Celery workers on PostgreSQL + Redis.
 
-`make run-scaled` runs this: it migrates the database named by DATABASE_URL, seeds the demo tenant, then serves
+`make run-scaled` runs this: it migrates the database named by DATABASE_URL (as that URL's user: the tables' owner,
+or a superuser), seeds the demo tenant, gives the app's two roles their logins (`manage.py db_logins`), then serves
 on ports 8000 and 8001 (PORT, PORT + 1) with TASK_RUNNER=celery, each worker a prefork pool of two children, until
-Ctrl-C. The chaos test (tests/chaos) drives the same class with its own Redis and database.
+Ctrl-C. The servers and workers log in as reasoning_app, not as DATABASE_URL's user, and their all-tenants door as
+reasoning_all (passwords REASONING_APP_DB_PASSWORD and REASONING_ALL_TENANTS_DB_PASSWORD, else the demo's). The
+chaos test (tests/chaos) drives the same class with its own Redis and database.
 
 The processes run under supervisord (the `supervisor` package, as production often runs them): this script writes its
 configuration (var/scaled/supervisord.conf) and starts it. A process that dies is started again (at once after it
@@ -25,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(ROOT))
 from config import serving  # noqa: E402
+from reasoning import rls  # noqa: E402
 
 
 STARTRETRIES = 10  # supervisord waits 1 s more before each try: a process failing to start is retried for 55 s
@@ -64,7 +68,8 @@ class Scaled:
     def __init__(self, database_url, redis_url, ports=(8000, 8001), workers=2, concurrency=2, env=None, logs=None):
         self.ports, self.workers, self.concurrency = list(ports), workers, concurrency
         self.logs = Path(logs or tempfile.mkdtemp(prefix="reasoning-scaled-"))
-        self.env = {
+        # database_url is the tables' owner's (or a superuser's): migrate and the commands run as it.
+        self.owner_env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings",
             "DATABASE_URL": database_url,
@@ -72,16 +77,21 @@ class Scaled:
             "TASK_RUNNER": "celery",
             **(env or {}),
         }
-        self.env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        self.owner_env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        self.owner_env.pop("DATABASE_ALL_TENANTS_URL", None)
+        # The servers and workers log in as reasoning_app, bound by row-level security, and their all-tenants door
+        # as reasoning_all (reasoning/rls.py): neither owns a table, and no statement of theirs can become the other.
+        self.env = {**self.owner_env, **rls.logins(database_url, self.owner_env)}
         self.servers, self.celery = {}, {}
         self.commands = {}  # supervisord program name -> argv
         self.supervisord = None
         self.groups = set()  # every program's process group seen: a killed worker's pool children outlive it there
 
     def manage(self, *args):
-        subprocess.run([str(BIN / "python"), "manage.py", *args], cwd=ROOT, env=self.env, check=True)
+        subprocess.run([str(BIN / "python"), "manage.py", *args], cwd=ROOT, env=self.owner_env, check=True)
 
     def start(self):
+        self.manage("db_logins")  # the logins the programs use, with this environment's passwords
         for port in self.ports:
             self.start_server(port)
         for index in range(self.workers):

@@ -5,33 +5,7 @@ from django.db import migrations
 
 from reasoning import rls
 
-CREATE_ROLE = f"""
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{rls.ROLE}') THEN
-        CREATE ROLE {rls.ROLE} NOLOGIN NOSUPERUSER NOBYPASSRLS NOINHERIT;
-    END IF;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN
-    NULL;  -- another database's migration made it meanwhile (roles belong to the whole server)
-END
-$$;
-"""
-
-
-def grants():
-    # The role works on every table of the schema, this migration's and later ones' (default privileges), and the
-    # user that migrates (the app's) may switch to it.
-    rights = "SELECT, INSERT, UPDATE, DELETE"
-    return [
-        # A role a DBA made and granted beforehand needs no CREATEROLE here, nor the admin option to grant it again.
-        f"DO $$ BEGIN IF NOT pg_has_role(current_user, '{rls.ROLE}', 'MEMBER') THEN GRANT {rls.ROLE} TO "
-        "CURRENT_USER; END IF; END $$",
-        f"GRANT USAGE ON SCHEMA public TO {rls.ROLE}",
-        f"GRANT {rights} ON ALL TABLES IN SCHEMA public TO {rls.ROLE}",
-        f"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {rls.ROLE}",
-        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT {rights} ON TABLES TO {rls.ROLE}",
-        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT, UPDATE ON SEQUENCES TO {rls.ROLE}",
-    ]
+CREATE_ROLE = rls.create_role(rls.ROLE, "NOLOGIN NOSUPERUSER NOBYPASSRLS NOINHERIT")
 
 
 # The tables as they are at this migration; a later model with a tenant gets its policy in its own migration
@@ -51,30 +25,32 @@ TENANT_TABLES = [
 ]
 
 
-def tables():
-    yield "reasoning_tenant", rls.tenant_column_policy("id")
+def tables(test=rls.visible):
+    """Each table and its (USING, WITH CHECK); `test` is the policy's test of a tenant column (0018 changed it)."""
+    yield "reasoning_tenant", rls.tenant_column_policy("id", test)
     for table in TENANT_TABLES:
-        yield table, rls.tenant_column_policy()
-    yield "reasoning_rubric", rls.shared_or_tenant_policy()
-    yield "reasoning_rubriccriterion", rls.parent_policy("reasoning_rubric", "rubric_id")
+        yield table, rls.tenant_column_policy(test=test)
+    yield "reasoning_rubric", rls.shared_or_tenant_policy(test)
+    yield "reasoning_rubriccriterion", rls.parent_policy("reasoning_rubric", "rubric_id", test)
+
+
+def run(schema_editor, statements):
+    """The statements, on PostgreSQL only."""
+    if schema_editor.connection.vendor == "postgresql":
+        for sql in statements:
+            schema_editor.execute(sql)
+
+
+def policies(test=rls.visible):
+    return [sql for table, (using, check) in tables(test) for sql in rls.enable(table, using, check)]
 
 
 def wall(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    statements = [CREATE_ROLE, *grants()]
-    for table, (using, check) in tables():
-        statements += rls.enable(table, using, check)
-    for sql in statements:
-        schema_editor.execute(sql)
+    run(schema_editor, [CREATE_ROLE, *rls.grants(rls.ROLE), *policies()])
 
 
 def unwall(apps, schema_editor):
-    if schema_editor.connection.vendor != "postgresql":
-        return
-    for table, _ in tables():
-        for sql in rls.disable(table):
-            schema_editor.execute(sql)
+    run(schema_editor, [sql for table, _ in tables() for sql in rls.disable(table)])
 
 
 class Migration(migrations.Migration):

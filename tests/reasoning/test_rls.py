@@ -6,6 +6,13 @@ with no tenant instead, which is what a connection as the tables' (non-superuser
 shows which paths name their tenant or go through all_tenants(), and that a path that forgets sees nothing.
 """
 
+import io
+import json
+import os
+import subprocess
+import sys
+
+import psycopg
 import pytest
 from asgiref.sync import sync_to_async
 from django.apps import apps
@@ -15,11 +22,13 @@ from django.db import DatabaseError, connection, transaction
 from reasoning import recovery, rls, selectors, services
 from reasoning.models import ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Tenant
 from reasoning.schemas import SessionIn
+from tests.test_restart import ROOT, database_url
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="row-level security is PostgreSQL's")
 
 # Every model of the app holds one tenant's rows (or shared rubrics): a new model is behind the wall or named here.
-OUTSIDE_THE_WALL = set()
+# What the gateway has seen of a model's server (ModelMeter) is no tenant's: every tenant's calls on the model add to it.
+OUTSIDE_THE_WALL = {"reasoning_modelmeter"}
 
 
 def new_session(party, text="Should the family sell the CHF 5m stake?"):
@@ -59,9 +68,52 @@ def test_every_table_of_the_app_has_a_forced_policy():
 
 
 @pytest.mark.django_db
-def test_the_apps_role_is_bound_by_row_level_security():
-    sql = "SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = %s"
-    assert query(sql, [rls.ROLE]) == [(False, False, False)]
+def test_the_apps_role_is_bound_by_row_level_security_and_the_doors_is_not():
+    sql = "SELECT rolsuper, rolbypassrls FROM pg_roles WHERE rolname = %s"
+    assert query(sql, [rls.ROLE]) == [(False, False)]
+    assert query(sql, [rls.DOOR_ROLE]) == [(False, True)]
+
+
+@pytest.mark.django_db
+def test_a_statement_that_sets_the_value_all_sees_no_tenant(alice, bob):
+    """The value 'all' opened every tenant to any statement on the app's connection (issue 32, section 3); the door
+    is a role now, and a setting that is not a tenant's number matches no row."""
+    new_session(alice), new_session(bob)
+    with rls.tenant(alice.tenant.pk):
+        assert ReasoningSession.objects.count() == 1
+        query("SELECT set_config('app.tenant_id', 'all', false)")  # as an injected statement would
+        assert ReasoningSession.objects.count() == 0
+        assert query("SELECT count(*) FROM reasoning_tenant") == [(0,)]
+        query("SELECT set_config('app.tenant_id', '1 OR true', false)")
+        assert ReasoningSession.objects.count() == 0
+
+
+@pytest.fixture
+def login(transactional_db):
+    """A connection of its own as one of the app's roles, given its login as `make run-scaled` gives it."""
+    call_command("db_logins", stdout=io.StringIO())
+    db = connection.settings_dict
+
+    def connect(role):
+        dsn = {"host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432, "dbname": db["NAME"]}
+        return psycopg.connect(**dsn, user=role, password=rls.password(role), autocommit=True)
+
+    return connect
+
+
+def test_the_apps_login_sees_no_tenant_by_the_value_all_and_cannot_become_the_door(login, alice, bob):
+    new_session(alice), new_session(bob)
+    with login(rls.ROLE) as app:
+        assert app.execute("SELECT current_user, count(*) FROM reasoning_reasoningsession").fetchone() == (rls.ROLE, 0)
+        app.execute(f"SET {rls.SETTING} = 'all'")
+        assert app.execute("SELECT count(*) FROM reasoning_reasoningsession").fetchone() == (0,)
+        app.execute(f"SET {rls.SETTING} = {alice.tenant.pk}")
+        assert app.execute("SELECT count(*) FROM reasoning_reasoningsession").fetchone() == (1,)
+        for other in (rls.DOOR_ROLE, connection.settings_dict["USER"]):  # the door, the tables' owner
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                app.execute(f"SET ROLE {other}")
+    with login(rls.DOOR_ROLE) as door:
+        assert door.execute("SELECT count(*) FROM reasoning_reasoningsession").fetchone() == (2,)
 
 
 @pytest.mark.django_db
@@ -201,3 +253,63 @@ async def test_a_socket_works_for_its_keys_tenant(alice, bob, runner, owner):
     connected, code = await other.connect()
     await other.disconnect()
     assert (connected, code) == (False, 4404)
+
+
+# What a server or worker of `make run-scaled` does past the wall, in a process started with scripts/scaled.py's
+# environment for them: who it logs in as, and the sweeper's and recovery's paths through the door.
+PROCESS = """
+import json
+import django
+django.setup()
+from django.db import DatabaseError, connection, connections
+from reasoning import recovery, rls, services
+from reasoning.models import ReasoningSession
+
+def who():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT session_user, current_user")
+        return cursor.fetchone()
+
+seen = {"app": who(), "app sees": ReasoningSession.objects.count()}
+with rls.all_tenants():
+    seen |= {"door": who(), "door sees": ReasoningSession.objects.count()}
+seen["adopted"] = recovery.adopt(json.loads(input()))  # a dead run's session: taken over in a locking transaction
+seen["interrupted"] = services.interrupt_running()
+try:
+    with connections[rls.DOOR_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT 1")  # the door's connection, outside all_tenants()
+    seen["door outside"] = "ran"
+except DatabaseError:
+    seen["door outside"] = "refused"
+print(json.dumps(seen))
+"""
+
+
+def test_the_scaled_profiles_processes_log_in_as_the_apps_role_and_pass_the_wall_by_the_door(login, alice, bob):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from scaled import Scaled
+
+    with rls.all_tenants():
+        queued, dead, running = new_session(alice), new_session(bob), new_session(bob)
+        ReasoningSession.objects.filter(pk=dead.pk).update(status="running", run_owner="gone:1:dead")
+        ReasoningSession.objects.filter(pk=running.pk).update(status="running")
+    profile = Scaled(database_url(), os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    assert profile.owner_env["DATABASE_URL"] == database_url()  # migrate and the commands run as the owner
+    done = subprocess.run(
+        [sys.executable, "-c", PROCESS], input=f'"{dead.pk}"', env=profile.env, cwd=ROOT, capture_output=True,
+        text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {
+        "app": [rls.ROLE, rls.ROLE],
+        "app sees": 0,
+        "door": [rls.DOOR_ROLE, rls.DOOR_ROLE],
+        "door sees": 3,
+        "adopted": True,
+        "interrupted": 1,
+        "door outside": "refused",
+    }
+    with rls.all_tenants():
+        statuses = dict(ReasoningSession.objects.values_list("pk", "status"))
+    assert statuses == {queued.pk: "queued", dead.pk: "queued", running.pk: "interrupted"}

@@ -5,9 +5,15 @@ differ from what this connection was last set to: one extra statement when a con
 tenants, none while it serves one. A rollback (of a transaction or a savepoint) may undo a setting made inside
 it, and a connection handed out anew (a fresh one, or one back from the pool) may carry anything: then the
 setting is made again before the next query.
+
+When the app logs in as its tenant role, the all-tenants door is a second login (rls.DOOR_ALIAS): `Connections`
+hands out its connection as Django's default one inside rls.all_tenants(), so transactions, savepoints, on_commit
+hooks and raw cursors there all use the door's connection, and the objects read there belong to `default`.
 """
 
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.postgresql import base
+from django.db.utils import ConnectionHandler
 
 from reasoning import rls
 
@@ -24,6 +30,9 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _wall(self, execute, sql, params, many, context):
         want = rls.wanted()
+        if self.alias == rls.DOOR_ALIAS and rls.ENABLED and want[0] != rls.DOOR_ROLE:
+            # Its login bypasses row-level security: a query outside all_tenants() must never run on it.
+            raise DatabaseError(f"the all-tenants connection serves rls.all_tenants() only, not {want}")
         # A broken transaction is left to Django's own error (TransactionManagementError), not a failed setting.
         if want != self.rls_state and not self.needs_rollback and not sql.lstrip().upper().startswith(PASS_THROUGH):
             self.set_tenant_state(want)
@@ -52,3 +61,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def _savepoint_rollback(self, sid):
         self.rls_state = UNKNOWN
         return super()._savepoint_rollback(sid)
+
+
+class Connections(ConnectionHandler):
+    """django.db.connections, where the default connection is the door's inside rls.all_tenants()."""
+
+    def __getitem__(self, alias):
+        if alias == DEFAULT_DB_ALIAS and rls.current() == rls.ALL:
+            alias = rls.DOOR_ALIAS
+        return super().__getitem__(alias)
+
+
+def open_door():
+    """Make all_tenants() use the door's login (reasoning/apps.py, when settings name it). Every module holds
+    django.db.connections by reference, so the handler itself changes class."""
+    connections.__class__ = Connections

@@ -1,7 +1,7 @@
 """Create an API key for a tenant (creating the tenant if it is new); the key is printed once, alone on its last line.
 
 With --user the key is that member's (their tenant's; never more than their role allows); without, a service key of
-the tenant. --scopes lists what it may do, comma-separated: read, run, oversee, admin."""
+the tenant. --scopes lists what it may do, comma-separated: read, run, oversee, review (a member's only), admin."""
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.text import slugify
@@ -29,7 +29,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--scopes",
             default=",".join(ApiKey.SERVICE_SCOPES),
-            help="comma-separated: read, run (create and fork), oversee (steer), admin (rubrics, keys); "
+            help="comma-separated: read, run (create and fork), oversee (steer), review (sign off answers: a "
+            "member's key only), admin (rubrics, keys); "
             "default: read,run,oversee",
         )
         parser.add_argument("--admin", action="store_true", help="add the admin scope (rubrics, keys)")
