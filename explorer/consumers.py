@@ -2,7 +2,8 @@
 
 Clients may send overseer actions; a bad message gets an error message back, never a dropped socket. Rights are
 checked again at each action (a key revoked or a member demoted since the socket opened loses them at once; a key
-acts only with the `oversee` scope, and a member's key only while their role allows it), and a
+steers only with the `oversee` scope and signs off an answer (`review`) only with the `review` scope, and a member's key
+only while their role allows it), and a
 socket that sends faster than REASONING_SOCKET_RATE / REASONING_SOCKET_SNAPSHOT_RATE is closed with 4429.
 
 A socket opened with a key also joins that key's group (keys.group_name): revoking the key sends the group a
@@ -26,7 +27,7 @@ from pydantic import ValidationError
 
 from reasoning import access, events, keys, rls, selectors, services, throttles
 from reasoning.models import ReasoningNode, ReasoningSession, Scope
-from reasoning.schemas import EditIn, ExpandIn, PromoteIn
+from reasoning.schemas import EditIn, ExpandIn, PromoteIn, ReviewIn
 
 from .snapshot import snapshot_parts
 
@@ -42,9 +43,11 @@ NODE_ACTIONS = {
     "edit": lambda tenant, node_id, actor, data: services.edit_node(tenant, node_id, actor, data.thought),
     "promote": lambda tenant, node_id, actor, data: services.promote_node(tenant, node_id, actor, data.note),
 }
-# The body each node action takes besides node_id: the API's schema, so both doors validate alike.
-NODE_BODIES = {"expand": ExpandIn, "edit": EditIn, "promote": PromoteIn}
-ACTIONS = {"snapshot", *SESSION_ACTIONS, *NODE_ACTIONS}
+# The body each action takes besides node_id: the API's schema, so both doors validate alike.
+BODIES = {"expand": ExpandIn, "edit": EditIn, "promote": PromoteIn, "review": ReviewIn}
+# Four eyes: a reviewer's action, with a scope of its own (`review`), not a steering one.
+REVIEW = "review"
+ACTIONS = {"snapshot", REVIEW, *SESSION_ACTIONS, *NODE_ACTIONS}
 MAX_MESSAGE_BYTES = 64 * 1024
 MAX_DEPTH = 8  # an action is a flat object; deeper JSON is refused before anything walks it
 GONE = 4401  # the socket's key or login no longer holds: the same code as a refused connect
@@ -175,7 +178,11 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         can_act = await self.rights()
         if can_act is None:
             return
-        if not can_act:
+        if action == REVIEW and not self.principal.may(Scope.REVIEW):
+            detail = "this account may see the review but not give one: signing off needs the 'review' scope"
+            await self.send_error(detail, action=action, scope=Scope.REVIEW.value)
+            return
+        if action != REVIEW and not can_act:
             # A viewer, or a key without the scope (a member's key narrowed by their role of now).
             detail = "this account may watch sessions but not act on them: steering needs the 'oversee' scope"
             await self.send_error(detail, action=action, scope="oversee")
@@ -184,11 +191,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(f"'{action}' needs a node_id", action=action, field="node_id")
             return
         try:
-            body = (
-                NODE_BODIES[action].model_validate(_without(content, "action", "node_id"))
-                if action in NODE_BODIES
-                else None
-            )
+            body = BODIES[action].model_validate(_without(content, "action", "node_id")) if action in BODIES else None
         except ValidationError as error:
             first = error.errors()[0]
             field = ".".join(str(p) for p in first["loc"]) or "body"
@@ -214,7 +217,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(f"this key or login is no longer valid; closing (code {GONE})")
             await self.close(code=GONE)
             return None
-        self.actor, self.can_act = principal.actor, principal.can_act
+        self.principal, self.actor, self.can_act = principal, principal.actor, principal.can_act
         if principal.key_expires_at != self.key_expires_at:  # the key's expiry moved since the socket opened
             self.key_expires_at = principal.key_expires_at
             self.close_at_expiry()
@@ -245,6 +248,9 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
 
     def act(self, action, node_id, body):
         try:
+            if action == REVIEW:
+                services.review_session(self.tenant, self.session_id, self.principal, body.decision, body.comment)
+                return None
             if action in SESSION_ACTIONS:
                 SESSION_ACTIONS[action](self.tenant, self.session_id, self.actor)
                 return None
@@ -254,8 +260,8 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             NODE_ACTIONS[action](self.tenant, node_id, self.actor, body)
         except (ReasoningNode.DoesNotExist, ReasoningSession.DoesNotExist):
             return "no such node in this session" if node_id else "no such session"
-        except services.Conflict as conflict:
-            return str(conflict)
+        except (services.Conflict, services.Forbidden) as refused:
+            return str(refused)
         except services.InvalidInput as invalid:
             return str(invalid)
         return None

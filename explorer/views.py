@@ -22,6 +22,7 @@ from reasoning.models import (
     OverseerAction,
     ReasoningNode,
     ReasoningSession,
+    Scope,
     Status,
     answer_badge,
     is_offline,
@@ -37,6 +38,12 @@ REPORT_CHECKED_NODES = 60  # steps with a failed check the report lists by name;
 # The list's filters beyond status, kind and mode: value -> what the select says (selectors.sessions_for applies them).
 MODEL_FILTERS = {"offline": "Offline simulator", "noisy": "Noisy simulator", "real": "Real model"}
 ORIGIN_FILTERS = {"original": "Originals", "fork": "Forks"}
+REVIEW_FILTERS = {
+    "awaiting": "Awaiting review",
+    "approved": "Approved",
+    "changes_requested": "Changes requested",
+    "none": "No review asked",
+}
 
 PAGE_SIZE = 25
 MAX_QUERY = 200  # characters of a search; more is cut, not refused
@@ -76,6 +83,7 @@ def session_list(request):
         "problem_kind": (request.GET.get("problem_kind") or "").strip()[:64] or None,
         "model": _choice(request.GET.get("model"), list(MODEL_FILTERS)),
         "origin": _choice(request.GET.get("origin"), list(ORIGIN_FILTERS)),
+        "review": _choice(request.GET.get("review"), list(REVIEW_FILTERS)),
         "by": (request.GET.get("by") or "").strip()[:200] or None,
     }
     query = (request.GET.get("q") or "").strip()[:MAX_QUERY]
@@ -97,6 +105,7 @@ def session_list(request):
             "kinds": sorted(set(kinds) | ({filters["problem_kind"]} if filters["problem_kind"] else set())),
             "model_filters": MODEL_FILTERS.items(),
             "origin_filters": ORIGIN_FILTERS.items(),
+            "review_filters": REVIEW_FILTERS.items(),
             "starters": starters + ([filters["by"]] if filters["by"] and filters["by"] not in starters else []),
         },
     )
@@ -202,6 +211,8 @@ def session_detail(request, session_id):
             "budget_pct": _budget_pct(session),
             "finished": session.is_finished,
             "can_act": request.principal.can_act,
+            "can_review": request.principal.may(Scope.REVIEW),
+            "person": selectors.person(request.principal.actor),
             "strategies": page_registry(),  # the modes' labels and legends, read by strategies.js
         },
     )
@@ -266,8 +277,9 @@ def session_report(request, session_id):
             "path": [_with_failures(node) for node in path],
             "facts": [_fact_row(fact) for fact in facts],
             "answer_findings": _failed_first(session.answer_checks) if session.final_answer else [],
+            "figures_appendix": _figures_appendix(session, facts) if session.final_answer else [],
             "answer_badge": (
-                answer_badge(session.answer_checks, sheet) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None
+                answer_badge(session.answer_checks, sheet, session.answer_figures) if session.answer_state in (CHECKED, NEEDS_REVIEW) else None
             ),
             **_failed_steps(session, {node.pk for node in path}),
             "spent": presenters.usd(session.budget_used_usd),
@@ -296,6 +308,28 @@ def _fact_row(fact):
             name = ""
         value = f"{value} ({name})" if name and name != value else value
     return {"label": fact.label, "kind": fact.kind, "value": value, "text": fact.text, "source": fact.source}
+
+
+def _figures_appendix(session, facts):
+    """Every figure declared with the answer, as the report's appendix prints it: its value, its derivation (or the
+    fact it is) and the client's facts it rests on, each with the words the client wrote."""
+    from reasoning.facts.sheet import display
+
+    by_id = {str(fact.pk): fact for fact in facts} | {fact.label: fact for fact in facts}
+    rows = []
+    for figure in session.answer_figures or []:
+        value, unit = figure.get("value"), figure.get("unit") or ""
+        shown = f"{value:,.10g}" if isinstance(value, int | float) else str(value)
+        rests = [by_id[str(i)] for i in figure.get("facts") or [] if str(i) in by_id]
+        rows.append({
+            "label": figure.get("label", ""),
+            "value": f"{shown}%" if unit == "%" else f"{unit} {shown}".strip(),
+            "derivation": figure.get("derivation") or "the model's own figure (no derivation)",
+            "ok": figure.get("ok", True),
+            "detail": "" if figure.get("ok", True) else figure.get("detail", ""),
+            "facts": [{"label": f.label, "value": display(f.as_fact()), "text": f.text} for f in rests],
+        })
+    return rows
 
 
 def _failed_first(checks):

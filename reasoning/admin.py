@@ -421,11 +421,13 @@ class ApiKeyForm(forms.ModelForm):
         key = self.instance
         user = data.get("user") or (key.user if key.user_id else None)
         tenant = data.get("tenant") or (key.tenant if key.tenant_id else None)
-        if user is not None and tenant is not None and data.get("scopes"):
-            try:
+        try:
+            if user is not None and tenant is not None and data.get("scopes"):
                 keys.check_scopes(keys.member_of(tenant, user.get_username()), data["scopes"])
-            except keys.KeyRefused as refused:
-                self.add_error(refused.field if refused.field in self.fields else None, refused.message)
+            elif user is None and data.get("scopes"):
+                keys.check_service_scopes(data["scopes"])
+        except keys.KeyRefused as refused:
+            self.add_error(refused.field if refused.field in self.fields else None, refused.message)
         expires = data.get("expires_at")
         if expires is not None and expires <= timezone.now() and "expires_at" in self.changed_data:
             self.add_error("expires_at", "Choose a time in the future.")

@@ -18,7 +18,7 @@ from ninja.pagination import LimitOffsetPagination, paginate
 from ninja.responses import Status as Reply
 from ninja.security import HttpBearer, SessionAuth
 
-from . import access, idempotency, keys, selectors, services, tree_memo, usage
+from . import access, idempotency, keys, replay, selectors, services, tree_memo, usage
 from .factsheet import FactError
 from .models import ApiKey, CaseFact, ReasoningNode, ReasoningSession, Rubric, RubricCriterion, Scope, Status
 from .schemas import (
@@ -37,6 +37,9 @@ from .schemas import (
     KeyIssuedOut,
     KeyOut,
     PromoteIn,
+    ReplayIn,
+    ReplayOut,
+    ReviewIn,
     RubricIn,
     SessionIn,
     SessionOut,
@@ -44,7 +47,8 @@ from .schemas import (
     UsageIn,
     UsageOut,
 )
-from .strategies import modes
+from .selectors import REVIEW_FILTERS
+from .modes import modes
 from .throttles import CallerRate
 
 
@@ -90,7 +94,8 @@ api = NinjaAPI(
     description=(
         "Run structured reasoning strategies over a tree of thoughts. Auth: `Authorization: Bearer <api key>` or the "
         "browser session. Each operation names the scope it needs (`x-scope`): `read`, `run` (create and fork, which "
-        "spends), `oversee` (steer) or `admin` (rubrics, keys); a member's key never holds more than their role."
+        "spends), `oversee` (steer), `review` (sign off answers) or `admin` (rubrics, keys); a member's key never "
+        "holds more than their role."
     ),
     auth=[BearerKey(), BrowserSession()],
     urls_namespace="api",
@@ -111,6 +116,11 @@ def invalid_input(request, exc):
 @api.exception_handler(ReasoningNode.DoesNotExist)
 def not_found(request, exc):
     return api.create_response(request, {"detail": "Not found."}, status=404)
+
+
+@api.exception_handler(services.Forbidden)
+def forbidden(request, exc):
+    return api.create_response(request, {"detail": str(exc)}, status=403)
 
 
 @api.exception_handler(services.Conflict)
@@ -143,6 +153,7 @@ SCOPE_WORDS = {
     Scope.READ: "read sessions, rubrics and usage",
     Scope.RUN: "start and fork sessions, which spends; a viewer may watch sessions but not start them",
     Scope.OVERSEE: "steer sessions; a viewer may watch sessions but not act on them",
+    Scope.REVIEW: "approve answers or request changes: a reviewer's or an admin's; a viewer sees the review only",
     Scope.ADMIN: "rubrics, keys and members: a tenant admin's",
 }
 
@@ -207,6 +218,9 @@ class SessionFilters(Schema):
         None, max_length=200, pattern=NO_NUL, description="Who started it, exactly as triggered_by reads."
     )
     q: str | None = Field(None, max_length=200, pattern=NO_NUL, description="Words in the case name or the problem.")
+    review: Literal[tuple(REVIEW_FILTERS)] | None = Field(
+        None, description="awaiting, approved or changes_requested; none: sessions no review was asked for."
+    )
 
 
 class CallFilters(Schema):
@@ -360,6 +374,26 @@ def list_actions(request, session_id: str):
     return [a.to_dict() for a in selectors.actions_of(selectors.get_session(request.tenant, session_id))]
 
 
+@route(
+    "post",
+    "/sessions/{session_id}/replay",
+    Scope.READ,
+    response={200: ReplayOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut, **WRITE},
+    throttle=CallerRate("REPLAY_RATE"),
+    tags=["sessions"],
+)
+def replay_session(request, session_id: str, data: ReplayIn = None):
+    """Run the session's strategy again with the ledger's replies in place of the model (matched by contract and
+    prompt) and the advisors' actions where its runs met them, and compare the trees node for node. No model is called,
+    nothing is written or charged. Scope `read`: it changes and spends nothing, and shows nothing the tree and the
+    ledger do not, so an auditor who may not run sessions can check the record. A session still running: 409."""
+    session = selectors.get_session(request.tenant, session_id)
+    try:
+        return replay.replay_now(session)
+    except replay.NotReplayable as error:
+        raise services.Conflict(str(error)) from None
+
+
 ACTED = {403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 429: ErrorOut, **WRITE}
 # Oversight actions per API key or user (REASONING_ACTION_RATE), counted with the same caller's socket actions: a
 # prune/unprune loop cannot fill the audit log.
@@ -495,6 +529,25 @@ def promote_node(request, node_id: str, data: PromoteIn = None):
     tenant, actor = caller(request)
     note = data.note if data is not None else ""
     return Reply(202, services.promote_node(tenant, node_id, actor, note).to_dict())
+
+
+@route(
+    "post",
+    "/sessions/{session_id}/review",
+    Scope.REVIEW,
+    response={200: SessionOut, **ACTED},
+    throttle=ACTING,
+    tags=["oversight"],
+)
+def review_session(request, session_id: str, data: ReviewIn):
+    """Four eyes: approve the answer, or request changes saying what and why (`comment`, required then). The person
+    who ran the session or chose its answer may not approve it (403) unless the tenant allows self-approval; a session
+    with no answer, or one still running, answers 409. A later edit on the answer's line, a change of the client's
+    facts or a promote withdraws the decision: the session's `review` awaits again, with the reason."""
+    tenant, _ = caller(request)
+    return services.review_session(tenant, session_id, request.principal, data.decision, data.comment).to_dict(
+        with_forks=True
+    )
 
 
 @route(

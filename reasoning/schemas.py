@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, PlainVa
 from .facts.sheet import CHECK_KINDS, KINDS
 from .models import LLMCall, Scope
 from .money import exact
-from .strategies import modes
+from .modes import modes
 
 MODEL_NAME = r"^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$"
 KIND = r"^[a-z0-9][a-z0-9_-]*$"
@@ -135,6 +135,30 @@ class ExpandIn(Schema):
     k: Count = Field(3, ge=1, le=8, description="How many children to propose.")
 
 
+class ReplayIn(Schema):
+    """A replay takes no options: a body, if any, is an empty object (a misspelt option is refused, not ignored)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class DivergenceOut(Schema):
+    node: str | None = Field(
+        description="The recorded node's id; `answer` for the answer; null for a node only the replay made."
+    )
+    recorded: dict | None = Field(description="The recorded version: where it sits, its thought, score, pruning...")
+    replayed: dict | None = Field(description="The replayed version, its parent named by the recorded id it matched.")
+
+
+class ReplayOut(Schema):
+    identical: bool = Field(description="The replayed tree and answer are the recorded ones, node for node.")
+    nodes: int = Field(description="Nodes in the replayed tree.")
+    recorded_nodes: int = Field(description="Nodes in the recorded tree.")
+    first_divergence: DivergenceOut | None
+    calls_replayed: int = Field(description="Recorded replies the replay used (no model was called, nothing charged).")
+    calls_unused: int = Field(description="Recorded replies no replayed call asked for.")
+    calls_missing: int = Field(description="Replayed calls the ledger held no reply for.")
+
+
 class EditIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
@@ -153,6 +177,36 @@ class PromoteIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     note: Text = Field("", max_length=2000, description="Why this node is the answer; shown with it.")
+
+
+class ReviewIn(Schema):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["approve", "request_changes"]
+    comment: Text = Field(
+        "",
+        max_length=2000,
+        validate_default=True,
+        description="The reviewer's words: required to request changes (what to change, and why); optional to approve.",
+    )
+
+    @field_validator("comment")
+    @classmethod
+    def says_why(cls, value, info):
+        value = value.strip()
+        if not value and info.data.get("decision") == "request_changes":
+            raise ValueError("say what should change: a request for changes needs a comment")
+        return value
+
+
+class ReviewOut(Schema):
+    state: Literal["awaiting", "approved", "changes_requested"]
+    by: str | None = Field(description="Who approved or asked for changes (null while it awaits review).")
+    at: str | None = Field(description="When the state last changed.")
+    comment: str | None = Field(description="The reviewer's words: why changes are asked, or a note on approval.")
+    reason: str | None = Field(
+        None, description="Why it awaits review again: the change (an edit, a fact, a promote) that withdrew one."
+    )
 
 
 class ForkIn(Schema):
@@ -191,6 +245,19 @@ class FindingOut(Schema):
     verified: bool = Field(
         True, description="False: the check could not decide (ok is then true and the detail says why); not counted."
     )
+
+
+class FigureOut(Schema):
+    label: str
+    value: float | None = Field(description="The figure as the model declared it (null: not a number).")
+    unit: str = Field(description="An ISO currency code, '%' or ''.")
+    derivation: str = Field(description="The fact it is, or the expression it was computed by ('' for the model's own).")
+    facts: list[int | str] = Field(description="The ids of the client's facts it rests on (a label where unstored).")
+    ok: bool = Field(description="The derivation gives the declared value, in the declared unit.")
+    detail: str = ""
+    computed: str = Field("", description="The derivation's exact value.")
+    verified: bool = Field(True, description="False: the model's own figure, with no derivation to check.")
+    span: list[int] | None = Field(None, description="[start, end] of the amount that writes it in the text.")
 
 
 class FactOut(Schema):
@@ -316,11 +383,21 @@ class SessionOut(Schema):
         None, description="What was checked and what was not ('12 figures checked, 1 unverified'), and the failures; "
         "none for an answer that was not checked."
     )
+    figures: list[FigureOut] = Field(
+        default_factory=list,
+        description="The figures the model declared with the answer: each with its derivation, the facts it rests on "
+        "and whether the derivation checks out (empty: none declared, the badge says so).",
+    )
     answer_state: str | None = Field(
         None,
         description="checked (it passed its checks), needs_review (it fails one: see answer_checks; a person's "
         "promote stands so), not_checked (a partial answer written as the session stopped, or checks off); null "
         "without an answer.",
+    )
+    review: ReviewOut | None = Field(
+        None,
+        description="Four eyes: the answer's sign-off. Null when no review was asked (the tenant does not require one "
+        "and nobody reviewed it, or there is no answer yet).",
     )
     facts: list[FactOut] = Field(
         default_factory=list, description="The client's fact sheet (session detail and tree only)."
@@ -356,6 +433,8 @@ class CallOut(Schema):
     prompt: str
     reply: str
     created_at: str
+    turn: int | None = Field(None, description="The run (turn) of the session that made the call.")
+    asked: int | None = Field(None, description="Its place in the order that run asked its calls (a replay's key).")
 
 
 class ActionOut(Schema):
@@ -371,6 +450,8 @@ class ActionOut(Schema):
     detail: str | None
     created_at: str
     applied_at: str | None
+    turn: int | None = Field(None, description="The run (turn) of the session that met it; none yet: null.")
+    step: int | None = Field(None, description="That run's step boundary it took effect at (0: the run's start).")
 
 
 class TreeOut(Schema):
@@ -489,6 +570,20 @@ class MonthOut(Schema):
     )
 
 
+class ModelOverrunOut(Schema):
+    model: str
+    calls_over: int = Field(description="Calls billed past their reservation (the server wrote or billed on).")
+    over_usd: Usd = Field(description="What those calls cost past their reservations.")
+    stopped: int = Field(description="Replies the gateway closed at their reservation, the server still writing.")
+    streams: bool = Field(description="False: the model's server cannot stream, so no call on it can be closed.")
+    marked: bool = Field(
+        description="Its server cannot stream or has billed past a reservation (any tenant's call): its calls are "
+        "reserved at worst_usd, and a session that cannot afford that is refused."
+    )
+    worst_tokens_out: int = Field(description="The most reply tokens one call on it has billed (any tenant's).")
+    worst_usd: Usd = Field(description="The dearest call on it yet (any tenant's).")
+
+
 class UsageOut(Schema):
     model_config = ConfigDict(populate_by_name=True)
 
@@ -498,3 +593,6 @@ class UsageOut(Schema):
     rows: list[UsageRowOut]
     total: UsageRowOut
     month: MonthOut
+    models: list[ModelOverrunOut] = Field(
+        default_factory=list, description="Per model called in these days: the calls billed past their reservation."
+    )

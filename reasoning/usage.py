@@ -6,10 +6,11 @@ from datetime import UTC, date, datetime, time, timedelta
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Coalesce, NullIf, TruncDate
 
+from . import meters
 from .ledger import month_start  # noqa: F401  (the month the ledger counts in; tests and callers read it here too)
 from .money import exact
 from .models import ApiKey, LLMCall, ReasoningSession, Status, Tenant, TenantSpend
-from .strategies import mode_choices
+from .modes import mode_choices
 
 MAX_DAYS = 366
 NOBODY = "no person (a service key or the system)"
@@ -70,7 +71,38 @@ def report(tenant, start, end, group_by):
         "rows": [measured(row, row["group"], labels(row["group"])) for row in rows],
         "total": measured(total, None, "total"),
         "month": month_of(tenant),
+        "models": overruns(calls),
     }
+
+
+def overruns(calls):
+    """Per model these calls used: the calls billed past their reservation and by how much, the streams the gateway
+    closed at their reservation (both from the tenant's ledger), and what the gateway has seen of the model's server
+    in every tenant's calls (ModelMeter): whether it streams, and the dearest call it billed."""
+    reserved = Q(reserved_usd__gt=0)  # a row written outside a run (a demo's) reserved nothing and overran nothing
+    over = Q(cost_usd__gt=F("reserved_usd") + 1e-12) & reserved
+    rows = list(
+        calls.order_by()
+        .values(model=GROUPS["model"])
+        .annotate(
+            calls_over=Count("id", filter=over),
+            over_usd=Coalesce(Sum(F("cost_usd") - F("reserved_usd"), filter=over), 0.0),
+            stopped=Count("id", filter=Q(stopped=True)),
+        )
+        .order_by("model")
+    )
+    records = meters.of([r["model"] for r in rows])
+    return [
+        {
+            **row,
+            "over_usd": exact(row["over_usd"]),
+            "streams": records[row["model"]].streams if row["model"] in records else True,
+            "marked": row["model"] in records and records[row["model"]].marked,
+            "worst_tokens_out": records[row["model"]].worst_tokens_out if row["model"] in records else 0,
+            "worst_usd": exact(records[row["model"]].worst_usd) if row["model"] in records else 0.0,
+        }
+        for row in rows
+    ]
 
 
 def measured(row, group, label):

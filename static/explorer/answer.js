@@ -4,8 +4,7 @@
  */
 import d3 from "./d3-from-npm.js";
 import { $, firstLine, setText, show, state, truncate } from "./util.js";
-import { model } from "./model.js";
-import { reveal, select } from "./tree.js";
+import { model, on, showNode } from "./model.js";
 import { failedOf, renderCheckList, renderMarkedText, unverifiedOf } from "./checks.js";
 
 const LONG_PX = 240; // taller than this, the answer offers Collapse
@@ -32,7 +31,7 @@ function measure() {
 export function renderAnswerChecks(s) {
   const unchecked = s.answer_state === "not_checked";
   const checks = s.final_answer && !unchecked && Array.isArray(s.answer_checks) ? s.answer_checks : [];
-  renderMarkedText($("final-answer"), s.final_answer, checks);
+  renderMarkedText($("final-answer"), s.final_answer, checks, s.final_answer ? s.figures || [] : [], s.facts || []);
   const failed = failedOf(checks);
   const badge = !s.final_answer ? "" : unchecked ? "not checked" : s.answer_badge || badgeText(checks);
   show("answer-checks", !!badge);
@@ -90,8 +89,7 @@ function renderSteps(s) {
 }
 
 function selectStep(id) {
-  select(id);
-  reveal(id);
+  showNode(id, { reveal: true });
   d3.selectAll("#answer-steps button").attr("aria-current", (n) => String(n.id === id));
 }
 
@@ -126,3 +124,9 @@ function copyWithTextarea(text) {
 
 $("answer-copy").addEventListener("click", copyAnswer);
 $("answer-toggle").addEventListener("click", () => { collapsed = !collapsed; measure(); });
+on("session", () => {
+  const s = model.session;
+  if (!s) return;
+  renderAnswerChecks(s);
+  renderAnswerExtras(s);
+});

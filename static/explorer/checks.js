@@ -8,6 +8,7 @@
  * found in when that is not the thought or the answer ("state.summary": a node's other texts the inspector shows).
  */
 import d3 from "./d3-from-npm.js";
+import { figureSpans, ownFigures } from "./figures.js";
 
 const FIGURE_KINDS = new Set(["figure", "arithmetic", "currency"]);
 const NAMES = { jurisdiction: ["place", "places"], coverage: ["listed item addressed", "listed items addressed"] };
@@ -80,26 +81,47 @@ export function failedSpans(text, checks) {
 
 const shown = new WeakMap(); // element -> the key of what it shows, so a redraw per event does not rebuild it
 
-// Write `text` into `el`, the failed findings' spans as <mark class="check-fail"> (its title says what failed).
-export function renderMarkedText(el, text, checks) {
+/* Write `text` into `el`, the failed findings' spans as <mark class="check-fail"> (its title says what failed), and
+ * the declared `figures` (figures.js) as <span class="figure-ref"> that show their chain to the `facts` on hover. */
+export function renderMarkedText(el, text, checks, figures = [], facts = []) {
   text = text == null ? "" : String(text);
   const spans = failedSpans(text, checks);
-  const key = text + "\u0000" + spans.map((s) => `${s.start}:${s.end}:${s.findings.map((f) => f.detail)}`).join("|");
+  const refs = figureSpans(text, figures, indexer(text));
+  const key = text + "\u0000" + spans.map((s) => `${s.start}:${s.end}:${s.findings.map((f) => f.detail)}`).join("|")
+    + "\u0000" + JSON.stringify(figures || []) + JSON.stringify((facts || []).map((f) => [f.id, f.label, f.value]));
+  ownFigures(el, figures, facts);
+  if (figures && figures.length) el.dataset.figures = String(figures.length);
+  else delete el.dataset.figures;
   if (shown.get(el) === key) return;
   shown.set(el, key);
   el.replaceChildren();
+  // A figure inside a failed span marks that span; the others are marked on their own.
+  const pieces = spans.map((s, i) => ({ ...s, fail: i, figure: refs.find((r) => r.start < s.end && s.start < r.end) }));
+  for (const r of refs) {
+    if (!spans.some((s) => r.start < s.end && s.start < r.end)) pieces.push({ start: r.start, end: r.end, figure: r });
+  }
+  pieces.sort((a, b) => a.start - b.start);
   let at = 0;
-  spans.forEach((s, i) => {
-    if (s.start > at) el.append(document.createTextNode(text.slice(at, s.start)));
-    const mark = document.createElement("mark");
-    mark.className = "check-fail";
-    mark.dataset.span = String(i);
-    mark.dataset.kind = s.findings[0].kind || "";
-    mark.title = s.findings.map((f) => `${f.kind}: ${f.detail}`).join("\n");
-    mark.textContent = text.slice(s.start, s.end);
-    el.append(mark);
-    at = s.end;
-  });
+  for (const p of pieces) {
+    if (p.start < at) continue;
+    if (p.start > at) el.append(document.createTextNode(text.slice(at, p.start)));
+    const piece = document.createElement(p.findings ? "mark" : "span");
+    if (p.findings) {
+      piece.className = "check-fail";
+      piece.dataset.span = String(p.fail);
+      piece.dataset.kind = p.findings[0].kind || "";
+      piece.title = p.findings.map((f) => `${f.kind}: ${f.detail}`).join("\n");
+    }
+    if (p.figure) {
+      piece.classList.add("figure-ref");
+      piece.dataset.figure = String(p.figure.index);
+      piece.tabIndex = 0;
+      if (figures[p.figure.index].ok === false) piece.classList.add("figure-bad");
+    }
+    piece.textContent = text.slice(p.start, p.end);
+    el.append(piece);
+    at = p.end;
+  }
   if (at < text.length) el.append(document.createTextNode(text.slice(at)));
 }
 

@@ -3,8 +3,9 @@
  */
 import { $ } from "./util.js";
 import { model } from "./model.js";
-import { treeBounds, treeSvg, withEveryNodeDrawn } from "./tree.js";
-import { setStatusLine } from "./session.js";
+import { withEveryNodeDrawn } from "./tree.js";
+import { treeBounds, treeSvg } from "./viewport.js";
+import { setStatusLine } from "./status.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const TREE_RULE = /(^|[\s,>])\.(link|node|edge-label)\b/; // the stylesheet rules the drawing needs

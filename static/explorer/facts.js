@@ -4,9 +4,9 @@
  */
 import d3 from "./d3-from-npm.js";
 import { $, setText, show, state } from "./util.js";
-import { model } from "./model.js";
-import { refused, request } from "./steering.js";
-import { setStatusLine } from "./session.js";
+import { model, on } from "./model.js";
+import { refused, request } from "./http.js";
+import { setStatusLine } from "./status.js";
 import { NUMERIC, ROLES, editableValue, exactValue, shortValue, valueToSend } from "./factvalues.js";
 
 const FIELDS = ["label", "kind", "value", "unit", "base", "role", "text"];
@@ -351,3 +351,7 @@ $("fact-form").addEventListener("keydown", (event) => {
   if (event.key === "Escape") { event.stopPropagation(); closeFactForm(); }
 });
 document.addEventListener("keydown", (event) => { if (event.key === "Escape") hideTip(); });
+
+on("facts", renderFacts);
+on("view-only", renderFacts);
+on("session", renderFacts);

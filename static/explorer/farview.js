@@ -6,9 +6,9 @@
  */
 import d3 from "./d3-from-npm.js";
 import { $, state, UNSCORED } from "./util.js";
-import { byOverseer } from "./model.js";
+import { byOverseer, showNode } from "./model.js";
 import { scoreColor } from "./strategies.js";
-import { select, treeSize, zoomTransform } from "./tree.js";
+import { treeSize, zoomTransform } from "./viewport.js";
 import { isMatch } from "./view.js";
 import { pickForCompare } from "./compare.js";
 
@@ -186,6 +186,6 @@ $("tree").addEventListener("click", (event) => {
   if (!shown || (event.target.closest && event.target.closest("g.node"))) return;
   const d = pick(event);
   if (!d) return;
-  select(d.id);
+  showNode(d.id);
   pickForCompare(d.id);
 });

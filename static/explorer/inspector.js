@@ -4,9 +4,9 @@
  */
 import d3 from "./d3-from-npm.js";
 import { $, clock, setText, show, state, usd } from "./util.js";
-import { byOverseer, model, prunedText, pruneSource, selectedNode } from "./model.js";
+import { byOverseer, model, on, prunedText, pruneSource, selectedNode } from "./model.js";
 import { currentStrategy, fillOf, otherState } from "./strategies.js";
-import { request } from "./steering.js";
+import { request } from "./http.js";
 import { renderCheckList, renderMarkedText } from "./checks.js";
 
 export function renderInspector() {
@@ -28,7 +28,8 @@ export function renderInspector() {
   renderFacts("insp-mode-facts", s.facts(n, look.ctx));
   const checks = Array.isArray(n.checks) ? n.checks : [];
   // Findings carry the text they were found in: the thought's none, a state text's its key ("state.summary").
-  renderMarkedText($("inspector-thought"), n.thought, checks.filter((c) => !c.field));
+  const facts = (model.session && model.session.facts) || [];
+  renderMarkedText($("inspector-thought"), n.thought, checks.filter((c) => !c.field), n.figures || [], facts);
   show("insp-checks", renderCheckList($("insp-checks"), checks, $("inspector-thought")) > 0);
   show("insp-original-block", n.original_thought != null);
   setText("insp-original", n.original_thought);
@@ -216,3 +217,10 @@ function appendLines(body, lines) {
     .text((l) => l.chip);
   item.append("span").attr("class", "finding-text").text((l) => l.text);
 }
+
+on("actions", (action) => {
+  if (action && action.node_id && action.node_id === state.selectedId) renderInspector();
+});
+on("selected", renderInspector);
+on("drawn", renderInspector);
+on("view-only", renderInspector);

@@ -2,7 +2,8 @@
  * Shown only for large trees. Nodes and links are one path each (a few elements, whatever the tree's size).
  */
 import d3 from "./d3-from-npm.js";
-import { panTo, treeBounds, treeSize, zoomTransform } from "./tree.js";
+import { emit } from "./model.js";
+import { treeBounds, treeSize, zoomTransform } from "./viewport.js";
 
 export const MINIMAP_ABOVE = 150; // drawn nodes: below this the tree fits the panel readably anyway
 
@@ -69,5 +70,5 @@ export function renderMinimapView(t) {
 map.on("click", (event) => {
   const svg = map.node();
   const point = new DOMPoint(event.clientX, event.clientY).matrixTransform(svg.getScreenCTM().inverse());
-  panTo(point.y, point.x, false);
+  emit("pan-to", { x: point.y, y: point.x, readable: false });
 });

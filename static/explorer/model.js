@@ -8,12 +8,26 @@
  */
 import d3 from "./d3-from-npm.js";
 import { clock, FINISHED, state } from "./util.js";
-import { scheduleUpdate, select, showLoading } from "./tree.js";
-import { searchAgain, searchRow } from "./view.js";
-import { renderInspector } from "./inspector.js";
-import { renderLineage, renderSession } from "./session.js";
-import { loadActionsOnce, renderAudit } from "./steering.js";
-import { renderFacts } from "./facts.js";
+
+// The model imports no view: it says what changed, and each view listens for what it draws. Listeners run in the
+// order they were added, synchronously, so a change is drawn before the next event is applied.
+const bus = new EventTarget();
+export function on(type, listener) {
+  bus.addEventListener(type, (event) => listener(event.detail));
+}
+export function emit(type, detail) {
+  bus.dispatchEvent(new CustomEvent(type, { detail }));
+}
+// Asking the drawing to show a node: select it, and move the view to it (reveal) or give it the keyboard focus
+// (focus, centred, then a function once it is drawn).
+export const showNode = (id, how) => emit("show-node", { id, ...how });
+
+// The events: "snapshot" (a new snapshot was applied: search again, the loading bar, a lost selection), "row" (a node
+// row arrived), "tree" (the drawing is stale), "session" (the header), "lineage" (a fork appeared), "facts",
+// "actions" (the audit trail; an action's node for the inspector), "review" (a sign-off or its withdrawal) and
+// "actions-wanted" (the snapshot had none); from the
+// page's modules: "show-node" (above), "pan-to" (the minimap's click: {x, y, readable}), "selected" (the selection moved: {id, previous}), "drawn" (the tree was
+// redrawn), "view-only" (a 403: this person may only watch from now on).
 
 const model = {
   session: null,
@@ -31,19 +45,17 @@ export function applySnapshot(snapshot, seq) {
   model.nodes = new Map((snapshot.nodes || []).map((n) => [n.id, n]));
   model.edgesByTarget = new Map((snapshot.edges || []).map((e) => [e.to_node_id, e]));
   model.critiques = new Map((snapshot.critiques || []).map((c) => [c.id, c]));
-  if (Array.isArray(snapshot.actions)) model.actions = new Map(snapshot.actions.map((a) => [a.id, a]));
-  else loadActionsOnce();
+  const hasActions = Array.isArray(snapshot.actions);
+  if (hasActions) model.actions = new Map(snapshot.actions.map((a) => [a.id, a]));
   model.lastSeq = typeof seq === "number" ? seq : (snapshot.session && snapshot.session.seq) || 0;
   model.nodeCount = Math.max(snapshot.node_count || 0, model.nodes.size); // the embedded page of a large tree has none
   indexCritiques();
   hier = null;
-  searchAgain();
-  if (model.nodes.size < model.nodeCount) showLoading(model.nodeCount, 0);
-  else showLoading(0);
-  if (state.selectedId && !model.nodes.has(state.selectedId)) select(null);
-  renderSession();
-  renderAudit();
-  scheduleUpdate();
+  if (!hasActions) emit("actions-wanted");
+  emit("snapshot", { loading: model.nodes.size < model.nodeCount ? model.nodeCount : 0 });
+  emit("session");
+  emit("actions", null);
+  emit("tree");
 };
 
 export function applyDelta(msg) {
@@ -54,35 +66,38 @@ export function applyDelta(msg) {
       model.nodes.set(msg.node.id, msg.node);
       model.nodeCount = Math.max(model.nodeCount, model.nodes.size);
       noteRow(msg.node, previous);
-      searchRow(msg.node);
-      scheduleUpdate(); // a prune or an edit changes the look of a whole subtree, and the inspector
+      emit("row", msg.node);
+      emit("tree"); // a prune or an edit changes the look of a whole subtree, and the inspector
       break;
     }
     case "edge.created":
       model.edgesByTarget.set(msg.edge.to_node_id, msg.edge);
-      scheduleUpdate(); // its action labels the link
+      emit("tree"); // its action labels the link
       break;
     case "critique.created":
     case "critique.updated": // applied to the next attempt
       model.critiques.set(msg.critique.id, msg.critique);
       indexCritiques();
-      scheduleUpdate(); // the node's mark, and the inspector
+      emit("tree"); // the node's mark, and the inspector
       break;
     case "session.updated":
       model.session = received(keepDetail(msg.session, model.session));
-      renderSession();
-      scheduleUpdate(); // the final node changes the best path
+      emit("session");
+      emit("tree"); // the final node changes the best path
+      break;
+    case "review.updated": // four eyes: a decision, or its withdrawal when the answer changed
+      model.session = { ...model.session, review: msg.review || null };
+      emit("review");
       break;
     case "facts.updated": // an advisor changed the client's fact sheet; the nodes it touched follow as node.updated
       model.session = { ...model.session, facts: Array.isArray(msg.facts) ? msg.facts : [] };
-      renderFacts();
+      emit("facts");
       break;
     case "action.created":
     case "action.updated":
       model.actions.set(msg.action.id, msg.action);
       noteFork(msg.action);
-      renderAudit();
-      if (msg.action.node_id && msg.action.node_id === state.selectedId) renderInspector();
+      emit("actions", msg.action);
       break;
     default:
       break; // an event type this page does not show yet
@@ -108,7 +123,7 @@ function noteFork(action) {
   const forks = (model.session && model.session.forks) || [];
   if (!id || forks.includes(id)) return;
   model.session = { ...model.session, forks: [...forks, id] };
-  renderLineage(model.session);
+  emit("lineage", model.session);
 }
 
 export const isFinished = () => !!model.session && FINISHED.has(model.session.status);

@@ -1,12 +1,9 @@
 /* The session header (status, mode, budget, offline), the final answer, lineage (forks), the status line. */
 import d3 from "./d3-from-npm.js";
-import { $, OK_MESSAGE_MS, sessionUrl, setText, shortId, show, state, usd } from "./util.js";
-import { isFinished, model } from "./model.js";
+import { $, sessionUrl, setText, shortId, show, state, usd } from "./util.js";
+import { isFinished, model, on } from "./model.js";
 import { renderProgress } from "./progress.js";
-import { renderAnswerChecks, renderAnswerExtras } from "./answer.js";
-import { renderConnection } from "./socket.js";
 import { renderTabs } from "./sidetabs.js";
-import { renderFacts } from "./facts.js";
 import { modeLabel } from "./strategies.js";
 
 export function renderSession() {
@@ -33,10 +30,8 @@ export function renderSession() {
   show("session-error", !!s.error);
   setText("session-error", s.error);
   renderSessionActions(s);
-  renderConnection();
   renderProgress();
-  renderAnswerExtras(s);
-  renderFacts();
+  // The answer's checks and steps, the connection, the fact sheet and the review listen for "session" themselves.
 };
 
 /* Which models wrote the nodes, from the nodes themselves (a session on a real model whose fallback is the
@@ -67,7 +62,6 @@ function renderAnswer(s) {
   show("answer-model", !!s.answer_model);
   setText("answer-model", s.answer_model ? `Written by ${s.answer_model}` : "");
   $("final-answer-panel").classList.toggle("partial", !!s.answer_partial);
-  renderAnswerChecks(s);
   show("answer-partial", !!s.answer_partial);
   const why = s.answer_partial ? partialWhy(s) : "";
   show("answer-partial-why", !!why);
@@ -109,10 +103,8 @@ export function renderSessionActions(s) {
   show("cancel-button", !isFinished());
 };
 
-let statusTimer = null;
-export function setStatusLine(text, tone) {
-  clearTimeout(statusTimer);
-  setText("status-line", text);
-  $("status-line").dataset.tone = tone || "";
-  if (text && tone === "ok") statusTimer = setTimeout(() => setStatusLine(""), OK_MESSAGE_MS);
-};
+on("session", renderSession);
+on("lineage", renderLineage);
+on("view-only", () => {
+  if (model.session) renderSessionActions(model.session);
+});

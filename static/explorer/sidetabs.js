@@ -1,7 +1,7 @@
 /* The side panel's top: the final answer and the inspector share it as two tabs, so a node clicked anywhere shows
  * its inspector in view, whatever the answer's length. Before an answer there is only the inspector. */
 import { $, show, state } from "./util.js";
-import { model } from "./model.js";
+import { model, on } from "./model.js";
 
 const TABS = { answer: ["tab-answer", "final-answer-panel"], inspector: ["tab-inspector", "inspector"] };
 let chosen = null; // the tab a person (or a selection) chose; null: the answer when there is one
@@ -31,4 +31,8 @@ $("side-tabs").addEventListener("keydown", (event) => {
   const next = event.target.id === "tab-answer" ? "inspector" : "answer";
   showTab(next);
   $(TABS[next][0]).focus();
+});
+// A node selected anywhere shows the inspector, whatever the answer's length.
+on("selecting", ({ id }) => {
+  if (id) showTab("inspector");
 });

@@ -3,9 +3,8 @@
  * (deltas wait for it), and a lost socket reconnects with backoff.
  */
 import { $, SNAPSHOT_TIMEOUT_MS, wsPath } from "./util.js";
-import { applyDelta, applySnapshot, isFinished, model } from "./model.js";
-import { showLoading } from "./tree.js";
-import { setStatusLine } from "./session.js";
+import { applyDelta, applySnapshot, emit, isFinished, model, on } from "./model.js";
+import { setStatusLine } from "./status.js";
 
 let socket = null;
 let socketState = "connecting"; // connecting | open | reconnecting | refused
@@ -34,7 +33,7 @@ function closed(event) {
     refusedCode = event.code;
     setSocketState("refused");
     if (model.nodes.size < model.nodeCount) { // a large tree comes only over the socket
-      showLoading(0);
+      emit("loading", { total: 0 });
       setStatusLine("The server closed the live connection, so the tree could not be loaded; reload to try again.", "error");
     }
     return;
@@ -113,7 +112,7 @@ function receivePart(msg) {
   } else {
     return; // a part of a snapshot this page no longer waits for
   }
-  if (msg.last === false) { showLoading(parts[0].node_count, countNodes(parts)); return; }
+  if (msg.last === false) { emit("loading", { total: parts[0].node_count, received: countNodes(parts) }); return; }
   const snapshot = merge(parts);
   stopAwaitingSnapshot();
   applySnapshot(snapshot, snapshot.seq);
@@ -132,3 +131,4 @@ function merge(list) {
   }
   return whole;
 }
+on("session", renderConnection);

@@ -3,12 +3,10 @@
  * the audit trail (who did what, newest first).
  */
 import d3 from "./d3-from-npm.js";
-import { $, clock, container, firstLine, sessionUrl, setText, shortId, show, state, truncate } from "./util.js";
-import { bestPath, hierarchy, isFinished, model, selectedNode } from "./model.js";
-import { afterUpdate, focusNode, reveal, select } from "./tree.js";
-import { renderInspector } from "./inspector.js";
-import { renderSessionActions, setStatusLine } from "./session.js";
-import { renderFacts } from "./facts.js";
+import { $, clock, firstLine, sessionUrl, setText, shortId, show, state, truncate } from "./util.js";
+import { bestPath, hierarchy, isFinished, model, on, selectedNode, showNode } from "./model.js";
+import { perform, request } from "./http.js";
+import { setStatusLine } from "./status.js";
 import { exactValue } from "./factvalues.js";
 
 // ---- the audit trail ---------------------------------------------------------------------
@@ -92,8 +90,7 @@ function namesANode(a) {
 
 function openAuditNode(a) {
   if (!namesANode(a)) return;
-  select(a.node_id);
-  reveal(a.node_id);
+  showNode(a.node_id, { reveal: true });
 }
 
 // The audit trail of a snapshot that does not carry one (read once over HTTP).
@@ -108,67 +105,6 @@ export async function loadActionsOnce() {
   renderAudit();
 };
 
-// ---- requests ----------------------------------------------------------------------------
-
-function csrfToken() {
-  const cookie = document.cookie.split(";").map((c) => c.trim()).find((c) => c.startsWith("csrftoken="));
-  if (cookie) return decodeURIComponent(cookie.slice("csrftoken=".length));
-  const input = container.querySelector("input[name=csrfmiddlewaretoken]");
-  return input ? input.value : "";
-}
-
-// {ok, status, data, message}: a refusal is a message for the status line, never an exception.
-export { request };
-async function request(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
-  if (method !== "GET") {
-    init.headers["Content-Type"] = "application/json";
-    init.headers["X-CSRFToken"] = csrfToken();
-    init.body = JSON.stringify(body || {});
-  }
-  let response;
-  try {
-    response = await fetch("/api/" + path, init);
-  } catch (error) {
-    return { ok: false, status: 0, data: null, message: "Could not reach the server; try again." };
-  }
-  const data = await response.json().catch(() => null);
-  const message = response.ok ? "" : errorText(response.status, data);
-  return { ok: response.ok, status: response.status, data, message };
-}
-
-function errorText(status, data) {
-  const detail = data && data.detail;
-  if (typeof detail === "string" && detail) return detail;
-  if (Array.isArray(detail) && detail.length) {
-    return detail.map((e) => (e && e.field ? `${e.field}: ${e.message}` : String((e && e.message) || e))).join("; ");
-  }
-  if (status === 403) return "You may only watch this session.";
-  return `The server refused that (HTTP ${status}).`;
-}
-
-// One action: the button stays disabled while its request is in flight; the outcome goes to the status line.
-async function perform(button, path, body, pendingText, doneText) {
-  if (!state.canAct || (button && button.disabled)) return null;
-  if (button) button.disabled = true;
-  setStatusLine(pendingText, "info");
-  const result = await request("POST", path, body);
-  if (button) button.disabled = false;
-  if (result.ok) setStatusLine(doneText, "ok");
-  else refused(result);
-  return result.ok ? result : null;
-}
-
-export function refused(result) {
-  setStatusLine(result.message, "error");
-  if (result.status === 403) { state.canAct = false; closeForms(); renderControls(); }
-}
-
-function renderControls() {
-  if (model.session) renderSessionActions(model.session);
-  renderInspector();
-  renderFacts();
-}
 
 function nodePath(n, verb) {
   return `nodes/${encodeURIComponent(n.id)}/${verb}`;
@@ -249,8 +185,7 @@ function continueInFork() {
   if (!s || !state.canAct) return;
   const id = s.final_node_id && model.nodes.has(s.final_node_id) ? s.final_node_id : bestLineEnd();
   if (!id) return;
-  focusNode(id, { center: true });
-  afterUpdate(() => openForkForm());
+  showNode(id, { focus: true, center: true, then: openForkForm });
 }
 
 function bestLineEnd() {
@@ -406,3 +341,10 @@ $("cancel-confirm-no").addEventListener("click", closeCancelConfirm);
 $("continue-fork").addEventListener("click", continueInFork);
 $("promote-confirm").addEventListener("change", renderPromoteSubmit);
 document.addEventListener("keydown", onShortcut);
+
+on("actions-wanted", loadActionsOnce);
+on("actions", renderAudit);
+on("view-only", closeForms);
+on("selecting", ({ id, previous }) => {
+  if (id !== previous) closeForms();
+});

@@ -10,16 +10,13 @@
  */
 import d3 from "./d3-from-npm.js";
 import { $, DURATION, firstLine, NODE_RADIUS, READABLE_ZOOM, setText, show, state, truncate } from "./util.js";
-import { bestPath, byOverseer, hierarchy, markOutOfSearch, model, prunedText } from "./model.js";
+import { bestPath, byOverseer, emit, hierarchy, markOutOfSearch, model, on, prunedText } from "./model.js";
 import { currentStrategy, fillOf } from "./strategies.js";
 import { isFar, paintFar, repaintFar } from "./farview.js";
 import { isMatch, toggleFold, unfoldTo, view, visibleTree } from "./view.js";
 import { renderMinimap, renderMinimapView } from "./minimap.js";
-import { writePermalink } from "./treetools.js";
-import { renderInspector } from "./inspector.js";
-import { closeForms } from "./steering.js";
-import { showTab } from "./sidetabs.js";
 import { failedOf } from "./checks.js";
+import { attachViewport, setTreeBounds } from "./viewport.js";
 
 const MAX_ANIMATED = 300; // above this many drawn nodes, updates jump instead of animating
 const CULL_ABOVE = 600; // above this many laid-out nodes, only those near the view are in the DOM
@@ -48,7 +45,7 @@ new ResizeObserver(() => {
   if (laid.nodes.length) scheduleUpdate(); // the layout follows the panel's shape (fillPanel)
   viewMoved();
 }).observe(svg.node());
-export const treeSize = () => size;
+attachViewport(svg.node(), size);
 let far = null; // zoomed out too far to read text: text is not drawn (painting it costs more than the tree)
 const zoom = d3.zoom()
   .scaleExtent([0.08, 3])
@@ -122,7 +119,7 @@ export function scheduleUpdate() {
   requestAnimationFrame(() => {
     pending = false;
     update();
-    renderInspector();
+    emit("drawn"); // the inspector reads the same numbers as the drawing
     for (const done of waiting.splice(0)) done();
   });
 };
@@ -166,6 +163,7 @@ function update() {
   laid = { nodes, index: hier ? hier.index : new Map(), stamp, best, look, version: model.critiques.size };
   lastRoot = root;
   bounds = root ? measure(nodes, strategy) : null;
+  setTreeBounds(bounds);
   updating = true;
   if (!state.userMoved) fit(true); // before drawing: at scale, what is drawn depends on where the view is
   updating = false;
@@ -826,7 +824,6 @@ function measure(nodes, s) {
   const bottom = x1 + Math.max(dx / 2, maxRadius + (s.labelBelow ? 18 : 4));
   return { left, right, top, bottom, labelWidth: s.labelWidth };
 }
-export const treeBounds = () => bounds;
 
 // Fit the whole tree into the panel (called while the user has not moved the view, and by "Fit").
 function fit(animate) {
@@ -888,16 +885,16 @@ function centred(x, y, k) {
   return d3.zoomIdentity.translate(size.width / 2 - y * k, size.height / 2 - x * k).scale(k);
 }
 
+on("pan-to", ({ x, y, readable }) => panTo(x, y, readable)); // the minimap's click
+
 export function centerOn(id) {
   const d = laidOut(id);
   if (d) panTo(d.x, d.y, true);
 };
-export const zoomTransform = () => d3.zoomTransform(svg.node());
-export const treeSvg = () => svg.node();
 
 export function select(id) {
-  if (id !== state.selectedId) closeForms();
-  if (id) showTab("inspector"); // the inspector in view, whatever the answer's length
+  const previous = state.selectedId;
+  emit("selecting", { id, previous }); // forms open on the old node close; the inspector's tab comes into view
   const old = nodeElement(state.selectedId);
   if (old) { old.classList.remove("selected"); keptAtAnyZoom(old); }
   state.selectedId = id;
@@ -906,8 +903,7 @@ export function select(id) {
   if (el) { el.classList.add("selected"); halo(el); keptAtAnyZoom(el); }
   if (isFar()) repaintFar(); // the selection's ring
   keepTabStop();
-  renderInspector();
-  writePermalink(id);
+  emit("selected", { id, previous }); // the inspector, the #node= permalink
 };
 
 // Unfold the way to a node if need be, then select it, give it the keyboard focus, and (if asked) centre it.
@@ -920,7 +916,7 @@ export function focusNode(id, options) {
     if (el && !(options && options.keepFocus)) el.focus({ preventScroll: true });
     if (options && options.center) centerOn(id);
   };
-  if (unfoldTo(id)) afterUpdate(go);
+  if (unfoldTo(id, isDrawn(id))) afterUpdate(go);
   else go();
   return true;
 };
@@ -934,3 +930,19 @@ export function showLoading(total, received) {
 };
 
 $("fit-button").addEventListener("click", () => { state.userMoved = false; fit(true); });
+
+on("tree", scheduleUpdate);
+on("show-node", ({ id, reveal: move, focus, center, then }) => {
+  if (focus) {
+    focusNode(id, { center });
+    if (then) afterUpdate(then);
+    return;
+  }
+  select(id);
+  if (move) reveal(id);
+});
+on("loading", ({ total, received }) => showLoading(total, received));
+on("snapshot", ({ loading }) => {
+  showLoading(loading, 0);
+  if (state.selectedId && !model.nodes.has(state.selectedId)) select(null);
+});

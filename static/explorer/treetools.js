@@ -2,7 +2,9 @@
  * tree with the arrows; a permalink to the selected node (#node=<id>) that the page opens on.
  */
 import { $, setText, state } from "./util.js";
-import { afterUpdate, drawnNode, drawnRoot, fit, focusNode, panTo, showBelowTools, treeSize, zoomTransform } from "./tree.js";
+import { on } from "./model.js";
+import { afterUpdate, drawnNode, drawnRoot, fit, focusNode, panTo, showBelowTools } from "./tree.js";
+import { treeSize, zoomTransform } from "./viewport.js";
 import { expandAll, nextMatch, search, setBestOnly, toggleFold, view } from "./view.js";
 
 // ---- search -------------------------------------------------------------------------------
@@ -144,3 +146,5 @@ $("collapse-button").addEventListener("click", toggleSelectedFold);
 $("expand-all-button").addEventListener("click", () => expandAll());
 document.addEventListener("keydown", onKey);
 window.addEventListener("hashchange", openPermalink);
+on("selected", ({ id }) => writePermalink(id));
+on("search-count", renderSearchCount);

@@ -2,7 +2,8 @@
  *
  *   util.js        the page's constants, its shared state (selection, view moved, may act), text and DOM helpers
  *   d3.js          d3 from npm (node_modules/d3), as a module
- *   model.js       the data: the last snapshot plus the deltas since; hierarchy, pruned subtrees, best path
+ *   model.js       the data: the last snapshot plus the deltas since; hierarchy, pruned subtrees, best path; and
+ *                  the page's events (on, emit): the model says what changed, views ask each other through it
  *   strategies.js  how each strategy's nodes look and what its inspector shows (a registry by mode)
  *   tree.js        the D3 drawing: layers created once, one update() joined by node id; at scale only the view
  *   farview.js     a large tree zoomed out too far to read, painted on a canvas under the SVG
@@ -14,16 +15,24 @@
  *   facts.js       the client's fact sheet above the tree, and the advisor's form to correct, add or remove a fact
  *   factvalues.js  a fact's value as people read it ("USD 3.2M", "70% of portfolio", "California (US-CA)")
  *   checks.js      fact-check findings: listed failed first, their spans marked in a thought or the answer
- *   session.js     the session header, the final answer, lineage, the status line
+ *   figures.js     declared figures: each marked where it is written, its chain back to the client's facts on hover
+ *   session.js     the session header, the final answer, lineage
+ *   status.js      the status line: what an action is doing, did, or why it was refused
  *   progress.js    the header's status sentence and progress (depth, nodes, elapsed, spend rate), ticking
  *   answer.js      the recommendation: collapse, copy, its steps linked to their nodes, its figure badge
  *   compare.js     two nodes side by side ("Compare with…" in the inspector)
- *   steering.js    every overseer action over HTTP, the inspector's forms, shortcuts, the audit trail
+ *   review.js      four eyes: the answer's sign-off, its state for all, approve or request changes for reviewers
+ *   steering.js    every overseer action, the inspector's forms, shortcuts, the audit trail
+ *   http.js        requests to the JSON API (CSRF, refusals as results; a 403 makes the page view-only)
  *   socket.js      the websocket: receive only, seq-checked, re-synced by snapshot
  *   main.js        wiring: the page's snapshot first, then the socket
  *
- * Modules import each other's functions; the imports form cycles, so no module calls another one while it loads
- * (main.js starts the page once every module is evaluated). Everything the model or a person wrote goes into the
+ * Imports run one way: model.js, util.js, status.js, http.js and viewport.js are leaves; a module that must make
+ * another act (select a node, redraw, pan the view, show the inspector) emits an event through model.js and the other
+ * listens (model.js lists the events). Listeners run synchronously in the order the modules were evaluated. The
+ * drawing's painters (farview.js, minimap.js) read its zoom and size from viewport.js, so no two modules import each
+ * other in a circle. No module calls
+ * another while it loads (main.js starts the page once every module is evaluated). Everything the model or a person wrote goes into the
  * page through textContent or d3's .text(), never as HTML: it is untrusted.
  */
 

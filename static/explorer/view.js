@@ -3,9 +3,7 @@
  * so the drawing (tree.js) never sees hidden nodes.
  */
 import { $, state } from "./util.js";
-import { model } from "./model.js";
-import { focusNode, isDrawn, scheduleUpdate } from "./tree.js";
-import { renderSearchCount } from "./treetools.js";
+import { emit, model, on, showNode } from "./model.js";
 
 export const FOLD_PRUNED_ABOVE = 500; // above this many nodes, children dropped from the search start folded away
 // Decided once, on the first tree the page draws: a live tree that grows past the limit never re-folds under its reader.
@@ -66,38 +64,39 @@ export function toggleFold(id, d) {
     view.collapsed.add(id);
     view.opened.delete(id);
   }
-  scheduleUpdate();
+  emit("tree");
 };
 
 export function expandAll() {
   view.collapsed.clear();
   for (const id of model.nodes.keys()) view.opened.add(id);
-  scheduleUpdate();
+  emit("tree");
 };
 
 export function collapseToDefault() {
   view.collapsed.clear();
   view.opened.clear();
-  scheduleUpdate();
+  emit("tree");
 };
 
 export function setBestOnly(on) {
   view.bestOnly = !!on;
   $("best-button").setAttribute("aria-pressed", String(view.bestOnly));
   state.userMoved = false; // a different tree: fit it
-  scheduleUpdate();
+  emit("tree");
 };
 
-// Make a node drawable: open every fold on the way from the root to it, and leave best-path-only if it is off the path.
-export function unfoldTo(id) {
+// Make a node drawable: open every fold on the way from the root to it, and leave best-path-only if it is off the path
+// (drawn: whether the drawing has it now).
+export function unfoldTo(id, drawn) {
   const nodes = model.nodes;
   let changed = false;
   for (let n = nodes.get(id), p = n && n.parent_id && nodes.get(n.parent_id); p; p = p.parent_id && nodes.get(p.parent_id)) {
     if (view.collapsed.delete(p.id)) changed = true;
     if (!view.opened.has(p.id)) { view.opened.add(p.id); changed = true; }
   }
-  if (view.bestOnly && !isDrawn(id)) { view.bestOnly = false; $("best-button").setAttribute("aria-pressed", "false"); changed = true; }
-  if (changed) scheduleUpdate();
+  if (view.bestOnly && !drawn) { view.bestOnly = false; $("best-button").setAttribute("aria-pressed", "false"); changed = true; }
+  if (changed) emit("tree");
   return changed;
 };
 
@@ -113,7 +112,7 @@ export function search(query) {
       if (String(n.thought || "").toLowerCase().includes(view.query)) view.matches.push(n.id);
     }
   }
-  scheduleUpdate();
+  emit("tree");
   return view.matches.length;
 };
 
@@ -132,14 +131,14 @@ export function searchRow(row) {
     set.delete(row.id);
     if (view.matchIndex >= at && view.matchIndex > -1) view.matchIndex -= 1;
   }
-  renderSearchCount();
+  emit("search-count");
 };
 
 // After a snapshot: the same search over the rows it brought.
 export function searchAgain() {
   if (!view.query) return;
   search(view.query);
-  renderSearchCount();
+  emit("search-count");
 };
 
 export const isMatch = (id) => view.query !== "" && matchSet().has(id);
@@ -156,7 +155,10 @@ export function nextMatch(step) {
   const n = view.matches.length;
   view.matchIndex = (view.matchIndex + (step || 1) + n) % n;
   const id = view.matches[view.matchIndex];
-  focusNode(id, { center: true });
-  renderSearchCount(); // "3 of 18", whichever key moved it
+  showNode(id, { focus: true, center: true });
+  emit("search-count"); // "3 of 18", whichever key moved it
   return id;
 }
+
+on("snapshot", searchAgain);
+on("row", searchRow);

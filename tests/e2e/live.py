@@ -36,8 +36,9 @@ document.addEventListener("DOMContentLoaded", async () => {
   const main = document.querySelector('script[type="module"][src$="explorer/main.js"]');
   if (!main) return;
   const base = main.src.replace(/main\\.js$/, "");
-  const names = ["util", "model", "strategies", "tree", "farview", "view", "minimap", "treetools", "export",
-    "inspector", "session", "progress", "answer", "compare", "steering", "socket"];
+  const names = ["util", "model", "strategies", "tree", "viewport", "farview", "view", "minimap", "treetools", "export",
+    "inspector", "session", "progress", "answer", "compare", "steering", "socket", "http", "status", "facts",
+    "figures", "review"];
   const modules = await Promise.all(names.map((name) => import(base + name + ".js")));
   window.Explorer = new Proxy({}, {
     get: (_, key) => { for (const m of modules) if (key in m) return m[key]; return undefined; },

@@ -319,6 +319,54 @@ class FactsPageTest(LiveBrowserTestCase):
                 page.context.close()
         assert self.page_errors == []
 
+    def test_a_figure_shows_its_chain_back_to_the_client_s_facts_and_the_report_lists_them(self):
+        from reasoning.facts.case import CaseCheck
+        from reasoning.factsheet import facts_of
+        from reasoning.models import CaseFact
+
+        session, nodes = self.checked_session()
+        portfolio = CaseFact.objects.get(session=session, kind="amount", number=3_200_000)
+        share = CaseFact.objects.get(session=session, kind="percent", number=70)
+        case = CaseCheck(facts_of(session))
+        stock = {"label": "employer stock", "value": 2_240_000, "unit": "USD",
+                 "derivation": f"{share.label} × {portfolio.label}"}  # fmt: skip
+        step = nodes["step"]
+        step.state = {**step.state, "figures": case.figures([stock], STEP)}
+        step.save()
+        session.answer_figures = case.figures([stock, {**stock, "label": "slipped", "value": 3.2}], ANSWER)
+        session.save()
+        with self.chromium() as browser:
+            page = self.open(browser, session)
+            chain = page.locator('[data-testid="figure-chain"]')
+            # In the answer: hovering the figure shows its derivation and the facts with the client's words.
+            page.locator('[data-testid="final-answer"] .figure-ref').first.hover()
+            expect(chain).to_be_visible()
+            expect(chain).to_contain_text(f"= {share.label} × {portfolio.label}")
+            expect(chain).to_contain_text(f"{portfolio.label}: USD 3,200,000 (the client wrote \"{portfolio.text}\")")
+            expect(chain).to_contain_text(share.text)
+            # The slipped figure: marked as failed, its chain says why.
+            bad = page.locator('[data-testid="final-answer"] .figure-ref.figure-bad')
+            expect(bad).to_have_text("$3.2")
+            bad.hover()
+            expect(chain).to_contain_text("declared 3.2")
+            shot(page, "1440-figure-chain")
+            # In a step's inspector, by keyboard focus too.
+            page.locator(f'{NODE}[data-node-id="{step.id}"]').dispatch_event("click")
+            ref = page.locator('[data-testid="inspector-thought"] .figure-ref')
+            expect(ref).to_have_text("USD 2.24M")
+            ref.focus()
+            expect(chain).to_be_visible()
+            expect(chain).to_contain_text("employer stock = USD 2,240,000 ✓")
+            expect(page.locator('[data-testid="inspector-thought"]')).to_have_text(STEP)
+            # The printed report's appendix: every figure of the answer, its derivation and its facts.
+            page.goto(f"{self.live_server_url}/sessions/{session.id}/report/")
+            appendix = page.locator('[data-testid="report-figures"]')
+            expect(appendix.locator("tbody tr")).to_have_count(2)
+            expect(appendix).to_contain_text(f"{share.label} × {portfolio.label}")
+            expect(appendix).to_contain_text(portfolio.text)
+            page.context.close()
+        assert self.page_errors == []
+
     # ---- a live search, checked as it grows ---------------------------------------------------------------------
 
     def test_a_live_search_on_a_model_that_errs_is_checked_step_by_step(self):
@@ -389,4 +437,61 @@ class FactsPageTest(LiveBrowserTestCase):
             expect(page.locator('[data-testid="answer-partial-why"]')).to_contain_text("cancelled")
             expect(page.locator('[data-testid="answer-review"]')).to_be_hidden()
             shot(page, "1440-not-checked")
+        assert self.page_errors == []
+
+    # ---- four eyes: the review panel (issue 34, section 3) -------------------------------------------------------
+
+    def test_a_reviewer_requests_changes_then_approves_and_an_edit_on_the_answers_line_withdraws_it(self):
+        from reasoning.models import OverseerAction, ReasoningSession, Role
+
+        self.tenant.require_review = True
+        self.tenant.save()
+        self.user.membership.role = Role.ADMIN  # steers and signs off
+        self.user.membership.save()
+        session, nodes = self.checked_session()
+        ReasoningSession.objects.filter(pk=session.pk).update(review_state="awaiting")
+        with self.chromium() as browser:
+            # The one who chose the answer does not approve it: the button is off, and the panel says why.
+            page = self.open(browser, session)
+            expect(page.locator('[data-testid="review-state"]')).to_have_text("Awaiting review")
+            expect(page.locator('[data-testid="review-approve"]')).to_be_disabled()
+            expect(page.locator('[data-testid="review-own"]')).to_be_visible()
+            ReasoningSession.objects.filter(pk=session.pk).update(answer_chosen_by="user:ana")
+            page = self.open(browser, session)
+            watcher = self.open(browser, session)
+            panel = page.locator('[data-testid="review-panel"]')
+            # A request for changes says why: an empty one is refused at the form.
+            page.click('[data-testid="review-changes"]')
+            page.click('[data-testid="review-submit"]')
+            expect(page.locator('[data-testid="review-error"]')).to_contain_text("needs a comment")
+            page.fill('[data-testid="review-text"]', "Name the tranches and their tax years.")
+            page.click('[data-testid="review-submit"]')
+            for seen in (page, watcher):  # the watcher's page learns it over the socket
+                expect(seen.locator('[data-testid="review-state"]')).to_have_text("Changes requested")
+                expect(seen.locator('[data-testid="review-comment"]')).to_have_text("Name the tranches and their tax years.")
+            expect(page.locator('[data-testid="review-line"]')).to_contain_text("by user:e2e-advisor at")
+            shot(page, "review-changes-requested")
+            page.click('[data-testid="review-approve"]')
+            for seen in (page, watcher):
+                expect(seen.locator('[data-testid="review-state"]')).to_have_text("Approved")
+            expect(panel).to_have_attribute("data-state", "approved")
+            expect(page.locator('[data-testid="review-approve"]')).to_be_hidden()  # it stands: only changes are asked
+            audit = page.locator('#audit-list li[data-action="review.approve"]')
+            expect(audit).to_contain_text("user:e2e-advisor")
+            expect(page.locator('[data-testid="review-comment"]')).to_be_hidden()
+            shot(page, "review-approved")
+            # An edit on the answer's line withdraws the approval, at once and with its reason, on every page.
+            edited = page.evaluate(
+                "([id]) => window.Explorer.request('POST', `nodes/${id}/edit`, {thought: 'Sell in four tranches.'})",
+                [str(nodes["step"].id)],
+            )
+            assert edited["ok"], edited
+            for seen in (page, watcher):
+                expect(seen.locator('[data-testid="review-state"]')).to_have_text("Awaiting review")
+                expect(seen.locator('[data-testid="review-reason"]')).to_contain_text(
+                    "approval by user:e2e-advisor withdrawn: user:e2e-advisor edited step 1 of the answer's line"
+                )
+            shot(watcher, "review-withdrawn")
+        actions = list(OverseerAction.objects.filter(action__startswith="review.").values_list("action", flat=True))
+        assert actions[:3] == ["review.request_changes", "review.approve", "review.withdrawn"], actions
         assert self.page_errors == []

@@ -26,7 +26,7 @@ class UsagePageTest(LiveBrowserTestCase):
         super().setUp()
         from django.utils import timezone
 
-        from reasoning.models import LLMCall, Membership, ReasoningSession, Role, Tenant
+        from reasoning.models import LLMCall, Membership, ModelMeter, ReasoningSession, Role, Tenant
 
         Membership.objects.filter(user=self.user).update(role=Role.ADMIN)
         self.user.is_staff = True
@@ -41,7 +41,9 @@ class UsagePageTest(LiveBrowserTestCase):
                 tenant=self.tenant, session=session, purpose="propose", model_requested=model, model_used=model,
                 cost_usd=cost, outcome=LLMCall.Outcome.OK, tokens_in=300, tokens_out=80,
                 created_at=self.today - timedelta(days=age),
+                reserved_usd=cost - 0.02 if age == 1 else 0.0,  # issue 32: a call its server billed past its reservation
             )
+        ModelMeter.objects.create(model=MODELS[1], calls_over=1, over_usd=0.02, worst_tokens_out=19859, worst_usd=0.03)
 
     def test_the_usage_page_draws_cost_by_day_stacked_by_model(self):
         base = self.live_server_url
@@ -64,6 +66,9 @@ class UsagePageTest(LiveBrowserTestCase):
             table = page.locator('[data-testid="usage-table"]')
             expect(table.locator("tbody tr")).to_have_count(len(MODELS))
             expect(table.locator("tfoot")).to_contain_text("0.1100 USD")
+            overrun = page.locator(f'[data-testid="usage-overruns"] tr[data-model="{MODELS[1]}"]')
+            expect(overrun).to_contain_text("1 calls, 0.020000 USD")
+            expect(overrun).to_contain_text("19859 reply tokens")
             path = self.tmp_path / "usage.png"
             page.screenshot(path=str(path), full_page=True)
             assert path.stat().st_size > 5000

@@ -77,3 +77,39 @@ class KeySocketsCloseTest(ChannelsLiveServerTestCase):
         started = time.monotonic()
         assert self.closed_within(socket, until_expiry + 1.0) == GONE
         assert time.monotonic() - started >= until_expiry - 0.2  # not before it expired
+
+    def test_a_plain_client_signs_off_an_answer_and_a_watcher_sees_each_review_step(self):
+        """Four eyes (issue 34, section 3) as an integrator meets it: the review asked over HTTP, given over a socket."""
+        from django.contrib.auth import get_user_model
+
+        from reasoning.models import ApiKey, Membership, ReasoningSession, Role, Scope, Status
+
+        rita = get_user_model().objects.create_user(username="rita", password="pw-for-tests")
+        Membership.objects.create(user=rita, tenant=self.tenant, role=Role.REVIEWER)
+        ReasoningSession.objects.filter(pk=self.session.pk).update(
+            status=Status.SOLVED, final_answer="Give each heir CHF 2m now.", review_state="awaiting"
+        )
+        _, reviewer_key = ApiKey.issue(self.tenant, scopes=[Scope.READ, Scope.REVIEW], user=rita)
+        _, watcher_key = ApiKey.issue(self.tenant, scopes=[Scope.READ])
+        watcher, reviewer = self.watch(watcher_key), self.watch(reviewer_key)
+        body = json.dumps({"decision": "request_changes", "comment": "Say why now."}).encode()
+        request = urllib.request.Request(
+            f"{self.live_server_url}/api/sessions/{self.session.id}/review",
+            data=body,
+            method="POST",
+            headers={"Authorization": f"Bearer {reviewer_key}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert json.load(response)["review"]["state"] == "changes_requested"
+        assert self.next_review(watcher)["comment"] == "Say why now."
+        reviewer.send(json.dumps({"action": "review", "decision": "approve", "comment": "Clear now."}))
+        approved = self.next_review(watcher)
+        assert (approved["state"], approved["by"], approved["comment"]) == ("approved", "user:rita", "Clear now.")
+        assert self.next_review(reviewer)["state"] == "changes_requested"  # the reviewer's socket saw both too
+
+    def next_review(self, socket):
+        for _ in range(10):
+            message = json.loads(socket.recv(timeout=30))
+            if message["type"] == "review.updated":
+                return message["review"]
+        raise AssertionError("no review.updated message")
