@@ -21,6 +21,7 @@ from .strategies.base import Command, StopRequested
 
 log = logging.getLogger(__name__)
 RUN_COMMANDS = ("expand", "edit", "promote", "resynthesize", "fact.add", "fact.edit", "fact.remove")
+STOPS = ("pause", "cancel")  # actions a run meets by stopping
 _live = {}  # session id -> the SessionControl of the run this process has for it
 
 
@@ -48,6 +49,9 @@ class SessionControl:
     def __init__(self, session_id, owner, fence=None):
         self.session_id, self.owner = session_id, owner
         self.fence = fence  # the run's token: its heartbeat and reads count only while it holds the session
+        # The run's turn (engine.start_turn sets it) and the step boundaries it has passed: each action is stamped with
+        # where the run met it, so a replay applies it there (reasoning/replay.py). No turn: nothing is stamped.
+        self.turn, self.steps = None, 0
         self.stop_status = None
         self.handed = set()  # commands given to the strategy already
         self.task = None
@@ -94,6 +98,7 @@ class SessionControl:
                 self.request_stop(status or "lost")
 
     async def checkpoint(self):
+        self.steps += 1
         self.check()
         status, rows = await sync_to_async(self._read)()
         if status != Status.RUNNING:
@@ -119,10 +124,12 @@ class SessionControl:
         connection = sql.connection_for(ReasoningSession)
         q = connection.ops.quote_name
         marks = ", ".join(["%s"] * len(RUN_COMMANDS))
+        unmet = f"a.{q('turn')} IS NULL OR " if self.turn is not None else ""  # an action this run has not stamped
         statement = (
             f"SELECT s.{q('status')}, s.{q('run_owner')}, s.{q('run_epoch')}, EXISTS(SELECT 1 FROM "
-            f"{q(OverseerAction._meta.db_table)} a WHERE a.{q('session_id')} = s.{q('id')} AND a.{q('state')} = %s "
-            f"AND a.{q('action')} IN ({marks})) FROM {q(ReasoningSession._meta.db_table)} s WHERE s.{q('id')} = %s"
+            f"{q(OverseerAction._meta.db_table)} a WHERE a.{q('session_id')} = s.{q('id')} AND ({unmet}(a.{q('state')}"
+            f" = %s AND a.{q('action')} IN ({marks})))) FROM {q(ReasoningSession._meta.db_table)} s "
+            f"WHERE s.{q('id')} = %s"
         )
         params = [
             OverseerAction.State.PENDING,
@@ -139,6 +146,9 @@ class SessionControl:
         pending = OverseerAction.objects.filter(
             session_id=self.session_id, state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS
         )
+        if self.turn is not None and row[0] == Status.RUNNING:  # a run stopping here meets nothing more
+            stamp(self.session_id, self.turn, self.steps)
+            pending = pending.filter(turn__isnull=False)  # one saved since the stamp waits for the next boundary
         return row[0], list(pending.order_by("id"))
 
     async def done(self, command, applied, detail="", after=None):
@@ -212,6 +222,17 @@ def record_outcome(action_id, applied, detail="", after=None, fence=None):
         action.after = after or action.after
         action.save(update_fields=["state", "detail", "applied_at", "after"])
         events.publish(action.session_id, [events.action_event("action.updated", action)])
+
+
+def stamp(session_id, turn, step, actions=None):
+    """The actions no run has met yet (of these kinds, if given), met now: by this turn, at this step boundary. At a
+    run's start (step 0) a pending command is not met yet: it is handed, and stamped, at the first step boundary."""
+    unmet = OverseerAction.objects.filter(session_id=session_id, turn__isnull=True)
+    if actions is not None:
+        unmet = unmet.filter(action__in=actions)
+    if step == 0:
+        unmet = unmet.exclude(state=OverseerAction.State.PENDING, action__in=RUN_COMMANDS)
+    unmet.update(turn=turn, step=step)
 
 
 def refuse_pending(session_id, why):

@@ -15,8 +15,8 @@ from asgiref.sync import sync_to_async
 from django.db import transaction
 from django.utils import timezone
 
-from . import events, factsheet, rls, selectors, states, usage
-from .control import GuardedGateway, SessionControl, refuse_pending
+from . import events, factsheet, review, rls, selectors, states, usage
+from .control import STOPS, GuardedGateway, SessionControl, refuse_pending, stamp
 from .fence import RunLost
 from .llm.contracts import one_line
 from .models import OverseerAction, ReasoningNode, ReasoningSession, Status
@@ -74,6 +74,8 @@ async def _run(session_id, gateway, owner):
         log.warning("%s: this run ends, the run holding it now continues", lost)
     except StopRequested as stop:
         log.info("session %s stopped: %s", session_id, stop.status)
+        if control.turn is not None:  # the pause or cancel it met, where it met it (a replay stops there too)
+            await sync_to_async(stamp)(session_id, control.turn, control.steps, STOPS)
         await as_owner(stopped, session_id, stop.status, strategy, fence)
     except asyncio.CancelledError:
         await as_owner(stopped, session_id, "interrupted", strategy, fence)
@@ -110,7 +112,8 @@ async def settled_quietly(store):
         log.exception("an insert of the run failed as it ended")
 
 
-def build_strategy(session, gateway=None, control=None):
+def build_strategy(session, gateway=None, control=None, store=None, prior=None):
+    """The session's strategy on its stored tree; a replay (reasoning/replay.py) brings its own store and prior."""
     from .llm.gateway import ModelGateway  # litellm loads only where a session actually runs
 
     strategy_class = get_strategy(session.mode)
@@ -119,26 +122,34 @@ def build_strategy(session, gateway=None, control=None):
     gateway = gateway or ModelGateway(session)
     if getattr(gateway, "fence", False) is None:
         gateway.fence = control.fence  # the gateway's leases and settlements carry the run's fence too
-    case = factsheet.case_of(session)  # one object: the prompts show its facts and the store checks against them
+    if getattr(gateway, "turn", False) is None:
+        gateway.turn = control.turn  # and its ledger rows the run's turn
+    # One object: the prompts show its facts and the store checks against them.
+    case = store.case if store is not None else factsheet.case_of(session)
     ctx = Context(
         problem=session.problem_text,
         kind=session.problem_kind,
         rubric=rubric.as_prompt() if rubric else "(no rubric: judge soundness, specificity and risk)",
         params=strategy_class.Params.model_validate(session.params),
-        store=DjangoStore(session, fence=control.fence, case=case),
+        store=store if store is not None else DjangoStore(session, fence=control.fence, case=case),
         gateway=GuardedGateway(gateway, control),
         control=control,
-        prior=Prior(
-            search_done=session.search_done,
-            final_node_id=str(session.final_node_id) if session.final_node_id else None,
-            final_answer=session.final_answer,
-            partial=session.answer_partial,
-            chosen_by=session.answer_chosen_by,
-            note=session.answer_note,
-        ),
+        prior=prior or prior_of(session),
         case=case,
     )
     return strategy_class(ctx)
+
+
+def prior_of(session):
+    """What the session holds as a run starts: how its search ended, and its answer."""
+    return Prior(
+        search_done=session.search_done,
+        final_node_id=str(session.final_node_id) if session.final_node_id else None,
+        final_answer=session.final_answer,
+        partial=session.answer_partial,
+        chosen_by=session.answer_chosen_by,
+        note=session.answer_note,
+    )
 
 
 # An answer a later turn writes (a promote, an expand) keeps how the search itself ended; a failed search gets one.
@@ -149,8 +160,11 @@ FAILED_ANSWERS = {SYNTHESIS_FAILED, FACTS_FAILED, ANSWER_FAILED, NO_SUCCESS}
 
 
 def start_turn(session_id, gateway, control):
-    """The turn's start recorded and its strategy built from the stored tree, in one hand-over to the ORM's thread."""
+    """The turn's start recorded and its strategy built from the stored tree, in one hand-over to the ORM's thread.
+    The actions taken since the last run are met here, as the tree is loaded (step 0 of this turn)."""
     session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
+    control.turn = session.turns
+    stamp(session_id, control.turn, 0)
     return build_strategy(session, gateway, control), session
 
 
@@ -164,10 +178,10 @@ def search_ended(session_id, status):
     ReasoningSession.objects.filter(pk=session_id, ended_status="").update(ended_status=status, ended_at=timezone.now())
 
 
-def ending_fields(ended, status):
+def ending_fields(ended, status, at):
     """The fields that record the search's first ending, for the status move that ends it (so its event carries
-    them); nothing when it ended before."""
-    return {} if ended else {"ended_status": status, "ended_at": timezone.now()}
+    them); nothing when it ended before. At: the move's own finished_at, so a session that ended once says one time."""
+    return {} if ended else {"ended_status": status, "ended_at": at}
 
 
 def ending_of(outcome, ended):
@@ -204,15 +218,19 @@ def finish(session_id, outcome, fence=None):
             reason = "monthly_cap"  # the session had budget left; its tenant's month had not
         elif reason == "budget" and usage.token_capped(session_id):
             reason = "token_cap"  # its tokens ran out, not its budget (an unmetered model's never binds)
+        now = timezone.now()
+        final_node_id = outcome.final_node.id if outcome.final_node else None
+        signoff, step = review.on_answer(session_id, outcome.final_answer, final_node_id)
         moved = states.transition(
             session_id,
             status,
             [Status.RUNNING],
-            finished_at=timezone.now(),
+            finished_at=now,
             final_answer=outcome.final_answer,
-            final_node_id=outcome.final_node.id if outcome.final_node else None,
+            final_node_id=final_node_id,
+            **signoff,
             **({"termination_reason": reason} if reason is not None else {}),
-            **ending_fields(ended, status),
+            **ending_fields(ended, status, now),
             # A failed or exhausted session's answer is the best so far, never a finished one (the error says why).
             answer_partial=outcome.partial or (status in PARTIAL_ENDINGS and bool(outcome.final_answer)),
             **answer_model(outcome),
@@ -220,7 +238,7 @@ def finish(session_id, outcome, fence=None):
             answer_note=outcome.note,
             **answer_checks(outcome),
             search_done=True,
-            error="" if status != Status.FAILED else no_answer(outcome),
+            error=no_answer(outcome) if status == Status.FAILED else ending_error(status, outcome),
             fence=fence,
         )
         if not moved and ReasoningSession.objects.filter(pk=session_id, status=Status.CANCELLED).exists():
@@ -229,14 +247,18 @@ def finish(session_id, outcome, fence=None):
                 session_id,
                 fence,
                 final_answer=outcome.final_answer,
-                final_node_id=outcome.final_node.id if outcome.final_node else None,
+                final_node_id=final_node_id,
                 answer_partial=True,
                 **answer_checks(outcome),
+                **signoff,
                 search_done=True,
             )
             search_ended(session_id, Status.CANCELLED)
             session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
             events.publish(session_id, [events.session_updated(session)])
+            review.record(session_id, step)
+        elif moved:
+            review.record(session_id, step)
         # A command that arrived after the last step boundary, or a prune of the answer's branch as it was written:
         # the session takes another turn, which writes the answer again from the best live line.
         pending = OverseerAction.objects.filter(session_id=session_id, state=OverseerAction.State.PENDING)
@@ -252,7 +274,11 @@ def answer_checks(outcome):
     answer kept as it was keeps its stored ones (a change of the client's facts checked it again)."""
     if outcome.checks is None:
         return {}
-    return {"answer_checks": [f.to_dict() for f in outcome.checks], "answer_checked": bool(outcome.checked)}
+    return {
+        "answer_checks": [f.to_dict() for f in outcome.checks],
+        "answer_checked": bool(outcome.checked),
+        "answer_figures": outcome.figures or [],
+    }
 
 
 def answer_model(outcome):
@@ -290,20 +316,26 @@ def write_owned(session_id, fence, **fields):
 def failed(session_id, error, fence=None):
     ended, answer = ReasoningSession.objects.filter(pk=session_id).values_list("ended_status", "final_answer").first()
     with transaction.atomic():
+        now = timezone.now()
         moved = states.transition(
             session_id,
             Status.FAILED,
             [Status.RUNNING],
-            finished_at=timezone.now(),
+            finished_at=now,
             termination_reason="error",
             error=describe(error),
             search_done=True,
             **({"answer_partial": True} if answer else {}),  # an answer a failed run leaves is the best so far
-            **ending_fields(ended, Status.FAILED),
+            **ending_fields(ended, Status.FAILED, now),
             fence=fence,
         )
         if moved:  # a command the run never applied gets its outcome (one saved after this reopens the session)
             refuse_pending(session_id, f"the run failed before applying it: {describe(error)}")
+
+
+def ending_error(status, outcome):
+    """An exhausted session says which call (or step) its budget could not cover and what it needed."""
+    return outcome.exhausted_by[:2000] if status == Status.EXHAUSTED else ""
 
 
 def no_answer(outcome):
@@ -346,6 +378,7 @@ def write_partial_answer(session_id, strategy, why, fence=None):
         return
     text = best_line_text(store.path(node), f"partial: {why}")
     with transaction.atomic():
+        signoff, step = review.on_answer(session_id, text, node.id)
         # Not checked: a stopped session's line is no answer to check, and its badge claims nothing (answer_state).
         write_owned(
             session_id,
@@ -355,10 +388,13 @@ def write_partial_answer(session_id, strategy, why, fence=None):
             answer_partial=True,
             answer_checks=[],
             answer_checked=False,
+            answer_figures=[],
             search_done=True,
+            **signoff,
         )
         session = ReasoningSession.objects.select_related("tenant").get(pk=session_id)
         events.publish(session_id, [events.session_updated(session)])
+        review.record(session_id, step)
 
 
 def describe(error):

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from .facts.sheet import Fact, Finding
 from .money import exact
-from .strategies import AUTO, mode_choices
+from .modes import AUTO, mode_choices
 
 
 def sha256(text):
@@ -54,6 +54,15 @@ class Tenant(models.Model):
         validators=[MinValueValidator(0.0)],
         help_text="The most the tenant's sessions may spend in a calendar month (UTC), in USD; empty: no cap.",
     )
+    require_review = models.BooleanField(
+        default=False,
+        help_text="Four eyes: every answer awaits a reviewer's (or an admin's) sign-off before it counts as approved.",
+    )
+    allow_self_approval = models.BooleanField(
+        default=False,
+        help_text="The person who ran a session (or chose its answer) may approve it themselves; off: a second person "
+        "must.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self):
@@ -76,6 +85,7 @@ class TenantSpend(models.Model):
 class Role(models.TextChoices):
     VIEWER = "viewer", "Viewer (watch only)"
     ADVISOR = "advisor", "Advisor (run and oversee sessions)"
+    REVIEWER = "reviewer", "Reviewer (signs off answers)"
     ADMIN = "admin", "Admin (also rubrics and keys)"
 
 
@@ -83,6 +93,7 @@ class Scope(models.TextChoices):
     READ = "read", "read: sessions, trees, ledgers, rubrics, usage"
     RUN = "run", "run: create and fork sessions (spends)"
     OVERSEE = "oversee", "oversee: steer sessions and their facts"
+    REVIEW = "review", "review: approve answers or request changes (four eyes)"
     ADMIN = "admin", "admin: rubrics, keys, members"
 
 
@@ -90,6 +101,7 @@ class Scope(models.TextChoices):
 ROLE_SCOPES = {
     Role.VIEWER: frozenset({Scope.READ}),
     Role.ADVISOR: frozenset({Scope.READ, Scope.RUN, Scope.OVERSEE}),
+    Role.REVIEWER: frozenset({Scope.READ, Scope.REVIEW}),
     Role.ADMIN: frozenset(Scope.values),
 }
 
@@ -110,7 +122,8 @@ class Membership(models.Model):
 
     @property
     def can_act(self):
-        return self.role != Role.VIEWER
+        """May steer sessions: a viewer only watches, a reviewer only signs off."""
+        return Scope.OVERSEE in self.scopes
 
     @property
     def scopes(self):
@@ -202,6 +215,14 @@ class Status(models.TextChoices):
     EXHAUSTED = "exhausted"
     CANCELLED = "cancelled"
     INTERRUPTED = "interrupted"
+
+
+class ReviewState(models.TextChoices):
+    """Four eyes on an answer (reasoning/review.py); a session whose review no one asked for has none (null)."""
+
+    AWAITING = "awaiting", "Awaiting review"
+    APPROVED = "approved", "Approved"
+    CHANGES_REQUESTED = "changes_requested", "Changes requested"
 
 
 class SessionQuerySet(models.QuerySet):
@@ -305,6 +326,20 @@ class ReasoningSession(models.Model):
     answer_checked = models.BooleanField(
         default=True, help_text="The answer went through the checks (a partial answer a cancel wrote did not)."
     )
+    # Four eyes (reasoning/review.py). Empty: no review was asked (the tenant does not require one, or no answer yet).
+    review_state = models.CharField(max_length=20, choices=ReviewState.choices, blank=True)
+    review_by = models.CharField(max_length=200, blank=True, help_text="Who approved the answer or asked for changes.")
+    review_at = models.DateTimeField(null=True, blank=True, help_text="When the review state last changed.")
+    review_comment = models.TextField(blank=True, help_text="The reviewer's words: why changes, or a note on approval.")
+    review_reason = models.CharField(
+        max_length=500, blank=True, help_text="Why it awaits review again: the change that withdrew the last decision."
+    )
+    review_answer = models.CharField(
+        max_length=64, blank=True, help_text="The digest of the answer the decision was made on (review.fingerprint)."
+    )
+    answer_figures = models.JSONField(
+        default=list, blank=True, help_text="The figures the model declared with the answer, each with its derivation."
+    )
     forked_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="forks")
     forked_from_node = models.ForeignKey(
         "ReasoningNode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -314,6 +349,8 @@ class ReasoningSession(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Written on the database's clock.")
     # The fencing token's epoch: bumped at each claim and take-over; a run's writes carry (run_owner, run_epoch).
     run_epoch = models.BigIntegerField(default=0)
+    # Runs begun (one per claim, a take-over's included): a replay runs the strategy as many turns (replay.py).
+    turns = models.PositiveIntegerField(default=0, help_text="How many runs (turns) of the session have begun.")
     # When a sweep last found it queued with no run (first sight), or dispatched it again: a start message lost
     # with the broker is sent again a while later (REASONING_REDISPATCH_S). Cleared by a claim. Database clock.
     dispatched_at = models.DateTimeField(null=True, blank=True)
@@ -328,6 +365,7 @@ class ReasoningSession(models.Model):
             models.Index(fields=["tenant", "status", "-started_at", "-id"]),
             models.Index(fields=["tenant", "problem_kind", "-started_at", "-id"]),
             models.Index(fields=["tenant", "mode", "-started_at", "-id"]),
+            models.Index(fields=["tenant", "review_state", "-started_at", "-id"]),
         ]
         ordering = ["-started_at"]
 
@@ -375,6 +413,19 @@ class ReasoningSession(models.Model):
         if not self.answer_checked:
             return NOT_CHECKED
         return NEEDS_REVIEW if any(not c.get("ok", True) for c in self.answer_checks or []) else CHECKED
+
+    @property
+    def review(self):
+        """The answer's sign-off as the API, the socket and the pages show it; None when no review was asked."""
+        if not self.review_state:
+            return None
+        return {
+            "state": self.review_state,
+            "by": self.review_by or None,
+            "at": self.review_at.isoformat() if self.review_at else None,
+            "comment": self.review_comment or None,
+            "reason": self.review_reason or None,
+        }
 
     @property
     def fallback_wrote_all(self):
@@ -446,8 +497,13 @@ class ReasoningSession(models.Model):
             "answer_chosen_by": self.answer_chosen_by or None,
             "answer_note": self.answer_note or None,
             "answer_checks": self.answer_checks or [],
-            "answer_badge": answer_badge(self.answer_checks) if self.final_answer and self.answer_checked else None,
+            "answer_badge": (
+                answer_badge(self.answer_checks, figures=self.answer_figures)
+                if self.final_answer and self.answer_checked else None
+            ),
+            "figures": self.answer_figures or [],
             "answer_state": self.answer_state,
+            "review": self.review,
             "forked_from_session_id": _str_or_none(self.forked_from_id),
             "forked_from_node_id": _str_or_none(self.forked_from_node_id),
             "seq": self.seq,
@@ -527,6 +583,7 @@ class ReasoningNode(models.Model):
             "latency_ms": self.latency_ms,
             "cost_usd": round(self.cost_usd, 8),
             "checks": self.checks or [],
+            "figures": (self.state or {}).get("figures") or [],
             "created_at": self.created_at.isoformat(),
         }
 
@@ -757,6 +814,40 @@ class CaseFact(models.Model):
         }
 
 
+class ModelMeter(models.Model):
+    """What the gateway has seen of a model's server, whichever tenant's session called it: whether it streams (a
+    stream is what the gateway closes at a call's reservation), and the calls it billed past their reservation (it
+    wrote past `max_tokens` where the gateway could not stop it, or billed tokens it never sent). A model marked so
+    (`marked`) is reserved at the dearest call it has billed, and a session whose budget cannot cover that call is
+    refused at its creation."""
+
+    model = models.CharField(max_length=200, primary_key=True)
+    streams = models.BooleanField(default=True, help_text="False: its server answered a stream request in one body.")
+    calls_over = models.PositiveIntegerField(default=0, help_text="Calls billed past their reservation.")
+    over_usd = models.FloatField(default=0.0, help_text="What those calls cost past their reservations, in all.")
+    worst_tokens_in = models.PositiveIntegerField(default=0)
+    worst_tokens_out = models.PositiveIntegerField(default=0, help_text="The most reply tokens one call billed.")
+    worst_usd = models.FloatField(default=0.0, help_text="The dearest call, at its session's price.")
+    last_over_at = models.DateTimeField(null=True, blank=True)
+
+    @property
+    def marked(self):
+        return not self.streams or self.calls_over > 0
+
+    def to_dict(self):
+        return {
+            "model": self.model,
+            "streams": self.streams,
+            "marked": self.marked,
+            "calls_over": self.calls_over,
+            "over_usd": self.over_usd,
+            "worst_tokens_in": self.worst_tokens_in,
+            "worst_tokens_out": self.worst_tokens_out,
+            "worst_usd": self.worst_usd,
+            "last_over_at": self.last_over_at,
+        }
+
+
 class LLMCall(models.Model):
     """The ledger: one row per model call, whatever its outcome."""
 
@@ -786,6 +877,13 @@ class LLMCall(models.Model):
     attempt = models.PositiveSmallIntegerField(default=1, help_text="1 for a call's first try; retries count up.")
     prompt = models.TextField(blank=True, help_text="The messages sent, as rendered.")
     reply = models.TextField(blank=True, help_text="The model's raw reply, before any parsing.")
+    turn = models.PositiveIntegerField(null=True, blank=True, help_text="The run (turn) of the session that made it.")
+    asked = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Its place in the order that run asked its calls (not the order they ended)."
+    )
+    stopped = models.BooleanField(
+        default=False, help_text="The gateway closed the reply's stream at its reservation: the server wrote on."
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -818,6 +916,8 @@ class LLMCall(models.Model):
             "prompt": self.prompt,
             "reply": self.reply,
             "created_at": self.created_at.isoformat(),
+            "turn": self.turn,
+            "asked": self.asked,
         }
 
 
@@ -845,6 +945,10 @@ class OverseerAction(models.Model):
     detail = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     applied_at = models.DateTimeField(null=True, blank=True)
+    # Where the search met it, so a replay applies it at the same place: the run (its turn, 1 for the first) and the
+    # step boundary of that run (0: before its first, as the run loaded the tree). None: no run has met it yet.
+    turn = models.PositiveIntegerField(null=True, blank=True, help_text="The run (turn) that met it.")
+    step = models.PositiveIntegerField(null=True, blank=True, help_text="That run's step boundary (0: its start).")
 
     class Meta:
         indexes = [models.Index(fields=["session", "created_at"]), models.Index(fields=["session", "state"])]
@@ -864,6 +968,8 @@ class OverseerAction(models.Model):
             "detail": self.detail or None,
             "created_at": self.created_at.isoformat(),
             "applied_at": self.applied_at.isoformat() if self.applied_at else None,
+            "turn": self.turn,
+            "step": self.step,
         }
 
 
@@ -886,11 +992,13 @@ class IdempotencyKey(models.Model):
         constraints = [models.UniqueConstraint(fields=["tenant", "key"], name="idempotency_key_per_tenant")]
 
 
-def answer_badge(checks, facts=None):
-    """The answer's badge; with the session's facts (Fact objects) it also says what the sheet lacks."""
+def answer_badge(checks, facts=None, figures=None):
+    """The answer's badge; with the session's facts (Fact objects) it also says what the sheet lacks, and with its
+    declared `figures` ([]: none declared) whether its figures were declared or read from the prose."""
     from .facts.check import badge  # the checker's patterns compile only where a badge is shown
 
-    return badge([Finding.from_dict(c) for c in checks], facts)
+    declared = None if figures is None else bool(figures)
+    return badge([Finding.from_dict(c) for c in checks], facts, declared)
 
 
 CHECKED, NEEDS_REVIEW, NOT_CHECKED = "checked", "needs_review", "not_checked"  # a session's answer_state

@@ -40,12 +40,16 @@ MODEL_GROUPS = {
     "real": ~Q(model_primary__startswith="offline/"),
 }
 ORIGINS = {"fork": Q(forked_from__isnull=False), "original": Q(forked_from__isnull=True)}
+# The list's review filter: a state of four eyes, or none (no review asked).
+REVIEW_FILTERS = {"awaiting": "awaiting", "approved": "approved", "changes_requested": "changes_requested", "none": ""}
 
 
-def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, origin=None, by=None, q=None):
+def sessions_for(
+    tenant, status=None, problem_kind=None, mode=None, model=None, origin=None, by=None, q=None, review=None
+):
     """The tenant's sessions, newest first, narrowed by each filter given: status, kind, mode, model group
-    (MODEL_GROUPS), fork or original, who started it (triggered_by, exactly), and words (q): each word of it in the
-    case name or the problem, in any order."""
+    (MODEL_GROUPS), fork or original, who started it (triggered_by, exactly), its review (REVIEW_FILTERS) and words
+    (q): each word of it in the case name or the problem, in any order."""
     qs = ReasoningSession.objects.filter(**of_tenant(tenant)).select_related("tenant")
     if status:
         qs = qs.filter(status=status)
@@ -57,6 +61,8 @@ def sessions_for(tenant, status=None, problem_kind=None, mode=None, model=None, 
         qs = qs.filter(MODEL_GROUPS[model])
     if origin:
         qs = qs.filter(ORIGINS[origin])
+    if review:
+        qs = qs.filter(review_state=REVIEW_FILTERS[review])
     if by:
         qs = qs.filter(triggered_by=person(by))  # an old name ("web:ana") finds the person's sessions too
     for word in search_words(q):  # every word, in any order, in the case name or the problem

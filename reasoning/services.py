@@ -16,7 +16,9 @@ from django.db.models import F
 from django.utils import timezone
 from pydantic import ValidationError
 
-from . import control, events, factsheet, rls, selectors, states, usage
+from . import control, events, factsheet, meters, review, rls, selectors, states, usage
+from .audit import audit
+from .audit import row as audit_row
 from .engine import ending_fields, run_session, write_partial_answer
 from .facts.case import node_checks
 from .models import (
@@ -51,6 +53,10 @@ class InvalidInput(Exception):
 
 class Conflict(Exception):
     """The action does not fit the session's or the node's current state."""
+
+
+class Forbidden(Exception):
+    """This caller may not take this action on this session, whatever their scopes (403), saying why."""
 
 
 def resolve_mode(requested, problem_kind, problem_text=""):
@@ -122,6 +128,27 @@ def price_models(primary, fallback):
     return prices
 
 
+def covers_worst_call(prices, budget):
+    """InvalidInput (budget_usd) if a model of the session has a server that billed past its reservations, or cannot
+    stream, and the budget cannot pay the dearest call it has billed: the gateway could not stop such a call, so a
+    session that cannot afford one is not started."""
+    from .llm.prices import Price
+
+    records = meters.of(prices)
+    for model, price in prices.items():
+        worst = meters.worst_call(records.get(model), Price.from_dict(price))
+        if worst > budget + 1e-12:
+            meter = records[model]
+            why = "cannot stream" if not meter.streams else f"has billed past its reservation ({meter.calls_over} calls)"
+            message = (
+                f"the server of '{model}' {why}, and one call on it has billed up to {meter.worst_tokens_out} reply "
+                f"tokens: {usd(worst)} at this session's price; a budget of {usd(budget)} cannot cover it"
+            )
+            raise InvalidInput(
+                [{"field": "budget_usd", "message": message, "model": model, "needs_usd": round(worst, 6)}]
+            )
+
+
 def within_cap(tenant, budget):
     """InvalidInput (budget_usd) if the budget would take the tenant past its monthly cap: the cap and what is left
     named. A check for the caller's sake: the reservation before each call (ledger.py) is what never lets it pass."""
@@ -155,6 +182,7 @@ def create_session(tenant, data, triggered_by="", submit=True, by=None):
     prices = price_models(primary, fallback)
     budget = data.budget_usd if data.budget_usd is not None else engine["DEFAULT_BUDGET_USD"]
     within_cap(tenant, budget)
+    covers_worst_call(prices, budget)
     with transaction.atomic():
         session = ReasoningSession.objects.create(
             tenant=tenant,
@@ -224,10 +252,9 @@ def cancel_session(tenant, session_id, actor):
     """End a session that has not finished; it keeps every node and its best line so far as a partial answer."""
     session = selectors.get_session(tenant, session_id)
     with transaction.atomic():
-        ended = ending_fields(session.ended_status, Status.CANCELLED)
-        if not transition(
-            session.id, Status.CANCELLED, finished_at=timezone.now(), termination_reason="cancelled", **ended
-        ):
+        now = timezone.now()
+        ended = ending_fields(session.ended_status, Status.CANCELLED, now)
+        if not transition(session.id, Status.CANCELLED, finished_at=now, termination_reason="cancelled", **ended):
             raise Conflict(f"a {session.status} session cannot be cancelled")
         audit(session, None, actor, "cancel", before={"status": session.status}, after={"status": Status.CANCELLED})
         control.refuse_pending(session.id, f"the session was cancelled by {actor} before it was applied")
@@ -243,6 +270,7 @@ def fork_session(tenant, session_id, actor, node_id, mode=None, budget_usd=None,
     source = selectors.get_session(tenant, session_id)
     budget_usd = budget_usd if budget_usd is not None else source.budget_usd
     within_cap(tenant, budget_usd)
+    covers_worst_call(source.prices or {}, budget_usd)
     node = _node_in(source, node_id, field="node_id")
     mode, reason = resolve_mode(mode or source.requested_mode, source.problem_kind, source.problem_text)
     params = validate_params(mode, source.params if params is None and mode == source.mode else params)
@@ -382,6 +410,7 @@ def set_pruned(tenant, node_id, actor, pruned):
         audit(session, node, actor, "prune" if pruned else "unprune", before=before, after=fields_after(node))
         events.publish(session.id, [events.node_event("node.updated", node)])
         if pruned and _answer_runs_through(session, node):
+            review.withdraw(session.id, actor, f"{actor} pruned a branch holding the answer")
             command(session, node, actor, "resynthesize", audit=False)
     control.wake(session.id)
     return node
@@ -422,6 +451,8 @@ def edit_node(tenant, node_id, actor, thought):
         changed = ReasoningNode.objects.filter(pk__in=[node.pk, *descendants]).order_by("depth", "created_at")
         events.publish(session.id, [events.node_event("node.updated", row) for row in changed])
         action = command(session, node, actor, "edit", payload={"thought": thought}, before=before)
+        if _on_answer_line(session, node):
+            review.withdraw(session.id, actor, f"{actor} edited step {node.depth} of the answer's line")
     return action
 
 
@@ -432,7 +463,10 @@ def promote_node(tenant, node_id, actor, note):
         raise Conflict("the root holds the problem; promote a step below it")
     if DjangoStore(node.session).is_pruned(view(node)):
         raise Conflict("the node is in a pruned branch; unprune it first")
-    return command(node.session, node, actor, "promote", payload={"note": note})
+    with transaction.atomic():
+        action = command(node.session, node, actor, "promote", payload={"note": note})
+        review.withdraw(node.session_id, actor, f"{actor} promoted step {node.depth} as the answer")
+    return action
 
 
 def command(session, node, actor, action, payload=None, before=None, audit=True):
@@ -443,16 +477,7 @@ def command(session, node, actor, action, payload=None, before=None, audit=True)
     """
     with transaction.atomic():
         session = lock_session(session.pk)
-        row = OverseerAction.objects.create(
-            tenant_id=session.tenant_id,
-            session=session,
-            node=node,
-            actor=actor,
-            action=action,
-            payload=payload or {},
-            state=OverseerAction.State.PENDING,
-            before=before or {},
-        )
+        row = audit_row(session, node, actor, action, payload, before, state=OverseerAction.State.PENDING)
         if audit:
             events.publish(session.id, [events.action_event("action.created", row)])
         # The reason it ended stays: the turn that applies the command keeps how the search ended (engine.ending_of).
@@ -467,29 +492,20 @@ def lock_session(session_id):
     return ReasoningSession.objects.select_for_update().get(pk=session_id)
 
 
-def audit(session, node, actor, action, payload=None, before=None, after=None):
-    row = OverseerAction.objects.create(
-        tenant_id=session.tenant_id,
-        session=session,
-        node=node,
-        actor=actor,
-        action=action,
-        payload=payload or {},
-        before=before or {},
-        after=after or {},
-        applied_at=timezone.now(),
-    )
-    events.publish(session.id, [events.action_event("action.created", row)])
-    return row
-
-
 def fields_after(node):
     return {"pruned": node.pruned, "pruned_by": node.pruned_by, "pruned_actor": node.pruned_actor}
 
 
 def _answer_runs_through(session, node):
-    if not session.final_node_id or session.status in ACTIVE:
+    if session.status in ACTIVE:
         return False  # a run in progress picks its answer from the live branches anyway
+    return _on_answer_line(session, node)
+
+
+def _on_answer_line(session, node):
+    """The node is the answer's node or one of the steps that lead to it."""
+    if not session.final_node_id:
+        return False
     store = DjangoStore(session)
     final = store.get(session.final_node_id)
     return final is not None and str(node.pk) in {n.id for n in store.path(final)}
@@ -515,6 +531,39 @@ def _node_in(session, node_id, field):
     if node is None or node.session_id != session.id:
         raise InvalidInput([{"field": field, "message": "no such node in this session"}])
     return node
+
+
+# ---- four eyes ------------------------------------------------------------------------------------------------------
+
+
+def review_session(tenant, session_id, principal, decision, comment=""):
+    """A reviewer approves the session's answer or asks for changes (reasoning/review.py); audited and published."""
+    session = selectors.get_session(tenant, session_id)
+    if principal.user_id is None:
+        raise Forbidden("a sign-off is a person's: a service key cannot give one; use a reviewer's login or own key")
+    with transaction.atomic():
+        session = lock_session(session.pk)
+        if not session.final_answer:
+            raise Conflict("the session has no answer to review yet")
+        if session.status in ACTIVE:
+            raise Conflict(f"the session is {session.status}: review its answer once it rests")
+        reviewer = selectors.person(principal.actor)
+        own = reviewer in review.authors(session) and not session.tenant.allow_self_approval
+        if decision == review.APPROVE and own:
+            raise Forbidden(
+                f"{reviewer} ran this session or chose its answer, and this tenant requires a second person's "
+                "approval: another reviewer or an admin must approve it"
+            )
+        before = session.review
+        ReasoningSession.objects.filter(pk=session.pk).update(
+            **review.decision_fields(decision, principal.actor, comment, session)
+        )
+        session.refresh_from_db()
+        after = session.review
+        action = f"review.{decision}"
+        audit(session, session.final_node, principal.actor, action, before=before, after=after, detail=comment)
+        review.announce(session)
+    return selectors.get_session(tenant, session_id)
 
 
 # ---- the client's fact sheet ---------------------------------------------------------------------------------------
@@ -556,6 +605,7 @@ def fact_changed(session, actor, action, before, after):
     what = factsheet.describe(before, after)
     passed = session.answer_state == CHECKED
     factsheet.recheck(session, actor, what, [before, after])
+    review.withdraw(session.id, actor, f"{what} by {actor}")
     if session.status in ACTIVE:
         sheet = factsheet.sheet_dicts(session)
         command(session, None, actor, action, payload={"fact": after or before, "facts": sheet}, before=before)

@@ -110,6 +110,7 @@ def claim(session_id, owner):
             when=Q(run_owner=""),
             run_owner=owner,
             run_epoch=F("run_epoch") + 1,
+            turns=F("turns") + 1,
             heartbeat_at=Now(),
             dispatched_at=None,
             # started_at is the first run's start and never moves; resumed_at is this run's.

@@ -25,7 +25,7 @@ from asgiref.sync import sync_to_async
 from django.db import connections, router
 
 from . import events, ledger, sql
-from .facts.case import CaseCheck, node_checks, shown_texts
+from .facts.case import CaseCheck, node_checks, shown_texts, with_figures
 from .facts.check import capped
 from .facts.sheet import Finding
 from .models import ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, is_offline
@@ -245,6 +245,7 @@ class DjangoStore:
 
     def _new_children(self, parent, items, answer):
         share = answer.cost_usd / len(items) if answer and items else 0.0
+        items = [{**item, "state": with_figures(self.case, item)} for item in items]
         rows = [
             ReasoningNode(
                 tenant_id=self.tenant_id,

@@ -34,13 +34,30 @@ SECTION = re.compile(r"^### .+$", re.MULTILINE)
 FIELD = re.compile(r"\$(\w+)")
 
 
+# What every prompt that writes figures asks of them (`$declare_figures`): the reply's `figures` list, which the
+# checker evaluates (reasoning/facts/derivation.py) instead of guessing at the prose.
+DECLARE_FIGURES = (
+    'Beside each "thought" (or "answer") you write, give "figures": one object for each amount it writes, with '
+    '"label" (what it is), "value" (the number in full: 256000), "unit" (a currency code, "%" or "") and '
+    '"derivation": the label of the client\'s fact it is, or an expression over the facts\' labels, earlier figures\' '
+    'labels and written values with + - x / and brackets ("portfolio x (equity share - equity target)", "GBP 420k x '
+    'GBP/CHF 1.12", where GBP/CHF 1.12 means 1 GBP = 1.12 CHF), or "" for an amount you propose. No amounts: [].'
+)
+
+
 def render(contract, **fields):
     """The contract's prompt with the fields filled in; a `### SECTION` whose fields are all None is left out (a
     section with nothing to say for this task, such as a puzzle's client facts)."""
     template = _template(contract_of(contract).template)
     if any(v is None for v in fields.values()):
         template = Template(without_empty_sections(template.template, {k for k, v in fields.items() if v is None}))
-    return template.safe_substitute({k: str(v) for k, v in fields.items() if v is not None})
+    filled = {"declare_figures": DECLARE_FIGURES} | {k: str(v) for k, v in fields.items() if v is not None}
+    if not filled["declare_figures"]:
+        # Not asked (a puzzle's prompts): its line goes too, so the prompt is the one written before figures were
+        # asked for, byte for byte. A blank line left in its place redrew every draw of the offline model, which
+        # keys them on the prompt's text without the request (reasoning/llm/offline_answers.py).
+        template = Template(template.template.replace("\n$declare_figures", ""))
+    return template.safe_substitute(filled)
 
 
 def without_empty_sections(text, empty):

@@ -1,12 +1,14 @@
 """The registry of strategies by mode name, imported lazily; each declares its label, params and contracts.
 
-It is the one list of modes: a session's mode field takes its choices from mode_choices() (a callable, so a new
-strategy changes no migration), the API's enums from modes(), and the explorer its labels and legends from
-page_registry(). Adding a strategy is its file here, its prompts and its offline replies.
+The modes and their labels are data in reasoning/modes.py (what a session's mode field and the API's enums read,
+re-exported here); the explorer takes its labels and legends from page_registry(). Adding a strategy is its mode in
+reasoning/modes.py, its file here, its prompts and its offline replies.
 """
 
 from functools import cache
 from importlib import import_module
+
+from reasoning.modes import AUTO, LABELS, mode_choices, modes  # noqa: F401 (re-exported: migration 0010 names it)
 
 STRATEGIES = {
     "tot": "reasoning.strategies.tot.TreeOfThoughts",
@@ -15,17 +17,10 @@ STRATEGIES = {
     "react": "reasoning.strategies.react.ReAct",
     "trm": "reasoning.strategies.trm.RecursiveRefinement",
 }
-AUTO = "auto"  # not a strategy: the session picks one by its problem (strategies/auto.py)
-AUTO_LABEL = "Auto (by problem kind)"
 
 
 def available_modes():
     return set(STRATEGIES)
-
-
-def modes():
-    """Every mode a session may ask for: auto, then the strategies in registry order."""
-    return [AUTO, *STRATEGIES]
 
 
 def get_strategy(mode):
@@ -36,17 +31,12 @@ def get_strategy(mode):
 
 def strategy_labels():
     """(mode, label) for every strategy, in registry order: what forms and the CLI offer."""
-    return [(mode, get_strategy(mode).label) for mode in STRATEGIES]
-
-
-def mode_choices():
-    """(mode, label) for every mode, auto first: the choices of a session's mode (models.py)."""
-    return [(AUTO, AUTO_LABEL), *strategy_labels()]
+    return [(mode, LABELS[mode]) for mode in STRATEGIES]
 
 
 def page_registry():
     """What the explorer draws of each mode: its label, what its colours measure, and its legend's entries."""
-    page = [{"mode": AUTO, "label": AUTO_LABEL, "scale": None, "legend": []}]
+    page = [{"mode": AUTO, "label": LABELS[AUTO], "scale": None, "legend": []}]
     for mode in STRATEGIES:
         strategy = get_strategy(mode)
         page.append({"mode": mode, "label": strategy.label, "scale": strategy.scale, "legend": list(strategy.legend)})

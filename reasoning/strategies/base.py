@@ -227,6 +227,8 @@ class Outcome:
     model: str = ""  # the model that wrote the answer ("": its final node's own, as a line or a step's answer)
     kept: bool = False  # the answer stored before this turn, as it was (its label stands)
     checked: bool = False  # the checks ran on it (off, or nothing to check against: its badge claims nothing)
+    exhausted_by: str = ""  # the call the budget could not cover, and what it needed (an exhausted search's)
+    figures: list | None = None  # the figures the model declared with the answer (None: the answer is the one stored)
 
     @property
     def exhausted(self):
@@ -254,6 +256,7 @@ class Strategy(ABC):
         self.ctx = ctx
         self.states: dict[str, tuple[str, asyncio.Future]] | None = None  # state key -> (judged node, its judgement)
         self.exhausted = False
+        self.exhausted_by = ""  # the first call (or step) the budget could not cover: which, and what it needed
         self.model_failure: ModelError | None = None  # the first call that failed on every model, if any
         self.promoted: tuple[Node, Command] | None = None
         self.resynthesize = False
@@ -295,15 +298,32 @@ class Strategy(ABC):
     shares_states: ClassVar[bool] = False  # its judge can judge a state alone, so equal states share one judgement
 
     def state_key(self, node: Node) -> str | None:
-        """The canonical state a node's thought reaches, where the task (a Game of 24's numbers left, by its rules) or
-        the model (a step's state["canonical"]) declares one; None: the node is judged on its whole line. A line an
-        overseer edited is judged whole, since a state declared before the edit may no longer be its own."""
-        if not self.shares_states or node.depth == 0 or node.stale or node.stale_mark:
+        """The canonical state a node's thought reaches, where the task defines one by its rules (a Game of 24's numbers
+        left); None: the node is judged on its whole line. A line an overseer edited is judged whole, since its state
+        may no longer follow from its steps.
+
+        Never a state a model declares: on a wealth problem a step's worth is its line's (the figures and decisions so
+        far, each checked against the client's facts), no prompt asks for a canonical state, and two lines that summed
+        themselves up alike may still differ in a figure the checks fail: judgements are shared on a puzzle only."""
+        if not (self.shares_states and self.ctx.case.defines_states) or node.depth == 0:
             return None
-        if self.ctx.case.defines_states:  # the task's own rules, whatever a model declares
-            return self.ctx.case.state_of(node.thought, [n.thought for n in self.ctx.store.path(node)[1:-1]])
-        declared = node.state.get("canonical")
-        return same(declared) if isinstance(declared, str) and declared.strip() else None
+        if node.stale or node.stale_mark:
+            return None
+        return self.ctx.case.state_of(node.thought, [n.thought for n in self.ctx.store.path(node)[1:-1]])
+
+    def line_failures(self, node: Node) -> list:
+        """The failed checks of the line to a node: each step's thought checked against the client's facts (its figures
+        and arithmetic, the client's constraints, the jurisdiction's rules). A line with one is no success whatever its
+        judge says (LATS, Reflexion), and the findings are the evidence its reflection is written from. A puzzle's steps
+        have none: its answer is checked alone."""
+        return [f for n in self.ctx.store.path(node)[1:] for f in failures(self.ctx.case(n.thought))]
+
+    def line_evidence(self, node: Node) -> str | None:
+        """The failed checks of a node's line, as the evidence its reflection is written from; None where no facts are
+        checked (a puzzle, checks off): the prompt then leaves the section out."""
+        if not self.ctx.case.active or self.ctx.case.puzzle:
+            return None
+        return line_evidence(self.line_failures(node))
 
     def line_key(self, node: Node) -> str:
         """What decides a line's continuation and its answer, where state_key decides its judgement: the line itself
@@ -380,6 +400,8 @@ class Strategy(ABC):
             "rubric": self.ctx.rubric,
             "facts": None if puzzle else render_sheet(self.ctx.case.facts),
             "findings": None if puzzle else self.findings_note or "(none)",
+            # A puzzle's numbers are no client's figures: its prompts do not ask to declare them.
+            **({"declare_figures": ""} if puzzle else {}),
             **fields,
         }
 
@@ -396,8 +418,8 @@ class Strategy(ABC):
         """
         try:
             return await self.ctx.gateway.ask(contract, prompt, node_id=node.id if node else None, **options), {}
-        except BudgetExhausted:
-            self.exhausted = True
+        except BudgetExhausted as error:
+            self.out_of_budget(error)
             return None, {}
         except Unparseable as error:
             return None, {"parse_error": f"{what} unparseable: {error}"[:2000], "spent": error}
@@ -447,7 +469,27 @@ class Strategy(ABC):
             await self.step_boundary()  # a reopened session: the overseers' commands are the whole turn
         else:
             await self.search()  # its step boundaries apply the commands, the last one after the last step
-        return await self.finish()
+        outcome = await self.finish()
+        outcome.exhausted_by = self.exhausted_by if self.exhausted else ""
+        return outcome
+
+    def out_of_budget(self, refused):
+        """A call the budget (or the tenant's cap) could not cover: the search is exhausted, and says by which call
+        and what it needed (the gateway's words), the first such call."""
+        self.exhausted = True
+        self.exhausted_by = self.exhausted_by or str(refused)
+
+    def affords(self, calls, remaining, what):
+        """Whether what is left covers a step's `calls` at the cost a call has had so far; if not, the step and what
+        it needed are kept (`exhausted_by`) for the session to say why it stopped."""
+        typical = self.ctx.gateway.typical_call_usd()
+        if remaining >= calls * typical:
+            return True
+        self.exhausted_by = self.exhausted_by or (
+            f"the next {what} needs about {calls * typical:.6f} USD ({calls} calls at the {typical:.6f} USD a call "
+            f"has cost so far); {max(remaining, 0.0):.6f} USD was left"
+        )
+        return False
 
     async def step_boundary(self, *also):
         """Honour overseers: stop if paused or cancelled, re-read their flags, carry out their commands.
@@ -470,8 +512,8 @@ class Strategy(ABC):
         ctx, self.ctx = self.ctx, replace(self.ctx, store=CommandStore(self.ctx.store, command.id))
         try:
             refusal, after = await handler(node, command)
-        except BudgetExhausted:
-            self.exhausted = True
+        except BudgetExhausted as error:
+            self.out_of_budget(error)
             refusal, after = "the session's budget is exhausted", None
         finally:
             self.ctx = ctx
@@ -606,10 +648,12 @@ class Strategy(ABC):
         try:
             answer = await self.synthesize(path)
             text, partial, detail, model = answer.parsed.answer, False, "", answer.model
+            figures = [f.model_dump() for f in getattr(answer.parsed, "figures", None) or []]
             await self.ctx.store.update(node, spent=answer)
         except (BudgetExhausted, Unparseable, ModelError) as error:
             # No answer passed its contract: the best line so far stands in, marked partial, and the run says why.
-            self.exhausted = self.exhausted or isinstance(error, BudgetExhausted)
+            if isinstance(error, BudgetExhausted):
+                self.out_of_budget(error)
             if isinstance(error, Unparseable):
                 await self.ctx.store.update(node, spent=error)
             why = {BudgetExhausted: "budget exhausted", Unparseable: BROKE_CONTRACT}.get(
@@ -618,17 +662,20 @@ class Strategy(ABC):
             if getattr(error, "limit", "") == "token_cap":
                 why = "the token cap stopped it"
             text, partial, detail, model = best_line_text(path, why), True, f"{why}: {error}", ""
+            figures = []
             reason = "budget" if self.exhausted else "synthesis_failed"
         finally:
             await marking
-        return Outcome(text, node, reason, partial, chosen_by, note, detail, model=model)
+        return Outcome(text, node, reason, partial, chosen_by, note, detail, model=model, figures=figures)
 
     async def mark_answered(self, node):
         """The node an answer is written from ends its line (a strategy whose terminals mean more keeps them so)."""
         await self.ctx.store.update(node, is_terminal=True)
 
     def _checked(self, outcome: Outcome) -> Outcome:
-        outcome.checks = self.ctx.case(outcome.final_answer, final=True) if outcome.final_answer else []
+        figures = outcome.figures
+        outcome.checks = self.ctx.case(outcome.final_answer, final=True, figures=figures) if outcome.final_answer else []
+        outcome.figures = self.ctx.case.figures(figures, outcome.final_answer) if outcome.final_answer else []
         outcome.checked = self.ctx.case.active
         return outcome
 
@@ -693,6 +740,14 @@ def stored_judgement(node):
 
 def failures(findings):
     return [f for f in findings or [] if not f.ok]
+
+
+def line_evidence(findings):
+    """The failed checks of a line, for its reflection: each with what the client's facts say; None where nothing was
+    checked (a puzzle: the prompt leaves the section out)."""
+    if not findings:
+        return "(none: every figure, rule and constraint checked in this line held)"
+    return "\n".join(f'- the line says "{f.text}": {f.detail}' if f.text else f"- {f.detail}" for f in findings)
 
 
 def findings_note(findings):

@@ -32,6 +32,7 @@ import math
 
 from pydantic import BaseModel, Field
 
+from reasoning.modes import LABELS
 from reasoning.prompts import render
 
 from .base import (
@@ -64,11 +65,11 @@ class ValueOut(ScoreOut):
     is_terminal: bool = False  # the step completes a solution
 
 
-EXPAND = Contract("lats.expand", ThoughtsOut, max_tokens=1200)
+EXPAND = Contract("lats.expand", ThoughtsOut, max_tokens=1500)
 EVALUATE = Contract("lats.evaluate", ValueOut, max_tokens=300)
 STATE_EVALUATE = Contract("lats.state_evaluate", ValueOut, max_tokens=300)  # a position alone (equal ones share it)
 REFLECT = Contract("lats.reflect", ReflectOut, max_tokens=400)
-SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1000)
+SYNTHESIZE = Contract("lats.synthesize", AnswerOut, max_tokens=1500)
 
 
 class LATSParams(StrictParams):
@@ -99,7 +100,7 @@ class LATSParams(StrictParams):
 
 class LanguageAgentTreeSearch(Strategy):
     name = "lats"
-    label = "LATS (MCTS)"
+    label = LABELS["lats"]
     scale = "value"
     legend = ("unscored", "visits", "rollout", "reflection")
     Params = LATSParams
@@ -231,7 +232,8 @@ class LanguageAgentTreeSearch(Strategy):
         if answer is None:
             return []
         proposed = [
-            {"thought": t.thought, "state": t.state | marks(kind, iteration)} for t in answer.parsed.thoughts[:k]
+            {"thought": t.thought, "state": t.state | marks(kind, iteration), "figures": t.figures}
+            for t in answer.parsed.thoughts[:k]
         ]
         items = merge_duplicates(proposed, {same(t) for t in siblings})
         for item in items:  # self-consistency: the share of this call's proposals that were this thought
@@ -321,7 +323,10 @@ class LanguageAgentTreeSearch(Strategy):
         path = self.ctx.store.path(node)
         reason = node.eval_reason or "(no reason was given)"  # stored on the node, so a resumed run still has it
         score = f"{node.eval_score:.2f}"
-        prompt = self.render_on_path(REFLECT, path[:-1], thought=node.thought, score=score, reason=reason)
+        evidence = self.line_evidence(node)
+        prompt = self.render_on_path(
+            REFLECT, path[:-1], thought=node.thought, score=score, reason=reason, findings=evidence
+        )
         answer = await self.ask_about(REFLECT, prompt, node, "reflection")
         if answer is None:
             return
@@ -404,9 +409,9 @@ class LanguageAgentTreeSearch(Strategy):
 
     def _judged_success(self, node, judged):
         """A terminal the model judged: a success at the threshold of its own judgement (never the mixed value), and
-        where the client's facts are checked, only if the terminal passes those checks too."""
-        failed = [f for f in self.ctx.case(node.thought) if not f.ok]
-        if failed:
+        where the client's facts are checked, only if its whole line passes those checks too: a line that misstated a
+        figure two steps up is a failure, backpropagated as one and reflected on with the findings."""
+        if self.line_failures(node):
             return {"success": False, "decided_by": "checker"}
         return {"success": judged >= self.ctx.params.threshold, "decided_by": "judgement"}
 
@@ -451,10 +456,11 @@ class LanguageAgentTreeSearch(Strategy):
         return max(valued, key=lambda n: n.eval_score, default=None)
 
     def _can_afford(self, remaining):
-        """The per-iteration budget check: its calls plus a reflection, verifications and the synthesis."""
-        p = self.ctx.params
-        calls = 1 + p.children + p.rollout_depth * (1 + p.rollout_samples) + 3
-        return remaining >= calls * self.ctx.gateway.typical_call_usd()
+        """The next call an iteration needs (its expansion) and the synthesis that answers. Not the whole iteration:
+        a cut one still backs up what it valued, and asking for all its calls up front (19 by default, at the cost of
+        the first calls, a fact sheet's reading) ended searches on a local model before their first iteration with
+        nine tenths of their budget unspent (issue 32). The gateway refuses any later call the budget cannot cover."""
+        return self.affords(2, remaining, "expansion and the synthesis")
 
 
 

@@ -19,12 +19,13 @@ from typing import Literal, Union
 
 from pydantic import BaseModel, Field, ValidationError, create_model
 
+from reasoning.modes import LABELS
 from reasoning import tools
 from reasoning.llm.contracts import first_error
 from reasoning.prompts import render
 
 from .base import Answer, Contract, Strategy, StrictParams, settle_all
-from .replies import AnswerOut, Prose
+from .replies import AnswerOut, FigureOut, Figures, Prose
 
 FINAL = tools.FINAL_ANSWER
 ACTION_LIMIT = 500  # the edge's action column
@@ -48,6 +49,7 @@ class Action(BaseModel):
 class StepOut(BaseModel):
     thought: Prose = Field(min_length=1, max_length=4000)
     action: Action
+    figures: Figures  # of the thought and, with final_answer, of the answer
 
 
 class FinalArgs(BaseModel):
@@ -62,7 +64,9 @@ class StepWire(BaseModel):
     @classmethod
     def model_json_schema(cls, *args, **kwargs):
         calls = [_call_of(t.name, t.args_model) for t in tools.available()] + [_call_of(FINAL, FinalArgs)]
-        step = create_model("StepOut", thought=(str, ...), action=(Union[tuple(calls)], ...))
+        step = create_model(
+            "StepOut", thought=(str, ...), action=(Union[tuple(calls)], ...), figures=(list[FigureOut], [])
+        )
         return step.model_json_schema(*args, **kwargs)
 
 
@@ -70,8 +74,8 @@ def _call_of(name, args_model):
     return create_model(f"Call_{name}", tool=(Literal[name], ...), args=(args_model, ...))
 
 
-STEP = Contract("react.step", StepOut, max_tokens=900, wire=StepWire)
-SYNTHESIZE = Contract("react.synthesize", AnswerOut, max_tokens=1000)
+STEP = Contract("react.step", StepOut, max_tokens=1200, wire=StepWire)
+SYNTHESIZE = Contract("react.synthesize", AnswerOut, max_tokens=1500)
 
 
 class ReActParams(StrictParams):
@@ -93,7 +97,7 @@ def deepest(nodes):
 
 class ReAct(Strategy):
     name = "react"
-    label = "ReAct with tools"
+    label = LABELS["react"]
     scale = None
     legend = ("step", "answer", "action")
     Params = ReActParams
@@ -124,7 +128,7 @@ class ReAct(Strategy):
 
     def _can_afford(self, remaining):
         """This step and, should the run end without a final answer, the synthesis, at the observed cost per call."""
-        return remaining >= 2 * self.ctx.gateway.typical_call_usd()
+        return self.affords(2, remaining, "step and the synthesis")
 
     async def expand(self, node, k):
         """k alternative next steps from a node, asked concurrently, each told to take a different action."""
@@ -162,7 +166,8 @@ class ReAct(Strategy):
                 observation = f"error: the {FINAL} action came with no answer text, so the run goes on"
         else:
             observation = await tools.call(tool, args)
-        return {"thought": step.thought, "action": action_text(tool, args), "observation": observation, "state": state}
+        return {"thought": step.thought, "action": action_text(tool, args), "observation": observation, "state": state,
+                "figures": step.figures}  # fmt: skip
 
     async def synthesize(self, path):
         """The final step's own answer when the run ended with one; else (or when asked again) written by the model."""
@@ -171,7 +176,8 @@ class ReAct(Strategy):
         prompt = self._render(SYNTHESIZE, path)
         if is_final(last) and not rewrite:
             try:  # the step's own answer is held to the answer's contract too: else written from the trajectory
-                parsed = AnswerOut.model_validate({"answer": last.state["answer"]}, context={"prompt": prompt})
+                own = {"answer": last.state["answer"], "figures": last.state.get("figures") or []}
+                parsed = AnswerOut.model_validate(own, context={"prompt": prompt})
                 return Answer(parsed=parsed, model="", cost_usd=0.0, latency_ms=0)
             except ValidationError as error:
                 log.info("ReAct's final step answer refused (%s): written from the trajectory", first_error(error))

@@ -19,15 +19,17 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field, ValidationInfo, model_validator
 
+from reasoning.modes import LABELS
 from reasoning.prompts import format_path, render
 
 from .base import Answer, Contract, Node, Strategy, StrictParams, answer_candidates, settle_all
-from .replies import AnswerOut, Commentary, Prose, ScoreOut
+from .replies import AnswerOut, Commentary, Figures, Prose, ScoreOut
 from .thoughts import listed, merge_duplicates, same
 
 
 class Step(BaseModel):
     thought: Prose = Field(min_length=1, max_length=4000)
+    figures: Figures
 
 
 class AttemptOut(BaseModel):
@@ -56,8 +58,8 @@ class AlternativesOut(BaseModel):
 ATTEMPT = Contract("reflexion.attempt", AttemptOut, max_tokens=1500)
 EVALUATE = Contract("reflexion.evaluate", ScoreOut, max_tokens=300)
 REFLECT = Contract("reflexion.reflect", ReflectOut, max_tokens=500)
-EXPAND = Contract("reflexion.expand", AlternativesOut, max_tokens=1200)
-SYNTHESIZE = Contract("reflexion.synthesize", AnswerOut, max_tokens=1000)
+EXPAND = Contract("reflexion.expand", AlternativesOut, max_tokens=1500)
+SYNTHESIZE = Contract("reflexion.synthesize", AnswerOut, max_tokens=1500)
 
 
 class ReflexionParams(StrictParams):
@@ -105,7 +107,7 @@ def copied_attempt(store, root):
 
 class Reflexion(Strategy):
     name = "reflexion"
-    label = "Reflexion"
+    label = LABELS["reflexion"]
     legend = ("unscored", "critique", "attempt")
     Params = ReflexionParams
     contracts = (ATTEMPT, EVALUATE, REFLECT, EXPAND, SYNTHESIZE)
@@ -174,6 +176,7 @@ class Reflexion(Strategy):
         if unscored:
             return self._evaluate_lines, unscored, len(unscored)
         passing = [a.last for a in live if a.score is not None and a.score >= self.ctx.params.threshold]
+        passing = [n for n in passing if n.state.get("decided_by") != "checker"]  # a failed check is no pass
         unverified = [n for n in passing if n.state.get("verified") is None]
         if unverified:
             return self._verify_all, unverified, len(unverified)
@@ -202,7 +205,7 @@ class Reflexion(Strategy):
 
     def _can_afford(self, calls, remaining):
         """This step's calls plus the synthesis, at the observed cost per call."""
-        return remaining >= (calls + 1) * self.ctx.gateway.typical_call_usd()
+        return self.affords(calls + 1, remaining, "step and the synthesis")
 
     # ---- the phases -------------------------------------------------------------------------
 
@@ -218,7 +221,7 @@ class Reflexion(Strategy):
             await self._record_failed_attempt(base, num, failure)
         if answer is None:
             return
-        thoughts = [s.thought for s in answer.parsed.steps]
+        thoughts = [(s.thought, s.figures) for s in answer.parsed.steps]
         fresh = [c for c in memory if not c.applied_to_next]
         await settle_all(self._add_chain(base, num, thoughts, answer), self.ctx.store.mark_applied(fresh))
 
@@ -226,9 +229,9 @@ class Reflexion(Strategy):
         """One child at a time, each under the one before; the call's cost goes with the first step, and every step
         carries the model that wrote it."""
         parent, written = base, Answer(parsed=None, model=answer.model, cost_usd=0.0, latency_ms=0)
-        for i, thought in enumerate(thoughts, 1):
+        for i, (thought, figures) in enumerate(thoughts, 1):
             state = {"attempt": num, "step": i, "of": len(thoughts)}
-            item = {"thought": thought, "state": state}
+            item = {"thought": thought, "state": state, "figures": figures}
             [parent] = await self.ctx.store.add_children(parent, [item], answer if i == 1 else written)
 
     async def _record_failed_attempt(self, base, num, failure):
@@ -258,7 +261,20 @@ class Reflexion(Strategy):
         score = round(sum(s.score for s in answer.samples) / len(answer.samples), 4)
         got = len(answer.samples)  # what came back, whatever was asked
         reason = answer.parsed.reason + (f" (mean of {got} judgements)" if got > 1 else "")
-        return {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
+        return self._checked_line(node, score, reason) | {"stale": False, "spent": answer}
+
+    def _checked_line(self, node, score, reason):
+        """A line's judgement and the checks of its steps: an attempt that fails one is a failure whatever the judge
+        says (its score capped as a failed step's is, state["success"] False, decided by the checker), so it is never
+        accepted and its critique is written from the findings."""
+        from reasoning.facts.check import capped  # the checker's patterns load where a line is checked
+
+        failed = self.line_failures(node)
+        if not failed:
+            return {"eval_score": score, "eval_reason": reason}
+        score, why = capped(score, failed)
+        state = {**node.state, "success": False, "decided_by": "checker"}
+        return {"eval_score": score, "eval_reason": f"{reason} {why}".strip(), "state": state}
 
     async def _reflect(self, attempt):
         """A critique of an attempt under the threshold, kept on its last node as memory for the next one."""
@@ -270,6 +286,7 @@ class Reflexion(Strategy):
             threshold=f"{self.ctx.params.threshold:g}",
             # The evaluator's reason is stored on the node, so a resumed run critiques with it too.
             reason=attempt.last.eval_reason or "(no reason was given; judge from the rubric)",
+            findings=self.line_evidence(attempt.last),
         )
         answer, failure = await self.ask(REFLECT, prompt, attempt.last, "critique")
         if failure:
@@ -303,7 +320,9 @@ class Reflexion(Strategy):
         if answer is None:
             return []
         state = {"attempt": node.state.get("attempt", 0), "step": step, "alternative": True}
-        proposed = [{"thought": t.thought, "state": dict(state)} for t in answer.parsed.thoughts[:k]]
+        proposed = [
+            {"thought": t.thought, "state": dict(state), "figures": t.figures} for t in answer.parsed.thoughts[:k]
+        ]
         items = merge_duplicates(proposed, {same(t) for t in siblings})
         children = await self.ctx.store.add_children(node, items, answer)
         # Alternatives that arrive under a branch an overseer pruned meanwhile are kept, but not judged.

@@ -263,12 +263,33 @@ class ScoreOut(BaseModel):
     reason: OptionalProse = Field(default="", max_length=4000)
 
 
+class FigureOut(BaseModel):
+    """One figure the text writes, declared with where it comes from; the checker computes the derivation exactly
+    (reasoning/facts/derivation.py). A bad derivation is a finding on the node, never a broken reply."""
+
+    label: str = Field(min_length=1, max_length=120, description="What the figure is: 'equity to sell'.")
+    value: float | str = Field(description="The figure as the text writes it, in full: 256000, 36.1.")
+    unit: str = Field(default="", max_length=8, description="An ISO currency code, '%', or '' for a plain number.")
+    derivation: str = Field(
+        default="",
+        max_length=300,
+        description="A fact's label, or an expression over facts, earlier figures and written values with + - x / "
+        "and brackets: 'portfolio x (equity share - equity target)', 'GBP 420k x GBP/CHF 1.12' (1 GBP = 1.12 CHF).",
+    )
+
+
+# Every reply that writes figures declares them here (an empty list: none declared, the prose is read instead).
+Figures = Annotated[list[FigureOut], Field(default_factory=list, max_length=40)]
+
+
 class AnswerOut(BaseModel):
     answer: Recommendation = Field(min_length=1, max_length=20000)
+    figures: Figures
 
 
 class ThoughtOut(BaseModel):
     thought: Prose = Field(min_length=1, max_length=4000)
+    figures: Figures
     # Any keys are kept; the schema names the one the prompts ask for, so a grammar-bound model writes that one.
     state: dict = Field(default_factory=dict, json_schema_extra={"properties": {"summary": {"type": "string"}}})
 

@@ -19,15 +19,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from reasoning.modes import LABELS
 from reasoning.prompts import render
 
 from .base import Contract, Strategy, StrictParams, deepest_best, settle_all
 from .replies import AnswerOut, OptionalProse, ScoreOut, ThoughtsOut
 from .thoughts import listed, merge_duplicates, same
 
-PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1200)
+PROPOSE = Contract("tot.propose", ThoughtsOut, max_tokens=1500)  # the thoughts and their declared figures
 EVALUATE = Contract("tot.evaluate", ScoreOut, max_tokens=300)
-SYNTHESIZE = Contract("tot.synthesize", AnswerOut, max_tokens=1000)
+SYNTHESIZE = Contract("tot.synthesize", AnswerOut, max_tokens=1500)  # the answer and its declared figures
 # The paper's value weights (its tasks/game24.py): a thought's value is the SUM over its samples, and a sample that
 # cannot be read counts 0. Shown on the 0..1 scale as that sum over the most it could be (every sample "sure"),
 # which keeps the paper's order: [sure, impossible, impossible] (20.002) ranks above [likely x3] (3).
@@ -72,7 +73,7 @@ class ToTParams(StrictParams):
 
 class TreeOfThoughts(Strategy):
     name = "tot"
-    label = "Tree of Thoughts"
+    label = LABELS["tot"]
     legend = ("unscored", "dropped")
     Params = ToTParams
     contracts = (PROPOSE, EVALUATE, VALUE, STATE_EVALUATE, STATE_VALUE, SYNTHESIZE)
@@ -124,7 +125,7 @@ class TreeOfThoughts(Strategy):
     def _can_afford(self, parents, unscored, remaining):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
         calls = parents * (1 + self.ctx.params.branching) + unscored + 1  # at most: equal states share a judgement
-        return remaining >= calls * self.ctx.gateway.typical_call_usd()
+        return self.affords(calls, remaining, "level and the synthesis")
 
     def _width(self, parent):
         """Thoughts proposed under a beam node: `branching`, or `answer_width` where the task says the next thought is

@@ -20,11 +20,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from reasoning.modes import LABELS
 from reasoning.llm.contracts import ParseError
 from reasoning.prompts import format_path, render
 
 from .base import Answer, Contract, Strategy, StrictParams, answer_candidates, settle_all
-from .replies import Commentary, Recommendation
+from .replies import Commentary, Figures, Recommendation
 
 # ---- the reasoning reply: marked lines ------------------------------------------------------
 
@@ -180,6 +181,7 @@ def importance(kind, text):
 
 class ImproveOut(BaseModel):
     answer: Recommendation = Field(min_length=1, max_length=20000)
+    figures: Figures
 
 
 class ReasoningWire(BaseModel):
@@ -194,7 +196,7 @@ class ReasoningWire(BaseModel):
 
 
 REASON = Contract("trm.reason", Reasoning, max_tokens=700, parser=parse_reasoning, wire=ReasoningWire)
-IMPROVE = Contract("trm.improve", ImproveOut, max_tokens=900)
+IMPROVE = Contract("trm.improve", ImproveOut, max_tokens=1500)
 
 
 CONVERGENCE_WINDOW = 3  # the seed's rule: converged when the last three confidences lie within `convergence`
@@ -266,7 +268,7 @@ NO_ANSWER = "(none yet: this is the first iteration)"
 
 class RecursiveRefinement(Strategy):
     name = "trm"
-    label = "TRM recursive refinement"
+    label = LABELS["trm"]
     scale = "confidence"
     legend = ("unscored", "confidence")
     Params = TRMParams
@@ -284,7 +286,7 @@ class RecursiveRefinement(Strategy):
                 if self.model_failure and (tip is None or tip.depth == 0):
                     raise self.model_failure  # not one answer was written: the session fails saying why
                 return
-            if remaining < 2 * self.ctx.gateway.typical_call_usd():
+            if not self.affords(2, remaining, "refinement and the synthesis"):
                 self.exhausted = True
                 return
             if tip.depth and (tip.eval_score is None or tip.stale):  # an answer not judged yet (or edited above)
@@ -334,7 +336,8 @@ class RecursiveRefinement(Strategy):
         state = {"iteration": node.depth + 1, "latent": next_latent(node.state.get("latent", {}), reasoning)}
         if alternative:
             state["alternative"] = alternative
-        [child] = await store.add_children(node, [{"thought": answer.parsed.answer, "state": state}], answer)
+        item = {"thought": answer.parsed.answer, "state": state, "figures": answer.parsed.figures}
+        [child] = await store.add_children(node, [item], answer)
         if paid is not None:
             await store.update(child, spent=paid)
         return store.get(child.id)

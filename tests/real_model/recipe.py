@@ -23,7 +23,8 @@ def settings_for(model, base):
     entry = {**models["openai/smollm2"], "api_base": base}
     values = {name.removeprefix("REASONING_"): float(value) for name, value in others.items()}
     values = {
-        name: int(value) if value.is_integer() and name.endswith("RETRIES") else value for name, value in values.items()
+        name: int(value) if value.is_integer() and name.endswith(("RETRIES", "TOKENS")) else value
+        for name, value in values.items()
     }
     return values | {"MODELS": {model: entry}}
 

@@ -46,6 +46,8 @@ def test_seed_demo_loads_finished_sessions_and_calls_no_model(settings, monkeypa
         assert session.ended_status == "solved" and session.ended_at == session.finished_at  # the header says when
         assert session.model_primary == "offline/sim" and session.triggered_by == "seed_demo"
         assert session.nodes.count() > 1 and session.root_node.session_id == session.id
+        if session.problem_kind != "general":  # the client's facts the answer was checked on come with it
+            assert session.facts.exists()
         ledger = list(session.llm_calls.values_list("cost_usd", flat=True))
         assert session.budget_used_usd > 0 and sum(ledger) == pytest.approx(session.budget_used_usd, abs=1e-12)
         assert sum(session.nodes.values_list("cost_usd", flat=True)) == pytest.approx(sum(ledger), abs=1e-12)
@@ -66,6 +68,8 @@ def test_dump_demo_writes_what_seed_demo_loads(tmp_path, rubrics):
     calls = LLMCall.objects.all()
     assert calls.count() > 3 and {c.model_used for c in calls} == {"offline/sim"}
     assert all(c.attempt >= 1 and c.prompt and c.reply for c in calls)  # the ledger keeps what was said
+    thesis = next(s for s in sessions if s.problem_kind == "investment-thesis")
+    assert {"CHF 2.4m", "58"} <= set(thesis.facts.values_list("text", flat=True))  # the sheet the answer was checked on
 
 
 def test_create_api_key_prints_the_key_alone_on_its_last_line():

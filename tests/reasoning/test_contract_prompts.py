@@ -6,7 +6,7 @@ from string import Template
 
 import pytest
 
-from reasoning.prompts import HERE
+from reasoning.prompts import DECLARE_FIGURES, HERE
 from reasoning.strategies import STRATEGIES, get_strategy
 
 
@@ -32,7 +32,7 @@ CONTRACTS = [c for mode in STRATEGIES for c in get_strategy(mode).contracts if c
 def test_the_prompt_names_every_field_its_schema_holds_the_model_to(contract):
     template = (HERE / contract.template).read_text()
     output = template.split("### OUTPUT", 1)[1]
-    text = Template(output).safe_substitute()
+    text = Template(output).safe_substitute(declare_figures=DECLARE_FIGURES)  # as render() fills it
     if contract.name == "react.step":  # each tool's arguments are named where the prompt lists the tools
         from reasoning import tools
 

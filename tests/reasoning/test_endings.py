@@ -96,7 +96,7 @@ def solve_exit_code(call_command, io):
 
     from django.core.management import CommandError
 
-    from reasoning.llm import offline_answers
+    from reasoning.llm.offline import answers as offline_answers
 
     broken = {"tot.synthesize": lambda p, rng: {"answer": "``` { the code is ready"}}
     with mock.patch.dict(offline_answers.HANDLERS, broken):
@@ -177,7 +177,7 @@ async def test_a_fact_change_that_makes_the_answer_fail_writes_it_again_from_the
         await act(services.update_fact, alice.tenant, session.id, fact.id, "user:tester", {"value": 15_000_000})
     await session.arefresh_from_db()
     assert session.answer_state == "needs_review" and session.status == "queued"  # reopened to write it again
-    fixed = TRUE.replace("CHF 12m", "CHF 15m")
+    fixed = TRUE.replace("CHF 12m", "CHF 15m").replace("CHF 1.44m", "CHF 1.8m")  # the trade to the target: 12% of it
     session = await run_scripted(session, [{"answer": fixed}])
     assert session.status == "solved" and session.final_answer == fixed and session.answer_state == "checked"
 

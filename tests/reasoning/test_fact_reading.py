@@ -9,7 +9,7 @@ from asgiref.sync import sync_to_async
 
 from reasoning import services
 from reasoning.engine import run_session
-from reasoning.llm.offline_answers import answer
+from reasoning.llm.offline.answers import answer
 from reasoning.models import CaseFact, LLMCall, ReasoningNode, ReasoningSession
 from reasoning.schemas import SessionIn
 from tests.fake_openai import FakeOpenAI, offline_reply, reply

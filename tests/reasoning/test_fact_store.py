@@ -62,7 +62,9 @@ async def test_a_state_summary_the_page_shows_is_checked_with_the_thought_and_ca
     row = await ReasoningNode.objects.aget(pk=node.id)
     failed = [c for c in row.checks if not c["ok"]]
     assert failed and all(c["field"] == "state.summary" for c in failed)
-    assert {"162.4%", "$110k"} <= {c["text"] for c in failed}
+    assert "162.4%" in {c["text"] for c in failed}
+    # a tax bill the summary neither derives nor finds on the sheet: unverified, shown as such, not a failure
+    assert any(c["text"] == "$110k" and c["ok"] and c.get("verified") is False for c in row.checks)
     assert all(SUMMARY[c["start"] : c["end"]] == c["text"] for c in failed)  # spans in the text they were found in
     assert row.eval_score == CAP and "capped" in row.eval_reason
 

@@ -60,8 +60,8 @@ def reaches(graph, start, goal):
     [
         ("reasoning.recovery", "reasoning.tasks"),
         ("reasoning.runner", "reasoning.tasks"),
-        ("reasoning.llm.offline_answers", "reasoning.llm.puzzle_replies"),
-        ("reasoning.llm.offline_answers", "reasoning.llm.offline_reflexion"),
+        ("reasoning.llm.offline.answers", "reasoning.llm.offline.puzzle_replies"),
+        ("reasoning.llm.offline.answers", "reasoning.llm.offline.reflexion"),
     ],
 )
 def test_no_circle_runs_through_these_two_modules(first, second):
@@ -79,3 +79,14 @@ def test_the_ledger_reaches_neither_the_usage_report_nor_the_strategies_through_
     imports = graph()
     assert not reaches(imports, "reasoning.ledger", "reasoning.usage")
     assert "reasoning.strategies" not in imports["reasoning.ledger"] | imports["reasoning.llm.gateway"]
+
+
+@pytest.mark.parametrize("far", ["reasoning.strategies", "reasoning.llm.offline"])
+def test_the_gateway_reaches_neither_the_strategies_nor_the_offline_model(far):
+    """The gateway calls models through litellm: it may not load the strategies (their registry, contracts and
+    prompts sit above it) nor the offline model, a provider plugged into litellm that the app registers at start
+    (reasoning/apps.py) and the gateway knows only as in-process (reasoning/llm/providers.py)."""
+    imports = graph()
+    for start in ("reasoning.llm.gateway", "reasoning.llm.prices", "reasoning.ledger", "reasoning.models"):
+        reached = [m for m in imports if (m == far or m.startswith(far + ".")) and reaches(imports, start, m)]
+        assert not reached, (start, reached)

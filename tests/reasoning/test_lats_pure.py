@@ -441,3 +441,74 @@ async def test_a_search_writes_at_most_three_reflections_and_counts_them():
     await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params)).run()
     # Failed endings: the distinct answers judged wrong (each one a reflection without the cap).
     assert len(judged_wrong) >= 5 and len(store.critiques()) == MAX_REFLECTIONS == gateway.count("lats.reflect")
+
+
+async def test_a_line_failing_a_check_above_its_terminal_is_a_failure_reflected_on_with_the_findings():
+    # Issue 31 §3: the terminal itself is clean and judged 0.95, but the step above it misstates the portfolio. The
+    # line is no success (the checks decide with the judge, never the judge alone): -1 for its end, and a reflection
+    # whose evidence is the finding.
+    from reasoning.facts.case import CaseCheck
+    from reasoning.facts.sheet import Fact
+
+    sheet = [Fact("portfolio", "amount", 3_000_000, "CHF", "CHF 3m")]
+    wrong, end = "Sell CHF 700,000 of the CHF 3.5M portfolio.", "Review the plan with the client every quarter."
+
+    def value(prompt):
+        terminal = last_step(prompt) == end
+        return {"score": 0.95 if terminal else 0.9, "reason": "Strong.", "is_terminal": terminal}
+
+    gateway = ScriptedGateway(
+        {
+            "lats.expand": by_step({1: [wrong], 2: [end]}),
+            "lats.evaluate": value,
+            "lats.reflect": {"reflection": "The portfolio is CHF 3m."},
+            "lats.synthesize": {"answer": "Rebalance the CHF 3m portfolio in two tranches, reviewed quarterly."},
+        }
+    )
+    store = FakeStore()
+    params = {"iterations": 1, "children": 1, "rollout_samples": 1, "rollout_depth": 2, "max_depth": 3}
+    strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params=params,
+                                               case=CaseCheck(sheet)))
+    outcome = await strategy.run()
+    terminal = next(n for n in store.nodes() if n.thought == end)
+    assert terminal.state["judged"] >= 0.8 and terminal.state["success"] is False
+    assert terminal.state["decided_by"] == "checker" and terminal.total_reward == FAILED_TERMINAL
+    [reflect] = [p for name, _, p in gateway.calls if name == "lats.reflect"]
+    assert "CHF 3.5M" in reflect.split("### CHECK FINDINGS\n", 1)[1].split("###")[0]
+    assert outcome.reason == NO_SUCCESS
+
+
+async def test_a_puzzles_reflection_has_no_check_findings_section():
+    from reasoning.facts.case import CaseCheck
+
+    strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, ScriptedGateway({}), FakeStore(),
+                                               case=CaseCheck(puzzle=[4, 9, 10, 13])))
+    assert strategy.line_evidence(Node("a", None, 1, "13 - 9 = 4 (left: 4 4 10)")) is None
+
+
+async def test_a_budget_short_of_a_whole_iteration_still_runs_one_and_says_which_call_it_could_not_afford():
+    """Issue 32: LATS asked for a whole iteration's calls up front (19 by default) and ended exhausted before its first
+    iteration with most of its budget unspent. It now runs while the next call and the synthesis are covered, and ends
+    on the call the gateway refused, naming it."""
+    values = {"A": (0.6, False), "B": (0.4, False), "A1": (0.7, False), "A2": (0.5, False)}
+    proposals = {1: ["A", "B"], 2: ["A1", "A2"], 3: ["A1x", "A1y"]}
+    gateway, store = scripted(values, proposals), FakeStore()
+    gateway.budget_calls = 6  # 6 calls' worth: a default iteration's 19 are not
+    outcome = await LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, gateway, store, params={})).run()
+    assert gateway.count("lats.expand") >= 2 and len(gateway.calls) == 6  # the budget was spent, not left
+    assert outcome.exhausted and outcome.final_answer
+    assert outcome.exhausted_by.startswith("lats.") and "scripted budget is spent" in outcome.exhausted_by
+
+
+@pytest.mark.parametrize("puzzle, asked", [([4, 9, 10, 13], False), (None, True)], ids=["puzzle", "wealth"])
+def test_only_a_client_s_prompts_ask_to_declare_figures(puzzle, asked):
+    # A puzzle's numbers are no client's amounts: its proposals are not asked for a figures list (the offline model
+    # draws as before either way; a real model is spared an instruction that does not apply).
+    from reasoning.facts.case import CaseCheck
+    from reasoning.prompts import DECLARE_FIGURES
+    from reasoning.strategies.lats import EXPAND
+
+    case = CaseCheck(puzzle=puzzle) if puzzle else CaseCheck([])
+    strategy = LanguageAgentTreeSearch(context(LanguageAgentTreeSearch, ScriptedGateway({}), FakeStore(), case=case))
+    prompt = strategy.render_on_path(EXPAND, [Node("root", None, 0, "the problem")], k=2, depth=1, reflections="(none)")
+    assert (DECLARE_FIGURES in prompt) is asked

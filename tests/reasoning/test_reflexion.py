@@ -470,3 +470,39 @@ async def test_a_verification_that_fails_accepts_nothing_and_the_attempts_go_on(
     ends = sorted((n for n in store.nodes() if n.eval_score is not None), key=lambda n: n.state["attempt"])
     assert [n.state["verified"] for n in ends] == [0, 3]  # attempt 1's verification failed; attempt 2 was verified
     assert outcome.final_node.state["attempt"] == 2
+
+
+async def test_an_attempt_failing_a_check_is_no_pass_and_its_critique_is_written_from_the_findings():
+    # Issue 31 §3: the judge likes every attempt (0.95); attempt 1 misstates the portfolio in its first step. It is a
+    # failure all the same (the checks decide, not the same model asked again), and its critique sees the finding.
+    from reasoning.facts.case import CaseCheck
+    from reasoning.facts.sheet import Fact
+    from tests.fakes import FakeStore, ScriptedGateway, context
+
+    wrong = "Sell CHF 700,000 of the CHF 3.5M portfolio."
+    steps = {1: [wrong, "Review the plan with the client every quarter."],
+             2: ["Rebalance the CHF 3m portfolio in two tranches.", "Review the plan with the client every quarter."]}
+
+    def attempt(prompt):
+        num = int(prompt.split("### ATTEMPT NUMBER\n", 1)[1].split()[0])
+        return {"steps": [{"thought": t} for t in steps[num]]}
+
+    gateway = ScriptedGateway(
+        {
+            "reflexion.attempt": attempt,
+            "reflexion.evaluate": {"score": 0.95, "reason": "Strong."},
+            "reflexion.reflect": {"critique": "The portfolio is CHF 3m, not CHF 3.5M."},
+            "reflexion.synthesize": {"answer": "Rebalance the CHF 3m portfolio in two tranches, reviewed quarterly."},
+        }
+    )
+    store = FakeStore()
+    sheet = [Fact("portfolio", "amount", 3_000_000, "CHF", "CHF 3m")]
+    ctx = context(Reflexion, gateway, store, params={"max_attempts": 3, "steps": 2}, case=CaseCheck(sheet))
+    outcome = await Reflexion(ctx).run()
+    ends = {n.state["attempt"]: n for n in store.nodes() if n.eval_score is not None}
+    assert ends[1].eval_score <= 0.3 and ends[1].state["decided_by"] == "checker" and not ends[1].state["success"]
+    assert "fact check" in ends[1].eval_reason
+    [reflect] = [p for name, _, p in gateway.calls if name == "reflexion.reflect"]
+    evidence = reflect.split("### CHECK FINDINGS\n", 1)[1].split("###")[0]
+    assert "CHF 3.5M" in evidence  # the finding, as the critique's evidence
+    assert outcome.reason == "solved" and outcome.final_node.state["attempt"] == 2

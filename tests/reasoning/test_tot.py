@@ -156,14 +156,13 @@ async def test_one_failed_call_marks_its_node_and_the_search_goes_on(alice):
         calls += 1
         if calls == 3:  # the second child's evaluation
             return await original(**kwargs, mock_response=Exception("provider hiccup"))
-        reply = await original(**kwargs, mock_response="x")
         contract = kwargs["messages"][0]["content"].split("\n")[1]
-        reply.choices[0].message.content = {
+        text = {
             "tot.propose": '{"thoughts": [{"thought": "Sell"}, {"thought": "Hold"}, {"thought": "Buy"}]}',
             "tot.evaluate": '{"score": 0.6, "reason": "fine"}',
             "tot.synthesize": '{"answer": "Add the CHF 2.4m of healthcare equities to the CHF 18m portfolio in stages, then hold."}',
         }[contract]
-        return reply
+        return await original(**kwargs, mock_response=text)  # streamed (a real model's call is): litellm mocks a stream
 
     gateway.router.acompletion = third_call_fails
     await run_session(session.id, gateway=gateway)

@@ -10,7 +10,15 @@ from django.test.utils import override_settings
 from reasoning import rls, services
 from reasoning.fixtures import load_rubrics
 from reasoning.management.commands.seed_demo import DEMO_SESSIONS
-from reasoning.models import LLMCall, ReasoningCritique, ReasoningEdge, ReasoningNode, ReasoningSession, Tenant
+from reasoning.models import (
+    CaseFact,
+    LLMCall,
+    ReasoningCritique,
+    ReasoningEdge,
+    ReasoningNode,
+    ReasoningSession,
+    Tenant,
+)
 from reasoning.schemas import SessionIn
 
 DEMO_PROBLEMS = [
@@ -34,7 +42,7 @@ SCRATCH_TENANT = "demo-dump"  # the sessions are solved here, written out, then 
 class Command(BaseCommand):
     help = (
         "Solve the demo problems on offline/sim in this database (in a scratch tenant, deleted afterwards) and "
-        "write them, with their nodes, edges, critiques and ledger, to fixtures/demo_sessions.json."
+        "write them, with their nodes, edges, critiques, ledger and facts, to fixtures/demo_sessions.json."
     )
 
     def add_arguments(self, parser):
@@ -69,13 +77,16 @@ class Command(BaseCommand):
                 ReasoningEdge.objects.filter(session__in=ids).order_by("created_at", "id"),
                 ReasoningCritique.objects.filter(session__in=ids).order_by("created_at", "id"),
                 LLMCall.objects.filter(session__in=ids).order_by("created_at", "id"),
+                # The client's facts the steps and the answer were checked against: a demo without them would
+                # show "none read from the problem" under an answer's figure badge.
+                CaseFact.objects.filter(session__in=ids).order_by("session", "position"),
             ]
             objects = [item for queryset in rows for item in serializers.serialize("python", queryset)]
         finally:
             tenant.delete()
         for item in objects:
             item["fields"].pop("tenant")  # seed_demo puts them in its tenant
-            if item["model"] == "reasoning.llmcall":
+            if item["model"] in ("reasoning.llmcall", "reasoning.casefact"):
                 item.pop("pk")  # a ledger row's id is a counter of the database it lands in
         about = (
             "Demo sessions written by the offline model (offline/sim) with `manage.py dump_demo`; seed_demo loads them."

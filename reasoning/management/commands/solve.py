@@ -11,7 +11,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 from reasoning import access, rls, selectors, services
 from reasoning.engine import run_session
 from reasoning.fixtures import load_rubrics
-from reasoning.models import UNMETERED, ReasoningNode, ReasoningSession, Status, Tenant, is_offline
+from reasoning.models import UNMETERED, ReasoningNode, ReasoningSession, Scope, Status, Tenant, is_offline
 from reasoning.money import usd
 from reasoning.schemas import SessionIn
 from reasoning.strategies import get_strategy, modes
@@ -105,8 +105,10 @@ class Command(BaseCommand):
         principal = access.for_user(user)
         if principal is None:
             raise CommandError(f"'{o['user']}' is not an active member of any tenant")
-        if not principal.can_act:
-            raise CommandError(f"'{o['user']}' is a viewer: a viewer may watch sessions but not start them")
+        if not principal.may(Scope.RUN):
+            raise CommandError(
+                f"'{o['user']}' may not start sessions: a viewer watches them and a reviewer signs off their answers"
+            )
         return principal.tenant, f"cli:{principal.actor}", principal
 
     async def run_with_progress(self, session):
