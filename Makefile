@@ -49,6 +49,7 @@ run: seed
 	REASONING_OFFLINE_LATENCY_MS=$${REASONING_OFFLINE_LATENCY_MS:-150} $(BIN)/python -m config.serving -b $(HOST) -p $(PORT)
 
 # The scaled profile on this machine: two Daphne servers (PORT, PORT + 1) and two Celery workers on PostgreSQL + Redis.
+# SCALE_DATABASE_URL is the tables' owner's (migrate, seed); the servers and workers log in as reasoning_app.
 run-scaled: install
 	DATABASE_URL="$(SCALE_DATABASE_URL)" REDIS_URL="$(SCALE_REDIS_URL)" PORT=$(PORT) $(BIN)/python scripts/scaled.py
 

@@ -1,6 +1,6 @@
 """The imperfect offline model behind a loopback OpenAI-compatible server, answering the Tree of Thoughts reference
 code's own Game of 24 prompts (propose, value, last-step value, and the chain-of-thought prompt it uses to write the
-answer) with the same puzzle player (reasoning/llm/puzzle.py), noise and seed as our contracts get.
+answer) with the same puzzle player (reasoning/llm/offline/puzzle.py), noise and seed as our contracts get.
 
 Only the prompt format differs: a proposal list, a value judgement on the numbers left ("sure" / "likely" /
 "impossible" on its last line), a judgement of an answer, or the answer line that ends a line of steps. `n` samples
@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from random import Random
 
 from reasoning.llm import game24
-from reasoning.llm.puzzle import Player
+from reasoning.llm.offline.puzzle import Player
 
 INPUT = re.compile(r"^Input: ([\d/. ]+)$", re.MULTILINE)
 # The last block of the last-step value prompt (its few-shot examples come first, each with an Input and an Answer of

@@ -311,7 +311,7 @@ def main():
 Command: `make bench` (`.venv/bin/python bench/search_quality.py --first {args.first} --last {args.last} --noise {args.noise}`), {date.today()}, commit {commit()}; {time.perf_counter() - started:.0f} s.
 Machine: {machine()}; load average (1, 5, 15 min) {load_before} at the start, {load()} at the end (`uptime`).
 
-The model is `offline/noisy` (reasoning/llm/puzzle.py), seed {settings.REASONING["OFFLINE_SEED"]}: exact at ε = 0; at ε each chance to err is
+The model is `offline/noisy` (reasoning/llm/offline/puzzle.py), seed {settings.REASONING["OFFLINE_SEED"]}: exact at ε = 0; at ε each chance to err is
 taken on its own: proposals in random order, a step with a number not on the board, a judgement that is a guess
 (each sample on its own), a wrong answer line. Answers come from the line's own board: no rescue. Each cell: the
 share of puzzles whose one final answer is a correct `... = 24` on the cards, model calls (requests) per puzzle,

@@ -53,11 +53,10 @@ async def one_run(tenant, latency_ms):
 
 async def litellm_alone(concurrent, rounds=5):
     """Durations (ms) of bare 200 ms offline calls through the Router, no engine around them."""
-    from reasoning.llm import offline
     from reasoning.llm.gateway import shared_router
     from reasoning.prompts import render
 
-    offline.register(200, settings.REASONING["OFFLINE_SEED"])
+    settings.REASONING["OFFLINE_LATENCY_MS"] = 200
     router = shared_router("offline/sim", "", 60.0)
     prompt = render("tot.evaluate", problem=PROBLEM, kind="investment-thesis", rubric="", path="(none)", thought="Buy.")
 
