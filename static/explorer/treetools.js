@@ -15,7 +15,8 @@ function runSearch() {
   search(searchBox.value);
   renderSearchCount();
   // The first match is shown, below the search box however far out the view is: its label is why one searched.
-  if (view.matches.length) afterUpdate(() => showBelowTools(view.matches[0]));
+  // Unless Enter moved to a match before the frame came: its centring must not be cut short by this nudge.
+  if (view.matches.length) afterUpdate(() => { if (view.matchIndex < 0) showBelowTools(view.matches[0]); });
 }
 
 // "12 found", or "3 of 12" once Enter moved through them; nodes arriving later count too (view.js).
