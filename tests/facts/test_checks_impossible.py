@@ -32,3 +32,10 @@ def test_an_impossible_age_year_or_account_fails(text, span):
 )
 def test_the_ordinary_forms_pass(text):
     assert failures(check(text, SHEET)) == []
+
+
+def test_a_loss_over_the_whole_holding_fails_unless_the_sentence_names_leverage():
+    slip = "Stress-test the mix against a scenario that loses 30-120%, its odds and the cash it would need."
+    assert [f.text for f in failures(check(slip, SHEET))] == ["120%"]
+    assert failures(check("Stress-test the mix against a scenario that loses 30-40%, its odds.", SHEET)) == []
+    assert failures(check("A position on margin can lose 150% of the equity put up.", SHEET)) == []

@@ -12,12 +12,13 @@ it saw combined (the currency check flags them). Adding a check is one line here
 from __future__ import annotations
 
 from reasoning.facts.checks import arithmetic, coverage, currency, figures, jurisdiction, labels, shares
-from reasoning.facts.checks import ages, bare, constraints, declared, impossible, lawfigures, prohibitions, taxes, trades
+from reasoning.facts.checks import ages, bare, constraints, declared, impossible, lawfigures, lawperiods, prohibitions
+from reasoning.facts.checks import taxes, trades
 from reasoning.facts.checks.doc import Doc, read
 
 CHECKS = [
-    arithmetic, currency, lawfigures, declared, figures, trades, shares, bare, ages, impossible, labels, jurisdiction, taxes, constraints,
-    prohibitions, coverage,
+    arithmetic, currency, lawfigures, lawperiods, declared, figures, trades, shares, bare, ages, impossible, labels,
+    jurisdiction, taxes, constraints, prohibitions, coverage,
 ]  # fmt: skip
 
 __all__ = ["CHECKS", "Doc", "read"]

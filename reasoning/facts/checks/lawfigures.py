@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from reasoning.facts import places as placelib
 from reasoning.facts.checks.doc import Doc, sentence_of
-from reasoning.facts.checks.words import phrases, table
+from reasoning.facts.checks.words import any_of, table
 from reasoning.facts.quantities import format_amount, format_percent, matches
 from reasoning.facts.sheet import Finding
 
@@ -74,7 +74,7 @@ def _near(doc, q, words):
     start, end = sentence_of(doc, q.start)
     before = " ".join(WORD.findall(doc.text[start : q.start])[-(REACH + 3) :])
     after = " ".join(WORD.findall(doc.text[q.end : end])[: REACH + 3])
-    pattern = _pattern(tuple(words))
+    pattern = any_of(tuple(words))
     return any(_within(m, text, side) for text, side in ((before, "before"), (after, "after"))
                for m in pattern.finditer(text))  # fmt: skip
 
@@ -84,10 +84,6 @@ def _within(m, text, side):
     gap = gap.removeprefix(":") if side == "before" else gap  # "IFI base: 70 %": the words label the figure
     return len(gap.split()) <= REACH and not CLAUSE_MARK.search(gap)  # "After the allowance, EUR 1.04M is taxable"
 
-
-@lru_cache(maxsize=None)
-def _pattern(words):
-    return re.compile(rf"(?<![\w-])(?:{phrases(words)})(?![\w-])", re.IGNORECASE)
 
 
 def _countries(facts):

@@ -30,6 +30,12 @@ def phrases(words) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
 
 
+@lru_cache(maxsize=None)
+def any_of(words: tuple) -> re.Pattern:
+    """One of the words or phrases, whole (not inside a longer word or a hyphenated one), in any case."""
+    return re.compile(rf"(?<![\w-])(?:{phrases(words)})(?![\w-])", re.IGNORECASE)
+
+
 _WORDS = table("words")
 STOPWORDS = set(_WORDS["stop_words"])
 SYNONYMS = _WORDS["synonyms"]
