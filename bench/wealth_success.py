@@ -76,6 +76,18 @@ def wrong_words(slip):
     return spans
 
 
+def sentence_with(slip):
+    """The sentence of the slip's text that holds its first changed words, for reading the slip where it stands."""
+    flat = " ".join(words(slip.after))
+    spans = wrong_words(slip)
+    at = flat.find(spans[0]) if spans else -1
+    if at < 0:
+        return ""
+    start = max(flat.rfind(". ", 0, at) + 2, 0)
+    end = flat.find(". ", at + len(spans[0]))
+    return flat[start : end + 1 if end >= 0 else len(flat)]
+
+
 def in_answer(slip, answer):
     """Whether the slip's own words are in the answer (whitespace aside)."""
     spans = wrong_words(slip)
@@ -109,6 +121,7 @@ async def one_session(tenant, case, mode, params, noise):
     if SHOW and session.status == "solved":
         for s in found:  # the autopsy: each slip a solved answer carries, with the words that give it away
             print(f"  {case['id']} {mode} {s.kind}: {wrong_words(s)[:2]}", flush=True)
+            print(f"    in: {sentence_with(s)}", flush=True)
     return {
         "status": session.status,
         "reason": session.termination_reason,

@@ -1339,6 +1339,8 @@ def percent_bases(problem, facts, amounts):
             continue
         if m := ON_THING.match(problem[f.end :]):
             named = [a for a in amounts if _stems(m["np"]) & _stems(a.label)]
+            if len(named) > 1:  # "hedge of the Kreuzlingen account": the account the text placed in Kreuzlingen
+                named = [a for a in named if _placed_in(a, m["np"], problem)]
             if len(named) == 1:
                 f.base = named[0].label
         elif whole is not None:
@@ -1356,6 +1358,14 @@ def bare_targets(problem, facts, ends):
                   and g.label.endswith(" share") and CLASS_NOUN.search(g.label)]
         if len(shares) == 1:
             f.label, f.base = f"{shares[0].label.removesuffix(' share')} target", f.base or shares[0].base
+
+
+def _placed_in(amount, words, problem):
+    """The amount is the one the text tied, in its own clause, to a name in `words` that its label lacks ("CHF
+    750'000 with a bank in Kreuzlingen" for "the Kreuzlingen account")."""
+    clause = re.split(r"[;:.(]|,\s|\band\b", problem[amount.end : amount.end + 60])[0]
+    names = [w for w in re.findall(r"[A-ZÄÖÜ][\w-]{3,}", words) if w.lower() not in amount.label.lower()]
+    return any(re.search(rf"\b{re.escape(n)}\b", clause) for n in names)
 
 
 def _stems(text):

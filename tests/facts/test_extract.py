@@ -481,6 +481,9 @@ def test_a_share_of_the_clients_wealth_is_read_with_its_base(text, share):
          ("drop limit", 20.0, "total assets")),
         # a rate right after an amount is that amount's: "$420k of student loans at 6.8%"
         ("Boston physician, 36: $420k of student loans at 6.8%, salary $390k.", ("loans interest rate", 6.8, "loans")),
+        # of two accounts, the one the text placed where the hedge's words name it
+        ("Two million euros in a German Depot and CHF 750'000 with a bank in Kreuzlingen. What would a fifty percent "
+         "hedge of the Kreuzlingen account have cost?", ("hedge share", 50.0, "bank account")),
     ],
 )
 def test_a_percent_tied_to_one_amount_by_its_words_takes_it_as_its_base(text, percent):
