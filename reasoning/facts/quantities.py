@@ -387,6 +387,8 @@ def _percents(text):
         if read is None:
             continue
         number, decimals = read
+        if number > 100 and re.fullmatch(r"\d{1,3},\d{3}", m["figure"]) and text[m.end("figure") : m.start("unit")] == " ":
+            number, decimals = Decimal(m["figure"].replace(",", ".")), 3  # "26,375 %": a decimal comma, as Germans write
         if m["figure2"] and (second := decimal_of(m["figure2"])):
             start = m.start("sign") if m["sign"] else m.start("figure")
             yield Quantity("percent", float(-number if m["sign"] else number), "%", start, m.end("figure"),

@@ -73,3 +73,17 @@ def test_a_bracketed_sum_after_its_total_is_still_read():
 
 def test_a_colon_that_opens_a_sum_with_its_own_result_is_no_result():
     assert [f.ok for f in arithmetic("Four tranches of EUR 175k: EUR 175k x 4 = EUR 700k.")] == [True]
+
+
+def test_a_sums_first_term_with_its_scale_in_words_is_read_at_that_scale():
+    assert [f.ok for f in arithmetic("She keeps EUR 9.75 million: 9.05 million + 700,000.")] == [True]
+    assert [f.ok for f in arithmetic("She keeps EUR 9.95 million: 9.05 million + 700,000.")] == [False]
+
+
+def test_where_amounts_group_thousands_with_points_so_do_the_bare_numbers_beside_them():
+    # German style: points group thousands and a comma is the decimal mark, in the operands too
+    assert [f.ok for f in arithmetic("Gewinn: 900.000 − 700.000 = EUR 200.000.")] == [True]
+    assert [f.ok for f in arithmetic("Gewinn: 900.000 − 700.000 = EUR 250.000.")] == [False]
+    assert [f.ok for f in arithmetic("In Franken: 700.000 × 0,94 = EUR 658.000.")] == [True]
+    # a rate next to an amount with a scale keeps its point: "$1.2M × 0.925 = €1.11M"
+    assert [f.ok for f in arithmetic("Converted, $1.2M × 0.925 = €1.11M.")] == [True]

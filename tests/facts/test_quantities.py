@@ -246,3 +246,12 @@ def test_quantity_is_frozen():
     assert isinstance(q, Quantity)
     with pytest.raises(AttributeError):
         q.value = 1
+
+
+def test_a_percent_with_three_decimals_after_a_comma_and_a_space_is_a_decimal_comma():
+    from reasoning.facts.quantities import find_quantities
+
+    (q,) = [x for x in find_quantities("Abgeltungsteuer: 26,375 % on the gain.") if x.kind == "percent"]
+    assert q.value == 26.375
+    (q,) = [x for x in find_quantities("The stock rose 1,200% since the listing.") if x.kind == "percent"]
+    assert q.value == 1200

@@ -35,7 +35,7 @@ TOKEN = re.compile(
     r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
     r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
     r"|[+×*÷/−]|(?<=\s)[-–](?=\s)|\bx\b)"
-    r"|(?P<num>(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:k|K|M|bn)?(?![\w%]|[.,]\d))"
+    r"|(?P<num>(?<![\w.,])(?:0,\d+|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:k|K|M|bn|\s(?:million|billion|thousand)\b)?(?![\w%]|[.,]\d))"
     r"|(?P<lp>\()|(?P<rp>\))"
     r"|(?P<word>[A-Za-z][\w'’-]*)"
     r"|(?P<punct>[,;:!?.])"
@@ -78,13 +78,25 @@ def _tokens(doc, start, end):
     tokens = [Token("q" if hasattr(x, "kind") else "rate", x.start, x.end, doc.text[x.start : x.end], x,
                     hasattr(x, "kind") and _exact(doc, x)) for x in taken]  # fmt: skip
     blocked = doc.blocked
+    # "650.000 − 380.000 = EUR 270.000": where the sentence's amounts group thousands with points, so do its bare numbers
+    dotted = any(getattr(x, "kind", "") == "amount" and x.value >= 1000 and DOTTED.search(x.text) for x in taken)
     tokens += [
-        Token(m.lastgroup, m.start(), m.end(), m[0], None)
+        Token(m.lastgroup, m.start(), m.end(), _thousands(m[0]) if dotted and m.lastgroup == "num" else m[0], None)
         for m in TOKEN.finditer(doc.text, start, end)
         if not blocked[m.start()]
     ]
     tokens.sort(key=lambda t: t.start)
     return tokens
+
+
+DOTTED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,]|\s?(?:[kKmM]|Mio|Mrd|mn|bn|million|billion)\b)")
+
+
+def _thousands(text):
+    """Where points group thousands, commas mark decimals: "650.000" is 650000, "0,909" is 0.909."""
+    if re.fullmatch(r"[1-9]\d{0,2}(?:\.\d{3})+", text):
+        return text.replace(".", "")
+    return text.replace(",", ".") if re.fullmatch(r"\d+,\d+", text) else text
 
 
 def run(doc: Doc) -> list[Finding]:
@@ -345,14 +357,18 @@ def _exact(doc, q):
     )  # fmt: skip
 
 
-SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9}
+SCALES = {"k": 1e3, "K": 1e3, "M": 1e6, "bn": 1e9, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 def _number(token):
-    """A bare number: "3", "0.94", "152,500", "100k" (a scale written with it, as in "700k / 0.94")."""
-    text = token.text.replace(",", "")
-    digits = text.rstrip("kKMbn")
-    scale = SCALES.get(text[len(digits) :], 1)
+    """A bare number: "3", "0.94", "152,500", "100k", "1.1 million" (a scale written with it, as in "700k / 0.94",
+    or a sum's first term "1.1 million + 740,000")."""
+    text = token.text.replace(",", ".") if re.fullmatch(r"0,\d+", token.text) else token.text.replace(",", "")
+    digits, _, word = text.partition(" ")
+    if not word:
+        digits = text.rstrip("kKMbn")
+        word = text[len(digits) :]
+    scale = SCALES.get(word, 1)
     spread = (0.0 if "." not in digits else 0.5 * 10 ** -len(digits.split(".")[1])) * scale
     spread = spread or (0.5 * scale if scale > 1 else 0.0)
     value = float(digits) * scale
