@@ -59,3 +59,27 @@ def test_a_slice_below_the_band_is_left_alone():
 def test_bands_add_up_slice_by_slice():
     bands = [[0, 0], [225000, 6], [400000, 7.5], [750000, 10], [1500000, 12]]
     assert _due(bands, 450_000) == 175_000 * 0.06 + 50_000 * 0.075
+
+
+def test_an_entry_with_when_words_speaks_only_of_sentences_that_have_one():
+    # Austria's KESt is 25 % on bank interest, 27.5 % on gains and other capital income
+    assert failures(findings("The savings interest of EUR 1,200 loses 25 % KESt.", place="AT-9", unit="EUR")) == []
+    assert failures(findings("KESt 25 % applies to the fund's gains.", place="AT-9", unit="EUR"))
+
+
+def test_a_rate_in_brackets_right_after_the_laws_words_is_the_laws():
+    text = "Selling costs about EUR 13.000 of Abgeltungsteuer with Soli (27 % of the EUR 50.000 gain)."
+    assert "27 %" in [f.text for f in failures(findings(text, place="DE-BE", unit="EUR"))]
+    right = "Selling costs about EUR 13.188 of Abgeltungsteuer with Soli (26,375 % of the EUR 50.000 gain)."
+    assert [f for f in failures(findings(right, place="DE-BE", unit="EUR")) if "Abgeltungsteuer" in f.detail] == []
+
+
+def test_a_freibetrag_is_verified_against_whichever_allowance_it_is():
+    text = "Each gift of EUR 300.000 stays inside the 400.000 EUR Freibetrag per parent and child."
+    assert failures(findings(text, place="DE-NW", unit="EUR")) == []
+
+
+def test_the_french_allowance_per_grandchild_is_the_laws_figure():
+    text = "Each gift stays below the EUR 31,865 Marie may give a grandchild free of duty."
+    assert failures(findings(text, place="FR-OCC", unit="EUR")) == []
+    assert failures(findings("Each gift stays below the EUR 38,165 she may give a grandchild free of duty.", place="FR-OCC", unit="EUR"))

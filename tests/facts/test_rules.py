@@ -270,6 +270,8 @@ RIGHT = [
     (("US-NY",), "In New York City the income tax reaches up to 14.8% with the city's."),
     (("US-NY",), "The gains are taxed by New York at 6.85%."),
     (("SG",), "Income is taxed at up to 24%; Singapore has no capital gains tax."),
+    # a private foundation's excise tax on its net investment income (IRC §4940)
+    (("US-MN",), "At the 1.39% excise rate, the foundation's $2M of net investment income costs about $27.8k."),
 ]
 
 
@@ -376,3 +378,8 @@ def test_what_is_taxed_opening_the_clause_then_its_rate():
     assert failed_rates("Dividends from the fund at 15%: about EUR 3,000.", "AT-9")
     assert not failed_rates("Dividends from the fund at 27.5%: about EUR 5,500.", "AT-9")
     assert not failed_rates("Gains on the fund at 6% a year: about EUR 12,000.", "AT-9")
+
+
+def test_the_foundation_excise_rate_is_only_read_where_the_sentence_speaks_of_one():
+    failed = [f.text for f in rules.findings("Dividends are taxed at 1.39% in Minnesota.", places("US-MN")) if not f.ok]
+    assert failed == ["1.39%"]

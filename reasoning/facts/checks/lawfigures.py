@@ -41,7 +41,7 @@ def run(doc: Doc) -> list[Finding]:
     table_ = [e for e in entries() if e["place"] in countries]
     found = []
     for q in doc.quantities if table_ else ():
-        named = [e for e in table_ if e["unit"] == q.unit and _near(doc, q, e["words"])]
+        named = [e for e in table_ if e["unit"] == q.unit and _near(doc, q, e["words"]) and _applies(doc, q, e)]
         if not named:
             continue
         finding = _judge(q, named)
@@ -69,6 +69,12 @@ def _judge(q, named):
     return Finding("figure", False, q.text, f"the {e['name']} is {said} ({e['year']}), not {q.text}", q.start, q.end)
 
 
+def _applies(doc, q, entry):
+    """An entry with `when` words speaks only of sentences that have one ("25 % KESt" on savings interest)."""
+    start, end = sentence_of(doc, q.start)
+    return "when" not in entry or bool(any_of(tuple(entry["when"])).search(doc.text, start, end))
+
+
 def _near(doc, q, words):
     """One of the words within REACH words of q, in its sentence."""
     start, end = sentence_of(doc, q.start)
@@ -82,6 +88,8 @@ def _near(doc, q, words):
 def _within(m, text, side):
     gap = text[m.end() :] if side == "before" else text[: m.start()]
     gap = gap.removeprefix(":") if side == "before" else gap  # "IFI base: 70 %": the words label the figure
+    if side == "before" and gap.strip() == "(":
+        return True  # "Abgeltungsteuer with Soli (26,375 % of ...)": the bracket gives the words' figure
     return len(gap.split()) <= REACH and not CLAUSE_MARK.search(gap)  # "After the allowance, EUR 1.04M is taxable"
 
 
