@@ -884,6 +884,15 @@ def _others(sentence, facts):
     return any(re.search(rf"\b{re.escape(name)}\b", sentence) for name in names)
 
 
+START_WORDS = re.compile(r"\b(?:start|starts|begin|begins|from|when\s+(?:she|he|they)\s+turns?)\b", re.IGNORECASE)
+
+
+def _a_start(horizon):
+    """A horizon that says when something begins ("draw start", "when he turns 59"): acting from that age keeps it,
+    whatever role the sheet wrote ("by")."""
+    return bool(START_WORDS.search(f"{horizon.label} {horizon.text}"))
+
+
 def _age(text, s, e, horizon, facts=()):
     """ "before retiring at 61": acting after retiring or at a later age contradicts it; before retiring keeps it;
     "keep working until 65" or "retire at 65" contradicts a retirement at 60."""
@@ -914,7 +923,7 @@ def _age(text, s, e, horizon, facts=()):
         age, cue = int(m["age"]), m["cue"].lower()
         if PENSION_DRAW.search(sentence) or not 40 <= age <= 90 or any(f.start <= m.start() < f.end for f in out):
             continue
-        if horizon.role in ("before", "by", "within"):
+        if horizon.role in ("before", "by", "within") and not _a_start(horizon):
             broken = age > horizon.value or (cue in ("after", "from") and age >= horizon.value)
             kept = age < horizon.value and cue not in ("after", "from")
         else:

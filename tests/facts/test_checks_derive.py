@@ -40,3 +40,9 @@ def test_a_gain_is_a_holding_less_its_cost_basis():
     ]
     assert failed("The equities now carry EUR 420k of appreciation, a third of their value.", sheet) == []
     assert failed("The equities now carry EUR 520k of appreciation, a third of their value.", sheet) != []
+
+
+def test_the_other_part_of_a_whole_is_its_remainder_once_the_part_was_named():
+    facts = [Fact("portfolio", "amount", 3_100_000, "EUR", role="holding"), Fact("bonds", "amount", 900_000, "EUR", role="holding")]
+    assert failed("The bonds are about 29 % of the portfolio; the other €2.2M is in funds.", facts) == []
+    assert failures(check("The bonds are about 29 % of the portfolio; the other €2.6M is in funds.", facts, final=True))

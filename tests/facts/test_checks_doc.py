@@ -35,3 +35,8 @@ def test_a_clients_amount_named_before_a_word_of_law_after_it_is_the_clients():
 
 def test_a_word_of_law_before_the_figure_still_makes_it_the_laws():
     assert statutory("The allowance of £100k no longer applies above a pot of £1M.") == ["£100k"]
+
+
+def test_a_rate_quoted_as_what_one_unit_buys_is_a_rate():
+    rates = read("Quoted the other way, £1 buys about €1.18, so £50,000 is roughly €59,000.", SHEET).rates
+    assert [(r.base, r.quote, r.value) for r in rates] == [("GBP", "EUR", 1.18)]

@@ -32,3 +32,11 @@ def test_a_label_right_after_a_figure_is_that_figures_not_the_next_ones():
     assert [f for f in failures(check(text, sheet)) if f.kind in ("label", "figure")] == []
     found = failures(check("Against the rest, the withdrawal: £40k a year.", sheet))
     assert [f.text for f in found] == ["£40k"]
+
+
+def test_a_gains_tax_on_a_holdings_whole_value_is_a_wrong_base_where_the_sheet_gives_its_gain():
+    facts = [Fact("residence", "place", "DE-BE", "ISO 3166"), Fact("Depot", "amount", 900_000, "EUR", role="holding"),
+             Fact("unrealised gains", "amount", 200_000, "EUR")]  # fmt: skip
+    slip = "Abgeltungsteuer of 26,375 % on the EUR 900.000 Depot is roughly EUR 237.400."
+    assert [f.kind for f in failures(check(slip, facts))] == ["label"]
+    assert failures(check("Abgeltungsteuer of 26,375 % on the EUR 200.000 gain is roughly EUR 52.750.", facts)) == []

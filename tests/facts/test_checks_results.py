@@ -93,3 +93,12 @@ def test_an_unplaced_figure_is_unverified_in_a_step_and_fails_in_the_answer_the_
     answer = [f for f in check(text, facts, final=True) if f.text == "USD 2,240,000"]
     assert step and step[0].ok and not step[0].verified
     assert answer and not answer[0].ok
+
+
+def test_givers_who_each_give_are_a_factor_no_number_writes():
+    # "Ann and Bob can each give the five grandchildren $19,000": two givers × five × $19,000, not five × $19,000
+    facts = [Fact("Ann", "person", 1, "people", role="client"), Fact("Bob", "person", 1, "people", role="spouse")]
+    text = "Ann and Bob can each give the five grandchildren $19,000 a year: $190,000 in total."
+    assert failures(check(text, facts)) == []
+    alone = "Ann can give each of the five grandchildren $19,000 a year: $190,000 in total."
+    assert "$190,000" in [f.text for f in failures(check(alone, facts))]

@@ -637,3 +637,12 @@ def test_a_mandate_above_the_cap_per_manager():
     assert failed("Hand the emerging-markets manager a $5M mandate.", facts)  # cap $4M
     assert not failed("Hand the emerging-markets manager a $3M mandate.", facts)
     assert not failed("The cap per manager is $4M.", facts)
+
+
+def test_a_horizon_that_says_when_something_starts_is_kept_by_acting_from_it():
+    # "From next year, when he turns 59, he wants to draw ...": the sheet may write the start's role as "by"
+    start = [Fact("draws start", "horizon", 59, "age", text="when he turns 59", role="by")]
+    kept = findings("He spends EUR 48,000 a year, EUR 288,000 over the six years from 59 to 65.", start, final=False)
+    assert [f.ok for f in kept if f.kind == "constraint"] == [True]
+    broken = findings("He sells the flat at 57 to fund the years before it.", start, final=False)
+    assert [f.ok for f in broken if f.kind == "constraint"] == [False]

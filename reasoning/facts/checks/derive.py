@@ -48,7 +48,7 @@ PERIOD_BEFORE = re.compile(r"\b(?:every|each|within|after|in|by|at|age|aged)\s+$
 SUM_WORDS = re.compile(r"\b(?:total\w*|combined|together|all told|in all|altogether|sum|overall)\b|\+", re.I)
 REMAINING = re.compile(
     r"\b(?:net|after|remain\w*|left|leaves?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest"
-    r"|gains?|profits?|appreciation|unreali[sz]ed)\b",
+    r"|gains?|profits?|appreciation|unreali[sz]ed|the\s+other|the\s+remainder)\b",
     re.I,
 )  # a difference the sentence speaks of (a gain is a value less its cost); how precisely it must be written to count
 
@@ -163,12 +163,20 @@ def derive(doc, q, known):
             for x in here + before:  # "the rest of their $20.4M, $3.4M" after "... is $17M;"
                 if x.value < value and close_to(q, value - x.value):
                     return _used(doc, here, x.text, f"{name} - {x.text}")
-    if REMAINING.search(doc.text, start, end) and relative <= TIGHT_TWO:
-        facts = [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit]
+    if REMAINING.search(doc.text, start, end):
+        facts = [(f.value, f.label) for f in amount_facts(doc) if f.unit == q.unit]
         for (a, name_a), (b, name_b) in itertools.combinations(facts, 2):
-            if close_to(q, abs(a - b)):
-                return f"{name_a} - {name_b}" if a > b else f"{name_b} - {name_a}"
+            (big, name_big), (small, name_small) = ((a, name_a), (b, name_b)) if a > b else ((b, name_b), (a, name_a))
+            # written roughly ("the other €1.4M"), only where the text named the part taken out before it
+            if close_to(q, big - small) and (relative <= TIGHT_TWO or _named_before(doc, name_small, q.start)):
+                return f"the {name_big} - the {name_small}"
     return ""
+
+
+def _named_before(doc, label, position):
+    """The fact's label (a holding's name) written in the text before a position: "BTP make up about 36 % of the
+    portfolio; the other €1.4M" names the part the remainder leaves out."""
+    return bool(label) and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", doc.text[:position], re.I) is not None
 
 
 def _monthly(doc, value, name):

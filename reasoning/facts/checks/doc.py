@@ -79,12 +79,16 @@ class Rate:
 CODE = r"(?:[A-Z]{3}|\$|€|£)"
 SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
 NUMBER = r"(\d+(?:\.\d+|,\d+(?![.,]?\d))?)"  # "0.93", and "0,93" as German and French write a rate
+ABOUT = r"(?:(?:about|around|roughly|some|approximately|~)\s*)?"
 RATES = [
     re.compile(rf"\b(?P<a>{CODE})\s?/\s?(?P<b>{CODE})\s*(?:(?:spot\s+)?rate\s+)?(?:of\s+|at\s+|=\s*|:\s*)?{NUMBER}"),
     re.compile(rf"{NUMBER}\s?(?P<b>{CODE})\s+(?:per|for each|to the|to one|/)\s+(?P<a>{CODE})\b"),
     re.compile(rf"(?P<b>{CODE})\s?{NUMBER}\s+(?:per|for each|to the|to one)\s+(?P<a>{CODE})\b"),
-    re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*{NUMBER}\s?(?P<b>{CODE})"),
-    re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*(?P<b>{CODE})\s?{NUMBER}"),
+    re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*{ABOUT}{NUMBER}\s?(?P<b>{CODE})"),
+    re.compile(rf"\b1\s?(?P<a>{CODE})\s*(?:=|is|buys|equals|to)\s*{ABOUT}(?P<b>{CODE})\s?{NUMBER}"),
+    # "£1 buys about €1.176", "$1 is worth CHF 0.80": the symbol before the one
+    re.compile(rf"(?P<a>[$€£])\s?1\s+(?:=|is|buys|equals|gets|is\s+worth)\s+{ABOUT}(?P<b>{CODE})\s?{NUMBER}"),
+    re.compile(rf"(?P<a>[$€£])\s?1\s+(?:=|is|buys|equals|gets|is\s+worth)\s+{ABOUT}{NUMBER}\s?(?P<b>{CODE})"),
     # "an exchange rate of 0.94", "at a rate of 0.94"; "converted at today's rate", "at the current exchange rate":
     # a rate used, even unnamed. "exchange rates" alone (a risk, a view) states none.
     re.compile(

@@ -173,6 +173,8 @@ PROCEEDS = re.compile(rf"\b(?:{phrases(table('words')['proceeds_words'])})\b", r
 BASIS = re.compile(rf"\b(?:{phrases(table('words')['basis_words'])})\b", re.IGNORECASE)
 TAXED = re.compile(rf"(?<![\w-])(?:{phrases(table('words')['tax_words'])})(?![\w-])", re.IGNORECASE)
 GAINS_KINDS = frozenset({"capital_gains", "capital_income", "real_estate_gains", "income"})
+TAKEN_OF = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:of|in|on)\s+")  # a tax's rate "on" its base too
+GAIN_LABEL = re.compile(r"\b(?:gain|gains|unreali[sz]ed)\b", re.IGNORECASE)
 
 
 def _taxed_proceeds(doc):
@@ -192,7 +194,8 @@ def _taxed_proceeds(doc):
         for q in in_sentence(doc, start, end, "percent"):
             target = _proceeds_after(doc, q) or _proceeds_in(doc, q, start, end)
             if target:
-                detail = f"{q.text} is a tax on the gain, but the text applies it to {target}, the proceeds"
+                detail = f"{q.text} is a tax on the gain, but the text applies it to {target}"
+                detail += "" if target.endswith("the whole holding") else ", the proceeds"
                 found.append(Finding("label", False, doc.text[q.start : q.end], detail, q.start, q.end))
     return found
 
@@ -229,14 +232,19 @@ def _taxed_whole(doc):
 
 
 def _proceeds_after(doc, q):
-    """"26.375% of the EUR 180,000 sold", "60% of the EUR 12M price": the proceeds the percent is taken of."""
-    m = AFTER_OF.match(doc.text, q.end)
+    """"26.375% of the EUR 180,000 sold", "60% of the EUR 12M price", "26,375 % on the EUR 1.150.000 Depot" (whose
+    gain the sheet gives): the proceeds or the whole value the percent is taken of."""
+    m = TAKEN_OF.match(doc.text, q.end)
     figure = figure_at(doc, m.end()) if m else None
     if figure is None or figure.kind != "amount":
         return ""
     said = doc.text[max(0, figure.start - 12) : min(len(doc.text), figure.end + 16)]
     fact = fact_of(figure, amount_facts(doc))
-    return figure.text if PROCEEDS.search(said) or (fact and PROCEEDS.search(fact.label)) else ""
+    if PROCEEDS.search(said) or (fact and PROCEEDS.search(fact.label)):
+        return figure.text
+    # "26,375 % on the EUR 1.150.000 Depot" where the sheet gives the Depot's own gain (EUR 310.000): its whole value
+    gains = [f for f in amount_facts(doc) if GAIN_LABEL.search(f.label) and fact and f.unit == fact.unit]
+    return f"{figure.text}, the whole holding" if fact and any(g.value < fact.value for g in gains) else ""
 
 
 def _proceeds_in(doc, q, start, end):

@@ -73,6 +73,14 @@ def presented_as_result(doc, q, placed=lambda x: True) -> str:
     return ""
 
 
+# Several givers each doing what the sentence counts: "Vernon and Loretta can each give", "both parents each", "they
+# each": the product has a factor of people no number writes.
+SEVERAL_EACH = re.compile(
+    r"\b(?:and\s+[A-Z][\w'-]+|both(?:\s+of\s+them)?|they|the\s+couple|the\s+(?:two|spouses|parents))\s+"
+    r"(?:(?:can|could|will|would|may|might|should|shall)\s+)?each\b"
+)
+
+
 def product_before(doc, q):
     """(value, words) of the one product a sentence writes before the cue that presents q as its result ("Nineteen
     per cent on EUR 1.04M comes to ...", "Three children at £100,000 each: ..."): one amount and one percent or
@@ -97,6 +105,8 @@ def product_before(doc, q):
         return None
     counts = [m for m in COUNT.finditer(doc.text, start, cue) if not doc.blocked[m.start()]]
     factors = [(p.value / 100, p.text) for p in percents] + [_count(doc, m) for m in counts]
+    if SEVERAL_EACH.search(doc.text, sentence_of(doc, q.start)[0], cue):
+        return None  # "Vernon and Loretta can each give the seven grandchildren $19,000": a factor the words hide
     if len(factors) != 1 or not (MULTIPLY.search(doc.text, start, cue) or amounts[0].start > q.start):
         return None
     (factor, said), amount = factors[0], amounts[0]
