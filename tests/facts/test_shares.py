@@ -126,3 +126,13 @@ def test_a_share_between_holdings_names_them_as_people_write_them():
     assert shares_said("The savings account is about an eighth of the securities account.") == [(True, "about an eighth")]
     # "the dollar bonds" are the dollar bonds, not the bonds' share with a word more
     assert shares_said("The dollar bonds are about a seventh of the portfolio.") == [(True, "about a seventh")]
+
+
+def test_a_holding_named_in_another_language_is_its_fact():
+    swiss = [Fact("Pensionskasse", "amount", 1_000_000, "CHF", role="holding"),
+             Fact("pension buy-in capacity", "amount", 120_000, "CHF")]  # fmt: skip
+    assert failed_at("The Einkaufslücke is about a fifth of the Pensionskasse.", swiss)  # 12%
+    assert not failed_at("The Einkaufslücke is about an eighth of the Pensionskasse.", swiss)
+    french = [Fact("assurance-vie", "amount", 800_000, "EUR", role="holding"), Fact("assurance-vie gains", "amount", 200_000, "EUR")]
+    assert failed_at("Gains are about a third of the contract's value.", french)  # 25%
+    assert not failed_at("Gains are about a quarter of the contract's value.", french)
