@@ -85,8 +85,9 @@ _PHRASES = _pattern([n for r in REGIMES for n in r.names if not (n.isupper() or 
 # Generic forms around a place the text names: "California taxes gains", "Germany's inheritance tax",
 # "German tax rules"; "taxes in California", "inheritance tax in Germany", "taxed by the UK".
 TAX_WORD = r"tax(?:es|ed|ation)?(?:\s+(?:rules?|laws?|regime|code|authorit(?:y|ies)))?"
-# After a place, its law in other words too: "Florida homestead rules", "California community property law".
-RULE_WORD = rf"(?:{TAX_WORD}|laws?|rules|exemptions?|reliefs?|allowances?)"
+# After a place, its law in other words too: "Florida homestead rules", "California community property law", "a UK
+# pension" (its rules).
+RULE_WORD = rf"(?:{TAX_WORD}|laws?|rules|exemptions?|reliefs?|allowances?|pensions?)"
 AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w.,%-]+){{0,3}}?)\s+{RULE_WORD}\b", re.IGNORECASE)
 BEFORE_PLACE = re.compile(rf"\b(?:{TAX_WORD}|law)\s+(?:in|of|by|under)\s+(?:the\s+)?$", re.IGNORECASE)
 # "no state income tax", "free of IHT", "avoids California tax": the rule is named as absent, not applied.

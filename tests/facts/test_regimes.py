@@ -106,10 +106,29 @@ def first(text):
         ("German inheritance tax", ["DE-BY"], True),  # a country's rules reach its subdivisions
         ("Zurich tax", ["CH-ZG"], False),
         ("IHT", ["GB-ENG", "CH-ZH"], True),
+        ("the German Freibetrag", ["FR-IDF"], False),  # German words of law are Germany's (and Austria's)
+        ("the German Freibetrag", ["AT-9"], True),
+        ("the Verschonungsabschlag", ["IT-25"], False),
+        ("as with a UK pension", ["CH-BL"], False),
     ],
 )
 def test_tied(text, places, expected):
     assert tied(first(text), places) is expected
+
+
+@pytest.mark.parametrize(
+    "text, places, sources, expected",
+    [
+        # a wrapper or a pension scheme is its residents': an account or a flat there opens it to no one else
+        ("pillar 3a", ["AT-2", "CH"], {"CH"}, False),
+        ("pillar 3a", ["CH-TI"], set(), True),
+        ("PEA", ["GB-SCT", "FR-OCC"], {"FR-OCC"}, False),
+        ("PEA", ["FR-OCC"], set(), True),
+        ("assurance-vie", ["GB-SCT", "FR-OCC"], {"FR-OCC"}, True),  # its inheritance rules reach French assets
+    ],
+)
+def test_a_residents_scheme_does_not_tie_to_a_place_held_only_by_an_asset(text, places, sources, expected):
+    assert tied(first(text), places, sources) is expected
 
 
 def test_the_table_stays_small_and_documented():
