@@ -149,7 +149,13 @@ EXPENSES = (
     r"(?:expenses|costs|spending|outgoings|expenditure|living\s+costs|burn|needs|cash\s+needs|withdrawals)\b"
 )
 CASH_WORDS = (
-    r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway|(?:working|cash|liquid)\s+balance)"
+    r"(?:cash|liquidity|money[-\s]market|deposits?|reserves?|buffer|cushion|runway|(?:working|cash|liquid|bank)\s+balance"
+    r"|(?:emergency|rainy[-\s]day)\s+(?:fund|pot)|current\s+account|checking(?:\s+account)?|Tagesgeld)"
+)
+# "A $200k bank balance is enough": a level the sentence calls sufficient
+ENOUGH_AFTER = re.compile(
+    rf"^\s*(?:of\s+)?{CASH_WORDS}\s+(?:is|are|would\s+be|will\s+be|should\s+be)\s+(?:enough|sufficient|plenty|ample)\b",
+    re.IGNORECASE,
 )
 MONTHS_LEVEL_AFTER = re.compile(
     rf"^\s*(?:of\s+{EXPENSES}|(?:of\s+)?(?:cash|liquidity)\s*(?:reserve|buffer|cushion|runway)?"
@@ -199,7 +205,8 @@ def _limit(text, limit, facts):
     return []
 
 
-CASHY = {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "deposit", "liquid", "savings"}
+CASHY = {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "deposit", "liquid", "savings", "emergency",
+         "tagesgeld", "festgeld", "sparbuch", "checking"}
 
 
 def _cashy(limit):
@@ -344,7 +351,7 @@ def _drained(text, limit, facts):
         if f.kind == "amount" and f.unit == limit.unit and f.role in ("", "holding") and _content(f.label) & CASHY
     ]
     out = [] if holdings else _given_away(text, limit, facts)
-    for m in DRAIN.finditer(text):
+    for m in [*DRAIN.finditer(text), *TAKEN_FROM.finditer(text)]:
         what = m["what"]
         amounts = [q for q in find_quantities(what) if q.kind == "amount" and q.unit == limit.unit]
         whole = re.search(r"\b(?:all|whole|full|entire)\b", what, re.IGNORECASE)
@@ -362,13 +369,23 @@ def _drained(text, limit, facts):
     return out
 
 
+# "take EUR 60,000 from savings", "withdraw CHF 80k out of the cash": an amount taken out of the cash holding
+TAKEN_FROM = re.compile(
+    r"\b(?:take|takes|taking|took|withdraw|withdraws|withdrawing|pull|pulls|pulling|draw|draws|drawing)\s+"
+    r"(?P<what>(?:[A-Z]{3}\s)?(?:[^\s,;.]|[.,'’](?=\d))+[kKmM]?(?:\s+(?:million|thousand|[A-Z]{3}))?)\s+"
+    r"(?:out\s+)?(?:of|from)\s+"
+    r"(?:the\s+|her\s+|his\s+|their\s+)?(?:cash|deposits?|liquidity|savings|Tagesgeld)\b(?!\s+(?:reserve|buffer|floor))",
+    re.IGNORECASE,
+)
+SPENT_WHOLE = r"(?:the\s+whole|the\s+entire|all\s+(?:of\s+)?(?:the|her|his|their))"
 ZERO_LEVEL = re.compile(
     rf"\bno\s+{CASH_WORDS}\s+(?:is\s+|at\s+all\s+)?(?:kept|left|held|retained|set\s+aside)(?:\s+back)?\b"
     rf"|\b(?:keep|keeps|keeping|hold|holds|holding|leave|leaves|leaving|retain\w*)\s+no\s+{CASH_WORDS}"
     rf"|\b(?:keep|keeps|keeping|leave|leaves|leaving)\s+nothing\s+(?:in|as)\s+(?:the\s+|a\s+)?{CASH_WORDS}"
     rf"|\b{CASH_WORDS}\s+(?:[\w-]+\s+){{0,2}}?(?:down\s+)?to\s+(?:zero|nil|nothing|nought)\b"
+    rf"|\b(?:with|from|using|use|uses|spend|spends|spending)\s+{SPENT_WHOLE}\s+{CASH_WORDS}"  # "fund it with the whole Tagesgeld"
     r"|\b(?:empty|emptying|empties|drain|drains|draining|exhaust|exhausts|exhausting)\s+(?:the\s+|all\s+)?"
-    rf"{CASH_WORDS}",
+    rf"{CASH_WORDS}(?!\s+(?:down\s+)?to\s+\S*\d)(?!\s+down\s+to\s+[a-z]+\s+(?:thousand|hundred|million))",  # "down to CHF 30k": a level
     re.IGNORECASE,
 )
 
@@ -504,7 +521,7 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
     reserve". Other currencies and flows ("move CHF 50k into cash") are left alone."""
     named = shown_limit or limit
     base = _content(limit.base) | _content(limit.label)
-    cashy = not base or base & {"cash", "liquidity", "reserve", "reserves", "buffer", "deposits", "liquid"}
+    cashy = not base or {w.lower() for w in base} & CASHY
     out, levels = [], []
     for q in find_quantities(text):
         if q.kind != "amount" or q.unit != limit.unit or _negated(text, q.start):
@@ -515,7 +532,7 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
             named_level = AMOUNT_LEVEL_BEFORE.search(before) and (
                 AMOUNT_LEVEL_AFTER.match(after) or re.search(CASH_WORDS, before, re.IGNORECASE)
             )
-            level = kept_in_cash or named_level
+            level = kept_in_cash or named_level or ENOUGH_AFTER.match(after)
         else:
             s, e = clause_at(text, q.start, q.end)
             level = base & _content(text[s:e]) and re.search(BOUND_BEFORE, before, re.IGNORECASE)
@@ -527,6 +544,7 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
             or EXTRA.search(text, c0, c1)
             or EXTRA.search(before[-20:])
             or any(x.end > q.start for x in levels)
+            or re.search(SPENT_WHOLE + r"(?:\s+[\w'’-]+){1,3}?(?:\s+of)?\s*$", before, re.IGNORECASE)  # all of it, spent
         ):
             continue  # "an extra CHF 150k in cash for the capital calls": not the reserve
         levels.append(q)

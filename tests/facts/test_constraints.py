@@ -646,3 +646,25 @@ def test_a_horizon_that_says_when_something_starts_is_kept_by_acting_from_it():
     assert [f.ok for f in kept if f.kind == "constraint"] == [True]
     broken = findings("He sells the flat at 57 to fund the years before it.", start, final=False)
     assert [f.ok for f in broken if f.kind == "constraint"] == [False]
+
+
+@pytest.mark.parametrize(
+    "text, ok",
+    [
+        ("Pay the deposit from the cash and keep a smaller emergency fund of £15,000.", False),
+        ("Pay the deposit from the cash and keep an emergency fund of £40,000.", True),
+        ("Running the current account down to twenty thousand pounds to pay the deposit is fine.", False),
+        ("A £10k bank balance is enough once the gift is made.", False),
+        ("Fund the gift with the whole checking account of £90,000.", False),
+        ("She could take £70,000 from savings for the deposit.", False),  # £90k less £70k leaves £20k
+        ("She could take £50,000 from savings for the deposit.", True),
+    ],
+)
+def test_a_cash_level_as_people_name_it_is_held_to_the_minimum(text, ok):
+    # A Glasgow client: £90,000 in savings, at least £30,000 to stay in cash.
+    sheet = [
+        Fact("savings account", "amount", 90_000, "GBP", role="holding"),
+        Fact("cash minimum", "limit", 30_000, "GBP", text="at least £30,000 in cash", base="cash", role="minimum"),
+    ]
+    verdicts = [f.ok for f in findings(text, sheet, final=False) if f.kind == "constraint"]
+    assert verdicts and all(v is ok for v in verdicts), verdicts
