@@ -40,3 +40,12 @@ def test_a_gains_tax_on_a_holdings_whole_value_is_a_wrong_base_where_the_sheet_g
     slip = "Abgeltungsteuer of 26,375 % on the EUR 900.000 Depot is roughly EUR 237.400."
     assert [f.kind for f in failures(check(slip, facts))] == ["label"]
     assert failures(check("Abgeltungsteuer of 26,375 % on the EUR 200.000 gain is roughly EUR 52.750.", facts)) == []
+
+
+def test_a_figure_in_brackets_after_what_share_of_a_label_is_that_labels_value():
+    # "what share of the house (EUR 2.3M)" asks a question: the bracket gives the house's value, not a share of it
+    facts = [Fact("house", "amount", 1_900_000, "CHF", role="holding"), Fact("life insurance", "amount", 2_300_000, "EUR")]
+    slip = "Decide who should receive what share of the house (EUR 2.3M), and when."
+    assert [f.kind for f in failures(check(slip, facts))] == ["label"]
+    assert failures(check("Decide who should receive what share of the house (CHF 1.9M), and when.", facts)) == []
+    assert failures(check("Each child receives one third of the house (CHF 633k).", facts)) == []

@@ -217,9 +217,10 @@ def _edge(term, form):
 
 
 SHARE_BEFORE = re.compile(
-    rf"(?:%|\b(?:{phrases(_WORDS['share_of_words'])})s?)\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$",
+    rf"(?<!\bwhat\s)(?<!\bwhich\s)(?:%|\b(?:{phrases(_WORDS['share_of_words'])})s?)\s+of\s+"
+    r"(?:the\s+|her\s+|his\s+|their\s+|its\s+)?$",
     re.IGNORECASE,
-)  # "70% of the", "one seventh of the": the figure after the label is a share of it
+)  # "70% of the", "one seventh of the": the figure after the label is a share of it ("what share of": a question)
 SHARE_OF = re.compile(rf"(?:%|\b(?:{phrases(_WORDS['share_of_words'])})s?)\s+of\b", re.IGNORECASE)
 
 
