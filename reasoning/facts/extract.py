@@ -492,6 +492,8 @@ def amount_label(problem, q, ends):
     elif m := FLOOR_BEFORE.search(before):  # "liquid assets fall below $400k"
         noun, _is_account = _canonical(m["noun"])
         label = f"{noun} floor"
+    elif WITH_BEFORE.search(before) and (m := IN_AFTER.match(after_clause)) and _a_thing(m["np"]):
+        label = _as_written(m["np"])  # "an account with $180k of unrealised losses": the losses, not the account
     elif m := NOUN_BEFORE.search(before):
         noun, is_account = _canonical(m["noun"])
         label = f"{noun} balance" if is_account else noun
@@ -509,10 +511,8 @@ def amount_label(problem, q, ends):
         label = VERBS[m["verb"].lower()]
     elif thing := _named_before(before):
         label = thing
-    elif m := IN_AFTER.match(after_clause):  # "$2 million in T-bills", "S$2.4m of S-REITs"
-        words = m["np"].split()
-        if not any(w.lower() in NOT_A_NAME for w in words) and not _a_place(m["np"]):
-            label = " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in words)
+    elif (m := IN_AFTER.match(after_clause)) and _a_thing(m["np"]):  # "$2 million in T-bills", "S$2.4m of S-REITs"
+        label = _as_written(m["np"])
     elif m := WORDS_AFTER.match(after_clause):  # "ISOs with a $2.1M spread.", "$5 million bond ladder,"
         if not any(w.lower() in NOT_A_NAME or w.lower() in NOT_A_THING_AFTER for w in m["np"].split()):
             label = m["np"].lower()
@@ -523,6 +523,19 @@ def amount_label(problem, q, ends):
     if (p := PERIOD_AFTER.match(after)) and not label.startswith(("annual", "monthly")):
         label = ("monthly " if (p["period"] or "").lower().startswith("mo") else "annual ") + label
     return label
+
+
+WITH_BEFORE = re.compile(r"\bwith\s+(?:about\s+|roughly\s+|some\s+|around\s+)?$", re.I)
+
+
+def _a_thing(words):
+    """Words after "in"/"of" that name a thing: no function word, no place ("in T-bills", not "in Zurich")."""
+    return not any(w.lower() in NOT_A_NAME for w in words.split()) and not _a_place(words)
+
+
+def _as_written(words):
+    """A label in lower case, but a word with capitals inside as written ("S-REITs", "T-bills")."""
+    return " ".join(w if any(c.isupper() for c in w[1:]) else w.lower() for w in words.split())
 
 
 def _subject_noun(words):

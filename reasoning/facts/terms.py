@@ -797,6 +797,8 @@ def limits(problem, facts, ends, durations, amounts=()):
             noun = re.search(r"(?P<np>[A-Za-zÀ-ÿ][\w-]*)\s+min(?:imum)?\.?\s+$", before)
             if noun and noun["np"].lower() not in MODALS and not re.fullmatch(r"\w+(?:ed|ing)", noun["np"]):
                 base, label = noun["np"].lower(), f"{noun['np'].lower()} minimum"  # "Liquidity min. CHF 10 Mio."
+            if not base:  # "$300k in cash, of which at least $120k must stay as an emergency fund"
+                base, label = _kept_as(problem, before, after, sentence_start, start, amounts) or (base, label)
         elif m := NO_ONE_ABOVE.search(before[-60:]):  # "No single bond issuer above 10 %", "no stock over 5%"
             role = "cap"
             base = ("one " if m["one"] else "") + _clean(m["np"]).lower()
@@ -859,6 +861,35 @@ def limits(problem, facts, ends, durations, amounts=()):
         if fact is not None:
             used.add(id(fact))
     return out, used
+
+
+# "must stay as an emergency fund", "is to remain in cash", "must stay liquid": what a minimum is kept as
+KEPT_AS_AFTER = re.compile(
+    r"^\s*(?:must|should|has\s+to|have\s+to|needs?\s+to|is\s+to|are\s+to|to)?\s*(?:stay|remain|be\s+kept|be\s+held)\s+"
+    r"(?:(?:as|in)\s+(?:an?\s+|the\s+|her\s+|his\s+|their\s+)?(?P<np>[a-z][\w-]*(?:\s+(?!for\b|to\b|and\b)[a-z][\w-]*)?)"
+    r"|(?P<liquid>liquid|available|untouched))",
+    re.I,
+)
+OF_WHICH_BEFORE = re.compile(r",?\s*(?:of\s+which|dont|davon)\s+(?:at\s+least\s+|a\s+minimum\s+of\s+|min\.?\s+)?$", re.I)
+
+
+def _kept_as(problem, before, after, sentence_start, start, amounts):
+    """(base, label) of a minimum whose words say what it is kept as, and of which amount ("$300k in cash, of which at
+    least $120k must stay as an emergency fund": the cash's emergency fund minimum); None where they say neither."""
+    kept = KEPT_AS_AFTER.match(after)
+    of_which = OF_WHICH_BEFORE.search(before)
+    owner = None
+    if of_which:
+        at = sentence_start + of_which.start()
+        owner = next((a for a in reversed(amounts) if a.end <= at and at - a.end <= 40), None)
+    if not kept and owner is None:
+        return None
+    if kept and kept["liquid"]:
+        name = "liquidity"
+    else:
+        name = _lower(kept["np"]) if kept else owner.label
+    base = owner.label if owner is not None else (_lower(kept["np"]) if kept and kept["np"] else "liquid assets")
+    return base, f"{name} minimum"
 
 
 MODALS = set("should must may might will would can could shall to we i they she he it is are was be want wants needs "

@@ -490,3 +490,28 @@ def test_a_percent_tied_to_one_amount_by_its_words_takes_it_as_its_base(text, pe
     """So that the same percent taken of another amount is a wrong base (the noisy model's '5% of the USD 2M t-bills
     = USD 100k' and '6.8% of the USD 60k IRA balance' had ended sessions solved, issue 31 section 3)."""
     assert [(f.label, f.value, f.base) for f in extract(text) if f.kind == "percent"] == [percent]
+
+
+@pytest.mark.parametrize(
+    "text, amount",
+    [
+        # an account "with" an amount of something: the amount is that thing, not a second balance of the account
+        ("A $2.4M taxable brokerage account with $180k of unrealised losses in two bond funds.", ("unrealised losses", 180_000.0)),
+        ("A CHF 3M portfolio with CHF 900k in T-bills, rolled monthly.", ("t-bills", 900_000.0)),
+    ],
+)
+def test_an_amount_an_account_has_of_something_is_that_thing(text, amount):
+    assert amount in [(f.label.lower(), f.value) for f in extract(text) if f.kind == "amount"]
+
+
+@pytest.mark.parametrize(
+    "text, limit",
+    [
+        ("She has $300k in cash, of which at least $120k must stay as an emergency fund.",
+         ("emergency fund minimum", 120_000.0, "cash")),
+        ("She has $300k in cash, of which at least $120k must stay liquid.", ("liquidity minimum", 120_000.0, "cash")),
+        ("At least $120k must stay in cash.", ("cash minimum", 120_000.0, "cash")),
+    ],
+)  # fmt: skip
+def test_a_minimum_is_named_by_what_it_is_kept_as_and_of_which_amount(text, limit):
+    assert [(f.label, f.value, f.base) for f in extract(text) if f.kind == "limit"] == [limit]
