@@ -19,6 +19,7 @@ committed here. Without a way to build that venv the reference rows are left out
 import argparse
 import asyncio
 import csv
+import hashlib
 import json
 import os
 import statistics
@@ -44,22 +45,25 @@ from reasoning.schemas import SessionIn  # noqa: E402
 
 B4K3 = "ToT, b=4, keep 3"  # the row LATS's goal is measured against
 CHECKED = "ToT, the paper's settings, answers scored by the task's checker (as LATS)"
+# The paper's settings: its width, one answer a line (its chain-of-thought step) and a step judged by the numbers it
+# says are left (its value prompt), our judgements shared by the firm's sessions as its value cache is by its run.
+PAPER = {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1, "value_by": "claim"}
 # (label, mode, params): the strategies that can play Game of 24, at the paper's settings and at our defaults.
 RUNS = [
     (
-        "ToT, the paper's settings (b=8, keep 5, 3 values, one answer a line)",
+        "ToT, the paper's settings (b=8, keep 5, 3 values, one answer a line, steps judged by their claim)",
         "tot",
-        {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1},
+        PAPER,
     ),
     (
         CHECKED,
         "tot",
-        {"branching": 8, "keep": 5, "value_samples": 3, "answer_width": 1, "answer_checker": True},
+        PAPER | {"answer_checker": True},
     ),
     (
         "ToT, the paper's settings, categorical (sure / likely / impossible)",
         "tot",
-        {"branching": 8, "keep": 5, "value_samples": 3, "value_mode": "categorical", "answer_width": 1},
+        PAPER | {"value_mode": "categorical"},
     ),
     ("ToT, our defaults (b=3, keep 2, 3 values)", "tot", {}),
     (B4K3, "tot", {"branching": 4, "keep": 3}),
@@ -95,7 +99,10 @@ async def solve_one(tenant, mode, params, cards):
 
 async def ours(label, mode, params, noise, rows):
     settings.REASONING["OFFLINE_NOISE"] = noise
-    tenant, _ = await Tenant.objects.aget_or_create(slug="bench-quality")
+    # A firm of its own for each row and noise: the firm's judgements serve its later sessions (as the reference's
+    # value cache serves its run), never another row's, nor another noise level's (the model's name does not say it).
+    slug = "bench-quality-" + hashlib.sha256(f"{label} {mode} {params} {noise}".encode()).hexdigest()[:12]
+    tenant, _ = await Tenant.objects.aget_or_create(slug=slug)
     return [await solve_one(tenant, mode, params, cards) for cards in rows]
 
 

@@ -367,6 +367,9 @@ REASONING = {
     "ALLOW_OFFLINE_FALLBACK": envbool("REASONING_ALLOW_OFFLINE_FALLBACK"),
     # A real model reads the client's facts once at a session's first run (case.facts), grounded in the problem.
     "MODEL_READS_FACTS": envbool("REASONING_MODEL_READS_FACTS", True),
+    # A state the task defines whatever the problem (a Game of 24 board), once judged, is not paid for again in the
+    # tenant's later sessions on the same models and rubric (reasoning/memory.py). Off: each session judges its own.
+    "SHARED_JUDGEMENTS": envbool("REASONING_SHARED_JUDGEMENTS", True),
     "DEFAULT_PRICE": envprices("REASONING_DEFAULT_PRICE", {"input": 1.0, "output": 4.0}),
     # A provider's Retry-After is honoured up to this many seconds; longer waits go to the fallback instead.
     "RETRY_AFTER_MAX_S": envfloat("REASONING_RETRY_AFTER_MAX_S", 20.0),

@@ -25,6 +25,7 @@ from .models import (
     OverseerAction,
     ReasoningNode,
     ReasoningSession,
+    RememberedJudgement,
     Role,
     Rubric,
     RubricCriterion,
@@ -592,6 +593,21 @@ class LLMCallAdmin(MoneyDisplay, TenantScopedAdmin, ReadOnlyAdmin):
     @admin.display(description="latency", ordering="latency_ms")
     def latency(self, obj):
         return f"{obj.latency_ms:,} ms"
+
+
+@admin.register(RememberedJudgement)
+class RememberedJudgementAdmin(TenantScopedAdmin, ReadOnlyAdmin):
+    """The firm's judgements of states, served to its later sessions (reasoning/memory.py): read, or deleted to have
+    them judged afresh (a model changed its mind, a prompt was improved)."""
+
+    tenant_admin_may = ("view", "delete")
+    list_display = ["created_at", "key", "score", "scope", "session"]
+    ordering = ["-created_at"]
+    search_fields = ["key", "scope"]
+
+    @admin.display(description="score")
+    def score(self, obj):
+        return obj.fields.get("eval_score")
 
 
 @admin.register(OverseerAction)

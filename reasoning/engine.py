@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import events, factsheet, review, rls, selectors, states, usage
+from . import memory as firm_memory
 from .control import STOPS, GuardedGateway, SessionControl, refuse_pending, stamp
 from .fence import RunLost
 from .llm.contracts import one_line
@@ -112,8 +113,9 @@ async def settled_quietly(store):
         log.exception("an insert of the run failed as it ended")
 
 
-def build_strategy(session, gateway=None, control=None, store=None, prior=None):
-    """The session's strategy on its stored tree; a replay (reasoning/replay.py) brings its own store and prior."""
+def build_strategy(session, gateway=None, control=None, store=None, prior=None, memory=None):
+    """The session's strategy on its stored tree; a replay (reasoning/replay.py) brings its own store, prior and
+    memory (what the session recalled from the firm's judgements, as recorded)."""
     from .llm.gateway import ModelGateway  # litellm loads only where a session actually runs
 
     strategy_class = get_strategy(session.mode)
@@ -126,16 +128,20 @@ def build_strategy(session, gateway=None, control=None, store=None, prior=None):
         gateway.turn = control.turn  # and its ledger rows the run's turn
     # One object: the prompts show its facts and the store checks against them.
     case = store.case if store is not None else factsheet.case_of(session)
+    shown = rubric.as_prompt() if rubric else "(no rubric: judge soundness, specificity and risk)"
+    if memory is None and store is None and firm_memory.enabled():
+        memory = firm_memory.FirmMemory(session, shown)
     ctx = Context(
         problem=session.problem_text,
         kind=session.problem_kind,
-        rubric=rubric.as_prompt() if rubric else "(no rubric: judge soundness, specificity and risk)",
+        rubric=shown,
         params=strategy_class.Params.model_validate(session.params),
         store=store if store is not None else DjangoStore(session, fence=control.fence, case=case),
         gateway=GuardedGateway(gateway, control),
         control=control,
         prior=prior or prior_of(session),
         case=case,
+        memory=memory,
     )
     return strategy_class(ctx)
 

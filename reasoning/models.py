@@ -848,6 +848,30 @@ class ModelMeter(models.Model):
         }
 
 
+class RememberedJudgement(models.Model):
+    """A judgement of a state the task defines whatever the problem (a Game of 24 board's numbers left), kept for the
+    firm's later sessions on the same models, problem kind and rubric (reasoning/memory.py): as the reference's value
+    cache lives for its whole run, a board judged once is not paid for again. Deleting rows only costs calls."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="remembered_judgements")
+    digest = models.CharField(max_length=64, help_text="sha256 of the scope and the key: what a lookup matches.")
+    scope = models.CharField(max_length=600, help_text="The models, the problem kind and the rubric's digest.")
+    key = models.TextField(help_text="The strategy, how it judged, and the state.")
+    fields = models.JSONField(help_text="The judgement: its score, reason and marks, as the node took it.")
+    session = models.ForeignKey(
+        "ReasoningSession", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The session whose node was judged.",
+    )
+    node_id = models.CharField(max_length=36, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["tenant", "digest"], name="one_judgement_per_state")]
+
+    def __str__(self):
+        return self.key[:80]
+
+
 class LLMCall(models.Model):
     """The ledger: one row per model call, whatever its outcome."""
 

@@ -25,6 +25,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from . import engine, factsheet
 from .control import RUN_COMMANDS, STOPS
 from .facts.case import node_checks
+from .memory import RecordedMemory
 from .facts.sheet import Fact
 from .models import CaseFact, LLMCall, OverseerAction, ReasoningNode, ReasoningSession, Status
 from .store import DjangoStore, view
@@ -402,7 +403,8 @@ async def replay(session):
     session, calls, actions, tree, sheet = await sync_to_async(read_record)(session)
     run = Replay(session, calls, actions, sheet)
     run.recorded = tree
-    await run.run(sync_to_async(engine.build_strategy))
+    recalled = RecordedMemory.of_nodes(tree)
+    await run.run(sync_to_async(lambda *args: engine.build_strategy(*args, memory=recalled)))
     replayed = list(run.store.rows.values())
     pairs = match(tree, replayed)
     first = first_divergence(tree, replayed, pairs) or answer_divergence(session, run, pairs)

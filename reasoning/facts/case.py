@@ -88,12 +88,13 @@ class CaseCheck:
         steps that left them; nor where a model declares a state (a wealth answer is written from its whole line)."""
         return False
 
-    def state_of(self, text: str, before=()) -> str | None:
+    def state_of(self, text: str, before=(), claimed=False) -> str | None:
         """The canonical state a thought reaches after the line's earlier thoughts `before`, where the task defines
         one: on a Game of 24 the numbers left once the line's steps are played on the cards by the rules ("left: 4 4
         10", sorted), or an answer line ("Answer: (13-9)*(10-4)=24"); None elsewhere (a wealth step's state is the
-        model's to declare, or none), and None for a line that breaks the rules (a step with a number not on the board
-        or wrong arithmetic has no state to share: it is judged on its whole line, where the mistake shows)."""
+        model's to declare, or none). A line that breaks the rules (a step with a number not on the board, or wrong
+        arithmetic) has no state to share: it is judged on its whole line, where the mistake shows; or, `claimed`, by
+        the numbers its step says are left, as the reference's value prompt sees them (None if it says none)."""
         from reasoning.llm import game24
 
         if not self.puzzle or not text:
@@ -102,10 +103,24 @@ class CaseCheck:
             return "Answer: " + "".join(text.split(":", 1)[-1].split())
         board = game24.board(self.puzzle)
         for step in [*before, text]:
-            if game24.is_answer(step) or not game24.OPERATION.search(step) or game24.step_error(step, board):
+            if game24.is_answer(step) or not game24.OPERATION.search(step):
                 return None
-            board = game24.apply_step(board, step)
+            if game24.step_error(step, board):
+                board = game24.claimed_board(step) if claimed else None
+                if not board:
+                    return None
+            else:
+                board = game24.apply_step(board, step)
         return "left: " + " ".join(str(v) for v in sorted(v for v, _ in board))
+
+    def standalone(self, state: str | None) -> str | None:
+        """A state as it stands whatever the problem, so its judgement may serve another session's: a Game of 24
+        board's numbers left are worth the same on any cards; an answer line only on its own cards, which it names."""
+        if not self.puzzle or not state:
+            return None
+        if state.startswith("Answer: "):
+            return f"{state} on the cards {' '.join(map(str, sorted(self.puzzle)))}"
+        return state
 
     def answer_due(self, line) -> bool:
         """Whether the next thought of a line (its steps, root-first) is its answer: on a Game of 24, one number is
@@ -115,6 +130,16 @@ class CaseCheck:
         if not self.puzzle or not line or game24.is_answer(line[-1]):
             return False
         return len(game24.replay(self.puzzle, line)) == 1
+
+    def dead_end(self, line) -> bool:
+        """Whether nothing worth proposing can follow a line (its steps, root-first): on a Game of 24, one number is left
+        (by the line's own claim) and it is not 24, so no answer written from it can be right."""
+        from reasoning.llm import game24
+
+        if not self.answer_due(line):
+            return False
+        [(value, _)] = game24.replay(self.puzzle, line)
+        return value != game24.TARGET
 
     def _solves(self, text):
         from reasoning.llm.game24 import solves
@@ -129,7 +154,7 @@ class CaseCheck:
 # tool's arguments, an answer checked as the answer, a carried trace): every other text in it is the model's, shown by
 # the page beside the thought (the inspector lists a state's other keys), so it is checked as the thought is.
 OWN_KEYS = frozenset(
-    "problem_kind kind iteration rollout success decided_by state_key reused verified judged consistency proposed "
+    "problem_kind kind iteration rollout success decided_by state_key reused remembered verified judged consistency proposed "
     "revalued copied command attempt step of failed tool args answer confidence confidence_from stopped latent "
     "left figures".split()
 )

@@ -136,13 +136,19 @@ def apply_step(items, text):
         new = _take(items, a, op, b)
         if new is not None:
             return new
+    claimed = claimed_board(text)
+    return items if claimed is None else claimed
+
+
+def claimed_board(text):
+    """The board a step says it leaves, its `(left: ...)` list; None if it says none or none that reads."""
     left = LEFT.search(text)
-    if left:
-        try:
-            return [(v, str(v)) for v in sorted(Fraction(t) for t in left[1].split())]
-        except (ValueError, ZeroDivisionError):
-            return items
-    return items
+    if not left:
+        return None
+    try:
+        return [(v, str(v)) for v in sorted(Fraction(t) for t in left[1].split())]
+    except (ValueError, ZeroDivisionError):
+        return None
 
 
 def _take(items, a, op, b):

@@ -26,6 +26,7 @@ from reasoning.facts.sheet import Fact, render_sheet
 from reasoning.llm.contracts import Answer, BudgetExhausted, Contract, ModelError, Unparseable  # noqa: F401
 from reasoning.prompts import format_path, render
 
+from .replies import AnswerOut
 from .thoughts import same
 
 log = logging.getLogger(__name__)
@@ -181,6 +182,18 @@ class Gateway(Protocol):
         """Release what the gateway holds (leased budget); called by the engine, not by strategies."""
 
 
+class Memory(Protocol):
+    """Judgements kept for the firm's later sessions on the same models and rubric, by a key the strategy gives (what
+    its judge's prompt shows of a state no problem changes): the reference's value cache, which lives for its whole run,
+    across puzzles. A hit costs no call."""
+
+    async def recall(self, key: str) -> tuple[str, dict] | None:
+        """(where it was judged: "session/node", the judgement's fields) or None."""
+
+    async def keep(self, key: str, node: Node, fields: dict) -> None:
+        """A fresh judgement, for later sessions (the first one kept stands)."""
+
+
 class Control(Protocol):
     async def checkpoint(self) -> list[Command]:
         """Raise StopRequested if the session was paused or cancelled; else the overseers' pending commands."""
@@ -212,6 +225,7 @@ class Context:
     clock: Callable[[], float] = time.monotonic
     # The client's fact sheet, shown in every prompt, and the checker of every answer against it (off by default).
     case: CaseCheck = field(default_factory=lambda: CaseCheck(enabled=False))
+    memory: Memory | None = None  # the firm's judgements of states, across its sessions (None: this session's only)
 
 
 @dataclass
@@ -309,7 +323,13 @@ class Strategy(ABC):
             return None
         if node.stale or node.stale_mark:
             return None
-        return self.ctx.case.state_of(node.thought, [n.thought for n in self.ctx.store.path(node)[1:-1]])
+        before = [n.thought for n in self.ctx.store.path(node)[1:-1]]
+        return self.ctx.case.state_of(node.thought, before, claimed=self.judges_claims())
+
+    def judges_claims(self) -> bool:
+        """Whether a step that breaks the task's rules is judged by the state it claims (the reference's way), not on
+        its whole line."""
+        return False
 
     def line_failures(self, node: Node) -> list:
         """The failed checks of the line to a node: each step's thought checked against the client's facts (its figures
@@ -335,23 +355,56 @@ class Strategy(ABC):
         return "\n".join(same(n.thought) for n in self.ctx.store.path(node)[1:])
 
     async def judge_shared(self, node: Node, samples: int) -> dict:
-        """The node's judgement; one whose state was judged already in this session, or is being judged now, takes
-        that judgement as it is, for no call (its state names the node judged: `reused`)."""
+        """The node's judgement; one whose state was judged already in this session, or is being judged now, or in an
+        earlier session of the firm (Memory), takes that judgement as it is, for no call (its state names the node
+        judged: `reused`, and for another session's, `remembered`)."""
         key = self.state_key(node)
         if key is None:
             return await self.judge(node, samples)
         states = self._judged_states()
         if key not in states:
-            states[key] = (node.id, asyncio.ensure_future(self.judge(node, samples)))
+            states[key] = (node.id, asyncio.ensure_future(self._judged_or_recalled(node, samples)))
             fields = await asyncio.shield(states[key][1])
             if "eval_score" not in fields:
                 del states[key]  # no judgement came: the next node of this state asks again
+                return fields
+            if remembered := fields.get("state", {}).get("remembered"):
+                return self.reused(node, fields, key, remembered["node"])
             return self.keyed(node, fields, key)
         source, judging = states[key]
         fields = await asyncio.shield(judging)
         if "eval_score" not in fields:
             return await self.judge_shared(node, samples)
         return self.reused(node, fields, key, source)
+
+    async def _judged_or_recalled(self, node, samples):
+        """A state's judgement from the firm's memory where it holds one (marked `remembered`), else a fresh one, kept
+        there for later sessions."""
+        memory, key = self.ctx.memory, self.memory_key(node, samples)
+        if memory is None or key is None:
+            return await self.judge(node, samples)
+        if (found := await memory.recall(key)) is not None:
+            where, fields = found
+            session, _, judged = where.partition("/")
+            state = {**fields.get("state", {}), "remembered": {"session": session, "node": judged, "key": key}}
+            return {**fields, "state": state}
+        fields = await self.judge(node, samples)
+        if "eval_score" in fields and "spent" in fields:  # a model's judgement, not a check's or a failure's
+            await memory.keep(key, node, fields)
+        return fields
+
+    def memory_key(self, node: Node, samples: int) -> str | None:
+        """What the firm's memory keeps a node's judgement under: the strategy, how its judgement is asked and how
+        often, and the state as the task says it stands whatever the problem (a Game of 24 board's numbers left; an
+        answer line with its cards); None: this judgement stays in its session."""
+        standalone = self.ctx.case.standalone(Strategy.state_key(self, node))
+        if standalone is None:
+            return None
+        return " · ".join(filter(None, (self.name, self.judgement_setting(), f"{samples} asked", standalone)))
+
+    def judgement_setting(self) -> str:
+        """The settings a judgement depends on besides its state and its samples (how it is asked)."""
+        return ""
 
     def keyed(self, node, fields, key):
         """A fresh judgement's fields, marked with the state it judged (so a later run finds it)."""
@@ -361,7 +414,8 @@ class Strategy(ABC):
 
     def reused(self, node, fields, key, source):
         """A judgement of an equal state taken as this node's: its score and reason, no cost, and whose it is."""
-        state = {**node.state, **judgement_marks(fields.get("state") or {}), "state_key": key, "reused": source}
+        marks = judgement_marks(fields.get("state") or {})
+        state = {**node.state, **marks, "state_key": key, "reused": source}
         taken = {name: fields[name] for name in ("eval_score", "eval_reason", "is_terminal") if name in fields}
         return taken | {"state": state, "stale": False, "parse_error": ""}
 
@@ -646,7 +700,7 @@ class Strategy(ABC):
         path = self.ctx.store.path(node)
         marking = asyncio.ensure_future(self.mark_answered(node))  # beside the synthesis
         try:
-            answer = await self.synthesize(path)
+            answer = self.answer_in_line(path) or await self.synthesize(path)
             text, partial, detail, model = answer.parsed.answer, False, "", answer.model
             figures = [f.model_dump() for f in getattr(answer.parsed, "figures", None) or []]
             await self.ctx.store.update(node, spent=answer)
@@ -667,6 +721,13 @@ class Strategy(ABC):
         finally:
             await marking
         return Outcome(text, node, reason, partial, chosen_by, note, detail, model=model, figures=figures)
+
+    def answer_in_line(self, path) -> Answer | None:
+        """The line's own answer where its last thought is one the task checks alone (a Game of 24 answer line): the
+        answer as it stands, for no call, as the reference takes its line's; a restatement could only garble it."""
+        if path[-1].depth == 0 or self.ctx.case.verdict(path[-1].thought) is None:
+            return None
+        return Answer(parsed=AnswerOut(answer=path[-1].thought, figures=[]), model="", cost_usd=0.0, latency_ms=0)
 
     async def mark_answered(self, node):
         """The node an answer is written from ends its line (a strategy whose terminals mean more keeps them so)."""
@@ -724,7 +785,7 @@ class Without:
 
 
 # What a strategy's judge writes in a node's state about the judgement itself (a reuse takes it too).
-JUDGEMENT_MARKS = ("judged", "verified", "success", "decided_by")
+JUDGEMENT_MARKS = ("judged", "verified", "success", "decided_by", "remembered")
 
 
 def judgement_marks(state):

@@ -297,6 +297,10 @@ class LanguageAgentTreeSearch(Strategy):
         shown = [c.id or str(c.attempt_num) for c in self.ctx.store.critiques()[-RECENT_REFLECTIONS:]]
         return f"{position} · after reflections {', '.join(shown)}" if position and shown else position
 
+    def memory_key(self, node, samples):
+        """Only a judgement shown no reflection is kept for the firm's later sessions: a reflection is this session's."""
+        return None if self.ctx.store.critiques() else super().memory_key(node, samples)
+
     def reused(self, node, fields, key, source):
         """An equal position's judgement, mixed with this node's own self-consistency."""
         shared = super().reused(node, fields, key, source)

@@ -64,6 +64,12 @@ class ToTParams(StrictParams):
         description="Answers proposed under a line whose next thought is its answer (a Game of 24 board with one "
         "number left); 0: as many as `branching`. The paper writes 1 (its chain-of-thought step, n = 1).",
     )
+    value_by: Literal["line", "claim"] = Field(
+        "line",
+        description="A step that breaks the task's rules (a Game of 24 step with a number not on the board) is judged "
+        "on its whole line, where the mistake shows; 'claim': by the numbers it says are left, as the paper's value "
+        "prompt sees them (its judgement then shared with every equal board, here and in the firm's later sessions).",
+    )
     answer_checker: bool = Field(
         False,
         description="Score an answer the task can check alone (a Game of 24 answer's arithmetic) by that check, as "
@@ -90,6 +96,7 @@ class TreeOfThoughts(Strategy):
                 return
             # The level above is cut to its beam now, as it stands: a node pruned by hand frees its slot.
             parents, unscored, dropped = level_work(self._live(), depth, keep, self._proposed, self.line_key)
+            parents = [p for p in parents if not self._dead_end(p)]
             if not parents and not unscored and not any(n.depth == depth for n in self._live()):
                 break  # nothing above could be expanded (every proposal failed): the search ends here
             if not self._can_afford(len(parents), len(unscored), remaining):
@@ -126,6 +133,12 @@ class TreeOfThoughts(Strategy):
         """The per-level budget check: this level's calls plus the synthesis, at the observed cost per call."""
         calls = parents * (1 + self.ctx.params.branching) + unscored + 1  # at most: equal states share a judgement
         return self.affords(calls, remaining, "level and the synthesis")
+
+    def _dead_end(self, parent):
+        """A line the task's rules say nothing can follow (a Game of 24 board whose one number is not 24): the search
+        proposes nothing under it, where the reference pays for a proposal and its judgement (an overseer may still
+        expand it by hand)."""
+        return self.ctx.case.dead_end([n.thought for n in self.ctx.store.path(parent)[1:]])
 
     def _width(self, parent):
         """Thoughts proposed under a beam node: `branching`, or `answer_width` where the task says the next thought is
@@ -189,6 +202,12 @@ class TreeOfThoughts(Strategy):
         # `judged`: the judgement as the model gave it, before any cap of a failed fact check (what a reuse takes).
         fields = {"eval_score": score, "eval_reason": reason, "stale": False, "spent": answer}
         return fields | {"state": {**node.state, "judged": score}}
+
+    def judgement_setting(self):
+        return self.ctx.params.value_mode
+
+    def judges_claims(self):
+        return self.ctx.params.value_by == "claim"
 
     async def synthesize(self, path):
         return await self.ctx.gateway.ask(SYNTHESIZE, self.render_on_path(SYNTHESIZE, path), node_id=path[-1].id)

@@ -57,15 +57,20 @@ const base = {
 };
 
 // What the search itself says of a node whatever the strategy: merged duplicates, a verification, and the state its
-// judgement was of (a judgement of an equal state reused: no model call, nothing in the ledger).
-const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency", "state_key", "reused", "revalued"];
+// judgement was of (a judgement of an equal state reused: no model call, nothing in the ledger; `remembered`: one an
+// earlier session of the firm made, reasoning/memory.py).
+const SEARCH_KEYS = ["proposed", "verified", "judged", "consistency", "state_key", "reused", "remembered", "revalued"];
 
 const reusedNote = (n) => (state(n).reused ? " · reused" : "");
 
 function searchFacts(n) {
   const s = state(n);
   const rows = [];
-  if (s.state_key && s.reused) {
+  const earlier = s.remembered && typeof s.remembered === "object" ? String(s.remembered.session || "") : "";
+  if (s.state_key && earlier) {
+    rows.push(["Judgement", `taken from session ${earlier.slice(0, 8)}, which judged the same state ` +
+      `(${s.state_key}) on the same models and rubric: no model call, nothing in the ledger`]);
+  } else if (s.state_key && s.reused) {
     rows.push(["Judgement", `reused from node ${String(s.reused).slice(0, 8)}, which reached the same state ` +
       `(${s.state_key}): no model call, nothing in the ledger`]);
   } else if (s.state_key) {

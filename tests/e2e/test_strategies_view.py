@@ -217,6 +217,18 @@ class StrategiesViewTest(LiveBrowserTestCase):
         expect(facts).to_contain_text(f"({reused.state['state_key']}): no model call, nothing in the ledger")
         self.screenshot("tot-reused")
 
+    def test_a_judgement_taken_from_an_earlier_session_names_it(self):
+        puzzle = "Game of 24: use each of the numbers 4 9 10 13 exactly once with + - * / to make 24."
+        first = self.solve("tot", problem=puzzle, params={"branching": 3, "depth": 4, "keep": 2})
+        second = self.solve("tot", problem=puzzle, params={"branching": 3, "depth": 4, "keep": 2}, log_in=False)
+        taken = next(n for n in second.nodes.all() if n.state.get("remembered"))
+        self.select(taken.id)
+        expect(self.page.locator('[data-testid="inspector"]')).to_contain_text(f"score {taken.eval_score:.2f} · reused")
+        facts = self.page.locator("#insp-mode-facts")
+        expect(facts).to_contain_text(f"Judgementtaken from session {str(first.id)[:8]}, which judged the same state")
+        expect(facts).not_to_contain_text("[object Object]")
+        self.screenshot("tot-remembered")
+
     def test_the_new_session_page_shows_the_chosen_strategys_params_and_the_auto_hint(self):
         from reasoning.strategies import available_modes
 
@@ -236,7 +248,7 @@ class StrategiesViewTest(LiveBrowserTestCase):
 
     # ---- helpers ------------------------------------------------------------------------------
 
-    def solve(self, mode, problem=PROBLEM, params=None):
+    def solve(self, mode, problem=PROBLEM, params=None, log_in=True):
         """Start a session of this strategy as the logged-in advisor, open its page, wait for it to be solved."""
         from reasoning.models import ReasoningSession
         from reasoning.strategies import available_modes
@@ -244,7 +256,8 @@ class StrategiesViewTest(LiveBrowserTestCase):
         if mode not in available_modes():
             pytest.skip(f"the {mode} strategy is not registered yet")
         page, base = self.page, self.live_server_url
-        self.log_in(page)
+        if log_in:
+            self.log_in(page)
         token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
         body = {"problem_text": problem, "mode": mode, "budget_usd": 2.0, "params": params or PARAMS[mode]}
         reply = page.request.post(f"{base}/api/sessions", data=body, headers={"X-CSRFToken": token})

@@ -32,6 +32,7 @@ def test_it_creates_a_queued_session_with_defaults(client, alice):
         "value_samples": 3,
         "value_mode": "score",
         "answer_width": 0,
+        "value_by": "line",
         "answer_checker": False,
         "check_facts": True,
     }

@@ -332,10 +332,10 @@ def puzzle_script(synthesis=None):
     return {"tot.propose": propose, "tot.state_evaluate": value, "tot.synthesize": synthesis or synthesize}
 
 
-def puzzle_context(gateway, store):
+def puzzle_context(gateway, store, depth=4):
     from reasoning.facts.case import CaseCheck
 
-    params = {"branching": 2, "depth": 4, "keep": 2, "value_samples": 1}
+    params = {"branching": 2, "depth": depth, "keep": 2, "value_samples": 1}
     return context(TreeOfThoughts, gateway, store, params=params, problem=PUZZLE, case=CaseCheck(puzzle=CARDS))
 
 
@@ -351,24 +351,51 @@ async def test_two_lines_to_one_board_are_both_kept_and_each_writes_its_own_answ
     assert positions.count("left: 4 6") == 1 and positions.count("left: 24") == 1
 
 
+async def test_an_answer_line_is_the_answer_as_written_for_no_synthesis_call():
+    # The reference takes its line's answer as it stands; a restatement costs a call and could only garble it.
+    gateway, store = ScriptedGateway(puzzle_script()), FakeStore()
+    outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
+    assert outcome.final_answer == outcome.final_node.thought == "Answer: (10 - 4) * (13 - 9) = 24"
+    assert gateway.count("tot.synthesize") == 0 and outcome.model == ""
+
+
+async def test_nothing_is_proposed_under_a_board_whose_last_number_is_not_24():
+    gateway, store = ScriptedGateway(puzzle_script()), FakeStore()
+    ctx = puzzle_context(gateway, store)
+    ctx.params = ctx.params.model_copy(update={"keep": 3})  # line C ("left: 2") stays in the beam to the last level
+    outcome = await TreeOfThoughts(ctx).run()
+    dead = next(n for n in store.nodes() if n.thought == C3)
+    assert not store.is_pruned(dead) and store.children(dead) == []
+    assert [n for n in store.nodes() if n.depth == 4 and "Answer" in n.thought] and outcome.reason == "solved"
+    proposed_under = [steps_of(p, "STEPS SO FAR") for name, _, p in gateway.calls if name == "tot.propose"]
+    assert (A1, C2, C3) not in proposed_under and (B1, B2, B3) in proposed_under
+    assert ctx.case.dead_end([A1, C2, C3]) and not ctx.case.dead_end([B1, B2, B3])
+    assert not ctx.case.dead_end([A1, C2])  # two numbers left: a step may still follow
+
+
+# Searched to depth 3, a line ends at "left: 24" and its answer's expression is written by the synthesis.
+WRITTEN = {A3: LINES[(A1, A2, A3)][0], B3: LINES[(B1, B2, B3)][0]}
+
+
 async def test_a_synthesis_that_breaks_its_contract_gives_way_to_the_next_best_line():
     written = []
 
     def synthesize(prompt):  # the best line's synthesis is junk; the next one's is its answer
         written.append(steps_of(prompt, "CHOSEN STEPS")[-1])
-        return {"answer": "ok"} if len(written) == 1 else {"answer": written[-1]}
+        return {"answer": "ok"} if len(written) == 1 else {"answer": WRITTEN[written[-1]]}
 
     gateway, store = ScriptedGateway(puzzle_script(synthesize)), FakeStore()
-    outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
+    outcome = await TreeOfThoughts(puzzle_context(gateway, store, depth=3)).run()
     assert outcome.reason != "synthesis_failed" and not outcome.partial and len(written) == 2
-    assert outcome.final_answer == written[1] != written[0] and outcome.final_node.thought == written[1]
+    assert outcome.final_answer == WRITTEN[written[1]] and written[1] != written[0]
+    assert outcome.final_node.thought == written[1]
     assert not store.get(next(n.id for n in store.nodes() if n.thought == written[0])).is_terminal  # given up
 
 
 async def test_a_synthesis_broken_on_every_line_ends_failed_with_the_best_line():
     gateway, store = ScriptedGateway(puzzle_script({"answer": "ok"})), FakeStore()
-    outcome = await TreeOfThoughts(puzzle_context(gateway, store)).run()
-    assert outcome.reason == "synthesis_failed" and outcome.partial and "(10 - 4) * (13 - 9)" in outcome.final_answer
+    outcome = await TreeOfThoughts(puzzle_context(gateway, store, depth=3)).run()
+    assert outcome.reason == "synthesis_failed" and outcome.partial and "(left: 24)" in outcome.final_answer
     assert gateway.count("tot.synthesize") == 3  # SYNTHESIS_TRIES lines, then the best one's line stands
 
 

@@ -110,6 +110,23 @@ async def test_a_thought_without_a_state_and_an_edited_line_are_judged_on_their_
     assert wealth.state_key(Node("c", "r", 1, "Sell CHF 300k of equities.")) is None
 
 
+def test_judged_by_its_claim_a_step_with_a_made_up_number_takes_the_board_it_says_is_left():
+    from reasoning.strategies.base import Node
+
+    params = {"value_by": "claim"}
+    strategy = TreeOfThoughts(
+        context(TreeOfThoughts, ScriptedGateway({}), FakeStore(), params=params, case=CaseCheck(puzzle=CARDS))
+    )
+    # As the reference's value prompt sees it: the numbers the step says are left, whatever number it made up.
+    assert strategy.state_key(Node("a", "r", 1, "12 - 9 = 3 (left: 10 3 4)")) == "left: 3 4 10"
+    assert strategy.state_key(Node("a", "r", 1, "12 - 9 = 3")) is None  # it claims no board: its line is judged
+    assert strategy.state_key(Node("a", "r", 1, "13 - 9 = 4 (left: 4 4 10)")) == "left: 4 4 10"  # a lawful step
+    # The line below a made-up step goes on from the board it claimed.
+    case, made_up = CaseCheck(puzzle=CARDS), ["12 - 9 = 3 (left: 3 4 10)"]
+    assert case.state_of("10 - 4 = 6 (left: 3 6)", made_up, claimed=True) == "left: 3 6"
+    assert case.state_of("10 - 4 = 6 (left: 3 6)", made_up) is None
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_a_reused_judgement_costs_nothing_in_the_ledger(alice):
     data = SessionIn(
