@@ -56,6 +56,11 @@ RUNS = [
         PAPER,
     ),
     (
+        "ToT, the paper's settings with three answers a line",
+        "tot",
+        PAPER | {"answer_width": 3},
+    ),
+    (
         CHECKED,
         "tot",
         PAPER | {"answer_checker": True},
