@@ -166,7 +166,9 @@ class Reach:
     open: frozenset  # countries given without the state or canton the table splits them into
 
 
-def reach(codes) -> Reach:
+def reach(codes, federal_only=frozenset()) -> Reach:
+    """The client's places and their countries; `federal_only`, countries the client is tied to by citizenship alone
+    while living in another: their states do not tax the client, so no state of theirs is open to a rate."""
     rules = table()
     found = []
     for code in codes:
@@ -177,7 +179,9 @@ def reach(codes) -> Reach:
     unknown = frozenset(c for c in countries if c not in rules.places)
     subdivided = {placelib.country_of(c) for c in rules.places if "-" in c}
     open_ = frozenset(
-        c for c in countries if c in subdivided and not any("-" in x and placelib.country_of(x) == c for x in found)
+        c
+        for c in countries
+        if c in subdivided and c not in federal_only and not any("-" in x and placelib.country_of(x) == c for x in found)
     )
     return Reach(tuple(found), unknown, open_)
 
@@ -461,9 +465,21 @@ def findings(text: str, facts: list[Fact]) -> list[Finding]:
     named += _foreign_thresholds(text, reach_, facts)
     flagged_clauses = {_clause_of(clauses, f.start) for f in named if not f.ok}
     held = _held(facts, sources)
-    rated = _rates(text, reach(homes) if homes else reach_, clauses, sources if homes else (), held)
+    # A rate is the client's only where the client is taxed: a citizen abroad owes no state's ("13.3%" is California's).
+    taxed = reach(homes or codes, _citizens_abroad(places))
+    rated = _rates(text, taxed, clauses, sources if homes else (), held)
     rated = [f for f in rated if _clause_of(clauses, f.start) not in flagged_clauses]
     return sorted(named + rated, key=lambda f: f.start)
+
+
+def _citizens_abroad(places):
+    """Countries the client is a citizen of and does not live in, where the sheet says where the client lives: a US
+    citizen living in Zurich owes federal tax but no state's ("California's 13.3%" is not the client's)."""
+    lives = {placelib.country_of(f.value) for f in places if f.role == "residence"}
+    # An account or a house there is a source of the country's taxes (its states' too), not a home: `sources`.
+    other_ties = {placelib.country_of(f.value) for f in places if f.role not in ("citizenship", *table().source_roles)}
+    citizen = {placelib.country_of(f.value) for f in places if f.role == "citizenship"}
+    return frozenset(citizen - other_ties) if lives else frozenset()
 
 
 THRESHOLD_WORDS = re.compile(

@@ -306,6 +306,22 @@ def test_a_country_without_its_state_is_undecided_not_flagged():
         assert all(not f.verified for f in found)
 
 
+def test_a_citizen_living_abroad_owes_no_states_rate():
+    # A US citizen living in Zurich pays federal tax, and no state's: California's 13.3% is not the client's.
+    citizen = Fact("citizenship", "place", "US", "ISO 3166", role="citizenship")
+    abroad = [citizen, Fact("residence", "place", "CH-ZH", "ISO 3166", role="residence")]
+    found = rules.findings("California's 13.3% top rate applies to the dividends.", abroad)
+    assert [f.text for f in found if not f.ok] == ["13.3%"] and "California" in found[0].detail
+    assert not [f for f in rules.findings("Federal tax takes 37% of the interest.", abroad) if not f.ok]
+    # An account in New York is a source of New York's taxes, not a home: no state's income tax rate is the client's.
+    account = Fact("asset location", "place", "US-NY", "ISO 3166", role="assets")
+    found = rules.findings("The state taxes the gains as ordinary income, at up to 13.3%.", [*abroad, account])
+    assert [f.text for f in found if not f.ok] == ["13.3%"]
+    # Living somewhere the sheet does not say, a US citizen may live in any state: undecided, as before.
+    at_home = [citizen]
+    assert not [f for f in rules.findings("California's 13.3% top rate applies to the dividends.", at_home) if not f.ok]
+
+
 def test_a_place_the_table_lacks_is_never_flagged():
     found = rules.findings("The 19% tax on the gains and the wealth tax both apply.", places("ES"))
     assert not [f for f in found if not f.ok]
