@@ -202,6 +202,7 @@ def test_a_valid_post_creates_a_session_and_redirects_to_it(client_of, alice):
         "value_samples": 3,
         "value_mode": "score",
         "answer_width": 0,
+        "value_by": "line",
         "answer_checker": False,
         "check_facts": True,
     }
