@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import IntegrityError
 
 from .models import RememberedJudgement, sha256
-from .strategies.base import JUDGEMENT_MARKS
+from .strategies.base import judgement_marks, stored_judgement
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,8 @@ def enabled():
 
 
 def taken(fields):
-    """What of a judge's fields is the judgement (not its cost, nor the node's other state)."""
-    marks = {name: value for name, value in (fields.get("state") or {}).items() if name in JUDGEMENT_MARKS}
+    """What of a judge's fields is the judgement (not its cost, nor the node's other state, nor where it came from)."""
+    marks = judgement_marks(fields.get("state") or {})
     marks.pop("remembered", None)
     return {name: fields[name] for name in KEPT if name in fields} | {"state": marks}
 
@@ -81,12 +81,8 @@ class RecordedMemory:
         for node in nodes:
             remembered = (node.state or {}).get("remembered")
             if remembered and remembered.get("key"):
-                fields = {"eval_score": node.state.get("judged", node.eval_score), "eval_reason": node.eval_reason}
-                fields |= {"is_terminal": True} if node.is_terminal else {}
-                marks = {name: node.state[name] for name in JUDGEMENT_MARKS if name in node.state}
-                marks.pop("remembered", None)
                 where = f"{remembered.get('session', '')}/{remembered.get('node', '')}"
-                recalled.setdefault(remembered["key"], (where, fields | {"state": marks}))
+                recalled.setdefault(remembered["key"], (where, taken(stored_judgement(node))))
         return cls(recalled)
 
     async def recall(self, key):

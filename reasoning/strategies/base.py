@@ -414,8 +414,7 @@ class Strategy(ABC):
 
     def reused(self, node, fields, key, source):
         """A judgement of an equal state taken as this node's: its score and reason, no cost, and whose it is."""
-        marks = judgement_marks(fields.get("state") or {})
-        state = {**node.state, **marks, "state_key": key, "reused": source}
+        state = {**node.state, **judgement_marks(fields.get("state") or {}), "state_key": key, "reused": source}
         taken = {name: fields[name] for name in ("eval_score", "eval_reason", "is_terminal") if name in fields}
         return taken | {"state": state, "stale": False, "parse_error": ""}
 
