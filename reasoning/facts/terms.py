@@ -725,7 +725,7 @@ LIMIT_NOUN = re.compile(
     re.I,
 )
 AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
-AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|no\s+higher\s+than|stay(?:s|ing)?\s+(?:under|below|within|inside)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|without\s+\w+ing\s+more\s+than|no\s+higher\s+than|stay(?:s|ing)?\s+(?:under|below|within|inside)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NO_ONE_ABOVE = re.compile(r"\bno\s+(?P<one>single\s+|one\s+|individual\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:(?:is\s+|may\s+be\s+|should\s+be\s+)?(?:above|over|beyond|exceeding|more\s+than))\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
@@ -741,6 +741,22 @@ BOUND_LAST = re.compile(r"^\s*(?P<w>max(?:imum)?|min(?:imum)?)\b\.?(?!\s*[A-Za-z
 BOUND_AFTER = re.compile(r"^\s+(?P<w>minimum|min\.|maximum|max\.)\s+(?P<obj>[\w-]+)", re.I)
 VERB_OBJECTS = {"spend": "spending", "realise": "gains", "realize": "gains", "draw": "withdrawals", "withdraw": "withdrawals",
                 "give": "gifts", "gift": "gifts", "borrow": "borrowing", "sell": "sales", "invest": "investment"}  # fmt: skip
+# "cannot sell more than", "without selling more than": the verb says what the cap is of (VERB_OBJECTS)
+NEGATED_VERB = re.compile(
+    r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+(?P<v>\w+)|without\s+(?P<ing>\w+ing))\s+more\s+than\s+$",
+    re.I,
+)
+
+
+def _base_form(verb):
+    """A verb as VERB_OBJECTS names it: "selling" is "sell", "realising" "realise", "giving" "give"."""
+    verb = verb.lower()
+    if not verb.endswith("ing"):
+        return verb
+    stem = verb[:-3]
+    return next((v for v in (stem, stem + "e", stem[:-1]) if v in VERB_OBJECTS), stem)
+
+
 MAX_BEFORE = re.compile(r"\b(?P<w>max(?:imum)?|min(?:imum)?)\.?\s+(?P<obj>[\w-]+(?:\s+[\w-]+)?)\s+(?:of\s+|at\s+|:\s*|is\s+)?$", re.I)
 RATE_BASE = re.compile(r"\b(?:bracket|loan-to-value|LTV|ltv|rate|ratio|fees?|TER|leverage|drawdown|volatility)\b", re.I)
 
@@ -816,12 +832,12 @@ def limits(problem, facts, ends, durations, amounts=()):
             role = "cap"
             base = in_words or of_words
             thing = in_words or of_words
-            verb = re.search(r"\b(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+(?P<v>\w+)\s+more\s+than\s+$", before, re.I)
+            verb = NEGATED_VERB.search(before)
+            v = verb and _base_form(verb["v"] or verb["ing"])
             if verb and not base:
-                base = VERB_OBJECTS.get(verb["v"].lower(), "")  # "cannot spend more than $150,000 a year"
+                base = VERB_OBJECTS.get(v, "")  # "cannot spend more than $150,000 a year", "without selling more than"
                 thing = base
-            elif verb and base and verb["v"].lower() in VERB_OBJECTS:
-                v = verb["v"].lower()
+            elif verb and base and v in VERB_OBJECTS:
                 base = f"{v + 'd' if v.endswith('e') else v + 'ed'} {base}"  # "realise more than $50k of gains": realised gains
             bound = re.search(r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|reduce|reduces|trim|trims|keep|keeps|take|takes)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$", before, re.I)
             if bound:

@@ -90,6 +90,15 @@ FLORIDA = (
 )
 
 
+def test_without_doing_more_than_an_amount_is_a_cap_of_what_the_verb_names():
+    # "without selling more than CHF 400k" had been an amount labelled "without selling more than".
+    sales = extract("Anna, 63, holds a CHF 2.8M portfolio and wants to rebalance without selling more than CHF 400k.")
+    assert [(f.label, f.value, f.unit, f.role) for f in of_kind(sales, "limit")] == [("sales cap", 400_000, "CHF", "cap")]
+    assert not [f for f in of_kind(sales, "amount") if f.value == 400_000]
+    gains = extract("He wants to rebalance without realising more than EUR 50k of gains this year.")
+    assert [(f.label, f.value, f.role) for f in of_kind(gains, "limit")] == [("gains cap", 50_000, "cap")]
+
+
 def test_the_florida_retiree():
     facts = extract(FLORIDA)
     assert_spans(facts, FLORIDA)
