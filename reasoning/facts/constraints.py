@@ -660,6 +660,8 @@ def _percent_limit(text, limit, facts):
         clause = _content(text[s:e])
         if NOW.search(text, s, e) or any(q.value == f.value and _content(f.label) & clause for f in shares):
             continue  # the client's situation today, not the plan
+        if issuer and OF_THE_POSITION.match(text, q.end):
+            continue  # "a gain of about 85% of the position": a part of the position, not its weight
         ties = clause & (ISSUER if issuer else base)
         if issuer and clause & CLASSES - {"stocks"} and not clause & {"issuer", "issuers", "single", "position"}:
             continue  # "60% equities": a class, not one issuer
@@ -674,6 +676,12 @@ def _percent_limit(text, limit, facts):
             continue
         out.append(_verdict(limit, q.value, (q.start, q.end), text, q.text))
     return out
+
+
+OF_THE_POSITION = re.compile(
+    r"\s*of\s+(?:(?:the|her|his|their|its|this|that)\s+)?(?:[\w-]+\s+)?(?:position|stake|holding|shares|stock)\b",
+    re.IGNORECASE,
+)
 
 
 def _content(text):

@@ -46,24 +46,29 @@ HELDOUT3 = CORPUS.with_name("checker_corpus_heldout3.json")
 # the item the sentence names, and 'takes ... down to' caught de-be-house-gift-16, fr-idf-paris-ifi-gifts-16,
 # gb-wls-cardiff-downsize-20, us-fl-naples-slat-17 and it-mi-como-house-18: 85 still.
 HELDOUT3_FLOOR = 120  # with pass four's regimes, horizons, rates, shares and bases merged beside it (both studied it)
-HELDOUT3_KNOWN_ALARMS = {
-    "de-be-house-gift-05", "de-be-house-gift-09", "at-5-salzburg-flat-sale-06", "fr-idf-paris-ifi-gifts-02",
-    "it-mi-como-house-06", "us-ma-cambridge-concentrated-02", "us-ma-cambridge-concentrated-03",
-    "us-tx-houston-foundation-11", "gb-wls-cardiff-downsize-02",
-}  # fmt: skip
+# Its nine false alarms are gone (pass eight: a colon's label is its expression's, "on X" is a base, a part of a
+# position is no weight, a difference written before a figure is no restatement).
+HELDOUT3_KNOWN_ALARMS = set()
 
 # A fourth blind corpus (8 new cases, 202 sentences), written during pass four by someone who never read the checker
 # and measured once after it (2026-12-07): 51 of 105 slips caught and 14 false alarms (c911623: 56 and 21). The
 # studied corpora rose and this one did not: kept as a ratchet, and as the figure to beat.
 HELDOUT4 = CORPUS.with_name("checker_corpus_heldout4.json")
-HELDOUT4_FLOOR = 51
-HELDOUT4_KNOWN_ALARMS = {
-    "de-nw-cologne-gifts-derisk-05", "de-nw-cologne-gifts-derisk-06", "de-nw-cologne-gifts-derisk-11",
-    "at-ktn-klagenfurt-practice-sale-01", "at-ktn-klagenfurt-practice-sale-05",
-    "at-ktn-klagenfurt-practice-sale-09", "at-ktn-klagenfurt-practice-sale-11", "us-mn-minneapolis-foundation-12",
-    "us-tn-nashville-slat-gifts-06", "gb-glasgow-drawdown-flat-02", "gb-glasgow-drawdown-flat-03",
-    "fr-occ-toulouse-av-grandchildren-02", "fr-occ-toulouse-av-grandchildren-10",
-    "it-ven-verona-winery-handover-06",
+HELDOUT4_FLOOR = 68  # 51 when measured; pass eight: the law's shares named in words, parts taken out of a whole
+HELDOUT4_KNOWN_ALARMS = set()  # 14 when measured; pass eight cleared the last five (people, horizons, the law)
+
+# A fifth blind corpus (8 new cases, 215 sentences; Lucerne, Lugano, Munich, Graz, Bologna, Edinburgh, Seattle,
+# Denver), written during pass eight by someone who never read the checker, measured once on the code before the
+# pass and after it (2026-12-07): 54 of 104 slips caught and 15 false alarms both times. What pass eight learnt from
+# the fourth did not carry over. A ratchet from here.
+HELDOUT5 = CORPUS.with_name("checker_corpus_heldout5.json")
+HELDOUT5_FLOOR = 54
+HELDOUT5_KNOWN_ALARMS = {
+    "ch-lu-lucerne-capital-annuity-22", "de-by-munich-business-sale-07", "de-by-munich-business-sale-10",
+    "de-by-munich-business-sale-15", "de-by-munich-business-sale-23", "at-6-graz-gifts-01", "at-6-graz-gifts-05",
+    "at-6-graz-gifts-12", "at-6-graz-gifts-20", "at-6-graz-gifts-25", "it-45-bologna-second-home-12",
+    "gb-sct-edinburgh-tax-sequence-22", "us-wa-seattle-foundation-14", "us-wa-seattle-foundation-18",
+    "us-co-denver-concentrated-07",
 }  # fmt: skip
 
 
@@ -107,3 +112,9 @@ def test_the_fourth_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
     result = score(HELDOUT4)
     assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT4_FLOOR
     assert set(result["false_alarms"]) <= HELDOUT4_KNOWN_ALARMS
+
+
+def test_the_fifth_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
+    result = score(HELDOUT5)
+    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT5_FLOOR
+    assert set(result["false_alarms"]) <= HELDOUT5_KNOWN_ALARMS

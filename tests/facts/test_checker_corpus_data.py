@@ -18,13 +18,14 @@ DEV = FIXTURES / "checker_corpus.json"
 HELDOUT = FIXTURES / "checker_corpus_heldout.json"
 HELDOUT3 = FIXTURES / "checker_corpus_heldout3.json"  # the third blind corpus (2026-12-07), checked by the same rules
 HELDOUT4 = FIXTURES / "checker_corpus_heldout4.json"  # and the fourth
+HELDOUT5 = FIXTURES / "checker_corpus_heldout5.json"  # and the fifth
 SLIPS = (
     "product", "fraction", "remainder", "inverted_rate", "wrong_base", "mislabel", "dropped_scale", "mixed_currency",
     "jurisdiction", "jurisdiction_rate", "constraint", "wrong_figure",
 )  # fmt: skip
 FACT_FIELDS = {"label", "kind", "value", "unit", "base", "role", "text"}
 SENTENCE_FIELDS = {"id", "case", "text", "slip", "final", "note"}
-CURRENCIES = {"CHF", "EUR", "USD", "GBP"}
+CURRENCIES = {"CHF", "EUR", "USD", "GBP", "CAD"}  # a Seattle foundation pays a grant in Vancouver
 LIMIT_UNITS = {"months", "years", "%"} | CURRENCIES
 MULTIPLE = re.compile(r"^x [A-Za-z]+$")  # a limit as a multiple: net debt at most 2.5 "x EBITDA"
 HORIZON_UNITS = {"months", "years", "year", "age"}
@@ -38,7 +39,7 @@ def load(path):
 
 CORPORA = [
     pytest.param(DEV, id="dev"), pytest.param(HELDOUT, id="heldout"), pytest.param(HELDOUT3, id="heldout3"),
-    pytest.param(HELDOUT4, id="heldout4"),
+    pytest.param(HELDOUT4, id="heldout4"), pytest.param(HELDOUT5, id="heldout5"),
 ]
 
 

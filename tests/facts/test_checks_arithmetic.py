@@ -87,3 +87,13 @@ def test_where_amounts_group_thousands_with_points_so_do_the_bare_numbers_beside
     assert [f.ok for f in arithmetic("In Franken: 700.000 × 0,94 = EUR 658.000.")] == [True]
     # a rate next to an amount with a scale keeps its point: "$1.2M × 0.925 = €1.11M"
     assert [f.ok for f in arithmetic("Converted, $1.2M × 0.925 = €1.11M.")] == [True]
+
+
+def test_a_figure_after_on_is_a_base_not_the_result_of_what_follows():
+    # "on €5M: 2 % of ... plus ..., i.e. a + b = c": the colon introduces the tax on that base, not €5M itself
+    text = "Tax on €5M: 2 % of €3M plus 3 % of €2M, i.e. €60,000 + €60,000 = €120,000."
+    assert not [f for f in arithmetic(text) if not f.ok]
+    text = "Tax: 0.5 % on €800k + 0.7 % on €600k = €4,000 + €4,200 = €8,200."
+    assert not [f for f in arithmetic(text) if not f.ok]
+    text = "Tax: 0.5 % on €800k + 0.7 % on €600k = €4,000 + €4,200 = €9,200."
+    assert [f for f in arithmetic(text) if not f.ok]  # the chain's own sum still checked

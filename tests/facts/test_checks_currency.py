@@ -24,3 +24,17 @@ def test_a_difference_taken_one_to_one_where_a_rate_is_known_is_flagged():
 def test_a_sum_taken_one_to_one_is_flagged_and_a_converted_one_passes():
     assert currency("Her two accounts, EUR 600,000 and USD 440,000, hold EUR 1,040,000 in all.")
     assert currency("Her two accounts, EUR 600,000 and USD 440,000, hold EUR 1,000,000 in all.") == []
+
+
+def test_one_figure_written_and_on_the_sheet_is_not_added_twice_across_currencies():
+    from reasoning.facts.check import check, failures
+    from reasoning.facts.sheet import Fact
+
+    sheet = [
+        Fact("gift per child", "amount", 250_000, "EUR", role="goal"),
+        Fact("US depot", "amount", 300_000, "USD", role="holding"),
+        Fact("EUR/USD exchange rate", "amount", 1.12, "USD", text="EUR/USD 1.12"),
+    ]
+    # 800k is 2 × 400k, not 250k + 250k + USD 300k: the gift written and the gift on the sheet are one figure
+    text = "Per child, the 250.000 EUR is well inside the 800.000 EUR that both parents together may give."
+    assert [f for f in failures(check(text, sheet)) if f.kind == "currency"] == []

@@ -46,3 +46,51 @@ def test_the_other_part_of_a_whole_is_its_remainder_once_the_part_was_named():
     facts = [Fact("portfolio", "amount", 3_100_000, "EUR", role="holding"), Fact("bonds", "amount", 900_000, "EUR", role="holding")]
     assert failed("The bonds are about 29 % of the portfolio; the other €2.2M is in funds.", facts) == []
     assert failures(check("The bonds are about 29 % of the portfolio; the other €2.6M is in funds.", facts, final=True))
+
+
+# A retired couple in Perth (GB-SCT) and a Graz client (AT-6): the law's shares, the people and the horizons a
+# derivation may use without the sentence writing them.
+PERTH = [
+    Fact("Ailsa", "person", 1, "people", role="client"),
+    Fact("Ailsa's age", "age", 58, "years", role="client"),
+    Fact("Rory", "person", 1, "people", role="spouse"),
+    Fact("residence", "place", "GB-SCT", "ISO 3166", role="residence"),
+    Fact("Ailsa's SIPP", "amount", 480_000, "GBP", role="holding"),
+    Fact("Rory's pension", "amount", 220_000, "GBP", role="holding"),
+    Fact("GIA", "amount", 310_000, "GBP", role="holding"),
+    Fact("grandchildren", "person", 4, "people", role="grandchild"),
+    Fact("gift per grandchild", "amount", 15_000, "GBP", role="goal"),
+]
+GRAZ = [
+    Fact("Heidi", "person", 1, "people", role="client"),
+    Fact("Heidi's age", "age", 61, "years", role="client"),
+    Fact("residence", "place", "AT-6", "ISO 3166", role="residence"),
+    Fact("securities account", "amount", 820_000, "EUR", role="holding"),
+    Fact("monthly draw", "amount", 3_000, "EUR", role="goal"),
+    Fact("draw start", "horizon", 62, "age", role="by"),
+    Fact("state pension", "horizon", 66, "age", role="by"),
+]
+
+
+def test_the_laws_share_named_in_words_derives_a_figure():
+    # the UK's 25 % tax-free pension share is named ("tax-free"), not written: a quarter of each pension
+    assert failed("Ailsa can take £120,000 tax-free from her SIPP and Rory £55,000 from his pension.", PERTH) == []
+    assert failed("Ailsa can take £150,000 tax-free from her SIPP.", PERTH) != []
+
+
+def test_a_persons_bare_name_before_a_figure_is_no_label_of_their_holding():
+    # "Rory £55,000": Rory's part, not a restatement of "Rory's pension" (GBP 220k); "Rory's £55,000" still is
+    assert not any("given as" in f.detail for f in failed("Ailsa takes £120,000 and Rory £55,000 from his pension.", PERTH))
+    assert any("Rory's pension" in f.detail for f in failed("Rory's £310,000 could fund the flat.", PERTH))
+
+
+def test_a_remainder_may_take_out_a_part_times_the_clients_people():
+    # four grandchildren at GBP 15,000 each, paid from the GIA: GBP 250,000 left, not 295,000
+    assert failed("Paying the gifts out of the GIA leaves £250,000 in it.", PERTH) == []
+    assert failed("Paying the gifts out of the GIA leaves £265,000 in it.", PERTH) != []
+
+
+def test_a_monthly_goal_over_the_years_between_two_ages_is_derived():
+    # EUR 3,000 a month from 62 to 66: four years, EUR 144,000
+    assert failed("The EUR 144,000 of draws is under a fifth of the securities account.", GRAZ) == []
+    assert failed("The EUR 164,000 of draws is under a fifth of the securities account.", GRAZ) != []

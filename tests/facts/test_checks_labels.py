@@ -49,3 +49,17 @@ def test_a_figure_in_brackets_after_what_share_of_a_label_is_that_labels_value()
     assert [f.kind for f in failures(check(slip, facts))] == ["label"]
     assert failures(check("Decide who should receive what share of the house (CHF 1.9M), and when.", facts)) == []
     assert failures(check("Each child receives one third of the house (CHF 633k).", facts)) == []
+
+
+def test_a_label_before_a_colon_and_an_expression_is_the_expressions():
+    # "Pension per year: £2M / 25": the label names the result, not the pension pot it divides
+    assert labels("Cash per year: £400k / 4 = £100k.") == []
+    assert labels("Farm and cash: £12M plus £400k, i.e. £12.4M.") == []
+
+
+def test_a_difference_written_just_before_a_figure_is_no_restatement_of_a_label():
+    sheet = SHEET + [Fact("house purchase", "amount", 900_000, "GBP", role="goal")]
+    text = "The cash goes from £400k to £250k: a purchase of £150k."
+    assert [f for f in failures(check(text, sheet)) if "given as" in f.detail] == []
+    text = "The purchase of £150k comes from the cash."
+    assert [f for f in failures(check(text, sheet)) if "given as" in f.detail]

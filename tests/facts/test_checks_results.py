@@ -102,3 +102,17 @@ def test_givers_who_each_give_are_a_factor_no_number_writes():
     assert failures(check(text, facts)) == []
     alone = "Ann can give each of the five grandchildren $19,000 a year: $190,000 in total."
     assert "$190,000" in [f.text for f in failures(check(alone, facts))]
+
+
+def test_a_result_of_the_laws_share_named_in_words_must_follow():
+    from reasoning.facts.check import check, failures
+    from reasoning.facts.sheet import Fact
+
+    sheet = [
+        Fact("residence", "place", "US-OR", "ISO 3166", role="residence"),
+        Fact("foundation assets", "amount", 64_000_000, "USD", role="holding"),
+    ]
+    # a private foundation's minimum payout is 5 % (IRC § 4942): USD 3.2M on USD 64M
+    assert failures(check("The minimum payout comes to $3.2M on $64M of assets.", sheet)) == []
+    found = failures(check("The minimum payout comes to $2.3M on $64M of assets.", sheet))
+    assert found and "3.2M" in found[0].detail

@@ -45,6 +45,7 @@ COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
 OPS = {"plus": "+", "minus": "-", "less": "-", "times": "*", "x": "*", "×": "*", "*": "*", "÷": "/", "/": "/",
        "−": "-", "-": "-", "–": "-", "+": "+", "of": "of", "at": "at", "divided by": "/",
        "multiplied by": "*"}  # fmt: skip
+BASE_BEFORE = ("on", "upon")  # a figure after "on" is what a rate applies to, in an expression read only in part
 DETERMINERS = set(table("words")["operand_determiners"])
 LABEL_BREAKS = set(table("words")["operand_label_breaks"])
 
@@ -127,9 +128,12 @@ def _statement(doc, tokens, i):
     if left.mixed:
         return _mixed(doc, left, tokens, j)
     colon = j < len(tokens) and tokens[j].text == ":"  # "about CHF 2.7M: CHF 1.6M + CHF 0.47M + CHF 0.66M"
+    if left.ops == 0 and i > 0 and tokens[i - 1].text.lower() in BASE_BEFORE:
+        return None, j  # "LTT on £450,000: 6% of ...", "0.7 % on €760k = €2,500 + ...": a base, not a result
     if left.ops == 0 and j < len(tokens) and (tokens[j].kind == "eq" or colon):
         right, k = _expression(tokens, _skip(tokens, j + 1, "approx"))
-        if colon and (right is None or (k < len(tokens) and tokens[k].kind == "eq")):
+        then = k + 1 if k < len(tokens) and tokens[k].text == "," else k  # "..., i.e. £10,500 + £3,750 = £14,250"
+        if colon and (right is None or (then < len(tokens) and tokens[then].kind == "eq")):
             return None, j + 1  # "USD 747k: USD 747k x 3 = USD 2.24M": the colon introduces a sum with its own result
         if right is not None and right.ops and len(left.quantities) == 1 and left.quantities[0].kind == "amount":
             if right.mixed:

@@ -78,6 +78,8 @@ def mixed(doc, start, end):
             ):
                 found.append(((a, b), result))
         for parts in itertools.combinations(others, 3):
+            if any(_same(a, b) for a, b in itertools.combinations(parts, 2)):
+                continue  # "250.000 EUR" and the gift of 250.000 EUR are one figure, not two to add
             if len({p.unit for p in parts}) > 1 and abs(sum(p.value for p in parts) - result.value) <= result.precision:
                 found.append((parts, result))
     return found

@@ -29,6 +29,7 @@ from reasoning.facts.checks.doc import (
     sentence_of,
     sheet_rates,
 )
+from reasoning.facts.checks.lawfigures import named_shares
 from reasoning.facts.checks.words import content_words, phrases, table
 from reasoning.facts.quantities import format_amount
 
@@ -47,7 +48,7 @@ TIGHT_TWO, TIGHT_THREE = 0.025, 0.005
 PERIOD_BEFORE = re.compile(r"\b(?:every|each|within|after|in|by|at|age|aged)\s+$", re.I)  # "every ten years": no count
 SUM_WORDS = re.compile(r"\b(?:total\w*|combined|together|all told|in all|altogether|sum|overall)\b|\+", re.I)
 REMAINING = re.compile(
-    r"\b(?:net|after|remain\w*|left|leaves?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest"
+    r"\b(?:net|after|remain\w*|left|leaves?|unused|spare|stays?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest"
     r"|gains?|profits?|appreciation|unreali[sz]ed|the\s+other|the\s+remainder)\b",
     re.I,
 )  # a difference the sentence speaks of (a gain is a value less its cost); how precisely it must be written to count
@@ -106,6 +107,7 @@ def shares(doc, start, end, written=True):
         found |= {float(m[1]) / 100 for m in POINTS.finditer(doc.text, start, end)}
     found |= {gap / 100 for gap, _share in gaps(doc)}
     found |= {f.value / 100 for f in doc.facts if f.kind == "limit" and f.unit == "%" and isinstance(f.value, int | float)}
+    found |= named_shares(doc, start, end) if written else set()  # "tax-free from her SIPP": the law's 25 %
     return {s for s in found if 0 < s < 1}
 
 
@@ -140,8 +142,8 @@ def derive(doc, q, known):
         for share in shares(doc, start, end):
             if close_to(q, value * share):
                 return _used(doc, here, name, f"{share:.4g} of {name}")
-        if MONTHS.search(doc.text, start, end) and _monthly(doc, value, name):
-            for n in [1.0, *written]:  # "Twenty years of EUR 6,000 monthly": 12 × 20 months
+        if (MONTHS.search(doc.text, start, end) or _labelled_monthly(doc, value)) and _monthly(doc, value, name):
+            for n in [1.0, *written, *horizon_years(doc)]:  # "Twenty years of EUR 6,000 monthly": 12 × 20 months
                 if close_to(q, value * 12 * n) or (n == 1 and close_to(q, value / 12)):
                     return _used(doc, here, name, f"{name}, a month to a year" + (f" × {n:g}" if n != 1 else ""))
     holdings = [(v, f"the {f.label}" + ("" if f.unit == q.unit else f" in {q.unit}"))
@@ -163,6 +165,10 @@ def derive(doc, q, known):
             for x in here + before:  # "the rest of their $20.4M, $3.4M" after "... is $17M;"
                 if x.value < value and close_to(q, value - x.value):
                     return _used(doc, here, x.text, f"{name} - {x.text}")
+    if REMAINING.search(doc.text, start, end) and relative <= TIGHT_TWO:
+        how = _less_a_part(doc, q, here, start, end)
+        if how:
+            return how
     if REMAINING.search(doc.text, start, end):
         facts = [(f.value, f.label) for f in amount_facts(doc) if f.unit == q.unit]
         for (a, name_a), (b, name_b) in itertools.combinations(facts, 2):
@@ -173,10 +179,46 @@ def derive(doc, q, known):
     return ""
 
 
+def _less_a_part(doc, q, here, start, end):
+    """How q is an amount less a part of another ("Paying the gifts out of the securities account leaves EUR 510,000"
+    for three grandchildren at EUR 30,000 each; "Of each EUR 400,000 allowance, EUR 275,000 stays unused" where each
+    parent gives half of EUR 250,000): the part is a client's amount or one the sentence writes, times a count of
+    the sentence or of the client's people, or a simple share of it. Only for a figure written precisely."""
+    said = content_words(doc.text[start:end])
+    named = [f for f in amount_facts(doc) if f.unit == q.unit and content_words(f.label) & said]
+    wholes = [(f.value, f"the {f.label}") for f in named] + [(x.value, x.text) for x in here]
+    parts = wholes + [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit and f.role == "goal"]
+    written, people = counts(doc, start, end)
+    people += [float(f.value) for f in doc.facts if f.kind == "person" and isinstance(f.value, int | float)]
+    factors = {n for n in [*written, *people] if n > 1} | {1 / n for n in [*written, *people] if n > 1} | {0.5}
+    for (whole, name), (part, part_name) in itertools.product(wholes, parts):
+        for k in factors if part != whole else ():
+            if part * k < whole and close_to(q, whole - part * k):
+                return f"{name} - {k:.3g} × {part_name}"
+    return ""
+
+
+def horizon_years(doc):
+    """The years the client's horizons span: an "over 5 years" horizon, or the years between two ages it names
+    ("draw from 59 until his pension starts at 65": 6) or between an age it names and the client's age today."""
+    years = {float(f.value) for f in doc.facts if f.kind == "horizon" and f.unit == "years"
+             and isinstance(f.value, int | float)}  # fmt: skip
+    ages = [float(f.value) for f in doc.facts if f.kind == "horizon" and f.unit == "age"
+            and isinstance(f.value, int | float)]  # fmt: skip
+    ages += [float(f.value) for f in doc.facts if f.kind == "age" and f.role == "client" and isinstance(f.value, int | float)]
+    years |= {abs(a - b) for a, b in itertools.combinations(ages, 2)}
+    return sorted(n for n in years if 1 < n <= 40)
+
+
 def _named_before(doc, label, position):
     """The fact's label (a holding's name) written in the text before a position: "BTP make up about 36 % of the
     portfolio; the other €1.4M" names the part the remainder leaves out."""
     return bool(label) and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", doc.text[:position], re.I) is not None
+
+
+def _labelled_monthly(doc, value):
+    """A client's amount its label calls monthly ("monthly draw"): "the EUR 324,000 of draws" may be its years."""
+    return any(f.value == value and MONTHLY_LABEL.search(f.label) for f in amount_facts(doc))
 
 
 def _monthly(doc, value, name):

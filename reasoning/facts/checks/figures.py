@@ -248,9 +248,18 @@ def _mislabelled(doc, q, facts):
     owned = any(form == "prefix" and POSSESSIVE.search(term) for form, term, _s, _e in attached_labels(doc, q))
     if not named and owned:  # "Lucia's $3.6M": whose share it is ("cash CHF 144k" may be a trade in the cash)
         named = named_fact(doc, q, positions(doc))
-    if named and not matches(q, named.value, named.unit):
+    if named and not matches(q, named.value, named.unit) and not _written_change(doc, q):
         return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
     return ""
+
+
+def _written_change(doc, q):
+    """q is the difference or sum of the two amounts its sentence writes just before it ("BTP go from €1.08M to
+    €1.62M: a purchase of €540,000"): the reader sees where it comes from, whatever word names it."""
+    start, _end = sentence_of(doc, q.start)
+    before = [x for x in in_sentence(doc, start, q.start, "amount") if x.unit == q.unit][-2:]
+    return len(before) == 2 and any(close_to(q, v) for v in (abs(before[0].value - before[1].value),
+                                                           before[0].value + before[1].value))  # fmt: skip
 
 
 IN_HOLDING = re.compile(

@@ -28,6 +28,7 @@ from reasoning.facts.checks.figures import proposed
 from reasoning.facts.checks.words import (
     AFTER_OF,
     DETERMINER,
+    OPERATOR_AFTER,
     POSSESSIVE,
     PORTIONS,
     RATE_WORDS,
@@ -48,7 +49,7 @@ from reasoning.facts.checks.words import (
 from reasoning.facts.quantities import format_amount, matches
 from reasoning.facts.sheet import Finding
 
-SUM_AFTER = re.compile(r"\s*(?:[+×*/÷−]|[-–x]\s)")  # "Cash above the floor: EUR 300k − 200k": the label is the sum's
+SUM_AFTER = OPERATOR_AFTER  # "Cash above the floor: EUR 300k − 200k": the label is the sum's
 
 KIND = "label"
 FINAL_ONLY = False

@@ -52,6 +52,16 @@ def run(doc: Doc) -> list[Finding]:
     return found
 
 
+def named_shares(doc, start, end):
+    """The law's percents of the client's countries whose words the sentence names without writing the figure
+    ("Morag can take £160,000 tax-free from her SIPP": a quarter of it), as fractions a derivation may use."""
+    countries = _countries(doc.facts)
+    text = doc.text[start:end]
+    return {v / 100 for e in entries() if e["place"] in countries and e["unit"] == "%"
+            and any_of(tuple(e["words"])).search(text)
+            and ("when" not in e or any_of(tuple(e["when"])).search(text)) for v in e["values"]}  # fmt: skip
+
+
 def _judge(q, named):
     for e in named:
         if any(matches(q, v, q.unit) for v in e["values"]):

@@ -18,6 +18,7 @@ import itertools
 import re
 
 from reasoning.facts.checks.derive import COUNT_WORDS
+from reasoning.facts.checks.lawfigures import named_shares
 from reasoning.facts.checks.doc import amount_facts, close_to, in_sentence, sentence_of
 from reasoning.facts.checks.words import content_words, label_in, phrases, raw_words, table
 
@@ -25,7 +26,7 @@ CUES = table("words")["derivation_cues"]
 COUNT = re.compile(rf"\b({'|'.join(COUNT_WORDS)})\b", re.IGNORECASE)
 MULTIPLY = re.compile(r"\b(?:of|on|at|times|each|per|apiece|x)\b|[×*]", re.IGNORECASE)
 OPERATOR_AFTER = re.compile(r"\s*(?:[x×*+=−/-](?!\w)|times\b|plus\b|minus\b|less\b)", re.IGNORECASE)
-OF_AMOUNT = re.compile(r"\s+of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?")
+OF_AMOUNT = re.compile(r"\s+(?:of|on)\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+)?")
 COUNT_AT = re.compile(
     rf"\b({'|'.join(COUNT_WORDS)})\s+(?:[\w'’-]+\s+){{1,4}}?(?:at|of)\s+(?:(?:about|roughly|some)\s+)?", re.IGNORECASE
 )
@@ -105,6 +106,9 @@ def product_before(doc, q):
         return None
     counts = [m for m in COUNT.finditer(doc.text, start, cue) if not doc.blocked[m.start()]]
     factors = [(p.value / 100, p.text) for p in percents] + [_count(doc, m) for m in counts]
+    law = named_shares(doc, *sentence_of(doc, q.start))
+    if not factors and len(law) == 1:  # "The IRS minimum comes to $3.4M on $86M": the law's 5 %, not written
+        factors = [(law.pop(), "the law's share")]
     if SEVERAL_EACH.search(doc.text, sentence_of(doc, q.start)[0], cue):
         return None  # "Vernon and Loretta can each give the seven grandchildren $19,000": a factor the words hide
     if len(factors) != 1 or not (MULTIPLY.search(doc.text, start, cue) or amounts[0].start > q.start):

@@ -34,6 +34,7 @@ from reasoning.facts.checks.doc import (
 )
 from reasoning.facts.checks.words import WEAK, content_words, phrases, table
 from reasoning.facts.quantities import format_amount, format_percent
+from reasoning.facts.quantities import matches as same_figure
 from reasoning.facts.sheet import Finding
 
 KIND = "figure"
@@ -79,6 +80,7 @@ INVERTED = re.compile(
 LEADING = re.compile(
     r"^(?:(?:the|her|his|their|its|our|your|a|an|so|and|but|today|now|[A-Z][a-z]+['’]s)\s+)+", re.IGNORECASE
 )
+FIGURE_OF = re.compile(r"(?:\s+(?:of|in)\s+(?:(?:the|her|his|their|its)\s+)?)?")  # "EUR 144,000 of draws"
 FRACTION_SLACK, HEDGE_SLACK = 3.0, 2.5  # points
 # a word that names a holding of its own: "the savings portfolio" is no "portfolio" with an adjective
 CLASS_WORDS = content_words(" ".join(table("words")["synonyms"]["cash"] + table("words")["synonyms"]["stock"])) | {
@@ -100,6 +102,10 @@ def _statements(doc):
         if part is None:
             continue
         value, unit, base, label = part
+        written = [q for q in doc.quantities if q.kind == "amount" and q.end <= m.end("subject")
+                   and FIGURE_OF.fullmatch(doc.text, q.end, max(q.end, m.start("subject")))]  # fmt: skip
+        if not base and written and written[0].unit == unit and not same_figure(written[0], value, unit):
+            value, label = written[0].value, written[0].text  # "The EUR 144,000 of draws": that figure, not a draw's
         if base:  # a percent fact: its share of its base
             if not _same(base, whole_words):
                 continue

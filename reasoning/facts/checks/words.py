@@ -194,11 +194,23 @@ def named_fact(doc, q, facts):
     for form, term, start, _end in attached_labels(doc, q):
         if form == "of" or SHARE_BEFORE.search(doc.text, max(0, start - 24), start) or SHARE_OF.search(term):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
+        if form in ("before", "colon") and OPERATOR_AFTER.match(doc.text, q.end):
+            continue  # "Basis per share: $1.1M / 40,000 = $27.50": the label is the expression's, not its first figure
         words = raw_words(term)
         near = raw_words(_edge(term, form))  # the label ends next to the figure: "portfolio yields $75k" names none
-        loose = [f for f in facts if f.kind == "amount" and _all_but_one(f.label, words)]  # "IRA" for "traditional IRA"
+        # "IRA" for "traditional IRA"; a bare name is no label ("Iain £95,000 from his pension"), a possessive is
+        loose = [f for f in facts if f.kind == "amount" and (words - _names(doc.facts) or POSSESSIVE.search(term))
+                 and _all_but_one(f.label, words)]
         named += [f for f in facts if (label_in(f.label, words) or f in loose) and near & raw_words(f.label)]
     return next((f for f in named if matches(q, f.value, f.unit)), named[0] if named else None)
+
+
+OPERATOR_AFTER = re.compile(r"\s*(?:[+×*/÷−]|[-–x]\s|(?:plus|minus|less|times|divided\s+by)\b)", re.I)
+
+
+def _names(facts):
+    """The words of the client's people's names ("Iain", "Morag Drummond")."""
+    return frozenset().union(*(raw_words(f.label) for f in facts if f.kind == "person"))
 
 
 def _all_but_one(label, words):
