@@ -38,7 +38,9 @@ ACTIONS = (
     "completes completed completing finish finishes finished finishing list listed spread spreads spreading phase "
     "phased unwind unwinds unwinding liquidate liquidated liquidating divest divested divesting dispose disposed exit "
     "exits exiting distribute distributed distributing recommend recommends recommended protect protects protected "
-    "switch switches switched switching spend spends spent spending postpone postpones postponed postponing"
+    "switch switches switched switching spend spends spent spending postpone postpones postponed postponing "
+    "retire retires retired retiring give gives giving gave hand hands handed handing start starts started starting "
+    "begin begins began beginning draw draws drawing drew"
 ).split()
 # Nouns as often as verbs ("the exchange fund", "a 60/40 split", "in place"): verbs only in a verb's place.
 NOUN_VERBS = (

@@ -92,7 +92,8 @@ AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w.,%-]+){{0,3}}?)\s+{RULE_WORD}
 BEFORE_PLACE = re.compile(rf"\b(?:{TAX_WORD}|law)\s+(?:in|of|by|under)\s+(?:the\s+)?$", re.IGNORECASE)
 # "no state income tax", "free of IHT", "avoids California tax": the rule is named as absent, not applied.
 NEGATION = re.compile(
-    r"(?:\b(?:no|without|zero|free of|exempt from|avoid(?:s|ed|ing)?|escape[sd]?|unlike|instead of)"
+    r"(?:\b(?:no|without|zero|free of|exempt from|avoid(?:s|ed|ing)?|escape[sd]?|unlike|instead of"
+    r"|keine?n?|ohne|pas de|pas d['’]|aucune?|sans|nessuna?|senza)"  # German, French, Italian: "keine Schenkungssteuer"
     r"\b(?:\s+[\w-]+){0,3}"
     # "not" and "never" negate the rule only through being, owing or falling under it: "not subject to California
     # tax", "never pays IHT"; "do not eat into her US exemption" still applies the exemption
@@ -106,7 +107,7 @@ KIND_WORDS = (
     ("income", re.compile(r"\bincome\b", re.IGNORECASE)),
     ("capital_gains", re.compile(r"\bgains?\b", re.IGNORECASE)),
 )
-NEGATING_WORDS = re.compile(r"\b(?:no|not|never|without|zero|free)\b", re.IGNORECASE)
+NEGATING_WORDS = re.compile(r"\b(?:no|not|never|without|zero|free|keine?n?|ohne|aucune?|sans|nessuna?|senza)\b", re.IGNORECASE)
 
 
 def find_regimes(text: str) -> list[Mention]:

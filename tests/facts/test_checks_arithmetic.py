@@ -97,3 +97,20 @@ def test_a_figure_after_on_is_a_base_not_the_result_of_what_follows():
     assert not [f for f in arithmetic(text) if not f.ok]
     text = "Tax: 0.5 % on €800k + 0.7 % on €600k = €4,000 + €4,200 = €9,200."
     assert [f for f in arithmetic(text) if not f.ok]  # the chain's own sum still checked
+
+
+def test_a_surcharge_is_a_percent_of_the_rate_not_added_to_it():
+    assert not [f for f in arithmetic("At the 45 % top rate plus 5,5 % Soli (47,475 %) the tax is high.") if not f.ok]
+    assert [f for f in arithmetic("At the 45 % top rate plus 5,5 % Soli (48,475 %) the tax is high.") if not f.ok]
+
+
+def test_a_colon_that_opens_a_split_or_a_list_introduces_no_result():
+    text = "Eight quarterly instalments of EUR 250.000 each: EUR 150.000 into equities and EUR 100.000 into bonds."
+    assert not [f for f in failures(check(text, SHEET)) if f.kind in ("arithmetic", "figure")]
+    text = "In total she gives away EUR 600.000: 2 × 200.000 to the children and 4 × 50.000 to the grandchildren."
+    assert not [f for f in arithmetic(text) if not f.ok]
+
+
+def test_a_slash_allocation_is_a_mix_not_a_division():
+    text = "Rebalancing to 60/30/10 means selling about EUR 70k of the securities account."
+    assert not [f for f in arithmetic(text) if not f.ok]

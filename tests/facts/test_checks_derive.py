@@ -94,3 +94,29 @@ def test_a_monthly_goal_over_the_years_between_two_ages_is_derived():
     # EUR 3,000 a month from 62 to 66: four years, EUR 144,000
     assert failed("The EUR 144,000 of draws is under a fifth of the securities account.", GRAZ) == []
     assert failed("The EUR 164,000 of draws is under a fifth of the securities account.", GRAZ) != []
+
+
+GRAZ_GIFTS = [
+    Fact("Herta", "person", 1, "people", role="client"),
+    Fact("Stefan", "person", 1, "people", role="child"),
+    Fact("Andrea", "person", 1, "people", role="child"),
+    Fact("grandchildren", "person", 4, "people", role="grandchild"),
+    Fact("residence", "place", "AT-6", "ISO 3166", role="residence"),
+    Fact("gift per child", "amount", 200_000, "EUR", role="goal"),
+    Fact("gift per grandchild", "amount", 50_000, "EUR", role="goal"),
+    Fact("gift period", "horizon", 2, "years", role="within"),
+    Fact("securities account", "amount", 1_640_000, "EUR", role="holding"),
+]
+
+
+def test_the_goals_in_all_are_each_persons_goal_times_their_people():
+    # 2 × 200,000 + 4 × 50,000 = 600,000, over two years 300,000 a year
+    assert failed("After the gifts the securities account would still hold EUR 1.040.000.", GRAZ_GIFTS) == []
+    assert failed("After the gifts the securities account would still hold EUR 1.140.000.", GRAZ_GIFTS) != []
+    assert failed("Each year's EUR 300.000 of gifts is about a fifth of her securities account.", GRAZ_GIFTS) == []
+
+
+def test_a_rate_in_the_clause_before_a_semicolon_derives_the_next_clauses_figure():
+    text = "Gains are taxed at the 27,5 % KESt; for every EUR 10.000 of gain that is EUR 2.750."
+    assert failed(text, GRAZ_GIFTS) == []
+    assert failed(text.replace("2.750", "3.750"), GRAZ_GIFTS) != []

@@ -79,3 +79,19 @@ def test_put_with_a_person_as_its_object_states_a_result_not_a_proposal():
     assert failures(check("That puts her £7.675M above the £325k nil-rate band.", estate)) == []
     assert [f.text for f in failures(check("That puts her £8.675M above the £325k nil-rate band.", estate))] == ["£8.675M"]
     assert failures(check("Give her £40k now, from the cash.", estate)) == []
+
+
+def test_a_rate_the_sentence_computes_from_its_own_amounts_is_no_restatement_of_the_sheets():
+    # the sheet's spending rate is 5 %; a CHF 1.2M cap on CHF 20M is 6 %, written as the cap's own rate
+    assert failed("At CHF 20M the CHF 1.2M cap equals a spending rate of about 6%.") == []
+    assert failed("At CHF 20M the grants equal a spending rate of about 6%.") != []  # no amounts give 6 %
+
+
+def test_the_upper_end_of_a_range_in_words_is_no_share_of_the_client():
+    assert failed("The levy will take between 40 and 50 % of the foundation assets' yield.") == []
+
+
+def test_a_threshold_after_exceeds_in_a_sentence_about_a_rule_is_undecided():
+    found = check("The allowance is of no help: it phases out completely once the gain exceeds CHF 45,160.", SHEET)
+    assert failures(found) == []
+    assert any(not f.verified and "CHF 45,160" in f.text for f in found)

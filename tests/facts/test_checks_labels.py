@@ -63,3 +63,15 @@ def test_a_difference_written_just_before_a_figure_is_no_restatement_of_a_label(
     assert [f for f in failures(check(text, sheet)) if "given as" in f.detail] == []
     text = "The purchase of £150k comes from the cash."
     assert [f for f in failures(check(text, sheet)) if "given as" in f.detail]
+
+
+def test_a_limit_of_all_the_investable_assets_has_no_single_holding_as_its_base():
+    sheet = SHEET + [Fact("issuer cap", "limit", 10, "%", base="investable assets", role="cap"),
+                     Fact("other portfolio", "amount", 900_000, "GBP", role="holding")]
+    # 10 % of the £14.4M of investable assets is no share of the "other portfolio"
+    assert [f for f in failures(check("At 10% of £14.4M the farm may be at most £1.44M.", sheet)) if f.kind == "label"] == []
+
+
+def test_a_cost_in_german_is_the_cost_basis():
+    sheet = [Fact("Kaufpreis", "amount", 5_000_000, "EUR", role="holding"), Fact("Anschaffungskosten", "amount", 50_000, "EUR")]
+    assert failures(check("Gain: EUR 5.000.000 minus EUR 50.000 cost = EUR 4.950.000.", sheet)) == []

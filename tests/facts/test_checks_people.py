@@ -89,3 +89,9 @@ def test_a_limit_or_rate_taken_of_another_amount_than_its_own_fails():
     facts = extract("She has a $5 million bond ladder and $2 million in T-bills. Cannot accept more than a 5% drawdown on the bond sleeve.")
     assert [f.kind for f in failures(check("Put differently, 5% of the USD 2M t-bills = USD 100k.", facts))] == ["label"]
     assert failures(check("A 5% drawdown on the USD 5M bond ladder is USD 250k.", facts)) == []
+
+
+def test_an_age_to_come_is_no_restatement_of_todays():
+    # Urs is 58: "not before Urs is 61" is a date in his future, "Urs is 61" a wrong age
+    assert failed("A buy-in now could not be drawn as capital for three years, i.e. not before Urs is 61.") == []
+    assert failed("Urs is 61 and plans to retire soon.") != []

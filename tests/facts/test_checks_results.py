@@ -116,3 +116,11 @@ def test_a_result_of_the_laws_share_named_in_words_must_follow():
     assert failures(check("The minimum payout comes to $3.2M on $64M of assets.", sheet)) == []
     found = failures(check("The minimum payout comes to $2.3M on $64M of assets.", sheet))
     assert found and "3.2M" in found[0].detail
+
+
+def test_so_many_periods_of_an_amount_multiply_it_and_a_further_term_stops_the_product():
+    sheet = [Fact("residence", "place", "GB-SCT", "ISO 3166"), Fact("SIPP", "amount", 780_000, "GBP", role="holding")]
+    assert failures(check("Four years of £50,000 come to £200,000.", sheet)) == []
+    assert failures(check("Four years of £50,000 come to £250,000.", sheet)) != []
+    text = "Four years of £50,000 taxable plus the matching tax-free cash take about £266,700 out of the SIPP."
+    assert failures(check(text, sheet)) == []

@@ -238,3 +238,10 @@ def test_an_ambiguous_place_before_its_own_tax_is_a_place():
 def test_long_term_capital_gains_tax_is_american():
     (m,) = find_regimes("Keep 20% aside for long-term capital gains tax.")
     assert m.code == "US" and not tied(m, ["IT-RM"]) and not tied(m, ["FR-IDF", "US"], sources={"US"})
+
+
+def test_a_regime_named_as_absent_in_german_or_french_is_negated():
+    found = find_regimes("Österreich erhebt keine Schenkungssteuer; the gifts need only be reported.")
+    assert found and all(m.negated for m in found)
+    found = find_regimes("Die Schenkungssteuer beträgt 30 %.")
+    assert found and not any(m.negated for m in found)

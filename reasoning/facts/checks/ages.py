@@ -68,6 +68,8 @@ def run(doc: Doc) -> list[Finding]:
         if age is None:
             continue
         for m in (m for pattern in patterns for m in pattern.finditer(doc.text)):
+            if FUTURE_BEFORE.search(doc.text, max(0, m.start() - 24), m.start()):
+                continue  # "not before Beat is 66", "once Anna turns 60": an age to come, not today's
             group = "age" if name else next(i for i, g in enumerate(m.groups(), 1) if g)
             span = (m.start(group), m.end(group))
             if name is None and int(m[group]) > OLDEST:
@@ -76,6 +78,12 @@ def run(doc: Doc) -> list[Finding]:
                 seen.add(span)
                 found.append(_judged(doc.text[m.start() : m.end()], int(m[group]), age, who, m.start(), m.end()))
     return found
+
+
+FUTURE_BEFORE = re.compile(
+    r"\b(?:before|until|till|when|once|after|by the time|by which|as soon as|bis|sobald|wenn|avant|quand)\s+$",
+    re.IGNORECASE,
+)
 
 
 def _judged(text, said, age, who, start, end):

@@ -81,15 +81,17 @@ def _tokens(doc, start, end):
     blocked = doc.blocked
     # "650.000 − 380.000 = EUR 270.000": where the sentence's amounts group thousands with points, so do its bare numbers
     dotted = any(getattr(x, "kind", "") == "amount" and x.value >= 1000 and DOTTED.search(x.text) for x in taken)
+    mixes = [m.span() for m in MIX.finditer(doc.text, start, end) if sum(map(int, m[0].split("/"))) == 100]
     tokens += [
         Token(m.lastgroup, m.start(), m.end(), _thousands(m[0]) if dotted and m.lastgroup == "num" else m[0], None)
         for m in TOKEN.finditer(doc.text, start, end)
-        if not blocked[m.start()]
+        if not blocked[m.start()] and not any(a <= m.start() < b for a, b in mixes)
     ]
     tokens.sort(key=lambda t: t.start)
     return tokens
 
 
+MIX = re.compile(r"(?<![\w./])\d{1,2}(?:/\d{1,2}){1,3}(?![\w./])")  # "60/30/10", "a 70/30 split": a mix, no division
 DOTTED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?![\d.,]|\s?(?:[kKmM]|Mio|Mrd|mn|bn|million|billion)\b)")
 
 
@@ -133,7 +135,7 @@ def _statement(doc, tokens, i):
     if left.ops == 0 and j < len(tokens) and (tokens[j].kind == "eq" or colon):
         right, k = _expression(tokens, _skip(tokens, j + 1, "approx"))
         then = k + 1 if k < len(tokens) and tokens[k].text == "," else k  # "..., i.e. £10,500 + £3,750 = £14,250"
-        if colon and (right is None or (then < len(tokens) and tokens[then].kind == "eq")):
+        if colon and (right is None or (then < len(tokens) and tokens[then].kind == "eq") or _more_after(tokens, k)):
             return None, j + 1  # "USD 747k: USD 747k x 3 = USD 2.24M": the colon introduces a sum with its own result
         if right is not None and right.ops and len(left.quantities) == 1 and left.quantities[0].kind == "amount":
             if right.mixed:
@@ -203,8 +205,16 @@ def _result_after_colon(tokens, j):
         after = tokens[k + 1] if k + 1 < len(tokens) else None
         if after is not None and (after.kind == "eq" or (after.kind == "op" and _op(after) in ("+", "-", "*", "/"))):
             return None, j  # "Three tranches of USD 747k: USD 747k x 3 = USD 2.24M": a sum with its own result
+        if _more_after(tokens, k + 1):
+            return None, j  # "instalments of EUR 250.000 each: EUR 150.000 into equities and EUR 100.000 ...": a split
         return tokens[k].q, k + 1
     return None, j
+
+
+def _more_after(tokens, k):
+    """More figures follow in the sentence: what the colon introduced is a list or a split, not one result ("600,000
+    euros: 2 × 200.000 to the children and 4 × 50.000 to the grandchildren")."""
+    return any(t.kind == "num" or (t.kind == "q" and t.q.kind == "amount") for t in tokens[k:])
 
 
 def _skip(tokens, j, kind):
@@ -446,12 +456,21 @@ def _verify(doc, expression, result, tokens, eq_index):
     slack = result.precision + (APPROX_SLACK * abs(result.value) if approx else 0.0)
     doc.derived[(result.start, result.end)] = shown
     doc.consumed.append(span)
-    if lo - slack - 1e-9 <= result.value <= hi + slack + 1e-9:
+    if lo - slack - 1e-9 <= result.value <= hi + slack + 1e-9 or _surcharged(expression, result, slack):
         doc.inputs.update((x.start, x.end) for x in expression.quantities)
         return Finding("arithmetic", True, shown, f"{shown}: the arithmetic checks out", span[0], span[1])
     right = format_percent(mid) if unit == "%" else format_amount(mid, unit) if unit else f"{mid:,.4g}"
     detail = f"{shown}: the arithmetic gives {right}, not {result.text}"
     return Finding("arithmetic", False, shown, detail, span[0], span[1])
+
+
+def _surcharged(expression, result, slack):
+    """"45 % plus 5,5 % Soli (47,475 %)": a surcharge is a percent of the tax, so a rate plus a surcharge is the rate
+    times one and the surcharge, not their sum."""
+    rates = expression.quantities
+    if result.unit != "%" or expression.ops != 1 or len(rates) != 2 or any(r.unit != "%" for r in rates):
+        return False
+    return abs(rates[0].value * (1 + rates[1].value / 100) - result.value) <= slack + 0.0005 * result.value
 
 
 def _turned(doc, expression, result, shown, span):

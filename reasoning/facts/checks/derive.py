@@ -101,6 +101,9 @@ def shares(doc, start, end, written=True):
     """The shares a sentence gives or the sheet implies, as fractions: percents and their complements, points, the
     gaps between two of the sheet's percents of one base, limits in percent (the sheet's only: written=False)."""
     found = set()
+    before = doc.text[:start].rstrip()
+    if before.endswith(";"):  # "taxed at the 27,5 % KESt; for every EUR 10.000 of gain that is EUR 2.750"
+        start = sentence_of(doc, len(before) - 1)[0]
     for p in in_sentence(doc, start, end, "percent") if written else ():
         found |= {p.value / 100, 1 - p.value / 100}
     if written:
@@ -133,6 +136,14 @@ def derive(doc, q, known):
     bases += [(x.value, x.text) for x in here]
     bases += [(n, doc.text[s:e]) for n, scaled, s, e in numbers(doc, start, end) if scaled or n >= 1000]
     written, people = counts(doc, start, end)
+    total = goals_in_all(doc, q.unit)
+    if total:  # the goals' sum itself, or split over their years; no share of it (a limit's base is another amount)
+        if close_to(q, total):
+            return f"the goals in all ({format_amount(total, q.unit)})"
+        if YEARLY.search(doc.text, start, end):  # "Each year's EUR 300.000 of gifts": the goals over their years
+            for n in horizon_years(doc) + _horizons_in_years(doc):
+                if close_to(q, total / n):
+                    return f"the goals in all ({format_amount(total, q.unit)}) over {n:g} years"
     for value, name in bases:
         for factors in _products(written, people):
             product = value * math.prod(factors)
@@ -188,14 +199,47 @@ def _less_a_part(doc, q, here, start, end):
     named = [f for f in amount_facts(doc) if f.unit == q.unit and content_words(f.label) & said]
     wholes = [(f.value, f"the {f.label}") for f in named] + [(x.value, x.text) for x in here]
     parts = wholes + [(f.value, f"the {f.label}") for f in amount_facts(doc) if f.unit == q.unit and f.role == "goal"]
+    total = goals_in_all(doc, q.unit)
+    parts += [(total, "the goals in all")] if total else []
     written, people = counts(doc, start, end)
     people += [float(f.value) for f in doc.facts if f.kind == "person" and isinstance(f.value, int | float)]
-    factors = {n for n in [*written, *people] if n > 1} | {1 / n for n in [*written, *people] if n > 1} | {0.5}
+    factors = {n for n in [*written, *people] if n > 1} | {1 / n for n in [*written, *people] if n > 1} | {0.5, 1.0}
     for (whole, name), (part, part_name) in itertools.product(wholes, parts):
         for k in factors if part != whole else ():
             if part * k < whole and close_to(q, whole - part * k):
                 return f"{name} - {k:.3g} × {part_name}"
     return ""
+
+
+def goals_in_all(doc, unit):
+    """The client's goals in one currency summed, each per-person goal times its people ("two hundred thousand euros
+    to each of her two children and fifty thousand to each of four grandchildren": EUR 600,000), or None where the
+    sheet has fewer than two goals to sum or none per person."""
+    goals = [f for f in amount_facts(doc) if f.role == "goal" and f.unit == unit]
+    total, per_person = 0.0, False
+    for f in goals:
+        role = PER_ROLE.search(f.label)
+        people = _people_of(doc, role[1].lower()) if role else 0
+        per_person |= people > 1
+        total += f.value * (people if people > 1 else 1)
+    return total if goals and (per_person or len(goals) > 1) else None
+
+
+PER_ROLE = re.compile(r"\b(?:per|each)\s+(child|grandchild|heir|beneficiary|donee|parent|sibling)\b", re.I)
+
+
+def _people_of(doc, role):
+    """How many people of a role the sheet counts: named ones (value 1 each) and groups ("four grandchildren": 4)."""
+    return sum(f.value for f in doc.facts if f.kind == "person" and f.role == role and isinstance(f.value, int | float))
+
+
+YEARLY = re.compile(r"\b(?:each|every|per|a)\s+year(?:['’]s)?\b|\b(?:yearly|annual|annually)\b", re.I)
+
+
+def _horizons_in_years(doc):
+    """A horizon's span in years ("within the next two years": 2; "within 18 months": 1.5)."""
+    return [f.value / (12 if f.unit == "months" else 1) for f in doc.facts if f.kind == "horizon"
+            and f.unit in ("months", "years") and isinstance(f.value, int | float) and f.value > 0]  # fmt: skip
 
 
 def horizon_years(doc):

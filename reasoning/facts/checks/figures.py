@@ -205,6 +205,8 @@ def _undecidable(doc, q):
     start, end = sentence_of(doc, q.start)
     if LIMIT_WORDS.search(near_words(doc, q)) or LAW_WORDS.search(near_words(doc, q)):
         return f"unverified: {q.text} reads as a rule's threshold or limit, which the sheet does not hold"
+    if LAW_WORDS.search(doc.text, start, end) and THRESHOLD_BEFORE.search(doc.text, max(start, q.start - 24), q.start):
+        return f"unverified: {q.text} reads as the threshold of the rule the sentence names"  # "... once the gain exceeds"
     if TOTAL_BEFORE.search(doc.text, max(start, q.start - 20), q.start):
         return f"unverified: {q.text} is a total whose parts the sentence does not give"
     units = {x.unit for x in in_sentence(doc, start, end, "amount")} | {f.unit for f in amount_facts(doc)}
@@ -212,6 +214,11 @@ def _undecidable(doc, q):
     if converting and units - {q.unit}:
         return f"unverified: {q.text} is a conversion at a rate the text and the sheet do not state"
     return ""
+
+
+THRESHOLD_BEFORE = re.compile(
+    r"\b(?:exceeds?|exceeding|above|beyond|reaches|reaching|tops?|passes|over|more than|übersteigt|dépasse)\s+$", re.I
+)
 
 
 def _unplaced(doc, q, placed):
@@ -559,7 +566,7 @@ PROPOSAL_BEFORE = re.compile(
     r"drop\w*|fall\w*|fell|ris\w*|rose|grow\w*|los\w*|lost|swap\w*|exchang\w*|hedg\w*|collar\w*)\s*$",
     re.IGNORECASE,
 )
-RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to)\s*$")
+RANGE_BEFORE = re.compile(r"\d\s*(?:-|–|to|and)\s*$")  # "5-10%", "between 40 and 50 %"
 
 
 def _percents(doc):
@@ -573,6 +580,7 @@ def _percents(doc):
             continue
         fact = named if named and matches(q, named.value, named.unit) else None if named else fact_of(q, facts)
         how = doc.derived.get((q.start, q.end)) or ("" if named else _ratio_of_known(doc, q, facts))
+        how = how or ("" if fact else _written_ratio(doc, q))  # "At $17.2M the $900,000 cap equals ... about 5.2%"
         how = f"the {fact.label}" if fact else f"derived: {how}" if how else ""
         if how:
             findings.append(Finding("figure", True, q.text, f"{q.text} is {how}", q.start, q.end))
@@ -587,6 +595,18 @@ def _percents(doc):
         if q.kind == "percent" and not any(f.start == q.start for f in findings) and _contradicted(doc, q):
             findings.append(Finding("figure", False, q.text, _contradicted(doc, q), q.start, q.end))
     return findings
+
+
+def _written_ratio(doc, q):
+    """How a percent is one amount its sentence writes as a share of another it writes, or "": the sentence computes
+    its own rate ("the $900,000 cap is about 5.2% of $17.2M"), which need not be the sheet's rate of that name."""
+    start, end = sentence_of(doc, q.start)
+    amounts = in_sentence(doc, start, end, "amount")
+    seen = _widened(q) if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start) else q
+    for a, b in itertools.permutations(amounts, 2):
+        if a.unit == b.unit and 0 < a.value < b.value and abs(100 * a.value / b.value - seen.value) <= seen.precision:
+            return f"{a.text} as a share of {b.text}"
+    return ""
 
 
 def _presented_as_share(doc, q):

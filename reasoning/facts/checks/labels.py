@@ -77,7 +77,11 @@ def _rates_with_a_base(doc):
     of one base (15% target, 10% today: 5 points of the liquid portfolio)."""
     amounts = amount_facts(doc)
 
+    holdings = [f for f in amounts if f.role == "holding"]
+
     def base_of(label):
+        if content_words(label) <= {"wealth"} and len(holdings) > 1:
+            return None  # "20% of investable assets": all of them, not the one holding called a portfolio
         found = [f for f in amounts if content_words(label) and content_words(label) <= content_words(f.label)]
         return found[0] if len(found) == 1 else None
 

@@ -92,7 +92,12 @@ def product_before(doc, q):
     cues = list(RESULT.finditer(doc.text, start, q.start))
     if not cues:
         return _count_at(doc, q, start)
+    if cues[-1][0].lower() in ("plus", "minus", "less", "times", "×"):
+        return None  # "Four years of £50,000 taxable plus the matching tax-free cash take ...": a further term
     cue = cues[-1].start()
+    _start, end = sentence_of(doc, q.start)
+    if len([x for x in in_sentence(doc, cue, end, "amount") if x.unit == q.unit]) > 1 and cues[-1][0] == ":":
+        return None  # "... each: EUR 150.000 into equities and EUR 100.000 into bonds": a split after the colon
     marks = [m.end() for m in OPERANDS_START.finditer(doc.text, start, cue)] + [c.end() for c in cues[:-1]]
     if RESTATING.fullmatch(cues[-1][0]) and marks and not doc.text[max(marks) : cue].strip():
         marks.remove(max(marks))  # "20 % of EUR 447,500, i.e. ...": the comma sets off the restatement only
@@ -124,7 +129,8 @@ def _count_at(doc, q, start):
         if doc.blocked[m.start()]:
             continue
         each = [x for x in in_sentence(doc, m.end(), m.end() + 1, "amount") if x.start == m.end() and x.unit == q.unit]
-        if each and each[0].end <= q.start and not CLAUSE_MARK.search(doc.text, each[0].end, q.start):
+        if each and each[0].end <= q.start and not CLAUSE_MARK.search(doc.text, each[0].end, q.start) \
+                and not MORE_TERMS.search(doc.text, each[0].end, q.start):
             return COUNT_WORDS[m[1].lower()] * each[0].value, f"{m[1]} times {each[0].text}"
     return None
 
@@ -134,7 +140,14 @@ def _count(doc, m):
     divides it."""
     n = COUNT_WORDS[m[1].lower()]
     parts = PARTS_AFTER.match(doc.text, m.end())
+    each = EACH_OF.match(doc.text, parts.end()) if parts else None
+    if each and any(x.start == each.end() for x in doc.quantities if x.kind == "amount"):
+        return n, m[1]  # "Four years of £50,000", "three tranches of $3M": so many of that amount
     return (1 / n, f"one of {m[1]}{parts[0]}") if parts else (n, m[1])
+
+
+MORE_TERMS = re.compile(r"\b(?:plus|minus|less|and|with)\b|[+−]", re.IGNORECASE)
+EACH_OF = re.compile(r"\s+(?:of|at)\s+(?:about\s+|some\s+|roughly\s+)?")
 
 
 def _last(pattern, text, start, end):
