@@ -120,3 +120,25 @@ def test_a_rate_in_the_clause_before_a_semicolon_derives_the_next_clauses_figure
     text = "Gains are taxed at the 27,5 % KESt; for every EUR 10.000 of gain that is EUR 2.750."
     assert failed(text, GRAZ_GIFTS) == []
     assert failed(text.replace("2.750", "3.750"), GRAZ_GIFTS) != []
+
+
+def test_a_named_holding_converted_the_wrong_way_at_the_sheets_rate_fails():
+    # GBP/CHF 1.12 on the sheet, none written: the London account is CHF 448k, CHF 357k is it divided by the rate
+    found = failed("The London account is worth about CHF 357k in francs.")
+    assert found and "wrong way round" in found[0].detail
+    assert failed("The London account is worth about CHF 448k in francs.") == []
+    # a figure near the wrong way that the sentence does not present as that account is left alone
+    assert failed("Cash and bonds give CHF 356k of liquidity.") == []
+
+
+def test_a_cost_basis_is_never_added_to_a_holding_to_derive_a_figure():
+    sheet = [
+        Fact("brokerage", "amount", 7_800_000, "USD", role="holding"),
+        Fact("cost basis", "amount", 2_600_000, "USD"),
+        Fact("rental duplexes", "amount", 1_600_000, "USD", role="holding"),
+        Fact("SLAT funding", "amount", 4_000_000, "USD", role="goal"),
+    ]
+    # $4.2M is no "cost basis + rental duplexes": it is the brokerage less the SLAT, wrongly
+    found = failed("Funding the $4M SLAT from the brokerage leaves $4.2M in it.", sheet)
+    assert found and "USD 3.8M" in found[0].detail
+    assert failed("Funding the $4M SLAT from the brokerage leaves $3.8M in it.", sheet) == []

@@ -95,3 +95,11 @@ def test_a_threshold_after_exceeds_in_a_sentence_about_a_rule_is_undecided():
     found = check("The allowance is of no help: it phases out completely once the gain exceeds CHF 45,160.", SHEET)
     assert failures(found) == []
     assert any(not f.verified and "CHF 45,160" in f.text for f in found)
+
+
+def test_what_remains_of_a_named_position_after_a_written_sale_must_follow():
+    sheet = SHEET + [Fact("equity sleeve", "percent", 60.0, "%", base="foundation assets", role="share")]
+    # the equity sleeve is 60 % of CHF 20M, CHF 12M: after selling CHF 2M it holds CHF 10M
+    assert failures(check("After selling CHF 2M, the equity sleeve holds CHF 10M.", sheet)) == []
+    found = failures(check("After selling CHF 2M, the equity sleeve holds CHF 11M.", sheet))
+    assert found and "CHF 10M" in found[0].detail

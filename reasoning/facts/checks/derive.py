@@ -158,7 +158,7 @@ def derive(doc, q, known):
                 if close_to(q, value * 12 * n) or (n == 1 and close_to(q, value / 12)):
                     return _used(doc, here, name, f"{name}, a month to a year" + (f" × {n:g}" if n != 1 else ""))
     holdings = [(v, f"the {f.label}" + ("" if f.unit == q.unit else f" in {q.unit}"))
-                for f in amount_facts(doc) if f.role in ("", "holding")
+                for f in amount_facts(doc) if f.role in ("", "holding") and not NOT_HELD.search(f.label)
                 for v in in_currency(doc, f.value, f.unit, q.unit, start, end)]  # fmt: skip
     summed = SUM_WORDS.search(doc.text, start, end)
     relative = q.precision / abs(q.value) if q.value else 1.0
@@ -188,6 +188,10 @@ def derive(doc, q, known):
             if close_to(q, big - small) and (relative <= TIGHT_TWO or _named_before(doc, name_small, q.start)):
                 return f"the {name_big} - the {name_small}"
     return ""
+
+
+# A cost basis or a gain is no holding to add to another ("the cost basis + the rental duplexes" met a slip by chance).
+NOT_HELD = re.compile(rf"\b(?:{phrases(table('words')['basis_words'])})\b", re.IGNORECASE)
 
 
 def _less_a_part(doc, q, here, start, end):
@@ -321,7 +325,36 @@ def converted(doc, q):
         how = _converted_by(doc, q, rate, start, end, f"the sheet's {rate.base}/{rate.quote} {rate.value:g}")
         if how:
             return how, ""
+    for rate in [r for r in sheet_rates(doc) if r.base and r.value and q.unit in (r.base, r.quote)]:
+        wrong = _turned_round(doc, q, rate, start, end)
+        if wrong:
+            return "", wrong
     return "", ""
+
+
+def _turned_round(doc, q, rate, start, end):
+    """"The CHF account is worth about EUR 291,400" at the sheet's EUR/CHF 0.94: the account the sentence names (or
+    an amount it writes) converted the wrong way round. Only where the two ways differ by far more than a day's
+    move (5%), so a figure at another day's rate is never taken for one."""
+    if abs(rate.value - 1 / rate.value) < 0.05 * max(rate.value, 1 / rate.value):
+        return ""
+    other = _other(q, rate)
+    said = content_words(doc.text[start:end])
+    said |= {code.lower() for word, code in table("words")["currency_names"].items() if word in said}  # "euro"
+    sources = [(x.value, x.text) for x in in_sentence(doc, start, end, "amount") if x.unit == other]
+    sources += [(f.value, f"the {f.label}") for f in amount_facts(doc)
+                if f.unit == other and (content_words(f.label) - TURN_WEAK) & said]  # fmt: skip
+    for value, name in sources:
+        right = rate.converts(value, other, q.unit)[0]
+        wrong = value / rate.value if right == value * rate.value else value * rate.value
+        if abs(wrong - q.value) <= q.precision + TURNED_SLACK * abs(wrong) and not close_to(q, right):
+            return (f"{q.text} converts {name} at the sheet's {rate.base}/{rate.quote} {rate.value:g} the wrong way "
+                    f"round: that is about {format_amount(right, q.unit)}")  # fmt: skip
+    return ""
+
+
+TURNED_SLACK = 0.003  # with no rate written, only a figure written as that conversion: a sum near one is no slip
+TURN_WEAK = frozenset(content_words("account accounts deposit balance fund total amount"))
 
 
 def _other(q, rate):

@@ -26,7 +26,7 @@ import re
 from dataclasses import replace
 
 from reasoning.facts.checks.arithmetic import APPROX_SLACK
-from reasoning.facts.checks.derive import COUNT_WORDS, POINTS, converted, derive, gaps, shares
+from reasoning.facts.checks.derive import COUNT_WORDS, POINTS, converted, derive, gaps, goals_in_all, shares
 from reasoning.facts.checks.doc import (
     LAW_WORDS,
     LIMIT_WORDS,
@@ -137,6 +137,10 @@ def _amounts(doc):
             findings.append(Finding("figure", True, q.text, f"{q.text} is derived: {how}", q.start, q.end))
             continue
         detail, sure = _unknown(doc, q, facts, derived)
+        left = "" if sure or _undecidable(doc, q) else _remainder_wrong(doc, q)
+        if left:  # "Funding the $4M SLAT from the brokerage leaves $4.2M in it": the brokerage less $4M
+            findings.append(Finding("figure", False, q.text, left, q.start, q.end))
+            continue
         if sure or q not in offered:
             why = "" if sure else _undecidable(doc, q) or _unplaced(doc, q, lambda x: _placed(doc, x, facts, offered))
             findings.append(Finding("figure", bool(why), q.text, why or detail, q.start, q.end, verified=not why))
@@ -219,6 +223,42 @@ def _undecidable(doc, q):
 THRESHOLD_BEFORE = re.compile(
     r"\b(?:exceeds?|exceeding|above|beyond|reaches|reaching|tops?|passes|over|more than|übersteigt|dépasse)\s+$", re.I
 )
+
+
+REMAINS = re.compile(
+    r"\b(?:remain\w*|left|leaves?|leaving|keeps?|keeping|still\s+holds?|holds?|stays?|verbleib\w*|bleib\w*|reste\w*)\b",
+    re.IGNORECASE,
+)
+AFTER_TAKING = re.compile(r"\b(?:after|once|when|leaves?|leaving|left|nach)\b", re.IGNORECASE)
+OUTLAY_WORDS = re.compile(r"\b(?:gifts?|grants?|donations?|paid|pays?|funding|funds?|repa\w+|spend\w*)\b", re.I)
+
+
+def _remainder_wrong(doc, q):
+    """Why q, stated as what remains of one client's holding the sentence names after one amount is taken out of it,
+    does not follow; "" when it does, or when the sentence does not pin the whole and the part down to one each."""
+    start, end = sentence_of(doc, q.start)
+    if not (REMAINS.search(doc.text, start, end) and AFTER_TAKING.search(doc.text, start, end)):
+        return ""
+    said = content_words(doc.text[start:end])
+    held = [f for f in amount_facts(doc) if f.role == "holding"] + [p for p in positions(doc) if p.role == "share"]
+    wholes = [f for f in held if f.unit == q.unit and f.value > q.value and (content_words(f.label) - WHOLE_WEAK) & said]
+    wholes = [f for f in wholes if f.role == "share"] or wholes  # "the equity sleeve": the position, not the assets
+    takes = [(x.value, x.text) for x in in_sentence(doc, start, q.start, "amount") if x.unit == q.unit]  # before q
+    total = goals_in_all(doc, q.unit) if OUTLAY_WORDS.search(doc.text, start, end) else None
+    takes += [(total, "the goals in all")] if total and not takes else []
+    takes += [(f.value, f"the {f.label}") for f in amount_facts(doc) if not takes and f.unit == q.unit
+              and f.role in ("liability", "goal") and (content_words(f.label) - WHOLE_WEAK) & said]  # fmt: skip
+    if len(wholes) != 1 or len(takes) != 1:
+        return ""
+    whole, (part, name) = wholes[0], takes[0]
+    seen = _widened(q) if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start) else q
+    if part >= whole.value or close_to(seen, whole.value - part) or close_to(seen, whole.value):
+        return ""
+    left = format_amount(whole.value - part, q.unit)
+    return f"{q.text} does not follow: the {whole.label} less {name} is {left}"
+
+
+WHOLE_WEAK = frozenset(content_words("account accounts balance value amount total fund"))
 
 
 def _unplaced(doc, q, placed):
