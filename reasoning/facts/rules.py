@@ -238,7 +238,7 @@ NEGATED_AFTER = re.compile(
     re.IGNORECASE,
 )
 TAX_WORD = re.compile(
-    r"(?<![\w-])(?:tax(?:es|ed|ing|ation)?|rates?|levy|levies|levied|brackets?|duty|duties|withholding|CGT|IHT|"
+    r"(?<![\w-])(?:tax(?:es|ed|ing|ation)?|rates?|levy|levies|levied|brackets?|duty|duties|withholding|withheld|CGT|IHT|"
     r"NIIT|LTCG|STCG|surtax|surcharge|Soli|KESt|PFU|[A-Za-zäöü]*[Ss]teuer[a-z]*|impôts?|imposta|marginal)(?![\w-])",
 )
 NOT_TAX_RATE = re.compile(
@@ -894,6 +894,8 @@ def _tax_context(text, q, clause):
     before_text = masked[: q.start - cs]
     cue = bool(TAX_CUE_BEFORE.search(before_text[-40:]))
     after_text = text[q.end : ce]
+    if ON_TAXABLE.match(after_text) and TAX_WORD.search(masked[q.end - cs :]):
+        return True  # "Set aside 27,5 % of the realised gains for tax", "26.375% of the equity gains as a tax provision"
     if not cue:
         before, after = _near_words(text, q, clause)
         if NOT_TAX_NEAR.search(f"{before} # {after}") and not ON_TAXABLE.match(after_text):
@@ -1027,7 +1029,8 @@ def _rate(text, q, reach_, clause, sources=(), held=()):
         places, level, combine = [rules.places[qualifier]], "", False  # "California's 13.3%": that state's own
     topmost = bool(TOP_BEFORE.search(text[cs : q.start]))  # "at up to 13.3%": the tax's highest rate, no other
     fit = _fit(q.value, tol, places, kinds, level, flat, combine, clause_text, topmost)
-    if not fit and sources:  # "US withholding of 15% on the dividends" for a Swiss client with a US account
+    home = bool(qualifier) and bool(related) and not (sources and _related(qualifier, reach(sources)))
+    if not fit and sources and not home:  # "US withholding of 15% on the dividends" for a Swiss client with a US account
         fit = _fit(q.value, tol, _source_places(sources, held), kinds, level, flat, False, clause_text)
     if not fit and effective:
         fit = _effective(q.value, tol, places, kinds, level, clause_text)

@@ -399,3 +399,15 @@ def test_what_is_taxed_opening_the_clause_then_its_rate():
 def test_the_foundation_excise_rate_is_only_read_where_the_sentence_speaks_of_one():
     failed = [f.text for f in rules.findings("Dividends are taxed at 1.39% in Minnesota.", places("US-MN")) if not f.ok]
     assert failed == ["1.39%"]
+
+
+def test_a_rate_of_the_gains_kept_back_for_tax_is_a_tax_rate():
+    from reasoning.facts.rules import findings
+    from reasoning.facts.sheet import Fact
+
+    basel = [Fact("residence", "place", "CH-BL", "ISO 3166", role="residence")]
+    # a Swiss private investor pays no tax on the profit of an equity sale: 26.375 % is Germany's rate
+    found = findings("Hold back 26.375 % of the profit on the equity sale for the tax bill.", basel)
+    assert [f for f in found if not f.ok]
+    assert not [f for f in findings("Hold back 20 % of the profit on the equity sale for the new roof.", basel)
+                if not f.ok]  # fmt: skip
