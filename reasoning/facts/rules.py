@@ -903,7 +903,10 @@ def _tax_context(text, q, clause):
         if OF_SHARE.match(after_text) and not ON_TAXABLE.match(after_text):
             return False
     named = any(p.search(masked) for p in _tax_aliases())
-    return cue or named or bool(TAX_WORD.search(masked)) or bool(ON_TAXABLE.match(after_text))
+    return cue or named or bool(TAX_WORD.search(masked)) or bool(ON_TAXABLE.match(after_text) and not MOVED.search(masked))
+
+
+MOVED = re.compile(r"\b(?:put|puts|invest\w*|spend\w*|use|uses|into|towards?|donate\w*|give|gives)\b", re.I)
 
 
 @lru_cache(maxsize=512)  # a clause's percents share its topics: read once per clause

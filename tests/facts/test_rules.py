@@ -409,5 +409,5 @@ def test_a_rate_of_the_gains_kept_back_for_tax_is_a_tax_rate():
     # a Swiss private investor pays no tax on the profit of an equity sale: 26.375 % is Germany's rate
     found = findings("Hold back 26.375 % of the profit on the equity sale for the tax bill.", basel)
     assert [f for f in found if not f.ok]
-    assert not [f for f in findings("Hold back 20 % of the profit on the equity sale for the new roof.", basel)
+    assert not [f for f in findings("Put 20 % of the profit on the equity sale into the new roof.", basel)
                 if not f.ok]  # fmt: skip
