@@ -96,7 +96,7 @@ def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
     for horizon in horizons:
         found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
     found = [f for f in found if not _about_obligation(text, f, facts)]
-    found += _splits(text, facts) + _new_commitments(text, facts) + statutes.findings(text, facts)
+    found += _splits(text, facts) + _tranches(text, facts) + _new_commitments(text, facts) + statutes.findings(text, facts)
     if final:
         found += _commitments(text, facts)
     unique = {}
@@ -1151,6 +1151,48 @@ def _moved(facts):
 
 def _class(label):
     return " ".join(w for w in label.lower().split() if w not in ("target", "current", "share", "today"))
+
+
+TRANCHES = re.compile(
+    r"\b(?P<n>\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|twelve|zwei|drei|vier|fünf|sechs|acht|zehn)\s+"
+    r"(?:equal\s+|gleiche\s+)?(?:(?:annual|yearly|quarterly|monthly|jährliche|vierteljährliche)\s+)?"
+    r"(?:tranches|instalments|installments|steps|sales|slices|payments|parts|Tranchen|Raten|Schritte)\s+"
+    r"(?:of|à|a|zu|von|de)\s+(?:about\s+|around\s+|roughly\s+|je\s+|rund\s+|ca\.\s+)?",
+    re.IGNORECASE,
+)
+PART_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+               "twelve": 12, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "acht": 8, "zehn": 10}  # fmt: skip
+
+
+def _tranches(text, facts):
+    """"Sell the CHF 240'500 of equities in four equal tranches of CHF 65'000": so many tranches of an amount that
+    do not add up to the amount the sentence (or the sheet, as the amount to be moved) says they split."""
+    out, moved = [], _moved(facts)
+    quantities = [q for q in find_quantities(text) if q.kind == "amount"]
+    for m in TRANCHES.finditer(text):
+        each = next((q for q in quantities if q.start == m.end()), None)
+        if each is None:
+            continue
+        n = int(m["n"]) if m["n"].isdigit() else PART_COUNTS[m["n"].lower()]
+        s, e = sentence_at(text, m.start())
+        wholes = [q for q in quantities if s <= q.start < e and q is not each and q.unit == each.unit
+                  and q.value > each.value]  # fmt: skip
+        whole = (wholes[0].value, wholes[0].text) if len(wholes) == 1 else None
+        if whole is None and moved is not None and moved[1] == each.unit and not quantities_between(quantities, s, e, each):
+            whole = moved[0], f"the {moved[2]}"
+        if whole is None:
+            continue
+        slack = max(n * each.precision, 0.03 * whole[0])
+        if abs(n * each.value - whole[0]) > slack:
+            detail = (f"{n} × {each.text} is {format_amount(n * each.value, each.unit)}, not {whole[1]} "
+                      f"({format_amount(whole[0], each.unit)}) that the tranches split")  # fmt: skip
+            out.append(Finding("constraint", False, text[m.start() : each.end], detail, m.start(), each.end))
+    return out
+
+
+def quantities_between(quantities, s, e, each):
+    """Other amounts in the sentence: then the tranches split one of them, not the sheet's amount to be moved."""
+    return any(s <= q.start < e and q is not each for q in quantities)
 
 
 def _splits(text, facts):

@@ -674,3 +674,12 @@ def test_a_part_of_a_single_position_is_not_its_weight_against_the_issuer_cap():
     # the gain is 85% of the position's value: no single-issuer weight of 85%
     assert failed("The unrealised gain is $6.3M, about 85% of the position.", ESTATE) == []
     assert failed("Leave the single stock position at 15% of the estate.", ESTATE) != []
+
+
+def test_tranches_that_do_not_add_up_to_what_they_split_break_the_plan():
+    sheet = [Fact("Depot", "amount", 1_850_000, "CHF", role="holding")]
+    found = failed("Sell the CHF 240'500 of equities in four equal tranches of CHF 65'000 over the next months.", sheet)
+    assert found and "CHF 260k" in found[0].detail
+    assert failed("Sell the CHF 240'500 of equities in four equal tranches of about CHF 60'000.", sheet) == []
+    assert failed("Die 328.000 EUR Aktien in drei Tranchen à 120.000 EUR verkaufen.", sheet) != []
+    assert failed("Die 328.000 EUR Aktien in drei Tranchen à 109.000 EUR verkaufen.", sheet) == []
