@@ -54,7 +54,7 @@ HELDOUT3_KNOWN_ALARMS = set()
 # and measured once after it (2026-12-07): 51 of 105 slips caught and 14 false alarms (c911623: 56 and 21). The
 # studied corpora rose and this one did not: kept as a ratchet, and as the figure to beat.
 HELDOUT4 = CORPUS.with_name("checker_corpus_heldout4.json")
-HELDOUT4_FLOOR = 81  # 51 when measured; pass eight: the law's shares in words, parts of a whole, conversions turned, remainders
+HELDOUT4_FLOOR = 82  # 51 when measured; pass eight: the law's shares in words, parts of a whole, conversions turned, remainders
 HELDOUT4_KNOWN_ALARMS = set()  # 14 when measured; pass eight cleared the last five (people, horizons, the law)
 
 # A fifth blind corpus (8 new cases, 215 sentences; Lucerne, Lugano, Munich, Graz, Bologna, Edinburgh, Seattle,

@@ -75,3 +75,15 @@ def test_a_limit_of_all_the_investable_assets_has_no_single_holding_as_its_base(
 def test_a_cost_in_german_is_the_cost_basis():
     sheet = [Fact("Kaufpreis", "amount", 5_000_000, "EUR", role="holding"), Fact("Anschaffungskosten", "amount", 50_000, "EUR")]
     assert failures(check("Gain: EUR 5.000.000 minus EUR 50.000 cost = EUR 4.950.000.", sheet)) == []
+
+
+def test_a_gains_tax_on_a_whole_holding_whose_gain_the_sheet_gives_is_the_wrong_base():
+    sheet = [
+        Fact("residence", "place", "GB-SCT", "ISO 3166", role="residence"),
+        Fact("GIA", "amount", 260_000, "GBP", role="holding"),
+        Fact("GIA gains", "amount", 72_000, "GBP"),
+    ]
+    found = failures(check("Cashing in the entire £260,000 GIA means £62,400 of CGT at the 24% rate.", sheet))
+    assert any("whole GIA" in f.detail for f in found)
+    assert not [f for f in failures(check("Cashing in the GIA means £17,280 of CGT at the 24% rate.", sheet))
+                if f.kind == "label"]  # fmt: skip

@@ -197,7 +197,7 @@ def _taxed_proceeds(doc):
         if not TAXED.search(sentence) or BASIS.search(sentence) or rules._topics(sentence) - GAINS_KINDS:
             continue
         for q in in_sentence(doc, start, end, "percent"):
-            target = _proceeds_after(doc, q) or _proceeds_in(doc, q, start, end)
+            target = _proceeds_after(doc, q) or _proceeds_in(doc, q, start, end) or _whole_holding_in(doc, q, start, end)
             if target:
                 detail = f"{q.text} is a tax on the gain, but the text applies it to {target}"
                 detail += "" if target.endswith("the whole holding") else ", the proceeds"
@@ -262,6 +262,22 @@ def _proceeds_in(doc, q, start, end):
         for x in in_sentence(doc, start, end, "amount"):
             if x.unit == fact.unit and close_to(_widened(x), fact.value * q.value / 100):
                 return f"the {fact.label} ({format_amount(fact.value, fact.unit)})"
+    return ""
+
+
+def _whole_holding_in(doc, q, start, end):
+    """"Cashing in the entire £260,000 GIA means £62,400 of CGT at the 24% rate" where the sheet gives the GIA's own
+    gain (£72,000): an amount of the sentence that is the percent of a holding the sentence names, whole."""
+    said = content_words(doc.text[start:end])
+    for fact in amount_facts(doc):
+        mine = content_words(fact.label) - WEAK
+        gains = [g for g in amount_facts(doc) if g is not fact and GAIN_LABEL.search(g.label) and g.unit == fact.unit
+                 and mine and mine <= content_words(g.label) and g.value < fact.value]  # fmt: skip
+        if fact.role != "holding" or not gains or not mine & said:
+            continue
+        for x in in_sentence(doc, start, end, "amount"):
+            if x.unit == fact.unit and close_to(_widened(x), fact.value * q.value / 100):
+                return f"the whole {fact.label} ({format_amount(fact.value, fact.unit)}), the whole holding"
     return ""
 
 
