@@ -97,6 +97,7 @@ def findings(text: str, facts: list[Fact], final: bool) -> list[Finding]:
         found += _horizon(text, horizon, len(spans) > 1 and horizon in spans, facts)
     found = [f for f in found if not _about_obligation(text, f, facts)]
     found += _splits(text, facts) + _tranches(text, facts) + _new_commitments(text, facts) + statutes.findings(text, facts)
+    found += [f for limit in limits for f in _over_cap(text, limit, facts)]
     if final:
         found += _commitments(text, facts)
     unique = {}
@@ -1193,6 +1194,64 @@ def _tranches(text, facts):
 def quantities_between(quantities, s, e, each):
     """Other amounts in the sentence: then the tranches split one of them, not the sheet's amount to be moved."""
     return any(s <= q.start < e and q is not each for q in quantities)
+
+
+# What a cap's object is done with: a plan amount after one of these verbs, in a clause naming the object, is its level.
+CAP_OBJECTS = {
+    "sale": "sell sells sold selling sale sales", "sales": "sell sells sold selling sale sales",
+    "spending": "spend spends spent spending grant grants", "income": "take taking draw drawing income withdraw",
+    "usd": "usd dollar dollars", "eur": "eur euro euros", "gbp": "gbp sterling pound pounds", "chf": "chf franc francs",
+    "gift": "gift gifts give giving gifting", "withdrawal": "withdraw withdrawal draw take",
+}  # fmt: skip
+PLAN_VERB = re.compile(
+    r"\b(?:sell\w*|sold|spend\w*|spent|tak\w+|took|draw\w*|drew|withdraw\w*|keep\w*|kept|hold\w*|leav\w+|give|"
+    r"giv\w+|gift\w*|put|invest\w*|move\w*|convert\w*|pay\w*|paid)\b",
+    re.IGNORECASE,
+)
+OBJECT_REACH = 3  # words before the amount: "sell EUR 772.700", "in dollars, USD 1.62M", not "after all gifts ... EUR 800k"
+CAP_SAID_BEFORE = re.compile(r"\b(?:no\s+more\s+than|at\s+most|up\s+to|max\w*|cap\w*|limit\w*|below|under|within)\s*$", re.I)
+
+
+def _over_cap(text, limit, facts):
+    """A plan amount for a capped object above the cap: "sell EUR 772.700 of the portafoglio" where no more than 30 %
+    of its EUR 2.3M may be sold, "the board could spend ... $952,000" under a USD 900k spending cap. The cap in money
+    is the limit itself or its percent of the one amount its base names; the object is read from the limit's words."""
+    if limit.role not in ("cap", "maximum"):
+        return []
+    cap = _cap_amount(limit, facts)
+    if cap is None:
+        return []
+    value, unit = cap
+    base = {w.lower() for w in _content(limit.base)}
+    words = {w.lower() for w in _content(limit.label)} - {"cap", "limit", "maximum", "max"}
+    words = (words - base) or words  # "gift cap" of the securities account: the gift is capped, the account measures
+    objects = set().union(*(set(CAP_OBJECTS.get(w, w).split()) for w in words))
+    yearly = bool(re.search(r"\b(?:a|per|each)\s+year\b|\bannual|\byearly", limit.text or "", re.I))
+    held = [f.value for f in facts if f.kind in ("amount", "limit") and isinstance(f.value, int | float)]
+    out = []
+    for q in find_quantities(text):
+        if q.kind != "amount" or q.unit != unit or any(abs(q.value - v) <= q.precision for v in held):
+            continue
+        s, _e = sentence_at(text, q.start)  # the sentence: "keep the whole earn-out in dollars, USD 1.62M" is one act
+        near = {w.lower() for w in re.findall(r"[A-Za-z]+", text[s : q.start])[-OBJECT_REACH:]}
+        if not objects & near or not PLAN_VERB.search(text, s, q.start) or CAP_SAID_BEFORE.search(text, s, q.start):
+            continue  # the object (a verb or a noun of it) right before the amount: "sell EUR 772.700", "in dollars, USD"
+        if yearly and re.search(r"\byears\b|\bin total\b|\baltogether\b", text[slice(*sentence_at(text, q.start))], re.I):
+            continue  # a yearly cap against a total over years
+        if q.value > value * 1.01 + q.precision and not _negated(text, q.start):
+            detail = f"{q.text} is above the client's {_name(limit)}: at most {format_amount(value, unit)}"
+            out.append(Finding("constraint", False, q.text, detail, q.start, q.end))
+    return out
+
+
+def _cap_amount(limit, facts):
+    """(value, unit) of a cap in money: the limit's own, or its percent of the one amount its base names."""
+    if limit.unit != "%":
+        return (float(limit.value), limit.unit) if re.fullmatch(r"[A-Z]{3}", limit.unit or "") else None
+    base = _content(limit.base)
+    wholes = [f for f in facts if f.kind == "amount" and f.role in ("", "holding") and isinstance(f.value, int | float)
+              and base and {w.lower() for w in base} <= {w.lower() for w in _content(f.label)}]  # fmt: skip
+    return (wholes[0].value * limit.value / 100, wholes[0].unit) if len(wholes) == 1 else None
 
 
 def _splits(text, facts):

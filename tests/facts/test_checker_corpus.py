@@ -62,7 +62,7 @@ HELDOUT4_KNOWN_ALARMS = set()  # 14 when measured; pass eight cleared the last f
 # pass and after it (2026-12-07): 54 of 104 slips caught and 15 false alarms both times. What pass eight learnt from
 # the fourth did not carry over. A ratchet from here.
 HELDOUT5 = CORPUS.with_name("checker_corpus_heldout5.json")
-HELDOUT5_FLOOR = 58  # 54 when measured; conversions turned at the sheet's rate since
+HELDOUT5_FLOOR = 61  # 54 when measured; conversions turned at the sheet's rate, caps in money since
 HELDOUT5_KNOWN_ALARMS = set()  # 15 when measured; pass eight, studying it, cleared them all
 
 

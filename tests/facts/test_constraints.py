@@ -683,3 +683,19 @@ def test_tranches_that_do_not_add_up_to_what_they_split_break_the_plan():
     assert failed("Sell the CHF 240'500 of equities in four equal tranches of about CHF 60'000.", sheet) == []
     assert failed("Die 328.000 EUR Aktien in drei Tranchen à 120.000 EUR verkaufen.", sheet) != []
     assert failed("Die 328.000 EUR Aktien in drei Tranchen à 109.000 EUR verkaufen.", sheet) == []
+
+
+def test_a_plan_amount_above_a_cap_in_money_or_a_percent_of_its_base_breaks_it():
+    sheet = [
+        Fact("portfolio", "amount", 2_800_000, "CHF", role="holding"),
+        Fact("sales cap", "limit", 400_000, "CHF", text="sell no more than CHF 400k", base="sales", role="cap"),
+        Fact("USD cap", "limit", 25.0, "%", text="at most 25 % of the portfolio in USD", base="portfolio", role="cap"),
+    ]
+    found = failed("Sell CHF 450k of the equities this quarter.", sheet)
+    assert found and "sales cap" in found[0].detail
+    assert failed("Sell CHF 380k of the equities this quarter.", sheet) == []
+    # 25 % of CHF 2.8M is CHF 700k in dollars at most
+    assert failed("Keep the whole proceeds in dollars, CHF 760k, as a hedge.", sheet) != []
+    assert failed("Keep CHF 650k in dollars as a hedge.", sheet) == []
+    # the cap restated, and an amount far from the object, are not plan amounts
+    assert failed("They may sell no more than CHF 400k; the portfolio of CHF 2.8M stays otherwise intact.", sheet) == []
