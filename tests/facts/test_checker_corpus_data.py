@@ -19,6 +19,7 @@ HELDOUT = FIXTURES / "checker_corpus_heldout.json"
 HELDOUT3 = FIXTURES / "checker_corpus_heldout3.json"  # the third blind corpus (2026-12-07), checked by the same rules
 HELDOUT4 = FIXTURES / "checker_corpus_heldout4.json"  # and the fourth
 HELDOUT5 = FIXTURES / "checker_corpus_heldout5.json"  # and the fifth
+HELDOUT6 = FIXTURES / "checker_corpus_heldout6.json"  # and the sixth
 SLIPS = (
     "product", "fraction", "remainder", "inverted_rate", "wrong_base", "mislabel", "dropped_scale", "mixed_currency",
     "jurisdiction", "jurisdiction_rate", "constraint", "wrong_figure",
@@ -39,7 +40,7 @@ def load(path):
 
 CORPORA = [
     pytest.param(DEV, id="dev"), pytest.param(HELDOUT, id="heldout"), pytest.param(HELDOUT3, id="heldout3"),
-    pytest.param(HELDOUT4, id="heldout4"), pytest.param(HELDOUT5, id="heldout5"),
+    pytest.param(HELDOUT4, id="heldout4"), pytest.param(HELDOUT5, id="heldout5"), pytest.param(HELDOUT6, id="heldout6"),
 ]
 
 
