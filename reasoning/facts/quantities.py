@@ -145,7 +145,7 @@ FIGURE = (
     r"|\d+(?:[.,]\d+)?)"
 )
 # The same, with plain spaces as thousands separators too ("CHF 1 800 000"): only next to a currency.
-FIGURE_SPACED = r"(?:\d{1,3}(?: \d{3})+(?![\d.,'’]))"
+FIGURE_SPACED = r"(?:\d{1,3}(?: \d{3})+(?![\d'’]|[.,]\d))"  # "CHF 404 000." at a sentence's end too
 EDGE_BEFORE = r"(?<![\w.,'’/&-])"
 EDGE_AFTER = r"(?![\w'’]|[.,]\d)"
 

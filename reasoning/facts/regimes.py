@@ -88,7 +88,7 @@ TAX_WORD = r"tax(?:es|ed|ation)?(?:\s+(?:rules?|laws?|regime|code|authorit(?:y|i
 # After a place, its law in other words too: "Florida homestead rules", "California community property law", "a UK
 # pension" (its rules).
 RULE_WORD = rf"(?:{TAX_WORD}|laws?|rules|exemptions?|reliefs?|allowances?|pensions?)"
-AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w.,%-]+){{0,3}}?)\s+{RULE_WORD}\b", re.IGNORECASE)
+AFTER_PLACE = re.compile(rf"(?:['’]s)?((?:\s+[\w.,%$€£'’-]+){{0,3}}?)\s+{RULE_WORD}\b", re.IGNORECASE)  # "Illinois's $4M estate tax"
 BEFORE_PLACE = re.compile(rf"\b(?:{TAX_WORD}|law)\s+(?:in|of|by|under)\s+(?:the\s+)?$", re.IGNORECASE)
 # "no state income tax", "free of IHT", "avoids California tax": the rule is named as absent, not applied.
 NEGATION = re.compile(

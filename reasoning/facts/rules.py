@@ -277,7 +277,8 @@ ON_TAXABLE = re.compile(
 INCLUDED_AFTER = re.compile(
     r"\s*of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+|each\s+)?(?:[\w'’-]+\s+){0,5}?"
     r"(?:is|are|becomes?|counts?|remains?)"
-    r"\s+(?:\w+\s+)?(?:taxable|included|exempt|tax-free|subject\s+to\s+tax)\b",
+    r"\s+(?:\w+\s+)?(?:taxable|included|exempt|tax-free|subject\s+to\s+tax)\b"
+    r"|\s+(?:steuerpflichtig|steuerbar|steuerfrei|imposables?|exonérée?s?)\b",  # "davon 60 % steuerpflichtig"
     re.IGNORECASE,
 )
 OF_SHARE = re.compile(r"^\s*(?:of|in)\b", re.IGNORECASE)

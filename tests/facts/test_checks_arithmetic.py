@@ -114,3 +114,11 @@ def test_a_colon_that_opens_a_split_or_a_list_introduces_no_result():
 def test_a_slash_allocation_is_a_mix_not_a_division():
     text = "Rebalancing to 60/30/10 means selling about EUR 70k of the securities account."
     assert not [f for f in arithmetic(text) if not f.ok]
+
+
+def test_a_figure_after_a_relation_word_is_no_subject_of_the_expression_after_it():
+    sheet = [Fact("cash", "amount", 310_000, "USD", role="holding")]
+    text = "Cash above the $250,000 floor is $310,000 − $250,000 = $60,000."
+    assert not [f for f in check(text, sheet) if f.kind == "arithmetic" and not f.ok]
+    text = "Cash above the $250,000 floor is $310,000 − $250,000 = $70,000."
+    assert [f for f in check(text, sheet) if f.kind == "arithmetic" and not f.ok]

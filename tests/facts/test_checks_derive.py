@@ -142,3 +142,8 @@ def test_a_cost_basis_is_never_added_to_a_holding_to_derive_a_figure():
     found = failed("Funding the $4M SLAT from the brokerage leaves $4.2M in it.", sheet)
     assert found and "USD 3.8M" in found[0].detail
     assert failed("Funding the $4M SLAT from the brokerage leaves $3.8M in it.", sheet) == []
+
+
+def test_a_remainder_written_in_german_is_derived():
+    sheet = [Fact("Fixpreis", "amount", 4_800_000, "EUR", role="holding")]
+    assert failed("Nach Steuern von rund 1,30 Mio. EUR bleiben vom Fixpreis etwa 3,50 Mio. EUR.", sheet) == []

@@ -83,3 +83,13 @@ def test_the_french_allowance_per_grandchild_is_the_laws_figure():
     text = "Each gift stays below the EUR 31,865 Marie may give a grandchild free of duty."
     assert failures(findings(text, place="FR-OCC", unit="EUR")) == []
     assert failures(findings("Each gift stays below the EUR 38,165 she may give a grandchild free of duty.", place="FR-OCC", unit="EUR"))
+
+
+def test_a_clients_own_balance_named_like_a_law_figure_is_the_clients():
+    from reasoning.facts.check import check, failures
+    from reasoning.facts.sheet import Fact
+
+    sheet = [Fact("residence", "place", "CH-SG", "ISO 3166", role="residence"),
+             Fact("Säule 3a", "amount", 88_000, "CHF", role="holding")]  # fmt: skip
+    assert failures(check("Including the Säule 3a of CHF 88'000, the liquid assets are larger.", sheet)) == []
+    assert failures(check("The Säule 3a maximum is CHF 8'000 this year.", sheet))  # the law's, and wrong

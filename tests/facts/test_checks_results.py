@@ -124,3 +124,9 @@ def test_so_many_periods_of_an_amount_multiply_it_and_a_further_term_stops_the_p
     assert failures(check("Four years of £50,000 come to £250,000.", sheet)) != []
     text = "Four years of £50,000 taxable plus the matching tax-free cash take about £266,700 out of the SIPP."
     assert failures(check(text, sheet)) == []
+
+
+def test_a_yearly_figure_restated_per_month_is_no_product_of_the_percent_before_it():
+    sheet = [Fact("residence", "place", "GB-NIR", "ISO 3166"), Fact("pot", "amount", 480_000, "GBP", role="holding")]
+    assert failures(check("The 4% ceiling on drawdown is £19,200 a year, i.e. £1,600 a month.", sheet)) == []
+    assert failures(check("The 4% ceiling on drawdown is £19,200 a year, i.e. £1,900 a month.", sheet)) != []

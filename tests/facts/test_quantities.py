@@ -255,3 +255,8 @@ def test_a_percent_with_three_decimals_after_a_comma_and_a_space_is_a_decimal_co
     assert q.value == 26.375
     (q,) = [x for x in find_quantities("The stock rose 1,200% since the listing.") if x.kind == "percent"]
     assert q.value == 1200
+
+
+def test_a_figure_grouped_with_spaces_after_its_currency_is_read_whole_at_a_sentence_end():
+    found = [(q.text, q.value) for q in find_quantities("430 000 €, soit environ CHF 404 000.") if q.kind == "amount"]
+    assert found == [("430 000 €", 430000.0), ("CHF 404 000", 404000.0)]

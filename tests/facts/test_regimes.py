@@ -245,3 +245,7 @@ def test_a_regime_named_as_absent_in_german_or_french_is_negated():
     assert found and all(m.negated for m in found)
     found = find_regimes("Die Schenkungssteuer beträgt 30 %.")
     assert found and not any(m.negated for m in found)
+
+
+def test_a_states_rule_named_with_a_figure_between_is_found():
+    assert ("Illinois", "US-IL") in [(m.text.split("'")[0], m.code) for m in find_regimes("Above Illinois's $4M estate tax exemption, tax is due.")]

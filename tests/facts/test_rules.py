@@ -411,3 +411,12 @@ def test_a_rate_of_the_gains_kept_back_for_tax_is_a_tax_rate():
     assert [f for f in found if not f.ok]
     assert not [f for f in findings("Put 20 % of the profit on the equity sale into the new roof.", basel)
                 if not f.ok]  # fmt: skip
+
+
+def test_the_share_of_a_gain_that_is_taxable_in_german_is_no_rate():
+    from reasoning.facts.rules import findings
+    from reasoning.facts.sheet import Fact
+
+    stuttgart = [Fact("residence", "place", "DE-BW", "ISO 3166", role="residence")]
+    found = findings("Nach dem Teileinkünfteverfahren sind davon 60 % steuerpflichtig.", stuttgart)
+    assert not [f for f in found if not f.ok]

@@ -45,7 +45,7 @@ COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
 OPS = {"plus": "+", "minus": "-", "less": "-", "times": "*", "x": "*", "×": "*", "*": "*", "÷": "/", "/": "/",
        "−": "-", "-": "-", "–": "-", "+": "+", "of": "of", "at": "at", "divided by": "/",
        "multiplied by": "*"}  # fmt: skip
-BASE_BEFORE = ("on", "upon")  # a figure after "on" is what a rate applies to, in an expression read only in part
+BASE_BEFORE = ("on", "upon", "above", "below", "beyond", "over", "under")  # "Cash above the $250,000 floor is ..."  # a figure after "on" is what a rate applies to, in an expression read only in part
 DETERMINERS = set(table("words")["operand_determiners"])
 LABEL_BREAKS = set(table("words")["operand_label_breaks"])
 
@@ -130,7 +130,7 @@ def _statement(doc, tokens, i):
     if left.mixed:
         return _mixed(doc, left, tokens, j)
     colon = j < len(tokens) and tokens[j].text == ":"  # "about CHF 2.7M: CHF 1.6M + CHF 0.47M + CHF 0.66M"
-    if left.ops == 0 and i > 0 and tokens[i - 1].text.lower() in BASE_BEFORE:
+    if left.ops == 0 and _word_before(tokens, i) in BASE_BEFORE:
         return None, j  # "LTT on £450,000: 6% of ...", "0.7 % on €760k = €2,500 + ...": a base, not a result
     if left.ops == 0 and j < len(tokens) and (tokens[j].kind == "eq" or colon):
         right, k = _expression(tokens, _skip(tokens, j + 1, "approx"))
@@ -209,6 +209,14 @@ def _result_after_colon(tokens, j):
             return None, j  # "instalments of EUR 250.000 each: EUR 150.000 into equities and EUR 100.000 ...": a split
         return tokens[k].q, k + 1
     return None, j
+
+
+def _word_before(tokens, i):
+    """The word before tokens[i], past any article ("above the $250,000 floor": "above")."""
+    k = i - 1
+    while k >= 0 and tokens[k].text.lower() in ("the", "a", "an", "her", "his", "their", "its"):
+        k -= 1
+    return tokens[k].text.lower() if k >= 0 else ""
 
 
 def _more_after(tokens, k):

@@ -48,7 +48,7 @@ TIGHT_TWO, TIGHT_THREE = 0.025, 0.005
 PERIOD_BEFORE = re.compile(r"\b(?:every|each|within|after|in|by|at|age|aged)\s+$", re.I)  # "every ten years": no count
 SUM_WORDS = re.compile(r"\b(?:total\w*|combined|together|all told|in all|altogether|sum|overall)\b|\+", re.I)
 REMAINING = re.compile(
-    r"\b(?:net|after|remain\w*|left|leaves?|unused|spare|stays?|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest"
+    r"\b(?:net|after|remain\w*|left|leaves?|unused|spare|stays?|bleib\w*|verbleib\w*|übrig|abzüglich|reste\w*|après|minus|less|above|over|more than|exceeds?|excess|beyond|outside|rest"
     r"|gains?|profits?|appreciation|unreali[sz]ed|the\s+other|the\s+remainder)\b",
     re.I,
 )  # a difference the sentence speaks of (a gain is a value less its cost); how precisely it must be written to count

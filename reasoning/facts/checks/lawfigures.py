@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 
 from reasoning.facts import places as placelib
-from reasoning.facts.checks.doc import Doc, sentence_of
+from reasoning.facts.checks.doc import Doc, amount_facts, fact_of, sentence_of
 from reasoning.facts.checks.words import any_of, table
 from reasoning.facts.quantities import format_amount, format_percent, matches
 from reasoning.facts.sheet import Finding
@@ -40,7 +40,10 @@ def run(doc: Doc) -> list[Finding]:
     countries = _countries(doc.facts)
     table_ = [e for e in entries() if e["place"] in countries]
     found = []
+    own = amount_facts(doc)
     for q in doc.quantities if table_ else ():
+        if q.kind == "amount" and fact_of(q, own):
+            continue  # "the Säule 3a of CHF 88'000": the client's balance, not the law's maximum
         named = [e for e in table_ if e["unit"] == q.unit and _near(doc, q, e["words"]) and _applies(doc, q, e)]
         if not named:
             continue

@@ -119,6 +119,8 @@ def product_before(doc, q):
     if len(factors) != 1 or not (MULTIPLY.search(doc.text, start, cue) or amounts[0].start > q.start):
         return None
     (factor, said), amount = factors[0], amounts[0]
+    if PER_PERIOD.match(doc.text, amount.end) and PER_PERIOD.match(doc.text, q.end):
+        return None  # "£19,200 a year, i.e. £1,600 a month": the amount restated per period, not the percent's product
     return amount.value * factor, f"{said} of {amount.text}"
 
 
@@ -146,6 +148,7 @@ def _count(doc, m):
     return (1 / n, f"one of {m[1]}{parts[0]}") if parts else (n, m[1])
 
 
+PER_PERIOD = re.compile(r"\s*(?:a|per|each|every|/)\s*(?:year|month|quarter|week|yr|mo)\b|\s*(?:annually|monthly|yearly)", re.I)
 MORE_TERMS = re.compile(r"\b(?:plus|minus|less|and|with)\b|[+−]", re.IGNORECASE)
 EACH_OF = re.compile(r"\s+(?:of|at)\s+(?:about\s+|some\s+|roughly\s+)?")
 
