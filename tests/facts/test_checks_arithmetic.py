@@ -122,3 +122,12 @@ def test_a_figure_after_a_relation_word_is_no_subject_of_the_expression_after_it
     assert not [f for f in check(text, sheet) if f.kind == "arithmetic" and not f.ok]
     text = "Cash above the $250,000 floor is $310,000 − $250,000 = $70,000."
     assert [f for f in check(text, sheet) if f.kind == "arithmetic" and not f.ok]
+
+
+def test_figures_grouped_with_two_points_and_shares_at_a_price_are_read():
+    sheet = [Fact("Fixpreis", "amount", 4_800_000, "EUR", role="holding")]
+    assert not [f for f in failures(check("Der Gewinn beträgt 4.800.000 − 250.000 = 4.550.000 EUR.", sheet))]
+    assert [f for f in check("Der Gewinn beträgt 4.800.000 − 250.000 = 4.650.000 EUR.", sheet) if not f.ok]
+    shares = [Fact("employer shares", "amount", 4_956_000, "USD", role="holding")]
+    assert not failures(check("42,000 shares at $118 = $4.956M.", shares))
+    assert failures(check("42,000 shares at $118 = $4.596M.", shares))

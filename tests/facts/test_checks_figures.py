@@ -103,3 +103,12 @@ def test_what_remains_of_a_named_position_after_a_written_sale_must_follow():
     assert failures(check("After selling CHF 2M, the equity sleeve holds CHF 10M.", sheet)) == []
     found = failures(check("After selling CHF 2M, the equity sleeve holds CHF 11M.", sheet))
     assert found and "CHF 10M" in found[0].detail
+
+
+def test_a_per_person_goal_for_all_its_people_is_no_restatement_of_it():
+    sheet = [
+        Fact("grandchildren", "person", 4, "people", role="grandchild"),
+        Fact("gift per grandchild", "amount", 19_000, "USD", role="goal"),
+    ]
+    assert failures(check("That is less than one year of grandchild gifts ($76,000).", sheet)) == []
+    assert failures(check("That is less than one year of grandchild gifts ($66,000).", sheet)) != []

@@ -35,7 +35,7 @@ TOKEN = re.compile(
     r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
     r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
     r"|[+×*÷/−]|(?<=\s)[-–](?=\s)|\bx\b)"
-    r"|(?P<num>(?<![\w.,])(?:0,\d+|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:k|K|M|bn|\s(?:million|billion|thousand)\b)?(?![\w%]|[.,]\d))"
+    r"|(?P<num>(?<![\w.,])(?:0,\d+|\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:\.\d+)?)(?:k|K|M|bn|\s(?:million|billion|thousand)\b)?(?![\w%]|[.,]\d))"
     r"|(?P<lp>\()|(?P<rp>\))"
     r"|(?P<word>[A-Za-z][\w'’-]*)"
     r"|(?P<punct>[,;:!?.])"
@@ -258,8 +258,9 @@ def _product(tokens, i):
             op = "*"  # "Eleven annual conversions of $200K": so many of the amount
         elif op == "of" and left.unit != "%":
             break
-        if op == "at" and _is_count(left) and _each_after(tokens, j + 1):
-            op = "*"  # "Two children at about €19,060 each": so many at an amount each
+        held = tokens[j - 1].text.lower() in UNITS_HELD and not left.unit and not left.ops and left.mid == int(left.mid)
+        if op == "at" and (held or (_is_count(left) and _each_after(tokens, j + 1))):
+            op = "*"  # "Two children at about €19,060 each", "42,000 shares at $118": so many at an amount each
         elif op == "at":
             break  # a conversion: read by _is_conversion
         right, k = _operand(tokens, _skip(tokens, j + 1, "approx"))
@@ -267,6 +268,9 @@ def _product(tokens, i):
             break
         left, j = _combine(left, op, right), k
     return left, j
+
+
+UNITS_HELD = {"shares", "share", "units", "sh", "aktien", "actions", "azioni"}
 
 
 def _operand(tokens, i):
@@ -386,6 +390,7 @@ def _number(token):
     """A bare number: "3", "0.94", "152,500", "100k", "1.1 million" (a scale written with it, as in "700k / 0.94",
     or a sum's first term "1.1 million + 740,000")."""
     text = token.text.replace(",", ".") if re.fullmatch(r"0,\d+", token.text) else token.text.replace(",", "")
+    text = text.replace(".", "") if re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", text) else text  # "4.800.000"
     digits, _, word = text.partition(" ")
     if not word:
         digits = text.rstrip("kKMbn")

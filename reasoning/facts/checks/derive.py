@@ -223,7 +223,7 @@ def goals_in_all(doc, unit):
     total, per_person = 0.0, False
     for f in goals:
         role = PER_ROLE.search(f.label)
-        people = _people_of(doc, role[1].lower()) if role else 0
+        people = people_of(doc, role[1].lower()) if role else 0
         per_person |= people > 1
         total += f.value * (people if people > 1 else 1)
     return total if goals and (per_person or len(goals) > 1) else None
@@ -232,7 +232,7 @@ def goals_in_all(doc, unit):
 PER_ROLE = re.compile(r"\b(?:per|each)\s+(child|grandchild|heir|beneficiary|donee|parent|sibling)\b", re.I)
 
 
-def _people_of(doc, role):
+def people_of(doc, role):
     """How many people of a role the sheet counts: named ones (value 1 each) and groups ("four grandchildren": 4)."""
     return sum(f.value for f in doc.facts if f.kind == "person" and f.role == role and isinstance(f.value, int | float))
 

@@ -26,7 +26,17 @@ import re
 from dataclasses import replace
 
 from reasoning.facts.checks.arithmetic import APPROX_SLACK
-from reasoning.facts.checks.derive import COUNT_WORDS, POINTS, converted, derive, gaps, goals_in_all, shares
+from reasoning.facts.checks.derive import (
+    COUNT_WORDS,
+    PER_ROLE,
+    POINTS,
+    people_of,
+    converted,
+    derive,
+    gaps,
+    goals_in_all,
+    shares,
+)
 from reasoning.facts.checks.doc import (
     LAW_WORDS,
     LIMIT_WORDS,
@@ -295,9 +305,16 @@ def _mislabelled(doc, q, facts):
     owned = any(form == "prefix" and POSSESSIVE.search(term) for form, term, _s, _e in attached_labels(doc, q))
     if not named and owned:  # "Lucia's $3.6M": whose share it is ("cash CHF 144k" may be a trade in the cash)
         named = named_fact(doc, q, positions(doc))
-    if named and not matches(q, named.value, named.unit) and not _written_change(doc, q):
+    if named and not matches(q, named.value, named.unit) and not _written_change(doc, q) and not _all_of(doc, q, named):
         return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
     return ""
+
+
+def _all_of(doc, q, fact):
+    """q is a per-person goal for all its people ("grandchild gifts ($76,000)" for four grandchildren at $19,000)."""
+    role = PER_ROLE.search(fact.label)
+    people = people_of(doc, role[1].lower()) if role else 0
+    return people > 1 and close_to(q, fact.value * people)
 
 
 def _written_change(doc, q):
