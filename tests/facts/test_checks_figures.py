@@ -112,3 +112,11 @@ def test_a_per_person_goal_for_all_its_people_is_no_restatement_of_it():
     ]
     assert failures(check("That is less than one year of grandchild gifts ($76,000).", sheet)) == []
     assert failures(check("That is less than one year of grandchild gifts ($66,000).", sheet)) != []
+
+
+def test_todays_share_in_a_sentence_about_a_goal_is_no_restatement_of_the_goals_figure():
+    sheet = [Fact("goal", "goal", "single stock under 20% of investable assets over 4 years"),
+             Fact("employer stock", "amount", 4_956_000, "USD", role="holding")]  # fmt: skip
+    text = "Total investable assets are $7.63M, of which the single stock is about 65%."
+    assert failures(check(text, sheet)) == []
+    assert failures(check("Bring the single stock under 25% of investable assets over 4 years.", sheet)) != []

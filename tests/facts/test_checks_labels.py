@@ -87,3 +87,15 @@ def test_a_gains_tax_on_a_whole_holding_whose_gain_the_sheet_gives_is_the_wrong_
     assert any("whole GIA" in f.detail for f in found)
     assert not [f for f in failures(check("Cashing in the GIA means £17,280 of CGT at the 24% rate.", sheet))
                 if f.kind == "label"]  # fmt: skip
+
+
+def test_a_percent_equal_to_a_limits_is_that_limit_only_where_the_sentence_names_it():
+    sheet = [Fact("Fixpreis", "amount", 4_800_000, "EUR", role="holding"),
+             Fact("equity cap", "limit", 60.0, "%", base="Fixpreis", role="cap")]  # fmt: skip
+    text = "Its taxable part under the Teileinkünfteverfahren is about EUR 1.11M (60 % of EUR 1.85M)."
+    assert labels_of(text, sheet) == []
+    assert labels_of("Keep the equity share under the cap: 60 % of EUR 1.85M.", sheet) != []
+
+
+def labels_of(text, sheet):
+    return [f for f in failures(check(text, sheet)) if f.kind == "label"]

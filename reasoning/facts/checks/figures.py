@@ -409,12 +409,20 @@ def _contradicted(doc, q, share=0.6):
                    and paren.start(1) <= d.start < paren.end(1) and (d.start, d.end) in doc.derived]  # fmt: skip
         if results and not close_to(q, results[-1].value):
             return f"{q.text} does not match the arithmetic given for it ({paren[1]})"
-    restated = _restated(doc, q, share)
+    today = q.kind == "percent" and TODAY_BEFORE.search(doc.text, max(0, q.start - 40), q.start)
+    restated = None if today else _restated(doc, q, share)  # "of which the single stock is about 65%": today's
     if restated:
         fact, said = restated
         if not any(close_to(q, x.value) for x in said):
             return f'{q.text} restates the client\'s {fact.kind} "{fact.value}", which says {said[0].text}'
     return ""
+
+
+TODAY_BEFORE = re.compile(
+    r"\b(?:of which|today|currently|now|at present)\b[^.;]*?\b(?:is|are|makes up|stands at)\s+(?:about\s+|roughly\s+|"
+    r"around\s+|some\s+|nearly\s+|almost\s+|over\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def _restated(doc, q, share=0.6):

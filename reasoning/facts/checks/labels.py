@@ -97,6 +97,9 @@ def _rates_with_a_base(doc):
     return [(v, label, base) for v, label, base in found if base is not None]
 
 
+LIMIT_GENERIC = frozenset(content_words("cap limit maximum minimum floor rate gap target share"))
+
+
 def _applied_elsewhere(doc, q):
     """"Spending at 4.5% of the $158M public-equity sleeve" when the spending rate is 4.5% of the $310M endowment:
     a percent the sheet ties to one amount, applied to another amount the text writes after "of"."""
@@ -106,6 +109,9 @@ def _applied_elsewhere(doc, q):
         return []
     candidates = [(label, base) for value, label, base in _rates_with_a_base(doc) if abs(value - q.value) <= q.precision]
     candidates += [(f.label, whole) for f, whole in _caps_of_the_whole(doc, q) if abs(f.value - q.value) <= q.precision]
+    said = content_words(doc.text[slice(*sentence_of(doc, q.start))])
+    candidates = [(label, base) for label, base in candidates if (content_words(label) - LIMIT_GENERIC) & said
+                  or not content_words(label) - LIMIT_GENERIC]  # "60 % of EUR 1.85M" taxable: no equity cap named
     if len({base.label for _label, base in candidates}) != 1:
         return []  # no such percent, or several with other bases: nothing says which it is
     label, base = candidates[0]
