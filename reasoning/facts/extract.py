@@ -292,8 +292,8 @@ def _role(problem, place, ends):
         return "place"  # a past address: no tie of the client's now
     if LIVES_BEFORE.search(before):
         return "place" if RELATIVE_IN_SENTENCE.search(before) else "residence"
-    if re.search(r"[A-ZÀ-Ý]\w+\s*\(\s*\d{1,3}\s*\)\s*,\s*$", before):
-        return "residence"  # "Client Alicia (52), Denver": a person's town, as an advisor's note writes it
+    if re.search(r"[A-ZÀ-Ý]\w+\s*\(\s*\d{1,3}\s*\)\s*,\s*$", before) or re.search(r"[A-ZÀ-Ý][\w'’]+,\s*\d{2}\s*,\s*$", before):
+        return "residence"  # "Client Alicia (52), Denver", "Megan O'Neill, 52, Portland": a person's town, as noted
     if RESIDENT_AFTER.match(after) or PERSON_BEFORE.search(before) or PERSON_AFTER.match(after):
         return "residence"
     return "place"

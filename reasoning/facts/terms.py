@@ -724,8 +724,8 @@ LIMIT_NOUN = re.compile(
     r"(?:(?:of|at|is|=|:)\s+)*(?:(?:at\s+least|about|roughly|some|no\s+more\s+than|around)\s+)?$",
     re.I,
 )
-AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:less|fewer)\s+than)\s+$", re.I)
-AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|without\s+\w+ing\s+more\s+than|no\s+higher\s+than|stay(?:s|ing)?\s+(?:under|below|within|inside)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
+AT_LEAST = re.compile(r"\b(?:at\s+least|no\s+less\s+than|not\s+less\s+than|a\s+minimum\s+of|minimum\s+of|min\.?|mindestens|au\s+moins|never\s+(?:(?!more\b)\w+\s+){0,3}?(?:less|fewer)\s+than)\s+$", re.I)  # "never hold less than"
+AT_MOST = re.compile(r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+\w+\s+more\s+than|without\s+\w+ing\s+more\s+than|no\s+higher\s+than|stay(?:s|ing)?\s+(?:under|below|within|inside)(?:\s+the)?|no\s+more\s+than|not\s+more\s+than|at\s+most|a\s+maximum\s+of|maximum\s+of|max\.?|up\s+to|capped\s+at|cap(?:ped)?\s+(?:it\s+)?at|not\s+(?:to\s+)?exceed(?:ing)?|never\s+(?:(?!less\b)\w+\s+){0,3}?more\s+than|höchstens|maximal|under|below|less\s+than|beneath)\s+$", re.I)
 NO_ONE_ABOVE = re.compile(r"\bno\s+(?P<one>single\s+|one\s+|individual\s+)?(?P<np>[\w-]+(?:\s+[\w-]+)?)\s+(?:(?:is\s+|may\s+be\s+|should\s+be\s+)?(?:above|over|beyond|exceeding|more\s+than))\s+$", re.I)
 NEVER_BELOW = re.compile(r"\b(?:never|not|must\s+not|may\s+not|cannot|can't|should\s+not)\s+(?:\w+\s+){0,2}?(?:fall|drop|go|dip|sink)s?\s+(?:below|under)\s+$", re.I)
 OBJECT_AFTER = re.compile(
@@ -741,6 +741,9 @@ BOUND_LAST = re.compile(r"^\s*(?P<w>max(?:imum)?|min(?:imum)?)\b\.?(?!\s*[A-Za-z
 BOUND_AFTER = re.compile(r"^\s+(?P<w>minimum|min\.|maximum|max\.)\s+(?P<obj>[\w-]+)", re.I)
 VERB_OBJECTS = {"spend": "spending", "realise": "gains", "realize": "gains", "draw": "withdrawals", "withdraw": "withdrawals",
                 "give": "gifts", "gift": "gifts", "borrow": "borrowing", "sell": "sales", "invest": "investment"}  # fmt: skip
+PERIODS = {"year", "years", "month", "months", "quarter", "annum", "week"}
+# "sell no more than CHF 300'000": the verb before the bound says what the cap is of (VERB_OBJECTS)
+VERB_NO_MORE = re.compile(r"\b(?P<v>\w+)\s+(?:no|not)\s+more\s+than\s+$", re.I)
 # "cannot sell more than", "without selling more than": the verb says what the cap is of (VERB_OBJECTS)
 NEGATED_VERB = re.compile(
     r"\b(?:(?:cannot|can't|may\s+not|must\s+not|will\s+not|won't)\s+(?P<v>\w+)|without\s+(?P<ing>\w+ing))\s+more\s+than\s+$",
@@ -830,15 +833,19 @@ def limits(problem, facts, ends, durations, amounts=()):
             ):
                 continue
             role = "cap"
+            if in_words.lower() in PERIODS:
+                in_words = ""  # "per year": how often, not what is capped
             base = in_words or of_words
             thing = in_words or of_words
-            verb = NEGATED_VERB.search(before)
+            verb = NEGATED_VERB.search(before) or VERB_NO_MORE.search(before)
             v = verb and _base_form(verb["v"] or verb["ing"])
             if verb and not base:
                 base = VERB_OBJECTS.get(v, "")  # "cannot spend more than $150,000 a year", "without selling more than"
                 thing = base
+            elif verb and base and v in VERB_OBJECTS and v in ("realise", "realize"):
+                base = f"{v}d {base}"  # "realise more than $50k of gains": realised gains
             elif verb and base and v in VERB_OBJECTS:
-                base = f"{v + 'd' if v.endswith('e') else v + 'ed'} {base}"  # "realise more than $50k of gains": realised gains
+                thing = VERB_OBJECTS[v]  # "sell no more than CHF 300'000 of equities": a sales cap on the equities
             bound = re.search(r"\b(?:get|gets|getting|bring|brings|bringing|cut|cuts|reduce|reduces|trim|trims|keep|keeps|take|takes)\s+(?P<np>[^.;,]{1,40}?)\s+(?:below|under|beneath)\s+$", before, re.I)
             if bound:
                 base = thing = _clean(bound["np"])
@@ -1098,6 +1105,27 @@ PHRASE_STOP = set(
 POINT = re.compile(rf"(?P<whole>(?i:{WORDS}))\s+point\s+$", re.I)
 
 
+GIFT_VERB = re.compile(r"\b(?:give|gives|giving|gift|gifts|gifting|donate|donating|schenken|donner)\b", re.I)
+WHO = r"(?P<who>child|children|kids?|grandchild|grandchildren|grandkids?|heirs?|daughters?|sons?|nieces?|nephews?)"
+EACH_WHO_BEFORE = re.compile(rf"\beach\s+(?:of\s+(?:her|his|their|the|our)\s+(?:\w+\s+)?)?{WHO}\s+(?:about\s+|some\s+)?$", re.I)
+EACH_WHO_AFTER = re.compile(rf"^\s*(?:to|for)\s+each\s+(?:of\s+(?:her|his|their|the|our)\s+(?:\w+\s+)?)?{WHO}\b", re.I)
+SINGULAR = {"children": "child", "kids": "child", "kid": "child", "grandchildren": "grandchild", "grandkids": "grandchild",
+            "grandkid": "grandchild"}  # fmt: skip
+
+
+def _gift_per_person(before, after):
+    """"give each child 150.000 EUR", "gift EUR 150,000 to each of the children": a gift per person, the client's
+    goal, labelled by whom it is for ("gift per child"), or ""."""
+    if not GIFT_VERB.search(before + " " + after[:40]):
+        return ""
+    m = EACH_WHO_BEFORE.search(before) or EACH_WHO_AFTER.match(after)
+    if not m:
+        return ""
+    who = m["who"].lower()
+    who = SINGULAR.get(who, who[:-1] if who.endswith("s") and who[:-1] in ("heir", "daughter", "son", "niece", "nephew") else who)
+    return f"gift per {who}"
+
+
 def amount_roles(problem, facts, ends):
     for f in facts:
         if f.kind != "amount":
@@ -1137,6 +1165,9 @@ def amount_roles(problem, facts, ends):
         near = clause_before[-40:] + " " + clause_after[:60]
         if SIZED.search(before):  # "Unfunded commitments to venture and buyout funds total $38M": the subject's
             near = re.split(r"[;,]", before)[-1] + " " + near
+        if gift := _gift_per_person(before, after):  # "give each child 150.000 EUR and each grandchild 20.000 EUR"
+            f.label, f.role = gift, "goal"
+            continue
         if COMMITMENT.search(near) and not re.search(r"\bcommitted\s+to\s+(?:keep|stay|hold)", near, re.I):
             f.role = "commitment"
             if f.label in BARE or f.label.startswith("amount") or not COMMITMENT.search(f.label):

@@ -217,3 +217,30 @@ def test_another_sum_in_words_is_money_in_the_currency_just_named_and_another_co
     text = ("Her savings are CHF 400,000, and she expects another one hundred and twenty thousand from her mother. "
             "He bought another fifty thousand shares.")
     assert [(f.value, f.unit) for f in extract(text) if f.kind == "amount"] == [(400_000.0, "CHF"), (120_000.0, "CHF")]
+
+
+def _limits_and_gifts(text):
+    from reasoning.facts.extract import extract
+
+    return [(f.kind, f.label, f.value, f.role, f.base) for f in extract(text) if f.kind in ("limit", "amount", "place")]
+
+
+def test_never_holding_less_than_an_amount_is_a_floor():
+    found = _limits_and_gifts("She wants to never hold less than 50.000 EUR on the Tagesgeld.")
+    assert ("limit", "tagesgeld minimum", 50000.0, "minimum", "tagesgeld") in found
+
+
+def test_a_verb_before_no_more_than_names_the_cap_and_a_period_is_no_object():
+    found = _limits_and_gifts("He wants to sell no more than CHF 300'000 of equities per year.")
+    assert ("limit", "sales cap", 300000.0, "cap", "equities") in found
+
+
+def test_a_gift_to_each_person_is_the_clients_goal_per_person():
+    found = _limits_and_gifts("She wants to give each child 150.000 EUR and each grandchild 20.000 EUR.")
+    assert ("amount", "gift per child", 150000.0, "goal", "") in found
+    assert ("amount", "gift per grandchild", 20000.0, "goal", "") in found
+
+
+def test_a_town_after_a_name_and_an_age_is_the_clients_home():
+    found = _limits_and_gifts("Client: Megan O'Neill, 52, Portland, Oregon. Goal: sell.")
+    assert ("place", "residence", "US-OR", "residence", "") in found
