@@ -118,3 +118,10 @@ def test_no_figures_declared_falls_back_to_the_prose_checker_and_the_badge_says_
     assert prose == check(TEXT, FACTS, figures=[])
     assert badge(prose, declared=False).endswith(NOT_DECLARED)
     assert NOT_DECLARED not in badge(check(TEXT, FACTS, figures=[SALE]), declared=True)
+
+
+def test_a_rate_written_as_an_amount_of_its_quote_is_the_sheets_rate():
+    facts = FACTS + [Fact("GBP/USD exchange rate", "amount", 1.27, "USD", text="GBP/USD 1.27")]
+    found = check(TEXT + " The pound converts at USD 1.27.", facts, figures=[SALE])
+    assert [f.text for f in found if not f.ok] == []
+    assert [f.text for f in check(TEXT + " The pound converts at USD 1.37.", facts, figures=[SALE]) if not f.ok]

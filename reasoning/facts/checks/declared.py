@@ -16,7 +16,7 @@ it. With no figures declared this check says nothing and the prose checks (figur
 
 from __future__ import annotations
 
-from reasoning.facts.checks.doc import Doc, amount_facts, fact_of
+from reasoning.facts.checks.doc import Doc, amount_facts, fact_of, is_rate
 from reasoning.facts.derivation import evaluate
 from reasoning.facts.quantities import matches
 from reasoning.facts.sheet import Finding
@@ -63,8 +63,8 @@ def _accounted(doc):
         if any(f.value is not None and matches(q, f.value, f.unit) for f in doc.evaluated):
             continue  # its own finding says how it was derived; the model's own figure is read as prose
         doc.derived_by_model.add((q.start, q.end))  # decided here: a fact, or neither a fact nor declared
-        fact = fact_of(q, facts)
-        if fact is not None:
+        fact = fact_of(q, facts) or next((f for f in doc.facts if is_rate(f) and matches(q, f.value, f.unit)), None)
+        if fact is not None:  # a rate written as an amount of its quote ("USD 1.27" for GBP/USD 1.27) is the rate
             found.append(Finding("figure", True, q.text, f"{q.text} is the {fact.label}", q.start, q.end))
             continue
         detail = f"{q.text} is neither a declared figure nor one of the client's facts"
