@@ -173,8 +173,9 @@ MONTHS_LEVEL_BEFORE = re.compile(
 AMOUNT_LEVEL_BEFORE = re.compile(
     rf"(?:\b(?:keep|keeps|keeping|hold|holds|holding|leave|leaves|leaving|retain|retaining|maintain|maintaining|park"
     rf"|set\s+aside|reserve|earmark)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+|at\s+least\s+)?"
-    rf"|\b{CASH_WORDS}\s*(?:reserve|buffer|cushion|floor|position|holdings?)?\s*(?:of|at|:|to|=|stays?\s+at"
-    rf"|remains?\s+at|falls?\s+to|drops?\s+to|(?:go|goes|run|runs|dip|dips|sink|sinks)\s+(?:down\s+)?to|down\s+to"
+    rf"|\b{CASH_WORDS}\s*(?:reserve|buffer|cushion|floor|position|holdings?)?\s*"
+    rf"(?:(?:could|can|would|will|may|might|should)\s+(?:be\s+)?)?(?:of|at|:|to|=|stays?\s+at"  # "cash could be run down to"
+    rf"|remains?\s+at|falls?\s+to|drops?\s+to|(?:go|goes|run|runs|drawn|brought|cut|dip|dips|sink|sinks)\s+(?:down\s+)?to|down\s+to"
     rf"|is)\s+(?:only\s+|just\s+|about\s+|roughly\s+|around\s+)?)$",
     re.IGNORECASE,
 )

@@ -69,7 +69,7 @@ HELDOUT5_KNOWN_ALARMS = set()  # 15 when measured; pass eight, studying it, clea
 # Chicago, Princeton), written during pass eight by someone who never read the checker, measured once on the code at
 # the session's start (6570731: 51 of 104 caught, 14 false alarms) and after pass eight (56 of 104, 14 false alarms).
 HELDOUT6 = CORPUS.with_name("checker_corpus_heldout6.json")
-HELDOUT6_FLOOR = 57  # studied since: French spaced figures, German remainders, the law's figure that is the client's
+HELDOUT6_FLOOR = 60  # studied since: French spaced figures, German remainders, the law's figure that is the client's
 HELDOUT6_KNOWN_ALARMS = {
     "ch-sg-stgallen-capital-or-annuity-19", "ch-fr-fribourg-annecy-rental-12", "ch-fr-fribourg-annecy-rental-20",
 }  # fmt: skip

@@ -131,3 +131,12 @@ def test_figures_grouped_with_two_points_and_shares_at_a_price_are_read():
     shares = [Fact("employer shares", "amount", 4_956_000, "USD", role="holding")]
     assert not failures(check("42,000 shares at $118 = $4.956M.", shares))
     assert failures(check("42,000 shares at $118 = $4.596M.", shares))
+
+
+def test_swiss_grouped_numbers_times_a_percent_and_what_an_annuity_would_pay():
+    sheet = [Fact("residence", "place", "CH-SG", "ISO 3166"), Fact("Pensionskasse", "amount", 980_000, "CHF", role="holding")]
+    assert not failures(check("A full annuity would pay 980'000 × 5,4 % = CHF 52'920 a year.", sheet))
+    assert failures(check("A full annuity would pay 980'000 × 5,4 % = CHF 54'920 a year.", sheet))
+    pot = [Fact("pot", "amount", 480_000, "GBP", role="holding")]
+    assert not failures(check("Annuitising all £480,000 at 6.8% would pay £32,640 a year.", pot))
+    assert failures(check("Annuitising all £480,000 at 6.8% would pay £36,240 a year.", pot))

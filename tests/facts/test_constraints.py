@@ -699,3 +699,10 @@ def test_a_plan_amount_above_a_cap_in_money_or_a_percent_of_its_base_breaks_it()
     assert failed("Keep CHF 650k in dollars as a hedge.", sheet) == []
     # the cap restated, and an amount far from the object, are not plan amounts
     assert failed("They may sell no more than CHF 400k; the portfolio of CHF 2.8M stays otherwise intact.", sheet) == []
+
+
+def test_cash_that_could_be_run_down_below_its_floor_breaks_it():
+    sheet = [Fact("cash minimum", "limit", 100_000, "CHF", text="keep at least CHF 100'000 in cash", base="cash",
+                  role="minimum")]  # fmt: skip
+    assert failed("To fund the bonds, cash could be run down to CHF 60'000 for a few months.", sheet) != []
+    assert failed("To fund the bonds, cash could be run down to CHF 120'000 for a few months.", sheet) == []

@@ -35,7 +35,7 @@ TOKEN = re.compile(
     r"|(?P<approx>~|\b(?:about|around|roughly|approximately|approx\.?|nearly|almost|circa|some)\b)"
     r"|(?P<op>\bplus\b|\bminus\b|\bless\b|\btimes\b|\bdivided\s+by\b|\bmultiplied\s+by\b|\bof\b|\bat\b"
     r"|[+×*÷/−]|(?<=\s)[-–](?=\s)|\bx\b)"
-    r"|(?P<num>(?<![\w.,])(?:0,\d+|\d{1,3}(?:,\d{3})+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:\.\d+)?)(?:k|K|M|bn|\s(?:million|billion|thousand)\b)?(?![\w%]|[.,]\d))"
+    r"|(?P<num>(?<![\w.,])(?:0,\d+|\d{1,3}(?:,\d{3})+|\d{1,3}(?:['’]\d{3})+|\d{1,3}(?:\.\d{3}){2,}|\d+(?:\.\d+)?)(?:k|K|M|bn|\s(?:million|billion|thousand)\b)?(?![\w%]|[.,]\d))"
     r"|(?P<lp>\()|(?P<rp>\))"
     r"|(?P<word>[A-Za-z][\w'’-]*)"
     r"|(?P<punct>[,;:!?.])"
@@ -391,6 +391,7 @@ def _number(token):
     or a sum's first term "1.1 million + 740,000")."""
     text = token.text.replace(",", ".") if re.fullmatch(r"0,\d+", token.text) else token.text.replace(",", "")
     text = text.replace(".", "") if re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", text) else text  # "4.800.000"
+    text = re.sub(r"(?<=\d)['’](?=\d{3})", "", text)  # "980'000"
     digits, _, word = text.partition(" ")
     if not word:
         digits = text.rstrip("kKMbn")
@@ -409,7 +410,7 @@ def _combine(a, op, b):
     money = {a.unit, b.unit} - {"", "%"}
     if len(money) == 2:
         return Value(0, 0, 0, "?", mixed=(a.quantities[-1], b.quantities[0]), **merged)
-    if op == "of" or (op == "*" and "%" in (a.unit, b.unit) and money):
+    if op == "of" or (op == "*" and "%" in (a.unit, b.unit) and (money or {a.unit, b.unit} == {"", "%"})):
         pa, pb = (a, b) if a.unit == "%" else (b, a)
         lo, hi, mid = _times(pa.lo / 100, pa.hi / 100, pa.mid / 100, pb)
         return Value(lo, hi, mid, pb.unit, **merged)
