@@ -62,14 +62,14 @@ HELDOUT4_KNOWN_ALARMS = set()  # 14 when measured; pass eight cleared the last f
 # pass and after it (2026-12-07): 54 of 104 slips caught and 15 false alarms both times. What pass eight learnt from
 # the fourth did not carry over. A ratchet from here.
 HELDOUT5 = CORPUS.with_name("checker_corpus_heldout5.json")
-HELDOUT5_FLOOR = 62  # 54 when measured; conversions turned at the sheet's rate, caps in money since
+HELDOUT5_FLOOR = 64  # 54 when measured; conversions turned at the sheet's rate, caps in money since
 HELDOUT5_KNOWN_ALARMS = set()  # 15 when measured; pass eight, studying it, cleared them all
 
 # A sixth blind corpus (8 new cases, 208 sentences; St. Gallen, Fribourg, Stuttgart, Linz, Marseille, Belfast,
 # Chicago, Princeton), written during pass eight by someone who never read the checker, measured once on the code at
 # the session's start (6570731: 51 of 104 caught, 14 false alarms) and after pass eight (56 of 104, 14 false alarms).
 HELDOUT6 = CORPUS.with_name("checker_corpus_heldout6.json")
-HELDOUT6_FLOOR = 60  # studied since: French spaced figures, German remainders, the law's figure that is the client's
+HELDOUT6_FLOOR = 65  # studied since: French spaced figures, German remainders, the law's figure that is the client's
 HELDOUT6_KNOWN_ALARMS = {
     "ch-sg-stgallen-capital-or-annuity-19", "ch-fr-fribourg-annecy-rental-12", "ch-fr-fribourg-annecy-rental-20",
 }  # fmt: skip

@@ -120,3 +120,9 @@ def test_todays_share_in_a_sentence_about_a_goal_is_no_restatement_of_the_goals_
     text = "Total investable assets are $7.63M, of which the single stock is about 65%."
     assert failures(check(text, sheet)) == []
     assert failures(check("Bring the single stock under 25% of investable assets over 4 years.", sheet)) != []
+
+
+def test_the_change_named_after_from_a_to_b_is_their_difference():
+    assert failures(check("Bonds go from CHF 440'200 to CHF 568'000, a purchase of CHF 127'800.", SHEET)) == []
+    found = failures(check("Bonds go from CHF 440'200 to CHF 568'000, a purchase of CHF 137'800.", SHEET))
+    assert found and "127,800" in found[0].detail

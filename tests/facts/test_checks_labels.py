@@ -99,3 +99,14 @@ def test_a_percent_equal_to_a_limits_is_that_limit_only_where_the_sentence_names
 
 def labels_of(text, sheet):
     return [f for f in failures(check(text, sheet)) if f.kind == "label"]
+
+
+def test_a_limits_percent_said_to_mean_an_amount_must_be_that_share_of_its_base():
+    sheet = [Fact("Depot", "amount", 1_640_000, "EUR", role="holding"),
+             Fact("Depot sale cap", "limit", 25.0, "%", text="no more than 25 % of the Depot", base="Depot", role="cap"),
+             Fact("drawdown cap", "limit", 4.0, "%", text="4% of the remaining pot", base="Depot", role="cap")]  # fmt: skip
+    found = failures(check("The 25 % sale cap allows EUR 497.350 of sales.", sheet))
+    assert found and "EUR 410k" in found[0].detail
+    assert failures(check("The 25 % sale cap allows EUR 410.000 of sales.", sheet)) == []
+    # a base the sheet does not hold ("the remaining pot") is left alone
+    assert failures(check("The 4% drawdown cap is EUR 19,200 a year.", sheet)) == []

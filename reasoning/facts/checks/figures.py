@@ -131,6 +131,7 @@ def _amounts(doc):
         wrong = "" if shown else (dropped if sure else "") or _mislabelled(doc, q, facts) or _contradicted(doc, q)
         wrong = wrong or ("" if shown or q in offered else _more_than_it_holds(doc, q, facts))
         wrong = wrong or ("" if shown else _misstated_position(doc, q))
+        wrong = wrong or _change_wrong(doc, q)
         product = None if shown else product_before(doc, q) or (None if q in offered else share_of_named(doc, q))
         wrong = wrong or _product_wrong(doc, q, product)
         if wrong:  # checked before any implied derivation: a chance match must not excuse it
@@ -308,6 +309,33 @@ def _mislabelled(doc, q, facts):
     if named and not matches(q, named.value, named.unit) and not _written_change(doc, q) and not _all_of(doc, q, named):
         return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
     return ""
+
+
+CHANGE_NOUN = re.compile(
+    r"[\s,:;—–-]*(?:(?:that\s+is|i\.e\.|so|or)\s+)?(?:an?\s+|the\s+)?(?:net\s+)?(?:purchase|sale|increase|decrease|rise|"
+    r"fall|drop|difference|change|reduction|addition|top-up|buy|sell|shift|move)s?\s+(?:of\s+)?(?:about\s+|some\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _change_wrong(doc, q):
+    """"Bonds go from CHF 440'200 to CHF 568'000, a purchase of CHF 137'800": the change named right after a written
+    "from A to B" is B − A, or it fails."""
+    start, _end = sentence_of(doc, q.start)
+    before = [x for x in in_sentence(doc, start, q.start, "amount") if x.unit == q.unit][-2:]
+    if len(before) != 2 or not CHANGE_NOUN.match(doc.text, before[1].end, q.start):
+        return ""
+    a, b = before
+    if not FROM_TO_AMOUNTS.search(doc.text, start, b.end) or not re.search(r"\bfrom\s+\S*$", doc.text[start : a.start + 1]):
+        return ""
+    change = abs(b.value - a.value)
+    seen = _widened(q) if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start) else q
+    if close_to(seen, change):
+        return ""
+    return f"{q.text} does not follow: from {a.text} to {b.text} is a change of {format_amount(change, q.unit)}"
+
+
+FROM_TO_AMOUNTS = re.compile(r"\bfrom\s+.{1,30}?\s+to\s+", re.IGNORECASE)
 
 
 def _all_of(doc, q, fact):

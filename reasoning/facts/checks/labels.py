@@ -56,7 +56,7 @@ FINAL_ONLY = False
 
 
 def run(doc: Doc) -> list[Finding]:
-    findings = _taxed_proceeds(doc) + _taxed_whole(doc)
+    findings = _taxed_proceeds(doc) + _taxed_whole(doc) + _limit_in_money(doc)
     mentions = doc.mentions
     amounts, percents = amount_facts(doc), percent_facts(doc)
     for q in doc.quantities:
@@ -95,6 +95,40 @@ def _rates_with_a_base(doc):
         if share and share.base == t.base and share.value != t.value:
             found.append((abs(t.value - share.value), f"{share.label} gap to target", base_of(t.base)))
     return [(v, label, base) for v, label, base in found if base is not None]
+
+
+MEANS = re.compile(r"\b(?:means?|allows?|represents?|is|are|comes?\s+to|equals?|gives?|amounts?\s+to|caps?\s+\w+\s+at)\b"
+                   r"(?:\s+(?:about|roughly|around|some|up\s+to|at\s+most))*\s*[~≈]?\s*$", re.I)
+
+
+REMAINING_BASE = re.compile(r"\b(?:remaining|rest|after|left|net|balance\s+after)\b", re.I)
+
+
+def _limit_in_money(doc):
+    """"The 25 % cap allows EUR 497.350 of sales" where the cap is 25 % of the Depot (EUR 410.000): a limit's or a
+    target's percent, named by its words, said to mean an amount that is not that percent of the one amount its base
+    names."""
+    found = []
+    rated = [f for f in doc.facts if f.unit == "%" and isinstance(f.value, int | float) and f.base
+             and (f.kind == "limit" or (f.kind == "percent" and f.role == "target"))
+             and not REMAINING_BASE.search(f.text or "")]  # "4% of the remaining pot": a base the sheet does not hold
+    for q in (q for q in doc.quantities if q.kind == "percent") if rated else ():
+        start, end = sentence_of(doc, q.start)
+        said = content_words(doc.text[start:end])
+        facts = [f for f in rated if abs(f.value - q.value) <= q.precision and (content_words(f.label) - LIMIT_GENERIC) & said]
+        if len(facts) != 1:
+            continue
+        bases = [a for a in amount_facts(doc) if content_words(facts[0].base) and content_words(facts[0].base) <= content_words(a.label)]
+        x = next((x for x in in_sentence(doc, q.end, end, "amount") if MEANS.search(doc.text, q.end, x.start)), None)
+        if len(bases) != 1 or x is None or x.unit != bases[0].unit or fact_of(x, amount_facts(doc)):
+            continue
+        right = bases[0].value * q.value / 100
+        seen = _widened(x) if re.search(r"(?:about|roughly|around|some|~|≈)\s*$", doc.text[q.end : x.start]) else x
+        if not close_to(seen, right):
+            detail = (f"{x.text} is not {q.text} of the {bases[0].label} ({format_amount(bases[0].value, bases[0].unit)}), "
+                      f"the {facts[0].label}'s base: that is {format_amount(right, x.unit)}")  # fmt: skip
+            found.append(Finding("label", False, x.text, detail, x.start, x.end))
+    return found
 
 
 LIMIT_GENERIC = frozenset(content_words("cap limit maximum minimum floor rate gap target share"))
