@@ -95,6 +95,8 @@ def test_a_percent_equal_to_a_limits_is_that_limit_only_where_the_sentence_names
     text = "Its taxable part under the Teileinkünfteverfahren is about EUR 1.11M (60 % of EUR 1.85M)."
     assert labels_of(text, sheet) == []
     assert labels_of("Keep the equity share under the cap: 60 % of EUR 1.85M.", sheet) != []
+    # with no tax in the sentence the percent is still the cap's, named or not (a noisy model's "10% of the chalet")
+    assert labels_of("Sizing: 60 % of EUR 1.85M = EUR 1.11M.", sheet) != []
 
 
 def labels_of(text, sheet):
@@ -110,3 +112,13 @@ def test_a_limits_percent_said_to_mean_an_amount_must_be_that_share_of_its_base(
     assert failures(check("The 25 % sale cap allows EUR 410.000 of sales.", sheet)) == []
     # a base the sheet does not hold ("the remaining pot") is left alone
     assert failures(check("The 4% drawdown cap is EUR 19,200 a year.", sheet)) == []
+
+
+def test_a_caps_percent_of_another_holding_in_another_currency_is_the_wrong_base():
+    sheet = [Fact("portfolio", "amount", 4_500_000, "EUR", role="holding"),
+             Fact("LVMH stock share", "percent", 45.0, "%", base="portfolio", role="share"),
+             Fact("chalet", "amount", 2_000_000, "CHF", role="holding"),
+             Fact("sales cap", "limit", 10.0, "%", base="shares", role="cap")]  # fmt: skip
+    found = labels_of("Sizing: 10% of the CHF 2M chalet = CHF 200k a year.", sheet)
+    assert found and "EUR 2.025M" in found[0].detail
+    assert labels_of("Sizing: 10% of the EUR 2.025M position = EUR 202.5k a year.", sheet) == []

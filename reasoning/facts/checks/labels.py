@@ -83,7 +83,8 @@ def _rates_with_a_base(doc):
         if content_words(label) <= {"wealth"} and len(holdings) > 1:
             return None  # "20% of investable assets": all of them, not the one holding called a portfolio
         found = [f for f in amounts if content_words(label) and content_words(label) <= content_words(f.label)]
-        return found[0] if len(found) == 1 else None
+        found = found or [p for p in positions(doc) if content_words(label) and content_words(label) <= content_words(p.label)]
+        return found[0] if len(found) == 1 else None  # "10 % of the shares": the LVMH position the sheet's 45 % makes
 
     found = []
     for f in doc.facts:
@@ -143,13 +144,15 @@ def _applied_elsewhere(doc, q):
         return []
     candidates = [(label, base) for value, label, base in _rates_with_a_base(doc) if abs(value - q.value) <= q.precision]
     candidates += [(f.label, whole) for f, whole in _caps_of_the_whole(doc, q) if abs(f.value - q.value) <= q.precision]
-    said = content_words(doc.text[slice(*sentence_of(doc, q.start))])
-    candidates = [(label, base) for label, base in candidates if (content_words(label) - LIMIT_GENERIC) & said
-                  or not content_words(label) - LIMIT_GENERIC]  # "60 % of EUR 1.85M" taxable: no equity cap named
+    sentence = doc.text[slice(*sentence_of(doc, q.start))]
+    said, taxed = content_words(sentence), TAXED.search(sentence)
+    candidates = [(label, base) for label, base in candidates if not taxed or (content_words(label) - LIMIT_GENERIC) & said
+                  or not content_words(label) - LIMIT_GENERIC]  # "60 % of EUR 1.85M" taxable: a tax's share, no equity cap
     if len({base.label for _label, base in candidates}) != 1:
         return []  # no such percent, or several with other bases: nothing says which it is
     label, base = candidates[0]
-    if base.unit != figure.unit or matches(figure, base.value, base.unit):
+    other = fact_of(figure, amount_facts(doc))  # "10% of the CHF 2M chalet" for a cap of the EUR shares: another holding
+    if (base.unit != figure.unit and not (other and other.label != base.label)) or matches(figure, base.value, base.unit):
         return []
     detail = f"{q.text} is the {label}, a share of the {base.label} ({format_amount(base.value, base.unit)}), not of {figure.text}"
     return [Finding("label", False, doc.text[q.start : figure.end], detail, q.start, figure.end)]
