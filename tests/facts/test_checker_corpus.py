@@ -99,31 +99,16 @@ def test_the_held_out_slips_caught_stay_at_the_floor():
     assert sum(row["caught"] for row in score(HELDOUT)["kinds"].values()) >= HELDOUT_FLOOR
 
 
-def test_the_second_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
-    result = score(HELDOUT2)
-    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT2_FLOOR
-    assert set(result["false_alarms"]) <= HELDOUT2_KNOWN_ALARMS
-
-
-def test_the_third_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
-    result = score(HELDOUT3)
-    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT3_FLOOR
-    assert set(result["false_alarms"]) <= HELDOUT3_KNOWN_ALARMS
-
-
-def test_the_fourth_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
-    result = score(HELDOUT4)
-    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT4_FLOOR
-    assert set(result["false_alarms"]) <= HELDOUT4_KNOWN_ALARMS
-
-
-def test_the_fifth_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
-    result = score(HELDOUT5)
-    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT5_FLOOR
-    assert set(result["false_alarms"]) <= HELDOUT5_KNOWN_ALARMS
-
-
-def test_the_sixth_held_out_corpus_loses_no_catch_and_gains_no_false_alarm():
-    result = score(HELDOUT6)
-    assert sum(row["caught"] for row in result["kinds"].values()) >= HELDOUT6_FLOOR
-    assert set(result["false_alarms"]) <= HELDOUT6_KNOWN_ALARMS
+@pytest.mark.parametrize(
+    "path, floor, known",
+    [
+        (HELDOUT2, HELDOUT2_FLOOR, HELDOUT2_KNOWN_ALARMS), (HELDOUT3, HELDOUT3_FLOOR, HELDOUT3_KNOWN_ALARMS),
+        (HELDOUT4, HELDOUT4_FLOOR, HELDOUT4_KNOWN_ALARMS), (HELDOUT5, HELDOUT5_FLOOR, HELDOUT5_KNOWN_ALARMS),
+        (HELDOUT6, HELDOUT6_FLOOR, HELDOUT6_KNOWN_ALARMS),
+    ],
+    ids=["heldout2", "heldout3", "heldout4", "heldout5", "heldout6"],
+)
+def test_a_blind_corpus_loses_no_catch_and_gains_no_false_alarm(path, floor, known):
+    result = score(path)
+    assert sum(row["caught"] for row in result["kinds"].values()) >= floor
+    assert set(result["false_alarms"]) <= known

@@ -322,7 +322,7 @@ def _change_wrong(doc, q):
     """"Bonds go from CHF 440'200 to CHF 568'000, a purchase of CHF 137'800": the change named right after a written
     "from A to B" is B − A, or it fails."""
     start, _end = sentence_of(doc, q.start)
-    before = [x for x in in_sentence(doc, start, q.start, "amount") if x.unit == q.unit][-2:]
+    before = _two_before(doc, q)
     if len(before) != 2 or not CHANGE_NOUN.match(doc.text, before[1].end, q.start):
         return ""
     a, b = before
@@ -345,11 +345,16 @@ def _all_of(doc, q, fact):
     return people > 1 and close_to(q, fact.value * people)
 
 
+def _two_before(doc, q):
+    """The last two amounts of q's currency its sentence writes before it."""
+    start, _end = sentence_of(doc, q.start)
+    return [x for x in in_sentence(doc, start, q.start, "amount") if x.unit == q.unit][-2:]
+
+
 def _written_change(doc, q):
     """q is the difference or sum of the two amounts its sentence writes just before it ("BTP go from €1.08M to
     €1.62M: a purchase of €540,000"): the reader sees where it comes from, whatever word names it."""
-    start, _end = sentence_of(doc, q.start)
-    before = [x for x in in_sentence(doc, start, q.start, "amount") if x.unit == q.unit][-2:]
+    before = _two_before(doc, q)
     return len(before) == 2 and any(close_to(q, v) for v in (abs(before[0].value - before[1].value),
                                                            before[0].value + before[1].value))  # fmt: skip
 
