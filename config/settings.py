@@ -209,6 +209,21 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envin
         "timeout": envfloat("DB_POOL_TIMEOUT_S", 30.0),
     }
 
+# A process frozen inside a transaction (SIGSTOP, a stalled VM, a debugger) keeps its row locks until the database
+# ends that transaction, and until then no sweep can take its session over: the takeover waits on the session's row.
+# PostgreSQL ends a transaction left idle longer than DB_IDLE_IN_TRANSACTION_S (the frozen client's connection is
+# closed, its locks freed), by default the staleness bound less one heartbeat, so a frozen run is still taken over
+# within REASONING_HEARTBEAT_STALE_S + REASONING_SWEEP_S of its last heartbeat. No transaction here waits on a model
+# call; 0 turns it off.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    idle_s = envfloat(
+        "DB_IDLE_IN_TRANSACTION_S",
+        max(1.0, envfloat("REASONING_HEARTBEAT_STALE_S", 15.0) - envfloat("REASONING_HEARTBEAT_S", 2.0)),
+    )
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options["options"] = f"{options.get('options', '')} -c idle_in_transaction_session_timeout={int(idle_s * 1000)}"
+    options["options"] = options["options"].strip()
+
 # On PostgreSQL, row-level security is the second wall behind each query's tenant filter: this backend sets each
 # connection to its caller's tenant before a query (reasoning/rls.py). REASONING_RLS=off leaves the policies unused
 # (every query runs as the connection's own role: a superuser's sees every row); REASONING_RLS=strict runs code that

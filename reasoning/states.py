@@ -185,8 +185,14 @@ def take_over(session):
     Returns True if the session is queued for a new run.
     """
     with transaction.atomic():
-        fresh = ReasoningSession.objects.select_for_update().get(pk=session.pk)
-        if fresh.status not in (Status.RUNNING, Status.INTERRUPTED, Status.QUEUED) or not is_dead(fresh):
+        # A row another transaction holds is left to a later sweep rather than waited for: a frozen run may hold it
+        # until the database ends its transaction (DB_IDLE_IN_TRANSACTION_S), and the sweep has other sessions to see.
+        # NO KEY: a node being inserted under the session (a key share) is no reason to wait.
+        free = ReasoningSession.objects.select_for_update(skip_locked=True, no_key=True)
+        fresh = free.filter(pk=session.pk).first()
+        if fresh is None or fresh.status not in (Status.RUNNING, Status.INTERRUPTED, Status.QUEUED):
+            return False
+        if not is_dead(fresh):
             return False
         judged = Q(
             pk=fresh.pk,
