@@ -57,6 +57,9 @@ class Tax:
     source_exempt: tuple = ()  # (amount, currency): a non-resident's assets there below it owe none of it
     bands: tuple = ()  # ((from, rate), ...): a scale whose rates apply each to its own slice (IFI, LTT)
     band_unit: str = ""  # the currency of the bands' edges
+    graduated: bool = False  # its rate above the allowance rises with the amount: no one rate applies to all above it
+    only_on: tuple = ()  # what alone it taxes ("real estate": France's IFI); said of one of `not_on`, it is misapplied
+    not_on: tuple = ()  # what it never taxes, as people name it ("the whole portfolio", "securities")
 
     def highest(self):
         return self.top if self.top is not None else max(self.rates + ((self.range[1],) if self.range else ()), default=0)
@@ -134,7 +137,8 @@ def table() -> Table:
                 tuple(t["range"]) if "range" in t else None, t.get("top"), t.get("flat", False),
                 tuple(t.get("when", ())), t.get("note", ""), tuple(t.get("unless", ())), t.get("residents", False),
                 tuple(t.get("exempt", ())), tuple(t.get("not_in", ())), tuple(t.get("source_exempt", ())),
-                tuple(tuple(b) for b in t.get("bands", ())), t.get("band_unit", ""),
+                tuple(tuple(b) for b in t.get("bands", ())), t.get("band_unit", ""), t.get("graduated", False),
+                tuple(t.get("only_on", ())), tuple(t.get("not_on", ())),
             )
             for t in p.get("taxes", ())
         )
@@ -311,6 +315,20 @@ FLAT = re.compile(
     r"\bflat(?:[- ]rate)?\s+(?:(?:tax|rate|levy|withholding|tax rate)\s+(?:of\s+|at\s+|is\s+|=\s*|:\s*)?)?$", re.I
 )
 FLAT_AFTER = re.compile(r"\s*(?:flat|single)(?:[- ]rate)?\s+(?:tax|rate|levy|withholding)\b", re.IGNORECASE)
+# One rate said to apply to all above an allowance ("inheritance tax at 40% applies above the allowance", "40% on
+# everything over the nil-rate band"): the shape of a tax whose rate does not rise with the amount (UK IHT), never a
+# graduated one's (Germany's Erbschaftsteuer: 7-30% for a child, by the amount). A band's own edge ("above EUR 6M")
+# names no allowance.
+ABOVE_ALLOWANCE = re.compile(
+    r"\s*(?:appl(?:y|ies|ied)\s+|(?:is|are)\s+(?:due|charged|levied|payable)\s+|kicks?\s+in\s+|falls?\s+due\s+)?"
+    r"(?:on\s+(?:everything|all|anything|whatever(?:\s+is)?|what(?:\s+is)?|the\s+(?:part|amount|portion))\s+)?"
+    r"(?:above|over|beyond|in\s+excess\s+of)\s+(?:the|her|his|their|each|every|a)\s+"
+    r"(?:(?:[A-Z]{3}\s?|[€£$])?\d[\d.,'’ ]*(?:\s?(?:k|m|M|bn|million|EUR|CHF|GBP|USD|€|£))?\s+)?"  # "the EUR 400,000"
+    r"(?:(?:tax-free|personal|basic|child's|heir's|per-child)\s+)?"
+    r"(?:allowances?|nil[- ]rate\s+band|exemption|exempt\s+amount|threshold|Freibetrag|Freibeträge|abattement)\b",
+    re.IGNORECASE,
+)
+ABOVE = "above the allowance"  # the shape of a rate checked with _candidates' `flat`
 EFFECTIVE = re.compile(r"\b(?:effective|blended|average|overall|all-in|in total|total|combined|altogether)\b", re.I)
 OF_AMOUNT = re.compile(
     r"^\s*of\s+(?:the\s+|her\s+|his\s+|their\s+|its\s+|all\s+|any\s+)?(?:[\w'’-]+\s+){0,2}?"
@@ -588,6 +606,8 @@ def _absent(text, m, kind, reach_, clause):
     named = {p.code for p in _places_in(_sentence_text(text, m.start()))}
     if named:  # "Texas levies no income tax": the claim is Texas's, not the federal government's
         places = [p for p in places if p.code in named]
+    if _outside([t for p in places for t in p.taxes if kind.name in t.kinds], _sentence_text(text, m.start())):
+        return None  # "no wealth tax on the securities": France's IFI taxes real estate only
     return _levied_finding(text, m.start(), m.end(), places, kind.name)
 
 
@@ -750,8 +770,9 @@ def _generic(text, m, kind, reach_, clause):
                 return _finding(True, text, f"{words}: only some states or cantons levy it, and the client's is "
                                 "not known", m.start(), m.end(), False)
     family = _family(kind, places, level, qualifier)
-    if _levies(places, family, level, clause_text):
-        return None
+    levied = _levies(places, family, level, clause_text)
+    if levied:
+        return _misapplied(text, m, levied, clause_text)
     where = ", ".join(_label(p.code) for p in places) or _where(reach_)
     level_text = f" at {level} level" if level else ""
     start = m.start()
@@ -759,6 +780,28 @@ def _generic(text, m, kind, reach_, clause):
     if qualified and level:
         start, words = qualified.start(), text[qualified.start() : m.end()]  # "state income tax", not "income tax"
     return _finding(False, text, f"{words}: no such tax{level_text} in {where}", start, m.end())
+
+
+def _misapplied(text, m, levied, clause_text):
+    """A tax the client's place levies, said to apply to what it never taxes ("a yearly wealth tax applies to the
+    whole portfolio" for a French client: the IFI taxes real estate only)."""
+    wrong = None if NEGATION.search(clause_text) else _outside(levied, clause_text)
+    if not wrong:
+        return None
+    t = levied[0]
+    what = wrong if wrong.lower().startswith(("all ", "the ")) else f"the {wrong}"
+    return _finding(False, text, f"{m[0]}: {t.name} ({_label(t.place)}) taxes {t.only_on[0]} only, not {what}",
+                    m.start(), m.end())  # fmt: skip
+
+
+def _outside(taxes, clause_text):
+    """What the clause names that none of the taxes is levied on ("the whole portfolio" for the IFI); None when any
+    of them may apply there, or the clause names what one of them does tax."""
+    if not taxes or not all(t.not_on for t in taxes):
+        return None
+    if any(_said(tuple(t.only_on), clause_text) for t in taxes):
+        return None
+    return next((w for w in taxes[0].not_on if _said((w,), clause_text)), None)
 
 
 def _family(kind, places, level, qualifier):
@@ -922,8 +965,8 @@ def _topics(clause_text):
 def _candidates(places, kinds, level, flat, clause_text):
     return [
         t for p in places for t in p.taxes
-        if (not kinds or t.kinds & kinds) and (not level or p.level in LEVEL_OF[level]) and (not flat or t.flat)
-        and _cued(t, clause_text)
+        if (not kinds or t.kinds & kinds) and (not level or p.level in LEVEL_OF[level])
+        and (not flat or t.flat or (flat == ABOVE and not t.graduated)) and _cued(t, clause_text)
     ]
 
 
@@ -1013,6 +1056,8 @@ def _rate(text, q, reach_, clause, sources=(), held=()):
     kinds = _topics(clause_text) or _topics(_sentence_text(text, q.start))  # "... so nothing is taxed at 40%"
     level = _level_near(text, q, clause)
     flat = bool(FLAT.search(text[cs : q.start]) or FLAT_AFTER.match(text, q.end))
+    if not flat and ABOVE_ALLOWANCE.match(text, q.end):
+        flat = ABOVE
     effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
     if effective:
         level = ""  # "the combined rate ... with the 37% federal rate": every level together
@@ -1053,9 +1098,11 @@ def _rate(text, q, reach_, clause, sources=(), held=()):
             return _finding(True, text, f"{q.text}: fits some state or canton, and the client's is not known",
                             q.start, q.end, False)
     about = f" on {', '.join(sorted(k.replace('_', ' ') for k in kinds))}" if kinds else ""
-    shape = "flat " if flat else ""
+    shape = "flat " if flat is True else ""
     level_text = f" at {level} level" if level else ""
+    rising = flat == ABOVE and _fit(q.value, tol, places, kinds, level, False, False, clause_text)
+    above = f" on all above the allowance: {rising} rises with the amount" if rising else ""
     return _finding(
-        False, text, f"no {shape}tax{about}{level_text} of the client's places ({_where(reach_)}) is {q.text}",
+        False, text, f"no {shape}tax{about}{level_text} of the client's places ({_where(reach_)}) is {q.text}{above}",
         q.start, q.end,
     )

@@ -147,6 +147,12 @@ SLIPS = [
     (("US-NY",), "New York's top rate is 12%.", "12%"),
     # Singapore taxes no capital gains (the table lacked it: the noisy model's flat 25% ended a session solved)
     (("SG",), "A flat 25% tax takes the gains.", "25%"),
+    # France's wealth tax (IFI) is on real estate only: said of the portfolio it is the Swiss wealth tax carried over
+    (("FR",), "A yearly wealth tax applies to the whole portfolio.", "yearly wealth tax"),
+    (("FR",), "The wealth tax would hit the EUR 2.1M portfolio at 1%.", "wealth tax"),
+    # one rate on all above the allowance is UK IHT's shape; France taxes each slice at its own rate
+    (("FR",), "Inheritance tax at 40% applies above the allowance.", "40%"),
+    (("FR",), "Droits de succession at 20% apply above the EUR 100,000 allowance per child.", "20%"),
 ]
 
 
@@ -272,6 +278,17 @@ RIGHT = [
     (("SG",), "Income is taxed at up to 24%; Singapore has no capital gains tax."),
     # a private foundation's excise tax on its net investment income (IRC §4940)
     (("US-MN",), "At the 1.39% excise rate, the foundation's $2M of net investment income costs about $27.8k."),
+    # what the IFI does and does not tax, said rightly
+    (("FR",), "The IFI applies only to her real estate, not to the portfolio."),
+    (("FR",), "She owes no wealth tax on the securities portfolio."),
+    (("FR",), "France's wealth tax (IFI) of 0.7% applies to her rental flat in Lyon."),
+    # one rate on all above the allowance, where one rate does apply: the UK, the US estate tax, Italy, France's
+    # assurance-vie, and Germany (one rate for the whole taxable amount, set by its size and class)
+    (("FR",), "At death, 20% applies above the EUR 152,500 allowance per beneficiary of the assurance-vie."),
+    (("GB",), "IHT at 40% applies above the nil-rate band."),
+    (("US-WA",), "Federal estate tax at 40% applies above the exemption."),
+    (("IT",), "Imposta di successione at 4% applies above the EUR 1M allowance for each child."),
+    (("DE",), "Erbschaftsteuer at 11% applies above the EUR 400,000 allowance for a child inheriting EUR 600,000."),
 ]
 
 
