@@ -6,7 +6,11 @@ comes from the model itself. The noisy model logs every slip it makes (reasoning
 after); a slip is in a final answer when the answer holds the words the slip wrote (the changed words and one word
 either side, found nowhere in the text before the slip). Counted:
 
-- false figure: a slip of kind figure, label, scale, base or currency in the answer;
+- false figure: a slip of kind figure, label, scale, base or currency in the answer, in a figure of the case;
+- rule of thumb changed: a figure slip in a number the case neither states nor derives, a parameter the answer chose
+  itself ("keep 12 months of spending" made 15, "the 5 and 20 days after each event" made 40): the answer is another
+  plan, not a false one, and no check can hold it to a fact. Counted apart, never hidden: a number written with a
+  currency or a scale, or one the problem text states, is the case's;
 - foreign rule: a jurisdiction slip (a tax rule of a place the client is not tied to) in the answer;
 - broken constraint: a failed constraint check of the answer, against the session's sheet or the hand-labelled facts.
 
@@ -27,6 +31,7 @@ from datetime import date
 
 from fact_fidelity import CASES, MODES, load_cases, truth  # its import sets Django up
 from common import commit, machine, write_section
+from slips import rule_of_thumb, words
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from django.conf import settings  # noqa: E402
@@ -52,10 +57,6 @@ def log_slips():
         return answer(prompt, seed, noise, sample, log=SLIPS)
 
     offline.answer = logged
-
-
-def words(text):
-    return re.findall(r"\S+", text)
 
 
 def wrong_words(slip):
@@ -120,13 +121,15 @@ async def one_session(tenant, case, mode, params, noise):
     nodes = [n async for n in ReasoningNode.objects.filter(session=session).values("state", "eval_reason")]
     if SHOW and session.status == "solved":
         for s in found:  # the autopsy: each slip a solved answer carries, with the words that give it away
-            print(f"  {case['id']} {mode} {s.kind}: {wrong_words(s)[:2]}", flush=True)
+            thumb = " (rule of thumb)" if rule_of_thumb(s, case["problem_text"]) else ""
+            print(f"  {case['id']} {mode} {s.kind}{thumb}: {wrong_words(s)[:2]}", flush=True)
             print(f"    in: {sentence_with(s)}", flush=True)
     return {
         "status": session.status,
         "reason": session.termination_reason,
         "calls": await LLMCall.objects.filter(session=session).acount(),
-        "false figure": any(s.kind in FALSE_FIGURE for s in found),
+        "false figure": any(s.kind in FALSE_FIGURE and not rule_of_thumb(s, case["problem_text"]) for s in found),
+        "rule of thumb": any(rule_of_thumb(s, case["problem_text"]) for s in found),
         "foreign rule": any(s.kind in FOREIGN_RULE for s in found),
         "broken constraint": any(f.kind == "constraint" and not f.ok for f in constraint),
         "kinds": sorted({s.kind for s in found}),
@@ -161,6 +164,7 @@ def summary(name, noise, runs, seconds):
         "solved": len(solved),
         "calls": statistics.mean(r["calls"] for r in runs),
         **{k: sum(r[k] for r in solved) for k in ("false figure", "foreign rule", "broken constraint")},
+        "rule of thumb": sum(r["rule of thumb"] for r in solved),
         "solved wrong": sum(r["false figure"] or r["foreign rule"] or r["broken constraint"] for r in solved),
         "kinds": sorted({k for r in solved for k in r["kinds"]}),
         "endings": ended,
@@ -173,7 +177,8 @@ def summary(name, noise, runs, seconds):
 def table(rows):
     head = (
         "| strategy | solved | solved with a false figure | with a foreign rule | with a broken constraint "
-        "| any of these, share of all sessions | requests a session | endings |\n|---|---|---|---|---|---|---|---|"
+        "| any of these, share of all sessions | with a rule of thumb changed (no fact to check) | requests a session "
+        "| endings |\n|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for r in rows:
@@ -181,7 +186,8 @@ def table(rows):
         endings = ", ".join(f"{v} {k}" for k, v in sorted(r["endings"].items(), key=lambda kv: -kv[1]))
         lines.append(
             f"| {r['mode']} | {r['solved']} of {n} | {r['false figure']} | {r['foreign rule']} "
-            f"| {r['broken constraint']} | {r['solved wrong'] / n:.0%} | {r['calls']:.1f} | {endings} |"
+            f"| {r['broken constraint']} | {r['solved wrong'] / n:.0%} | {r['rule of thumb']} | {r['calls']:.1f} "
+            f"| {endings} |"
         )
     return "\n".join(lines)
 
@@ -207,7 +213,9 @@ Command: `.venv/bin/python bench/wealth_success.py{' --cases ' + str(args.cases)
 Machine: {machine()}; load average {load} at the start, {end} at the end (`uptime`). {len(cases)} cases of
 `{CASES.name}`, each mode at its defaults, checks on, 5 USD budget. A false figure or a foreign rule is a slip the model
 logged itself whose words are in the answer (not our checker's finding); a broken constraint is a failed constraint
-check against the session's sheet or the hand-labelled facts.
+check against the session's sheet or the hand-labelled facts. A rule of thumb changed is a figure slip in a number the
+case neither states nor writes as an amount (a review in 7 months for 6, a 50% stress for 30%): counted apart, as
+another plan rather than a false one; no check can hold it to a fact.
 
 {table(rows)}
 """
