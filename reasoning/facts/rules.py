@@ -316,16 +316,12 @@ FLAT = re.compile(
 )
 FLAT_AFTER = re.compile(r"\s*(?:flat|single)(?:[- ]rate)?\s+(?:tax|rate|levy|withholding)\b", re.IGNORECASE)
 # One rate said to apply to all above an allowance ("inheritance tax at 40% applies above the allowance", "40% on
-# everything over the nil-rate band"): the shape of a tax whose rate does not rise with the amount (UK IHT), never a
-# graduated one's (Germany's Erbschaftsteuer: 7-30% for a child, by the amount). A band's own edge ("above EUR 6M")
-# names no allowance.
-ABOVE_ALLOWANCE = re.compile(
-    r"\s*(?:appl(?:y|ies|ied)\s+|(?:is|are)\s+(?:due|charged|levied|payable)\s+|kicks?\s+in\s+|falls?\s+due\s+)?"
-    r"(?:on\s+(?:everything|all|anything|whatever(?:\s+is)?|what(?:\s+is)?|the\s+(?:part|amount|portion))\s+)?"
-    r"(?:above|over|beyond|in\s+excess\s+of)\s+(?:the|her|his|their|each|every|a)\s+"
-    r"(?:(?:[A-Z]{3}\s?|[€£$])?\d[\d.,'’ ]*(?:\s?(?:k|m|M|bn|million|EUR|CHF|GBP|USD|€|£))?\s+)?"  # "the EUR 400,000"
-    r"(?:(?:tax-free|personal|basic|child's|heir's|per-child)\s+)?"
-    r"(?:allowances?|nil[- ]rate\s+band|exemption|exempt\s+amount|threshold|Freibetrag|Freibeträge|abattement)\b",
+# everything over the nil-rate band"): the shape of a tax that taxes all above it at one rate (UK IHT), never of one
+# that taxes each slice above it at its own rate (France's droits de succession).
+ONE_RATE_ABOVE = re.compile(
+    r"\s*(?:(?:appl(?:y|ies|ied)|(?:is|are)\s+(?:due|charged|levied|payable)|kicks?\s+in|falls?\s+due)\s+)?"
+    r"(?:on\s+(?:everything|all|anything|whatever(?:\s+is)?|the\s+(?:part|amount|portion))\s+)?"
+    + ABOVE_ALLOWANCE.pattern.removeprefix(r"\s*"),
     re.IGNORECASE,
 )
 ABOVE = "above the allowance"  # the shape of a rate checked with _candidates' `flat`
@@ -930,7 +926,7 @@ def _tax_context(text, q, clause):
     cs, ce = clause
     if INCLUDED_AFTER.match(text, q.end):
         return False  # "60% of the gain is taxable": the share taxed, not the rate
-    if _paid(text, q, clause, _topics(text[cs:ce])) or ABOVE_ALLOWANCE.match(text, q.end, ce):
+    if _paid(text, q, clause, _topics(text[cs:ce])) or ONE_RATE_ABOVE.match(text, q.end, ce):
         return True
     if TAXABLE_AT.search(text[cs : q.start]) and not YEARLY_AFTER.match(text, q.end):
         return True  # "Gains on the compte-titres at 26 %: about €62,400": what is taxed, and its rate
@@ -1056,7 +1052,7 @@ def _rate(text, q, reach_, clause, sources=(), held=()):
     kinds = _topics(clause_text) or _topics(_sentence_text(text, q.start))  # "... so nothing is taxed at 40%"
     level = _level_near(text, q, clause)
     flat = bool(FLAT.search(text[cs : q.start]) or FLAT_AFTER.match(text, q.end))
-    if not flat and ABOVE_ALLOWANCE.match(text, q.end):
+    if not flat and ONE_RATE_ABOVE.match(text, q.end, ce):
         flat = ABOVE
     effective = not flat and bool(EFFECTIVE.search(clause_text) or OF_AMOUNT.match(text[q.end : ce]))
     if effective:

@@ -45,7 +45,7 @@ HELDOUT3 = CORPUS.with_name("checker_corpus_heldout3.json")
 # us-ma-cambridge-concentrated-23 (no cue, no written operand) went unverified; the law's table and bands, a share of
 # the item the sentence names, and 'takes ... down to' caught de-be-house-gift-16, fr-idf-paris-ifi-gifts-16,
 # gb-wls-cardiff-downsize-20, us-fl-naples-slat-17 and it-mi-como-house-18: 85 still.
-HELDOUT3_FLOOR = 120  # with pass four's regimes, horizons, rates, shares and bases merged beside it (both studied it)
+HELDOUT3_FLOOR = 121  # with pass four's regimes, horizons, rates, shares and bases merged beside it (both studied it)
 # Its nine false alarms are gone (pass eight: a colon's label is its expression's, "on X" is a base, a part of a
 # position is no weight, a difference written before a figure is no restatement).
 HELDOUT3_KNOWN_ALARMS = set()
@@ -69,7 +69,7 @@ HELDOUT5_KNOWN_ALARMS = set()  # 15 when measured; pass eight, studying it, clea
 # Chicago, Princeton), written during pass eight by someone who never read the checker, measured once on the code at
 # the session's start (6570731: 51 of 104 caught, 14 false alarms) and after pass eight (56 of 104, 14 false alarms).
 HELDOUT6 = CORPUS.with_name("checker_corpus_heldout6.json")
-HELDOUT6_FLOOR = 65  # studied since: French spaced figures, German remainders, the law's figure that is the client's
+HELDOUT6_FLOOR = 66  # studied since: French spaced figures, German remainders, the law's figure that is the client's
 HELDOUT6_KNOWN_ALARMS = {
     "ch-sg-stgallen-capital-or-annuity-19", "ch-fr-fribourg-annecy-rental-12", "ch-fr-fribourg-annecy-rental-20",
 }  # fmt: skip

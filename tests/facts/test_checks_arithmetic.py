@@ -140,3 +140,9 @@ def test_swiss_grouped_numbers_times_a_percent_and_what_an_annuity_would_pay():
     pot = [Fact("pot", "amount", 480_000, "GBP", role="holding")]
     assert not failures(check("Annuitising all £480,000 at 6.8% would pay £32,640 a year.", pot))
     assert failures(check("Annuitising all £480,000 at 6.8% would pay £36,240 a year.", pot))
+
+
+def test_a_monthly_amount_as_a_share_of_a_whole_is_a_years_worth_of_it():
+    assert [f.ok for f in arithmetic("Spending of CHF 4,000 a month is about 5% of the CHF 960,000.")] == [True]
+    assert [f.ok for f in arithmetic("Spending of CHF 4,000 a month is about 8% of the CHF 960,000.")] == [False]
+    assert [f.ok for f in arithmetic("Spending of CHF 4,000 is about 5% of the CHF 960,000.")] == [False]

@@ -136,3 +136,13 @@ def test_a_holding_named_in_another_language_is_its_fact():
     french = [Fact("assurance-vie", "amount", 800_000, "EUR", role="holding"), Fact("assurance-vie gains", "amount", 200_000, "EUR")]
     assert failed_at("Gains are about a third of the contract's value.", french)  # 25%
     assert not failed_at("Gains are about a quarter of the contract's value.", french)
+
+
+def test_a_share_written_between_two_amounts_is_their_ratio():
+    """Whatever the sheet holds: the first amount must be that share of the second."""
+    assert failed_at("The gifts total $456,000, about a fifth of her $3.8M of investments.", [])  # 12%
+    assert failed_at("Sell $120k, 6% of the $2.4M portfolio.", [])  # 5%
+    assert not failed_at("The gifts total $456,000, about an eighth of her $3.8M of investments.", [])
+    assert not failed_at("The $900,000 cap is about 5.2% of $17.2M.", [])
+    # a monthly amount beside a whole is a year's worth of it, most likely: left alone
+    assert not failed_at("Spending of CHF 4,000 a month is about 5% of the CHF 960,000.", [])

@@ -87,8 +87,44 @@ CLASS_WORDS = content_words(" ".join(table("words")["synonyms"]["cash"] + table(
     "bond", "equitie", "equities", "gold", "pension", "crypto", "property", "real", "fund", "gain", "cost", "basi"}
 
 
+# Between two written amounts: "$456,000, about a fifth of her $3.8M", "the $900,000 cap is about 5.2% of $17.2M".
+BETWEEN = re.compile(
+    r"\s*(?:,\s*|(?:[\w'’-]+\s+){0,2}?(?:is|are|was|were|represents?|makes?\s+up|comes?\s+to|amounts?\s+to|equals?"
+    r"|accounts?\s+for)\s+)"
+    rf"{HEDGE}{SHARE}\s+of\s+(?:(?:the|her|his|their|its|our|your|this|that)\s+)?(?:[A-Za-z][\w'’-]*\s+){{0,2}}$",
+    re.IGNORECASE,
+)
+
+
+PERIOD = re.compile(r"\b(?:a|per|each|every)\s+(?:year|month|quarter|week)\b|\b(?:annually|monthly|yearly)\b|/", re.I)
+
+
 def run(doc: Doc) -> list[Finding]:
-    return _statements(doc) + _applied(doc) + _banded(doc) + _other_base(doc)
+    return _statements(doc) + _written_shares(doc) + _applied(doc) + _banded(doc) + _other_base(doc)
+
+
+def _written_shares(doc):
+    """A share stated between two amounts the text writes: the first must be that share of the second, whatever the
+    sheet holds ("the gifts total $456,000, about a fifth of her $3.8M of investments": 12%, an eighth)."""
+    findings = []
+    for start, end in {sentence_of(doc, q.start) for q in doc.quantities if q.kind == "amount"}:
+        amounts = in_sentence(doc, start, end, "amount")
+        for a, b in zip(amounts, amounts[1:]):
+            m = BETWEEN.fullmatch(doc.text, a.end, b.start)
+            if m is None or a.unit != b.unit or b.value <= 0 or PERIOD.search(doc.text, a.end, m.start("share")):
+                continue  # "CHF 4,000 a month is about 5% of ...": a year's worth of it, most likely
+            stated, slack = _stated(m["share"])
+            slack += HEDGE_SLACK if m["hedge"].strip() and m["share"].endswith("%") else 0.0
+            actual = 100 * a.value / b.value
+            span = (m.start("share") - len(m["hedge"]), m.end("share"))
+            text = doc.text[span[0] : span[1]]
+            if abs(actual - stated) <= slack + 100 * (a.precision / b.value):
+                findings.append(Finding(KIND, True, text, f"{text}: {a.text} is {format_percent(actual)} of {b.text}",
+                                        *span))  # fmt: skip
+            else:
+                detail = f"{a.text} is not {text} of {b.text}: it is {format_percent(actual)}"
+                findings.append(Finding(KIND, False, text, detail, *span))
+    return findings
 
 
 def _statements(doc):
