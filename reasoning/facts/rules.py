@@ -60,6 +60,7 @@ class Tax:
     graduated: bool = False  # its rate above the allowance rises with the amount: no one rate applies to all above it
     only_on: tuple = ()  # what alone it taxes ("real estate": France's IFI); said of one of `not_on`, it is misapplied
     not_on: tuple = ()  # what it never taxes, as people name it ("the whole portfolio", "securities")
+    least: tuple = ()  # ((rate, amount), ...): the least taxable amount (band_unit) at which a rate applies
 
     def highest(self):
         return self.top if self.top is not None else max(self.rates + ((self.range[1],) if self.range else ()), default=0)
@@ -138,7 +139,7 @@ def table() -> Table:
                 tuple(t.get("when", ())), t.get("note", ""), tuple(t.get("unless", ())), t.get("residents", False),
                 tuple(t.get("exempt", ())), tuple(t.get("not_in", ())), tuple(t.get("source_exempt", ())),
                 tuple(tuple(b) for b in t.get("bands", ())), t.get("band_unit", ""), t.get("graduated", False),
-                tuple(t.get("only_on", ())), tuple(t.get("not_on", ())),
+                tuple(t.get("only_on", ())), tuple(t.get("not_on", ())), tuple(tuple(x) for x in t.get("least", ())),
             )
             for t in p.get("taxes", ())
         )
@@ -484,7 +485,32 @@ def findings(text: str, facts: list[Fact]) -> list[Finding]:
     taxed = reach(homes or codes, _citizens_abroad(places))
     rated = _rates(text, taxed, clauses, sources if homes else (), held)
     rated = [f for f in rated if _clause_of(clauses, f.start) not in flagged_clauses]
+    rated = [_beyond_the_client(f, facts, taxed) if f.ok and f.verified else f for f in rated]
     return sorted(named + rated, key=lambda f: f.start)
+
+
+LEAST_MARGIN = 3  # what the sheet lists may leave out a house or an account, and its currencies are not converted
+
+
+def _beyond_the_client(finding, facts, reach_):
+    """A rate that fits a tax only from a taxable amount far above all the client holds: Germany's 40% inheritance
+    rate applies from EUR 13M (class II), not to an heir of a client with EUR 2.8M. The sheet's amounts are summed in
+    whatever currency, and the rate stands unless even three times that sum stays below the amount it needs."""
+    # Every amount on the sheet but a debt (an income or a goal too): counting too much only spares the rate.
+    held = sum(f.value for f in facts if f.kind == "amount" and f.role != "liability" and isinstance(f.value, int | float))
+    if held <= 0:
+        return finding
+    for t in (t for p in _known(reach_) for t in p.taxes if t.least):
+        if not finding.detail.startswith(f"{finding.text} fits {t.name} "):
+            continue
+        rate = next((q.value for q in find_quantities(finding.text) if q.kind == "percent"), None)
+        least = next((amount for r, amount in t.least if rate is not None and abs(rate - r) < 0.5), 0)
+        if least and held * LEAST_MARGIN < least:
+            detail = (f"{finding.text} is a rate of {t.name} ({_label(t.place)}) only on a taxable amount of "
+                      f"{t.band_unit} {least:,.0f} or more; the sheet's amounts, each in its own currency, come to "
+                      f"about {held:,.0f}")
+            return replace(finding, ok=False, detail=detail)
+    return finding
 
 
 def _citizens_abroad(places):

@@ -437,3 +437,19 @@ def test_the_share_of_a_gain_that_is_taxable_in_german_is_no_rate():
     stuttgart = [Fact("residence", "place", "DE-BW", "ISO 3166", role="residence")]
     found = findings("Nach dem Teileinkünfteverfahren sind davon 60 % steuerpflichtig.", stuttgart)
     assert not [f for f in found if not f.ok]
+
+
+def test_a_rate_that_needs_a_far_larger_estate_than_the_client_has_is_none_of_theirs():
+    """Germany's 40% inheritance rate applies from EUR 13M (class II): not to a client with EUR 2M and CHF 750k."""
+    sheet = [*places("DE-BW"), Fact("Depot", "amount", 2_000_000, "EUR"), Fact("account", "amount", 750_000, "CHF")]
+
+    def failed(text, facts=sheet):
+        return [f for f in rules.findings(text, facts) if not f.ok]
+
+    found = failed("Inheritance tax at 40% applies above the allowance.")
+    assert [f.text for f in found] == ["40%"] and "EUR 13,000,000" in found[0].detail
+    # a rate that applies at any size, a smaller estate's rate, and a client rich enough: no finding
+    assert not failed("Her nephew would pay Erbschaftsteuer at 30%.")
+    assert not failed("The son pays Erbschaftsteuer at 11% above the allowance.")
+    rich = [*places("DE-BW"), Fact("Depot", "amount", 9_000_000, "EUR")]
+    assert not failed("Inheritance tax at 40% applies above the allowance.", rich)
