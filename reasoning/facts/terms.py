@@ -861,6 +861,8 @@ def limits(problem, facts, ends, durations, amounts=()):
             label = f"{base} {'minimum' if role == 'minimum' else 'cap'}".strip()
         else:
             continue
+        if not base and role in ("cap", "maximum") and (d := TURNOVER_AFTER.match(after)):
+            label = f"{d['what'].lower()} cap per {d['period'].lower()}"  # "No more than 5 % turnover per quarter"
         if not base and role in ("cap", "maximum") and (d := re.match(r"^\s+(?P<np>(?!in\b|of\b|a\b|per\b|for\b|overall\b|in\s+total\b|total\b|combined\b|altogether\b)[a-z][\w-]*(?:\s+(?!in\b|of\b|and\b|for\b)[a-z][\w-]*)?)(?=\s*$|\s*[,.;])", after, re.I)):
             base = _lower(d["np"])  # "max. 40 % equities"
             label = f"{base} cap"
@@ -884,6 +886,12 @@ def limits(problem, facts, ends, durations, amounts=()):
         if fact is not None:
             used.add(id(fact))
     return out, used
+
+
+# "5 % turnover per quarter": a cap on what is traded in a period, of the whole portfolio (no one holding is its base)
+TURNOVER_AFTER = re.compile(
+    r"^\s+(?P<what>turnover|trading)\s+(?:per|a|each|every)\s+(?P<period>quarter|year|month)\b", re.I
+)
 
 
 # "must stay as an emergency fund", "is to remain in cash", "must stay liquid": what a minimum is kept as

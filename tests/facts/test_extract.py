@@ -524,3 +524,10 @@ def test_an_amount_an_account_has_of_something_is_that_thing(text, amount):
 )  # fmt: skip
 def test_a_minimum_is_named_by_what_it_is_kept_as_and_of_which_amount(text, limit):
     assert [(f.label, f.value, f.base) for f in extract(text) if f.kind == "limit"] == [limit]
+
+
+def test_a_turnover_cap_is_named_for_its_period():
+    """It was a bare "cap" on the sheet an advisor reads: "No more than 5 % turnover per quarter"."""
+    limits = [(f.label, f.value, f.role) for f in extract("Fonds euros 1,6 M€. No more than 5 % turnover per quarter.")
+              if f.kind == "limit"]  # fmt: skip
+    assert limits == [("turnover cap per quarter", 5.0, "cap")]
