@@ -5,7 +5,7 @@ on the sentence) and caught at the slip's own span; on the right sentences, the 
 are checked by modules of their own (jurisdiction_rate: reasoning/facts/rules.py; constraint: constraints.py).
 The held-out corpus (fixtures/checker_corpus_heldout.json), measured once blind and reported, is burned: --heldout.
 
-Run: .venv/bin/python bench/checker_corpus.py [--heldout | --heldout2 | --heldout3 | --heldout4 | --heldout5 | --heldout6]
+Run: .venv/bin/python bench/checker_corpus.py [--heldout | --heldout2 | ... | --heldout7]
 """
 
 import argparse
@@ -30,9 +30,11 @@ def main():
     parser.add_argument("--heldout4", action="store_true", help="the fourth blind corpus (8 cases, 202 sentences)")
     parser.add_argument("--heldout5", action="store_true", help="the fifth blind corpus (8 cases, 215 sentences)")
     parser.add_argument("--heldout6", action="store_true", help="the sixth blind corpus (8 cases, 208 sentences)")
+    parser.add_argument("--heldout7", action="store_true", help="the seventh blind corpus (8 cases, 203 sentences)")
     args = parser.parse_args()
     name = (
-        "checker_corpus_heldout6.json" if args.heldout6
+        "checker_corpus_heldout7.json" if args.heldout7
+        else "checker_corpus_heldout6.json" if args.heldout6
         else "checker_corpus_heldout5.json" if args.heldout5
         else "checker_corpus_heldout4.json" if args.heldout4
         else "checker_corpus_heldout3.json" if args.heldout3
