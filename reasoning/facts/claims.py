@@ -68,6 +68,16 @@ def plain(sentence: str, reach_codes) -> bool:
                for p in placelib.find_places(sentence))  # fmt: skip
 
 
+# A list the negation governs across its commas: "keine Vermögen-, Schenkungs- oder Erbschaftsteuer", "no wealth,
+# gift or inheritance tax" (never across a clause's own word: "no wealth tax, but inheritance tax applies").
+LIST_NEGATED = re.compile(
+    r"\b(?:no|kein\w*|aucune?|pas\s+de|nessuna?|neither)\s+"
+    r"(?:(?!(?:but|while|so|yet|only|aber|doch|mais|ma)\b)[\w'’]+-?(?:\s+(?!(?:but|aber|mais)\b)[\w'’]+)?"
+    r"(?:,|\s+(?:or|nor|oder|noch|ou|ni|o|né))\s+){1,5}$",
+    re.IGNORECASE,
+)
+
+
 def negated_kind(text: str, start: int, kind: str) -> bool:
     """The kind's words right after "no": "no state income tax", "zero capital gains tax"."""
     return kind in _data()["kinds"] and bool(NO_BEFORE.search(text[max(0, start - 30) : start]))

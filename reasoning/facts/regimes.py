@@ -20,6 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from reasoning.facts import claims
 from reasoning.facts import places as placelib
 
 # What a place taxes a non-resident on, where he only holds an asset (jurisdictions.toml [meta]).
@@ -155,7 +156,7 @@ def _place_mention(place, start, end, text, negated):
 
 
 def _negated(text, start):
-    return bool(NEGATION.search(text[max(0, start - 40) : start]))
+    return bool(NEGATION.search(text[max(0, start - 40) : start]) or claims.LIST_NEGATED.search(text, 0, start))
 
 
 def tied(mention: Mention, places: list[str], sources=()) -> bool:

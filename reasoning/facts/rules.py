@@ -230,7 +230,7 @@ NEGATION = re.compile(
     r"\b(?:no|not|never|nor|without|zero|free of|exempt from|abolished|repealed|avoid(?:s|ed|ing)?|escape[sd]?|"
     r"kein\w*|nicht|ohne|pas de|aucune?|sans|nessuna?|senza|"
     r"unlike|instead of|rather than|compared (?:to|with)|versus|vs\.?|neither|none|lacks?|spared|outside)\b"
-    r"(?:\s+[\w'’-]+){0,4}\s*$",
+    r"(?:,?\s+[\w'’-]+){0,4}\s*$",  # "keine Vermögen-, Schenkungs- oder Erbschaftsteuer": a list negated whole
     re.IGNORECASE,
 )
 NEGATED_AFTER = re.compile(
@@ -367,7 +367,9 @@ def _clauses(text):
 def _negated(text, start, end, clause):
     cs, ce = clause
     before = text[max(cs, start - 50) : start]
-    return bool(NEGATION.search(before) or NEGATED_AFTER.match(text[end:ce]))
+    return bool(NEGATION.search(before) or NEGATED_AFTER.match(text[end:ce]) or claims.LIST_NEGATED.search(text, 0, start))
+
+
 
 
 GAP = "…"  # in an alias, a few words of the writer's own: "harvest … loss" reads "harvest the CHF 140k bond-fund loss"

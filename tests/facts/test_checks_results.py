@@ -130,3 +130,21 @@ def test_a_yearly_figure_restated_per_month_is_no_product_of_the_percent_before_
     sheet = [Fact("residence", "place", "GB-NIR", "ISO 3166"), Fact("pot", "amount", 480_000, "GBP", role="holding")]
     assert failures(check("The 4% ceiling on drawdown is £19,200 a year, i.e. £1,600 a month.", sheet)) == []
     assert failures(check("The 4% ceiling on drawdown is £19,200 a year, i.e. £1,900 a month.", sheet)) != []
+
+
+def test_what_parts_leave_of_a_whole_the_sentence_does_not_write_is_unverified():
+    """"£150,000 of cash + the euro account's £158,120 leave £404,680 to come from the GIA": the need they are taken
+    from is in another sentence. One amount less, with the whole named, still fails."""
+    sheet = [Fact("residence", "place", "GB", "ISO 3166"), Fact("cash", "amount", 150_000, "GBP", role="holding"),
+             Fact("GIA", "amount", 900_000, "GBP", role="holding"),
+             Fact("euro account", "amount", 158_120, "GBP", role="holding")]  # fmt: skip
+    text = "£150,000 of cash + the euro account's £158,120 leave £404,680 to come from the GIA."
+    (found,) = [f for f in check(text, sheet) if f.text == "£404,680"]
+    assert found.ok and not found.verified
+    assert not at("Selling EUR 400,000 of the brokerage account leaves EUR 2.5M there.", "EUR 2.5M")[0].ok
+
+
+def test_a_tax_on_an_item_is_not_the_item():
+    """"EUR 7,000 of flat tax" is no value of the rental flat: a figure next to a tax word is a tax."""
+    (found,) = at("For the flat that is EUR 7,000 of tax.", "EUR 7,000")
+    assert found.ok and not found.verified

@@ -249,3 +249,11 @@ def test_a_regime_named_as_absent_in_german_or_french_is_negated():
 
 def test_a_states_rule_named_with_a_figure_between_is_found():
     assert ("Illinois", "US-IL") in [(m.text.split("'")[0], m.code) for m in find_regimes("Above Illinois's $4M estate tax exemption, tax is due.")]
+
+
+def test_a_list_of_rules_named_as_absent_is_negated_to_its_last():
+    """"keine Vermögen-, Schenkungs- oder Erbschaftsteuer": the last of the list too; a clause after "but" is not."""
+    listed = find_regimes("Österreich erhebt keine Vermögen-, Schenkungs- oder Erbschaftsteuer.")
+    assert [m.negated for m in listed] == [True]
+    mentions = find_regimes("There is no wealth tax, but the Erbschaftsteuer applies.")
+    assert [(m.text, m.negated) for m in mentions] == [("wealth tax", True), ("Erbschaftsteuer", False)]

@@ -153,6 +153,8 @@ SLIPS = [
     # one rate on all above the allowance is UK IHT's shape; France taxes each slice at its own rate
     (("FR",), "Inheritance tax at 40% applies above the allowance.", "40%"),
     (("FR",), "Droits de succession at 20% apply above the EUR 100,000 allowance per child.", "20%"),
+    # a negation does not reach across "but"
+    (("AT",), "There is no wealth tax, but the Erbschaftsteuer applies.", "Erbschaftsteuer"),
 ]
 
 
@@ -278,6 +280,9 @@ RIGHT = [
     (("SG",), "Income is taxed at up to 24%; Singapore has no capital gains tax."),
     # a private foundation's excise tax on its net investment income (IRC §4940)
     (("US-MN",), "At the 1.39% excise rate, the foundation's $2M of net investment income costs about $27.8k."),
+    # a list named as absent, to its last rule
+    (("AT",), "Österreich erhebt keine Vermögen-, Schenkungs- oder Erbschaftsteuer."),
+    (("AT",), "Austria has no wealth tax, gift tax or IHT."),
     # what the IFI does and does not tax, said rightly
     (("FR",), "The IFI applies only to her real estate, not to the portfolio."),
     (("FR",), "She owes no wealth tax on the securities portfolio."),

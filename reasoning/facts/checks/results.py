@@ -51,6 +51,9 @@ def _cue(words):
 RESULT, AFTER, COMPARE, RESTATING = (_cue(CUES[k]) for k in ("result", "after", "compare", "restating"))
 
 
+LEFT = re.compile(r"leaves?|leaving|left", re.I)
+
+
 def presented_as_result(doc, q, placed=lambda x: True) -> str:
     """The cue that presents amount q as a result of amounts written in its sentence, or "" when none does. The
     operands must be figures the checker can place (`placed`): a result of a figure it cannot place is as unplaced
@@ -61,6 +64,9 @@ def presented_as_result(doc, q, placed=lambda x: True) -> str:
     after = [x for x in others if x.start >= q.end]
     if before and all(placed(x) for x in before):
         cue = _last(RESULT, doc.text, before[0].end, q.start)
+        parts = [x for x in before if x.unit == q.unit]
+        if cue and LEFT.fullmatch(cue) and len(parts) > 1 and q.value > sum(x.value for x in parts):
+            return ""  # "£90,000 of cash + £158,120 leave £404,680 to come from the GIA": left of a whole not written
         if cue:
             return cue
         clause = CLAUSE_END.search(doc.text, q.end, min(end, q.end + AFTER_REACH))
@@ -168,7 +174,10 @@ def item_named(doc, q):
     start, end = sentence_of(doc, q.start)
     head = CLAUSE_MARK.split(doc.text[start : q.start])[-1]
     tail = ITEM_AFTER.match(doc.text, q.end, end)
-    near = content_words(" ".join(head.split()[-6:]) + " " + (tail[1] if tail else ""))
+    near_text = " ".join(head.split()[-6:]) + " " + (tail[1] if tail else "")
+    if TAX_NEAR.search(near_text):
+        return None  # "€7,000 of gift tax": a tax on the gifts, not the gifts
+    near = content_words(near_text)
     items = [f for f in amount_facts(doc) if f.unit == q.unit and (content_words(f.label) - WEAK) & near]
     if not items:
         return None
@@ -181,6 +190,7 @@ def item_named(doc, q):
 
 
 CLAUSE_MARK = re.compile(r"[,;:(—–]")
+TAX_NEAR = re.compile(r"(?<![\w-])(?:tax|taxes|duty|duties|levy|IHT|CGT|\w*steuer\w*|impôts?|droits)(?![\w-])", re.I)
 ITEM_AFTER = re.compile(
     r"\s*(?:(?:stays?|remains?|is|are|sits?|held|kept|invested|left)\s+){0,2}(?:of|in|on)\s+"
     r"((?:the|her|his|their|its|your|our)?\s*[\w'’-]+(?:\s+[\w'’-]+)?)",

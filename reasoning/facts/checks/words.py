@@ -55,6 +55,12 @@ CONTENT_WORD = re.compile(r"[^\W_][\w'’()-]*")  # letters of any language: 'Ei
 AFTER_OF = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:of|in)\s+")
 AFTER_PAREN = re.compile(r"\s*\(\s*([^()\d]{1,40})\)")
 AFTER_BARE = re.compile(rf"[ \t]+({WORDS})")
+# Words after a figure that compare it with something else rather than name it: "lie below the allowance".
+COMPARED = re.compile(
+    r"\b(?:below|under|above|over|beyond|within|exceeds?|unter|über|unterhalb|oberhalb|innerhalb|sous|au-dessus|"
+    r"au-dessous|dépasse\w*|sotto|sopra|entro)\b",
+    re.IGNORECASE,
+)
 ARTICLE_FIRST = re.compile(r"(?:the|a|an|this|that|these|those)\s", re.IGNORECASE)
 MARKER_BEFORE = re.compile(r"(?:\s+of\s+(?:about\s+|around\s+|roughly\s+)?|\s*:\s*|\s*\(\s*)(?:~|≈|c\.)?\s*$")
 
@@ -132,8 +138,8 @@ def _labels_around(doc, q):
     if m:
         found.append(("paren", m[1], m.start(1), m.end(1)))
     m = AFTER_BARE.match(text, q.end)
-    if m and not ARTICLE_FIRST.match(m[1]):  # "At 20% of $7.104M the position may be": a new clause's subject
-        term = label_term(m[1])
+    if m and not ARTICLE_FIRST.match(m[1]) and not COMPARED.search(m[1]):  # "At 20% of $7.104M the position may
+        term = label_term(m[1])  # be": a new clause's subject; "120.000 EUR liegen unter dem Freibetrag": a comparison
         found.append(("bare", term, m.start(1), m.start(1) + len(term)))
     before = _before(text, q.start)
     if before and _follows_a_figure(doc, before[1] - len(before[0])):
