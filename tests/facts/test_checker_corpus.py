@@ -74,6 +74,16 @@ HELDOUT6_KNOWN_ALARMS = {
     "ch-sg-stgallen-capital-or-annuity-19", "ch-fr-fribourg-annecy-rental-12", "ch-fr-fribourg-annecy-rental-20",
 }  # fmt: skip
 
+# A seventh blind corpus (8 new cases, 203 sentences; Basel, Zug, Hamburg, Salzburg, Lyon, Milan, London, Boston),
+# written during pass nine by someone who never read the checker, measured once blind on the code of 3fef7b8 and of
+# the session's start (both 49 of 96 caught, 9 false alarms of 107); studied since.
+HELDOUT7 = CORPUS.with_name("checker_corpus_heldout7.json")
+HELDOUT7_FLOOR = 49
+HELDOUT7_KNOWN_ALARMS = {
+    "ch-bs-basel-pension-capital-spending-26", "de-hh-hamburg-gifts-rebalancing-10",
+    "at-5-salzburg-concentrated-stock-02", "gb-eng-london-mortgage-spending-19", "us-ma-boston-stock-daf-08",
+}  # fmt: skip
+
 
 @functools.cache
 def score(path=CORPUS):
@@ -104,9 +114,9 @@ def test_the_held_out_slips_caught_stay_at_the_floor():
     [
         (HELDOUT2, HELDOUT2_FLOOR, HELDOUT2_KNOWN_ALARMS), (HELDOUT3, HELDOUT3_FLOOR, HELDOUT3_KNOWN_ALARMS),
         (HELDOUT4, HELDOUT4_FLOOR, HELDOUT4_KNOWN_ALARMS), (HELDOUT5, HELDOUT5_FLOOR, HELDOUT5_KNOWN_ALARMS),
-        (HELDOUT6, HELDOUT6_FLOOR, HELDOUT6_KNOWN_ALARMS),
+        (HELDOUT6, HELDOUT6_FLOOR, HELDOUT6_KNOWN_ALARMS), (HELDOUT7, HELDOUT7_FLOOR, HELDOUT7_KNOWN_ALARMS),
     ],
-    ids=["heldout2", "heldout3", "heldout4", "heldout5", "heldout6"],
+    ids=["heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"],
 )
 def test_a_blind_corpus_loses_no_catch_and_gains_no_false_alarm(path, floor, known):
     result = score(path)
