@@ -1227,7 +1227,7 @@ def _over_cap(text, limit, facts):
     words = {w.lower() for w in _content(limit.label)} - {"cap", "limit", "maximum", "max"}
     words = (words - base) or words  # "gift cap" of the securities account: the gift is capped, the account measures
     objects = set().union(*(set(CAP_OBJECTS.get(w, w).split()) for w in words))
-    yearly = bool(re.search(r"\b(?:a|per|each)\s+year\b|\bannual|\byearly", limit.text or "", re.I))
+    yearly = bool(YEARLY.search(f"{limit.label} {limit.text or ''}"))
     held = [f.value for f in facts if f.kind in ("amount", "limit") and isinstance(f.value, int | float)]
     out = []
     for q in find_quantities(text):
@@ -1237,12 +1237,23 @@ def _over_cap(text, limit, facts):
         near = {w.lower() for w in re.findall(r"[A-Za-z]+", text[s : q.start])[-OBJECT_REACH:]}
         if not objects & near or not PLAN_VERB.search(text, s, q.start) or CAP_SAID_BEFORE.search(text, s, q.start):
             continue  # the object (a verb or a noun of it) right before the amount: "sell EUR 772.700", "in dollars, USD"
-        if yearly and re.search(r"\byears\b|\bin total\b|\baltogether\b", text[slice(*sentence_at(text, q.start))], re.I):
-            continue  # a yearly cap against a total over years
+        verb = list(PLAN_VERB.finditer(text, s, q.start))[-1]
+        if yearly and not ONE_YEAR.search(text, verb.start(), sentence_at(text, q.start)[1]):
+            continue  # a yearly cap against an amount the plan does not put in one year: a total, spread over years
         if q.value > value * 1.01 + q.precision and not _negated(text, q.start):
             detail = f"{q.text} is above the client's {_name(limit)}: at most {format_amount(value, unit)}"
             out.append(Finding("constraint", False, q.text, detail, q.start, q.end))
     return out
+
+
+YEARLY = re.compile(r"\b(?:a|per|each|pro|par|all['’])\s*(?:year|Jahr|an|anno)\b|\bannual|\byearly|\bjährlich|\bannuel", re.I)
+# The sentence puts the amount in one year: "this year", "now", "at once", or per year itself.
+ONE_YEAR = re.compile(
+    r"\b(?:this|next|the\s+first|in\s+one|within\s+a|a|per|each|every)\s+year\b|\b(?:now|today|immediately|at\s+once|"
+    r"in\s+one\s+go|in\s+one\s+tranche|up\s+front|upfront|in\s+20\d\d|dieses\s+Jahr|sofort|cette\s+année|"
+    r"quest['’]anno|annually|yearly)\b",
+    re.I,
+)
 
 
 def _cap_amount(limit, facts):

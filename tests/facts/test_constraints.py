@@ -706,3 +706,16 @@ def test_cash_that_could_be_run_down_below_its_floor_breaks_it():
                   role="minimum")]  # fmt: skip
     assert failed("To fund the bonds, cash could be run down to CHF 60'000 for a few months.", sheet) != []
     assert failed("To fund the bonds, cash could be run down to CHF 120'000 for a few months.", sheet) == []
+
+
+def test_a_yearly_cap_breaks_only_under_what_the_plan_puts_in_one_year():
+    """"pro Jahr höchstens 300.000 EUR Aktien verkaufen": selling EUR 720,000 to reach the target is a total the plan
+    may spread over three years; "sell EUR 720,000 this year" breaks the cap."""
+    sheet = [
+        Fact("Depot", "amount", 4_800_000, "EUR", role="holding"),
+        Fact("equity sale cap", "limit", 300_000, "EUR", text="pro Jahr sollen höchstens 300.000 EUR Aktien verkauft "
+             "werden", base="equities", role="cap"),
+    ]  # fmt: skip
+    assert failed("Equities: €3,360,000 today (70 %), target €2,640,000 (55 %) → sell €720,000.", sheet) == []
+    assert failed("Sell €720,000 of the equities this year.", sheet) != []
+    assert failed("Sell €450,000 of equities per year.", sheet) != []
