@@ -1246,7 +1246,9 @@ def _over_cap(text, limit, facts):
     return out
 
 
-YEARLY = re.compile(r"\b(?:a|per|each|pro|par|all['’])\s*(?:year|Jahr|an|anno)\b|\bannual|\byearly|\bjährlich|\bannuel", re.I)
+YEARLY = re.compile(
+    r"\b(?:a|per|each|pro|par|all['’])\s*(?:year|Jahr|an|anno)\b|\bannual|\byearly|\bjährlich|\bannuel", re.I
+)
 # The sentence puts the amount in one year: "this year", "now", "at once", or per year itself.
 ONE_YEAR = re.compile(
     r"\b(?:this|next|the\s+first|in\s+one|within\s+a|a|per|each|every)\s+year\b|\b(?:now|today|immediately|at\s+once|"
