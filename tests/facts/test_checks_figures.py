@@ -126,3 +126,19 @@ def test_the_change_named_after_from_a_to_b_is_their_difference():
     assert failures(check("Bonds go from CHF 440'200 to CHF 568'000, a purchase of CHF 127'800.", SHEET)) == []
     found = failures(check("Bonds go from CHF 440'200 to CHF 568'000, a purchase of CHF 137'800.", SHEET))
     assert found and "127,800" in found[0].detail
+
+
+def test_a_years_worth_of_a_monthly_product_follows_from_it():
+    """"CHF 3'780 a month (150 % of CHF 2'520), i.e. CHF 45'360 a year": twelve months of the product."""
+    right = "The annuity is CHF 3'780 a month (150 % of CHF 2'520), i.e. CHF 45'360 a year."
+    assert failures(check(right, [])) == []
+    wrong = "The annuity is CHF 3'780 a month (150 % of CHF 2'520), i.e. CHF 48'360 a year."
+    assert [f.text for f in failures(check(wrong, []))] == ["CHF 48'360"]
+
+
+def test_a_quantity_per_or_on_an_item_is_not_the_item():
+    """"Gain per share €12.80; on the whole position €1,228,800": neither the share price nor the position's value."""
+    sheet = [Fact("share price", "amount", 31.4, "EUR"), Fact("Palfinger position", "amount", 3_014_400, "EUR",
+                                                               role="holding")]  # fmt: skip
+    assert failures(check("Gain per share €12.80; on the whole position €1,228,800.", sheet)) == []
+    assert [f.text for f in failures(check("Share price €12.80.", sheet))] == ["€12.80"]

@@ -296,9 +296,26 @@ def _product_wrong(doc, q, product):
         return ""
     seen = _widened(q) if APPROX_BEFORE.search(doc.text, max(0, q.start - 16), q.start) else q
     value, words = product
-    if close_to(seen, value):
+    if close_to(seen, value) or close_to(seen, value * _periods_between(doc, q)):
         return ""
     return f"{q.text} does not follow: {words} is {format_amount(value, q.unit)}"
+
+
+PER_YEAR_AFTER = re.compile(r"\s*(?:a|per|each)\s+year\b|\s*(?:annually|yearly|p\.\s?a\.)", re.I)
+PER_MONTH_AFTER = re.compile(r"\s*(?:a|per|each)\s+month\b|\s*monthly\b", re.I)
+MONTHLY = re.compile(r"\b(?:a|per|each)\s+month\b|\bmonthly\b|\bmonatlich|\bpar\s+mois\b", re.I)
+PER_YEAR = re.compile(r"\b(?:a|per)\s+year\b|\bannual|\bjährlich|\bpar\s+an\b", re.I)
+
+
+def _periods_between(doc, q):
+    """12 where q is a year's worth of a monthly figure the sentence gives before it ("CHF 3'780 a month ..., i.e.
+    CHF 45'360 a year"), 1/12 the other way round, else 1."""
+    start, _end = sentence_of(doc, q.start)
+    if PER_YEAR_AFTER.match(doc.text, q.end) and MONTHLY.search(doc.text, start, q.start):
+        return 12
+    if PER_MONTH_AFTER.match(doc.text, q.end) and PER_YEAR.search(doc.text, start, q.start):
+        return 1 / 12
+    return 1
 
 
 def _mislabelled(doc, q, facts):

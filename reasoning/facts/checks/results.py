@@ -175,6 +175,8 @@ def item_named(doc, q):
     head = CLAUSE_MARK.split(doc.text[start : q.start])[-1]
     tail = ITEM_AFTER.match(doc.text, q.end, end)
     near_text = " ".join(head.split()[-6:]) + " " + (tail[1] if tail else "")
+    if ON_ITEM.search(head):
+        return None  # "on the whole position €1,228,800": a gain or a tax on the position, not its value
     if TAX_NEAR.search(near_text):
         return None  # "€7,000 of gift tax": a tax on the gifts, not the gifts
     near = content_words(near_text)
@@ -190,6 +192,11 @@ def item_named(doc, q):
 
 
 CLAUSE_MARK = re.compile(r"[,;:(—–]")
+ON_ITEM = re.compile(
+    r"\b(?:on|per)\s+(?:the\s+|each\s+)?(?:whole\s+|entire\s+)?"
+    r"(?!(?:[\w'’-]+\s+)?(?:is|are|was|were|comes?|amounts?|totals?|stands?|sits?)\b)[\w'’-]+(?:\s+[\w'’-]+)?\s*$",
+    re.I,
+)  # "on the whole position €1.2M", never "the gain on the stock is $5.2M": a verb names the value
 TAX_NEAR = re.compile(r"(?<![\w-])(?:tax|taxes|duty|duties|levy|IHT|CGT|\w*steuer\w*|impôts?|droits)(?![\w-])", re.I)
 ITEM_AFTER = re.compile(
     r"\s*(?:(?:stays?|remains?|is|are|sits?|held|kept|invested|left)\s+){0,2}(?:of|in|on)\s+"

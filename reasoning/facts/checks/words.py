@@ -203,6 +203,8 @@ def named_fact(doc, q, facts):
             continue  # "5-10% of wealth (USD 160k to USD 320k)": the share's value, not the wealth
         if form in ("before", "colon") and OPERATOR_AFTER.match(doc.text, q.end):
             continue  # "Basis per share: $1.1M / 40,000 = $27.50": the label is the expression's, not its first figure
+        if form == "prefix" and PER_ON_BEFORE.search(doc.text, max(0, start - 20), start):
+            continue  # "Gain per share €12.80", "on the whole position €1.2M": a quantity per or on the item, not it
         words = raw_words(term)
         near = raw_words(_edge(term, form))  # the label ends next to the figure: "portfolio yields $75k" names none
         # "IRA" for "traditional IRA"; a bare name is no label ("Iain £95,000 from his pension"), a possessive is
@@ -212,6 +214,7 @@ def named_fact(doc, q, facts):
     return next((f for f in named if matches(q, f.value, f.unit)), named[0] if named else None)
 
 
+PER_ON_BEFORE = re.compile(r"\b(?:per|on|je|pro|par)\s+(?:the\s+|each\s+|whole\s+|entire\s+)*$", re.I)
 OPERATOR_AFTER = re.compile(r"\s*(?:[+×*/÷−]|[-–x]\s|(?:plus|minus|less|times|divided\s+by)\b)", re.I)
 
 
