@@ -331,7 +331,8 @@ def _manager_amounts(text, money, limit):
 DRAIN = re.compile(
     r"\b(?:put|puts|putting|move|moving|invest|investing|use|using|deploy|deploying|spend|spending|give|giving"
     r"|transfer|transferring|shift|shifting|sweep|allocate|switch|pour)\s+(?P<what>(?:all\s+(?:of\s+)?|the\s+(?:whole|full|"
-    r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*(?:(?:[^\s,;.]|[.,'’](?=\d))+[kKmM]?\s+){0,2}?"
+    r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*"
+    r"(?:(?!(?:against|versus|vs|compared|than|beside)\b)(?:[^\s,;.]|[.,'’](?=\d))+[kKmM]?\s+){0,2}?"  # not "against cash"
     r"(?:of\s+)?(?:the\s+|her\s+"
     r"|his\s+|their\s+)?(?:brokerage\s+)?(?:cash|deposits?|liquidity|savings))\b(?!\s+(?:reserve|buffer|floor))",
     re.IGNORECASE,

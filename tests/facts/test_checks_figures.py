@@ -142,3 +142,10 @@ def test_a_quantity_per_or_on_an_item_is_not_the_item():
                                                                role="holding")]  # fmt: skip
     assert failures(check("Gain per share €12.80; on the whole position €1,228,800.", sheet)) == []
     assert [f.text for f in failures(check("Share price €12.80.", sheet))] == ["€12.80"]
+
+
+def test_years_of_a_monthly_figure_are_not_a_restatement_of_it():
+    """"Four years of spending (£336,000)": 48 months of £7,000, not the monthly spending misstated."""
+    sheet = [Fact("monthly spending", "amount", 7_000, "GBP", role="expense")]
+    assert failures(check("Four years of spending (£336,000) must come from the GIA.", sheet)) == []
+    assert [f.text for f in failures(check("Monthly spending (£9,000) is covered.", sheet))] == ["£9,000"]

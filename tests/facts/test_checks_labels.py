@@ -130,3 +130,14 @@ def test_words_that_compare_a_figure_with_a_label_do_not_name_it():
     for text in ("Enkel: 120.000 EUR liegen unter dem Freibetrag von 200.000 EUR.",
                  "Grandchildren: EUR 120,000 lies below the allowance of EUR 200,000."):  # fmt: skip
         assert not [f for f in failures(check(text, sheet)) if f.kind == "label"], text
+
+
+def test_a_percent_whose_product_of_another_amount_follows_is_that_amounts():
+    """"capped at 30 % of AGI: $270,000" where the bonds are also 30 % of the portfolio: the law's limit on the AGI."""
+    sheet = [
+        Fact("portfolio", "amount", 2_000_000, "USD", role="holding"),
+        Fact("bonds", "percent", 30.0, "%", base="portfolio", role="share"),
+        Fact("AGI", "amount", 900_000, "USD", role="income"),
+    ]
+    assert not [f for f in failures(check("Deduction capped at 30 % of AGI: $270,000.", sheet)) if f.kind == "label"]
+    assert [f for f in failures(check("Deduction capped at 30 % of AGI.", sheet)) if f.kind == "label"]

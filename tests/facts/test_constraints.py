@@ -719,3 +719,13 @@ def test_a_yearly_cap_breaks_only_under_what_the_plan_puts_in_one_year():
     assert failed("Equities: €3,360,000 today (70 %), target €2,640,000 (55 %) → sell €720,000.", sheet) == []
     assert failed("Sell €720,000 of the equities this year.", sheet) != []
     assert failed("Sell €450,000 of equities per year.", sheet) != []
+
+
+def test_spending_set_against_cash_is_no_spending_of_the_cash():
+    """"Four years of spending (£336,000) against cash headroom £90,000": a comparison, the cash is not spent."""
+    sheet = [
+        Fact("cash", "amount", 150_000, "GBP", role="holding"),
+        Fact("cash floor", "limit", 60_000, "GBP", text="never below £60,000 in cash", base="cash", role="floor"),
+    ]
+    assert failed("Four years of spending (£336,000) against cash headroom £90,000 leave a gap.", sheet) == []
+    assert failed("Use the £150,000 of cash for the deposit.", sheet) != []

@@ -153,7 +153,7 @@ def derive(doc, q, known):
         for share in shares(doc, start, end):
             if close_to(q, value * share):
                 return _used(doc, here, name, f"{share:.4g} of {name}")
-        if (MONTHS.search(doc.text, start, end) or _labelled_monthly(doc, value)) and _monthly(doc, value, name):
+        if (MONTHS.search(doc.text, start, end) or labelled_monthly(doc, value)) and _monthly(doc, value, name):
             for n in [1.0, *written, *horizon_years(doc)]:  # "Twenty years of EUR 6,000 monthly": 12 × 20 months
                 if close_to(q, value * 12 * n) or (n == 1 and close_to(q, value / 12)):
                     return _used(doc, here, name, f"{name}, a month to a year" + (f" × {n:g}" if n != 1 else ""))
@@ -264,7 +264,7 @@ def _named_before(doc, label, position):
     return bool(label) and re.search(rf"(?<![\w-]){re.escape(label)}(?![\w-])", doc.text[:position], re.I) is not None
 
 
-def _labelled_monthly(doc, value):
+def labelled_monthly(doc, value):
     """A client's amount its label calls monthly ("monthly draw"): "the EUR 324,000 of draws" may be its years."""
     return any(f.value == value and MONTHLY_LABEL.search(f.label) for f in amount_facts(doc))
 

@@ -35,6 +35,7 @@ from reasoning.facts.checks.derive import (
     derive,
     gaps,
     goals_in_all,
+    labelled_monthly,
     shares,
 )
 from reasoning.facts.checks.doc import (
@@ -318,12 +319,29 @@ def _periods_between(doc, q):
     return 1
 
 
+YEARS_OF = re.compile(rf"\b(?P<n>\d+(?:\.\d+)?|{'|'.join(COUNT_WORDS)})\s+(?:more\s+|full\s+)?years\s+of\b", re.I)
+
+
+def _years_of(doc, q, named):
+    """"Four years of spending (£336,000)": the named fact over the years the sentence writes before q, a month's
+    figure twelve times a year."""
+    start, _end = sentence_of(doc, q.start)
+    m = next(iter(reversed(list(YEARS_OF.finditer(doc.text, start, q.start)))), None)
+    if m is None:
+        return False
+    n = float(COUNT_WORDS.get(m["n"].lower(), 0) or m["n"])
+    monthly = MONTHLY.search(named.label) or labelled_monthly(doc, named.value)
+    return close_to(q, named.value * n * (12 if monthly else 1))
+
+
 def _mislabelled(doc, q, facts):
     named = named_fact(doc, q, facts)
     owned = any(form == "prefix" and POSSESSIVE.search(term) for form, term, _s, _e in attached_labels(doc, q))
     if not named and owned:  # "Lucia's $3.6M": whose share it is ("cash CHF 144k" may be a trade in the cash)
         named = named_fact(doc, q, positions(doc))
     if named and not matches(q, named.value, named.unit) and not _written_change(doc, q) and not _all_of(doc, q, named):
+        if named.unit == q.unit and _years_of(doc, q, named):
+            return ""  # "Four years of spending (£336,000)": 48 months of the monthly spending
         return f"{q.text} is given as the {named.label}, which is {format_amount(named.value, named.unit)}"
     return ""
 

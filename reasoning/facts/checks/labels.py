@@ -400,8 +400,16 @@ def _wrong_base(doc, q, owners):
     if not term or term & base_words:
         return []
     other = next((f for f in doc.facts if f.kind == "amount" and covers(content_words(f.label), term)), None)
-    if other:
+    if other and not _product_follows(doc, q, other):
         return [f"{q.text} is the {bases[0].label} of the {bases[0].base}, not of the {other.label}"]
     return []
+
+
+def _product_follows(doc, q, other):
+    """The sentence writes q's share of the other amount right after ("capped at 30 % of AGI: $270,000"): the percent
+    is the other's own (a limit of the law's), not the sheet's share met by chance."""
+    _start, end = sentence_of(doc, q.start)
+    after = in_sentence(doc, q.end, end, "amount")[:1]
+    return bool(after) and after[0].unit == other.unit and close_to(after[0], other.value * q.value / 100)
 
 
