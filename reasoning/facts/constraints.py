@@ -332,7 +332,8 @@ DRAIN = re.compile(
     r"\b(?:put|puts|putting|move|moving|invest|investing|use|using|deploy|deploying|spend|spending|give|giving"
     r"|transfer|transferring|shift|shifting|sweep|allocate|switch|pour)\s+(?P<what>(?:all\s+(?:of\s+)?|the\s+(?:whole|full|"
     r"entire)\s+|the\s+|her\s+|his\s+|their\s+|its\s+)*"
-    r"(?:(?!(?:against|versus|vs|compared|than|beside)\b)(?:[^\s,;.]|[.,'’](?=\d))+[kKmM]?\s+){0,2}?"  # not "against cash"
+    # the amount's words, never a comparison's: "spending (£336,000) against cash" spends no cash
+    r"(?:(?!(?:against|versus|vs|compared|than|beside)\b)(?:[^\s,;.]|[.,'’](?=\d))+[kKmM]?\s+){0,2}?"
     r"(?:of\s+)?(?:the\s+|her\s+"
     r"|his\s+|their\s+)?(?:brokerage\s+)?(?:cash|deposits?|liquidity|savings))\b(?!\s+(?:reserve|buffer|floor))",
     re.IGNORECASE,
