@@ -437,6 +437,53 @@ def _liquid_holding(facts, unit):
     return found[0] if len(found) == 1 else None
 
 
+# "Move €95,000 from the conto corrente", "verser les 120 000 € depuis le compte courant", "with all £150,000 of
+# cash": an amount taken out of one named account, whose floor the level left must keep.
+FROM_ACCOUNT = re.compile(
+    r"\b(?:from|out\s+of|depuis|dal|dalla|dallo|vom|von|aus|of)\s+(?:the\s+|her\s+|his\s+|their\s+|le\s+|la\s+|l['’]|"
+    r"il\s+|lo\s+|dem\s+|der\s+)?(?P<account>[A-Za-zÀ-ÿ][\w'’-]*(?:\s+(?!(?:into|to|for|in|on|and|so|as|at|"
+    r"pour|dans|nach|für|zu|per|à|a|e|et|und|then)\b)[A-Za-zÀ-ÿ][\w'’-]*){0,2})",
+    re.IGNORECASE,
+)
+MOVE_VERB = re.compile(
+    r"\b(?:move|moves|moving|transfer\w*|take|takes|taking|withdraw\w*|pull\w*|draw|draws|drawing|pay|pays|paying|"
+    r"fund|funds|funding|use|uses|using|spend\w*|verser|virer|prélever|payer|spostare|prelevare|versare|pagare|"
+    r"überweisen|entnehmen|zahlen|with)\b",
+    re.IGNORECASE,
+)
+
+
+def _taken_from_account(text, limit, facts):
+    """A floor on one named account (its base), and an amount the text moves out of that account in one go: the
+    account less the amount is the level left. The account is named by its label or by the words the problem
+    wrote it with ("conto corrente" for the Italian account)."""
+    if limit.role not in ("floor", "minimum") or not re.fullmatch(r"[A-Z]{3}", limit.unit or ""):
+        return []
+    base = _content(limit.base)
+    accounts = [f for f in facts if f.kind == "amount" and f.role in ("", "holding") and f.unit == limit.unit
+                and base and base <= _content(f.label) and isinstance(f.value, int | float)]  # fmt: skip
+    if len(accounts) != 1:
+        return []
+    account = accounts[0]
+    names = _content(account.label) | _content(account.text)
+    out = []
+    for m in FROM_ACCOUNT.finditer(text):
+        said = _content(m["account"])
+        if not said or not said <= names | STOP or not said & names:
+            continue
+        s, e = sentence_at(text, m.start())
+        amounts = [q for q in find_quantities(text[s : m.start()]) if q.kind == "amount" and q.unit == limit.unit]
+        if not amounts or not MOVE_VERB.search(text, s, m.start()) or _negated(text, m.start()):
+            continue
+        q = amounts[-1]
+        if re.match(r"\s*(?:a|per|each|every|/)\s*(?:year|month|quarter|week)\b", text[s + q.end :], re.I):
+            continue  # a flow, not one move
+        left = account.value - q.value
+        shown = f"{q.text} out of the {account.label} (leaves {format_amount(max(left, 0), limit.unit)})"
+        out.append(_verdict(limit, max(left, 0), (s + q.start, m.end()), text, shown))
+    return out
+
+
 def _given_away(text, limit, facts):
     """The whole of the account the cash sits in given away: "Put the whole $8.2mm brokerage account into a
     trust" when it is the sheet's only liquid account and no cash is listed: no cash is left."""
@@ -576,6 +623,7 @@ def _amount_limit(text, limit, shown_limit=None, facts=()):
         out.append(finding)
     if cashy and named.unit not in ("months", "years"):  # a months floor reads its own zero levels
         out += _zero_levels(text, limit, named)
+    out += _taken_from_account(text, limit, facts)
     if cashy:
         for finding in _drained(text, limit, facts):
             if shown_limit is not None:

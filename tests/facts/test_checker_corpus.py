@@ -78,7 +78,7 @@ HELDOUT6_KNOWN_ALARMS = {
 # written during pass nine by someone who never read the checker, measured once blind on the code of 3fef7b8 and of
 # the session's start (both 49 of 96 caught, 9 false alarms of 107); studied since.
 HELDOUT7 = CORPUS.with_name("checker_corpus_heldout7.json")
-HELDOUT7_FLOOR = 49
+HELDOUT7_FLOOR = 52  # studied since: an amount moved out of a named account must leave its floor
 HELDOUT7_KNOWN_ALARMS = set()  # 9 when measured; pass nine, studying it, cleared them all
 
 

@@ -729,3 +729,18 @@ def test_spending_set_against_cash_is_no_spending_of_the_cash():
     ]
     assert failed("Four years of spending (£336,000) against cash headroom £90,000 leave a gap.", sheet) == []
     assert failed("Use the £150,000 of cash for the deposit.", sheet) != []
+
+
+def test_an_amount_moved_out_of_a_named_account_must_leave_its_floor():
+    """"Move €95,000 from the conto corrente" when the Italian account holds €180,000 and may not fall below
+    €100,000; the account named by the words the problem wrote it with, in French too."""
+    sheet = [
+        Fact("Italian account", "amount", 180_000, "EUR", text="Conto corrente in Italia: 180.000 €", role="holding"),
+        Fact("Italian account floor", "limit", 100_000, "EUR", text="never below 100.000 €", base="Italian account",
+             role="floor"),
+    ]  # fmt: skip
+    found = failed("Move €95,000 from the conto corrente into a refit of the Nice flat.", sheet)
+    assert found and "leaves EUR 85k" in found[0].detail
+    assert failed("Move €60,000 from the conto corrente into a refit of the Nice flat.", sheet) == []
+    assert failed("Verser les 120 000 € depuis le conto corrente.", sheet) != []
+    assert failed("Pay €2,000 a month from the conto corrente.", sheet) == []  # a flow, not one move
