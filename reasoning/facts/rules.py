@@ -367,7 +367,8 @@ def _clauses(text):
 def _negated(text, start, end, clause):
     cs, ce = clause
     before = text[max(cs, start - 50) : start]
-    return bool(NEGATION.search(before) or NEGATED_AFTER.match(text[end:ce]) or claims.LIST_NEGATED.search(text, 0, start))
+    listed = claims.LIST_NEGATED.search(text, 0, start)  # "keine Vermögen-, Schenkungs- oder Erbschaftsteuer"
+    return bool(NEGATION.search(before) or NEGATED_AFTER.match(text[end:ce]) or listed)
 
 
 
@@ -499,7 +500,8 @@ def _beyond_the_client(finding, facts, reach_):
     rate applies from EUR 13M (class II), not to an heir of a client with EUR 2.8M. The sheet's amounts are summed in
     whatever currency, and the rate stands unless even three times that sum stays below the amount it needs."""
     # Every amount on the sheet but a debt (an income or a goal too): counting too much only spares the rate.
-    held = sum(f.value for f in facts if f.kind == "amount" and f.role != "liability" and isinstance(f.value, int | float))
+    held = sum(f.value for f in facts
+               if f.kind == "amount" and f.role != "liability" and isinstance(f.value, int | float))  # fmt: skip
     if held <= 0:
         return finding
     for t in (t for p in _known(reach_) for t in p.taxes if t.least):
