@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from reasoning.facts.checks.derive import COUNT_WORDS
-from reasoning.facts.checks.doc import Rate, Doc, has_rate, in_sentence, sentence_of, sheet_rates
+from reasoning.facts.checks.doc import Rate, Doc, has_rate, in_sentence, per_year, sentence_of, sheet_rates
 from reasoning.facts.checks.words import table
 from reasoning.facts.quantities import format_amount, format_percent
 from reasoning.facts.sheet import Finding
@@ -434,18 +434,6 @@ def _combine(a, op, b):
     return Value(min(ends), max(ends), a.mid + sign * b.mid, a.unit, **merged)
 
 
-PER_PERIOD_AFTER = re.compile(
-    r"\s*(?:a|per|each|every|/)\s*(?P<period>month|quarter|week)\b|\s*(?P<ly>monthly|quarterly|weekly)\b", re.I
-)
-IN_A_YEAR = {"month": 12, "monthly": 12, "quarter": 4, "quarterly": 4, "week": 52, "weekly": 52}
-
-
-def _per_year(doc, result):
-    """How many of the result's period make a year, where the text writes it per month, quarter or week; else 0."""
-    m = PER_PERIOD_AFTER.match(doc.text, result.end)
-    return IN_A_YEAR[(m["period"] or m["ly"]).lower()] if m else 0
-
-
 def _times(lo, hi, mid, b):
     ends = (lo * b.lo, lo * b.hi, hi * b.lo, hi * b.hi)
     return min(ends), max(ends), mid * b.mid
@@ -482,7 +470,7 @@ def _verify(doc, expression, result, tokens, eq_index):
     slack = result.precision + (APPROX_SLACK * abs(result.value) if approx else 0.0)
     doc.derived[(result.start, result.end)] = shown
     doc.consumed.append(span)
-    yearly = _per_year(doc, result)  # "CHF 4,000 a month is about 5% of the CHF 960,000": a year's worth of it
+    yearly = per_year(doc, result)  # "CHF 4,000 a month is about 5% of the CHF 960,000": a year's worth of it
     if (lo - slack - 1e-9 <= result.value <= hi + slack + 1e-9 or _surcharged(expression, result, slack)
             or (yearly and lo - slack * yearly - 1e-9 <= result.value * yearly <= hi + slack * yearly + 1e-9)):
         doc.inputs.update((x.start, x.end) for x in expression.quantities)

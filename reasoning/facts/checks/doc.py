@@ -148,6 +148,18 @@ def _spelled(q):
     return q.kind == "amount" and not any(c.isdigit() for c in q.text) and not q.scaled and q.value < 100
 
 
+PER_PERIOD_AFTER = re.compile(
+    r"\s*(?:a|per|each|every|/)\s*(?P<period>month|quarter|week)\b|\s*(?P<ly>monthly|quarterly|weekly)\b", re.I
+)
+IN_A_YEAR = {"month": 12, "monthly": 12, "quarter": 4, "quarterly": 4, "week": 52, "weekly": 52}
+
+
+def per_year(doc, q):
+    """How many of q's period make a year, where the text writes it per month, quarter or week; else 0."""
+    m = PER_PERIOD_AFTER.match(doc.text, q.end)
+    return IN_A_YEAR[(m["period"] or m["ly"]).lower()] if m else 0
+
+
 def sentence_of(doc, position):
     at = bisect.bisect_right(doc.starts, position) - 1
     if at >= 0 and position < doc.sentences[at][1]:

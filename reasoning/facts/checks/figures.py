@@ -47,6 +47,7 @@ from reasoning.facts.checks.doc import (
     close_to,
     fact_of,
     in_sentence,
+    per_year,
     percent_facts,
     positions,
     sentence_of,
@@ -303,7 +304,6 @@ def _product_wrong(doc, q, product):
 
 
 PER_YEAR_AFTER = re.compile(r"\s*(?:a|per|each)\s+year\b|\s*(?:annually|yearly|p\.\s?a\.)", re.I)
-PER_MONTH_AFTER = re.compile(r"\s*(?:a|per|each)\s+month\b|\s*monthly\b", re.I)
 MONTHLY = re.compile(r"\b(?:a|per|each)\s+month\b|\bmonthly\b|\bmonatlich|\bpar\s+mois\b", re.I)
 PER_YEAR = re.compile(r"\b(?:a|per)\s+year\b|\bannual|\bjährlich|\bpar\s+an\b", re.I)
 
@@ -314,7 +314,7 @@ def _periods_between(doc, q):
     start, _end = sentence_of(doc, q.start)
     if PER_YEAR_AFTER.match(doc.text, q.end) and MONTHLY.search(doc.text, start, q.start):
         return 12
-    if PER_MONTH_AFTER.match(doc.text, q.end) and PER_YEAR.search(doc.text, start, q.start):
+    if per_year(doc, q) == 12 and PER_YEAR.search(doc.text, start, q.start):
         return 1 / 12
     return 1
 
